@@ -5,13 +5,14 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.mtlib-installed
+KERNEL := $(VENV)/share/jupyter/kernels/mtlib/kernel.json
 PROFILE ?= quick
 ONLY ?=
 
-.PHONY: install test reproduce smoke paper bench lab clean-outputs help
+.PHONY: install kernel hooks notebooks-fix test reproduce smoke paper bench lab clean-outputs help
 
 help:
-	@echo "make reproduce | test | smoke | paper | bench | lab   (PROFILE=quick ONLY=01,04)"
+	@echo "make reproduce | test | smoke | paper | bench | lab | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,7 +20,21 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e ".[notebooks,test]"
 	@touch $(STAMP)
 
-install: $(STAMP)
+# the kernel every notebook names (metadata.kernelspec.name = mtlib)
+$(KERNEL): $(STAMP)
+	$(PY) -m ipykernel install --sys-prefix --name mtlib --display-name "Python (mtlib)"
+
+kernel: $(KERNEL)
+
+install: $(STAMP) $(KERNEL)
+
+# refuse commits of notebooks with outputs or volatile metadata (.githooks/pre-commit)
+hooks:
+	git config core.hooksPath .githooks
+
+# clear outputs and write the canonical metadata of every notebook
+notebooks-fix: install
+	$(PY) -m mtlib.notebooks --fix notebooks/*.ipynb
 
 test: install
 	$(PY) -m pytest -q
@@ -37,7 +52,6 @@ bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 lab: install
-	$(PY) -m ipykernel install --sys-prefix --name mtlib --display-name "Python (mtlib)"
 	$(VENV)/bin/jupyter lab notebooks/
 
 clean-outputs:

@@ -7,6 +7,7 @@ calls ``plt.show()``, so notebooks work the same in JupyterLab and papermill.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import matplotlib
@@ -210,3 +211,67 @@ def strip_by_group(df: pd.DataFrame, *, x: str, y: str, label: str | None = None
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
+    """A short description of a figure (alt text): its titles and what each panel plots.
+
+    Read from the figure itself: the (super)title, then per panel its title,
+    the kind of marks (heatmap, bars, points, lines, areas, or a diagram when
+    the axes are off) and the axis labels, with mathtext reduced to plain text.
+    Colour-bar panels are skipped. Example: ``"Intersectivity, AAN phrases
+    (minilm): heatmap; x: second adjective; y: first adjective."``
+
+    Args:
+        fig: A matplotlib ``Figure``.
+        max_chars: Longer descriptions are cut at a word boundary with "…".
+    """
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection, QuadMesh
+    from matplotlib.container import BarContainer, ErrorbarContainer
+
+    from mtlib.notation import _plain as plain  # mathtext -> plain text, shared with the diagrams
+
+    panels = []
+    for ax in fig.axes:
+        if not ax.get_visible() or ax.get_label() == "<colorbar>":
+            continue
+        kinds = []
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        whiskers = {id(seg) for c in ax.containers for err in [getattr(c, "errorbar", None) or c]
+                    if isinstance(err, ErrorbarContainer) for seg in err.lines[2]}
+        if ax.images or any(isinstance(c, QuadMesh) for c in ax.collections):
+            kinds.append("heatmap")
+        if bars:
+            kinds.append("bars with error bars" if whiskers else "bars")
+        if any(isinstance(c, PathCollection) and len(c.get_offsets()) for c in ax.collections):
+            kinds.append("points")
+        if any(len(line.get_xdata()) > 2 for line in ax.lines) or \
+                any(isinstance(c, LineCollection) and id(c) not in whiskers for c in ax.collections):
+            kinds.append("lines")
+        if any(isinstance(c, PolyCollection) and not isinstance(c, QuadMesh) for c in ax.collections):
+            kinds.append("areas")
+        if not ax.axison:
+            kinds = ["diagram"]
+        parts = [" and ".join(kinds) or "empty axes"]
+        if ax.axison:
+            for axis, label, ticks in (("x", ax.get_xlabel(), ax.get_xticklabels()),
+                                       ("y", ax.get_ylabel(), ax.get_yticklabels())):
+                if label.strip():
+                    parts.append(f"{axis}: {plain(label)}")
+                    continue
+                # an unlabelled categorical axis: name its first categories instead
+                cats = [plain(t.get_text()) for t in ticks if re.search(r"[A-Za-z]", t.get_text())]
+                if cats:
+                    parts.append(f"{axis}: " + ", ".join(cats[:6]) + (", …" if len(cats) > 6 else ""))
+        legend = ax.get_legend()
+        if legend is not None:
+            entries = [plain(t.get_text()) for t in legend.get_texts() if t.get_text().strip()]
+            if entries:
+                parts.append("legend: " + ", ".join(entries))
+        title = plain(ax.get_title())
+        panels.append((f"{title}: " if title else "") + "; ".join(parts))
+    suptitle = plain(fig._suptitle.get_text()) if getattr(fig, "_suptitle", None) else ""
+    text = ". ".join(p for p in [suptitle, *panels] if p) + "."
+    if len(text) > max_chars:
+        text = text[: max_chars - 1].rsplit(" ", 1)[0] + "…"
+    return text

@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 import yaml
 
-from mtlib.results import project_root, read_metrics
+from mtlib.notebooks import KERNEL_NAME, write_kernelspec
+from mtlib.results import project_root, read_figures, read_metrics
 
 PROFILES = ("smoke", "quick", "paper")
 #: Profiles that never need the network: the runner sets HF_HUB_OFFLINE=1 for them.
@@ -69,6 +70,8 @@ class JobResult:
     seconds: float
     error: str = ""
     metrics: dict[str, Any] = field(default_factory=dict)
+    html: Path | None = None  # the self-contained HTML of the executed notebook
+    html_error: str = ""
 
 
 class Executor(Protocol):
@@ -84,25 +87,41 @@ def execute_job(job: NotebookJob) -> JobResult:
     ``papermill_runs/<profile>/<stem>/metrics.json`` next to its output.
     """
     job.output.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
-        yaml.safe_dump(job.parameters, fh)
-        params_file = fh.name
-    cmd = [sys.executable, "-m", "papermill", str(job.notebook), str(job.output), "-f", params_file,
-           "--cwd", str(job.cwd), "-k", "python3", "--no-progress-bar", "--log-level", "WARNING"]
-    if job.timeout:
-        cmd += ["--execution-timeout", str(int(job.timeout))]
-    env = {**os.environ, **job.env}
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        status = "ok" if proc.returncode == 0 else "failed"
-        error = "" if status == "ok" else _last_error(proc.stderr + proc.stdout)
-    except OSError as err:
-        status, error = "failed", str(err)
-    finally:
-        os.unlink(params_file)
+    with tempfile.TemporaryDirectory(prefix="mtlib-run-") as tmp:
+        params_file = Path(tmp) / "parameters.yaml"
+        params_file.write_text(yaml.safe_dump(job.parameters))
+        # the notebooks name the `mtlib` kernel: a private kernelspec runs it on this interpreter
+        kernels = Path(tmp) / "jupyter"
+        write_kernelspec(kernels)
+        cmd = [sys.executable, "-m", "papermill", str(job.notebook), str(job.output), "-f", str(params_file),
+               "--cwd", str(job.cwd), "-k", KERNEL_NAME, "--no-progress-bar", "--log-level", "WARNING"]
+        if job.timeout:
+            cmd += ["--execution-timeout", str(int(job.timeout))]
+        jupyter_path = os.pathsep.join(p for p in (str(kernels), os.environ.get("JUPYTER_PATH", "")) if p)
+        env = {**os.environ, **job.env, "JUPYTER_PATH": jupyter_path}
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            status = "ok" if proc.returncode == 0 else "failed"
+            error = "" if status == "ok" else _last_error(proc.stderr + proc.stdout)
+        except OSError as err:
+            status, error = "failed", str(err)
+    html, html_error = _export_html(job.output)
     seconds = time.perf_counter() - start
-    return JobResult(job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"))
+    return JobResult(job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"),
+                     html, html_error)
+
+
+def _export_html(executed: Path) -> tuple[Path | None, str]:
+    """Write the self-contained HTML beside an executed notebook (also a failed one, up to its error)."""
+    if not executed.exists():
+        return None, "no executed notebook to export"
+    from mtlib.export import export_html
+
+    try:
+        return export_html(executed, executed.with_suffix(".html")), ""
+    except Exception as err:  # a report that cannot be drawn must not hide the run's own outcome
+        return None, f"HTML export failed: {type(err).__name__}: {err}"[:300]
 
 
 def _last_error(text: str) -> str:
@@ -214,6 +233,23 @@ def summary_table(results: Sequence[JobResult]) -> str:
     return "\n".join(lines)
 
 
+def _figures(root: Path, profile: str, stem: str) -> list[tuple[str, Path, str]]:
+    """(name, png, alt text) of a notebook's figures: the run's figures index in saving order,
+    then any other PNG in its figures folder (named after its file)."""
+    fig_dir = root / "figures" / profile / stem
+    index = read_figures(root / "papermill_runs" / profile / stem)
+    found = [(name, root / entry["png"], entry.get("alt") or name) for name, entry in index.items()
+             if isinstance(entry, dict) and "png" in entry and (root / entry["png"]).exists()]
+    listed = {png.resolve() for _, png, _ in found}
+    found += [(png.stem, png, png.stem) for png in sorted(fig_dir.glob("*.png")) if png.resolve() not in listed]
+    return found
+
+
+def _md_alt(text: str) -> str:
+    """Alt text safe inside markdown image brackets and emphasis."""
+    return " ".join(text.replace("[", "(").replace("]", ")").replace("*", "\\*").split())
+
+
 def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path:
     """Write ``papermill_runs/<profile>/REPORT.md`` linking figures, tables and metrics."""
     run_root = root / "papermill_runs" / profile
@@ -222,18 +258,23 @@ def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path
            f"Generated by `python -m mtlib.run --profile {profile}` on {time.strftime('%Y-%m-%d %H:%M')}.", "",
            "| notebook | status | seconds | headline |", "| --- | --- | --- | --- |"]
     for r in results:
-        out.append(f"| [{r.stem}]({r.stem}/{r.stem}.ipynb) | {r.status} | {r.seconds:.1f} | "
+        html = f" ([HTML]({r.stem}/{r.html.name}))" if r.html else ""
+        out.append(f"| [{r.stem}]({r.stem}/{r.stem}.ipynb){html} | {r.status} | {r.seconds:.1f} | "
                    f"{_headline(r.metrics) if r.status == 'ok' else r.error.replace('|', '/')} |")
     for r in results:
-        out += ["", f"## {r.stem}", "", f"Status: **{r.status}** ({r.seconds:.1f} s). "
+        html = (f"Report: [{r.html.name}]({r.stem}/{r.html.name}) (one self-contained file, opens offline). "
+                if r.html else "")
+        out += ["", f"## {r.stem}", "", f"Status: **{r.status}** ({r.seconds:.1f} s). {html}"
                 f"Executed notebook: [{r.stem}.ipynb]({r.stem}/{r.stem}.ipynb). "
                 f"Metrics: [metrics.json]({r.stem}/metrics.json)."]
         if r.error:
             out += ["", f"Error: `{r.error}`"]
-        fig_dir = root / "figures" / profile / r.stem
-        for png in sorted(fig_dir.glob("*.png")):
-            rel = os.path.relpath(png, run_root)
-            out += ["", f"### {png.stem}", "", f"![{png.stem}]({rel}) ([PDF]({os.path.relpath(png.with_suffix('.pdf'), run_root)}))"]
+        if r.html_error:
+            out += ["", f"HTML: `{r.html_error}`"]
+        for name, png, alt in _figures(root, profile, r.stem):
+            pdf = os.path.relpath(png.with_suffix(".pdf"), run_root)
+            out += ["", f"### {name}", "", f"![{_md_alt(alt)}]({os.path.relpath(png, run_root)}) ([PDF]({pdf}))",
+                    "", f"*{_md_alt(alt)}*"]
         tables = sorted((run_root / r.stem / "tables").glob("*.csv"))
         if tables:
             out += ["", "Tables: " + ", ".join(f"[{t.stem}]({r.stem}/tables/{t.name})" for t in tables)]
@@ -276,6 +317,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(summary_table(results))
     report = write_report(results, args.profile, out)
+    for r in results:
+        if r.html_error:
+            print(f"  {r.stem}: {r.html_error}")
     print(f"\nreport: {report}")
     return 0 if all(r.status == "ok" for r in results) else 1
 
