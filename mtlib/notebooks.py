@@ -131,7 +131,8 @@ def problems(text: str, name: str = "<notebook>") -> list[str]:
         found.append(f"{name}: nbformat {nb.get('nbformat')}.{nb.get('nbformat_minor')}, expected 4.5")
     meta = dict(nb.get("metadata", {}))
     if meta.get("kernelspec") != KERNELSPEC:
-        found.append(f"{name}: metadata.kernelspec is {json.dumps(meta.get('kernelspec'))}, expected {json.dumps(KERNELSPEC)}")
+        found.append(f"{name}: metadata.kernelspec is {json.dumps(meta.get('kernelspec'))}, "
+                     f"expected {json.dumps(KERNELSPEC)}")
     if meta.get("language_info") != LANGUAGE_INFO:
         found.append(f"{name}: metadata.language_info differs from what the mtlib kernel reports "
                      f"({json.dumps(meta.get('language_info'))})")

@@ -281,3 +281,83 @@ def test_every_formula_in_the_notebooks_converts_to_mathml(path):
     _assert_offline_html(text)
     assert 'class="mtlib-tex"' not in text, "latex2mathml could not convert a formula (shown as TeX source)"
     assert not re.search(r"\$[^$]+\$|\\\(|\\begin\{", _math_free_text(text))
+
+
+# -- JupyterLab's own server: opening and saving changes nothing ---------------------------------
+
+def _http(method: str, url: str, body: dict | None = None) -> dict:
+    import urllib.request
+
+    req = urllib.request.Request(url, method=method, headers={"Authorization": "token t",
+                                                              "Content-Type": "application/json"},
+                                 data=None if body is None else json.dumps(body).encode())
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        text = resp.read().decode()
+    return json.loads(text) if text else {}
+
+
+def test_jupyterlab_server_open_connect_save_changes_no_byte(tmp_path):
+    """What JupyterLab does on open: read through the Jupyter server, start the notebook's kernel,
+    store its ``language_info`` and ``kernelspec`` (Lab compares deeply and marks the notebook
+    edited only on a difference), save through the server; the file must not change."""
+    pytest.importorskip("jupyter_server")
+    import asyncio
+    import socket
+    import time
+    import uuid
+
+    from tornado.websocket import websocket_connect
+
+    src = ROOT / "notebooks" / "04_montague_adjectives.ipynb"
+    shutil.copy(src, tmp_path / src.name)
+    nbfiles.write_kernelspec(tmp_path / "jupyter")  # stands in for `make lab`'s registered kernel
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"), "JUPYTER_DATA_DIR": str(tmp_path / "data")}
+    server = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}",
+                               "--IdentityProvider.token=t", f"--ServerApp.root_dir={tmp_path}",
+                               "--ServerApp.port_retries=0", "--allow-root"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/api"
+    try:
+        for _ in range(600):
+            try:
+                _http("GET", f"{base}/status")
+                break
+            except OSError:
+                assert server.poll() is None, "the Jupyter server stopped"
+                time.sleep(0.1)
+        model = _http("GET", f"{base}/contents/{src.name}?content=1")
+        meta = model["content"]["metadata"]
+        spec = _http("GET", f"{base}/kernelspecs")["kernelspecs"][meta["kernelspec"]["name"]]["spec"]
+        kernel_id = _http("POST", f"{base}/kernels", {"name": meta["kernelspec"]["name"]})["id"]
+
+        async def kernel_info() -> dict:
+            ws = await websocket_connect(f"ws://127.0.0.1:{port}/api/kernels/{kernel_id}/channels?token=t")
+            msg_id = uuid.uuid4().hex
+            ws.write_message(json.dumps({"header": {"msg_id": msg_id, "username": "", "session": uuid.uuid4().hex,
+                                                    "msg_type": "kernel_info_request", "version": "5.3"},
+                                         "parent_header": {}, "metadata": {}, "content": {}, "channel": "shell"}))
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.read_message(), 120))
+                if msg.get("parent_header", {}).get("msg_id") == msg_id and msg["msg_type"] == "kernel_info_reply":
+                    ws.close()
+                    return msg["content"]
+
+        language_info = asyncio.run(kernel_info())["language_info"]
+        kernelspec = {"name": meta["kernelspec"]["name"], "display_name": spec["display_name"],
+                      "language": spec["language"]}
+        assert kernelspec == meta["kernelspec"]
+        if language_info["version"] != nbfiles.REFERENCE_PYTHON:  # another patch release than the reference
+            language_info = {**language_info, "version": nbfiles.REFERENCE_PYTHON}
+        assert language_info == meta["language_info"]
+        meta.update(kernelspec=kernelspec, language_info=language_info)
+        _http("PUT", f"{base}/contents/{src.name}", {"type": "notebook", "format": "json",
+                                                      "content": model["content"]})
+        _http("DELETE", f"{base}/kernels/{kernel_id}")
+        assert (tmp_path / src.name).read_bytes() == src.read_bytes()
+    finally:
+        server.terminate()
+        server.wait(30)
