@@ -16,7 +16,8 @@ import importlib as _importlib
 
 _SUBMODULES = {
     "batching", "cache", "counting", "models", "montague", "notation", "plots", "probes", "relations",
-    "results", "run", "notebooks", "export", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical",
+    "results", "run", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical",
+    "notebooks", "export",
 }
 
 
