@@ -84,7 +84,11 @@ def execute_job(job: NotebookJob) -> JobResult:
     """Execute one notebook in a separate papermill process.
 
     The job's metrics are read back from
-    ``papermill_runs/<profile>/<stem>/metrics.json`` next to its output.
+    ``papermill_runs/<profile>/<stem>/metrics.json`` next to its output, and
+    the executed notebook is exported beside it as self-contained HTML
+    (:func:`mtlib.export.export_html`). The kernel is the notebooks' ``mtlib``
+    kernel, defined for this run only to use this interpreter
+    (:func:`mtlib.notebooks.write_kernelspec`), so nothing has to be registered.
     """
     job.output.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -106,8 +110,8 @@ def execute_job(job: NotebookJob) -> JobResult:
             error = "" if status == "ok" else _last_error(proc.stderr + proc.stdout)
         except OSError as err:
             status, error = "failed", str(err)
+    seconds = time.perf_counter() - start  # the notebook's execution, not its export
     html, html_error = _export_html(job.output)
-    seconds = time.perf_counter() - start
     return JobResult(job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"),
                      html, html_error)
 
