@@ -34,6 +34,15 @@ from mtlib.models.adapters import (
     WordPieceStaticModel,
 )
 from mtlib.models.base import Features, Model, label_position, log_odds, masked_mean, softmax
+from mtlib.models.factory import (
+    FineTunedClassifier,
+    HeadClassifier,
+    NativeClassifier,
+    Training,
+    classifier,
+    frozen_features,
+)
+from mtlib.models.heads import LinearHead, MLPHead, pair_features
 from mtlib.models.identity import file_digest, model_identity
 from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, available, register
 from mtlib.models.resolve import Resolved, folder_kind, resolve
@@ -83,7 +92,8 @@ def load(name_or_path: str, device: str = "auto", *, use_cache: bool = True) -> 
 
 
 __all__ = [
-    "ADAPTERS", "REGISTRY", "Features", "GensimModel", "HFClassifierModel", "HFEncoderModel", "LexiconModel",
+    "ADAPTERS", "REGISTRY", "Features", "FineTunedClassifier", "HeadClassifier", "LinearHead", "MLPHead",
+    "NativeClassifier", "Training", "classifier", "frozen_features", "pair_features", "GensimModel", "HFClassifierModel", "HFEncoderModel", "LexiconModel",
     "Model", "ModelNotFoundError", "ModelSpec", "PackagedVectorsModel", "Resolved", "SentenceTransformerModel",
     "SpanRequest", "StaticVectorsModel", "TransformerModel", "WordPieceStaticModel", "available", "build", "file_digest",
     "find_substring", "folder_kind", "label_position", "load", "log_odds", "masked_mean", "model_identity",
