@@ -61,7 +61,7 @@ def test_notebook_contract(path):
     assert inspected["device"]["default"].strip("\"'") == "auto"
 
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
+@pytest.mark.parametrize("profile", ["smoke", "quick", "paper", "real"])
 def test_profiles_only_set_declared_parameters(profile):
     data = yaml.safe_load((ROOT / "notebooks" / "profiles" / f"{profile}.yaml").read_text())
     for key, values in (data.get("notebooks") or {}).items():
