@@ -262,6 +262,8 @@ def build_jobs(profile: str, only: Sequence[str] | None = None, device: str | No
     profile = profile_name(profile)
     env = {"HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")} if profile in OFFLINE_PROFILES else {}
     env["MPLBACKEND"] = "Agg"
+    # no browser renders widgets in a headless run: text progress bars end on their final line
+    env.setdefault("MTLIB_PROGRESS", os.environ.get("MTLIB_PROGRESS", "text"))
     jobs = []
     for nb in notebooks:
         params = notebook_parameters(nb, data, profile, device, out_dir)
