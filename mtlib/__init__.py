@@ -5,7 +5,8 @@ concept: ``models`` (registry and adapters), ``batching`` and ``cache``
 (inference that runs every unique text through a model once), ``relations``
 (metamorphic relations and exact violation counting), ``notation`` (diagrams of
 relations), ``probes`` (heads trained on frozen features), ``stats``,
-``plots``, ``claims`` (conclusions built from a run's metrics), ``results`` (the run contract) and ``run`` (the papermill runner).
+``plots``, ``claims`` (conclusions built from a run's metrics), ``results``
+(the run contract) and ``run`` (the papermill runner).
 """
 
 __version__ = "0.1.0"
