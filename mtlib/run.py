@@ -362,6 +362,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         for job in jobs:
             print(f"{job.stem}: {json.dumps(job.parameters, sort_keys=True)}")
+            for line in missing_inputs(job.parameters, root, job.cwd):
+                print(f"  missing input: {line}")
         return 0
     results = []
     for job in jobs:
