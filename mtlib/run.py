@@ -152,7 +152,8 @@ def profile_path(notebooks_dir: Path, profile: str) -> Path:
 
 def profile_name(profile: str) -> str:
     """The name outputs are filed under: the built-in name, or a profile file's stem."""
-    return Path(profile).stem if profile.endswith((".yaml", ".yml")) else profile
+    is_file = profile.endswith((".yaml", ".yml")) or os.sep in profile or "/" in profile
+    return Path(profile).stem if is_file else profile
 
 
 def load_profile(notebooks_dir: Path, profile: str) -> dict[str, Any]:
