@@ -265,6 +265,8 @@ def build_jobs(profile: str, only: Sequence[str] | None = None, device: str | No
     env["MPLBACKEND"] = "Agg"
     # no browser renders widgets in a headless run: text progress bars end on their final line
     env.setdefault("MTLIB_PROGRESS", os.environ.get("MTLIB_PROGRESS", "text"))
+    # third-party bars (transformers' "Loading weights") are tqdm.auto widgets that would stay at "0%"
+    env.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "1"))
     jobs = []
     for nb in notebooks:
         params = notebook_parameters(nb, data, profile, device, out_dir)

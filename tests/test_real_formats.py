@@ -309,6 +309,8 @@ def test_profile_file_and_overrides_reach_the_notebooks() -> None:
     params = jobs[0].parameters
     assert params["profile"] == "real_formats" and params["layer"] == -3 and params["seed"] == 4
     assert params["insertions_path"].endswith("all_insertions.tsv")
+    # headless runs: no third-party widget bars frozen at 0%, mtlib's own bars as text (tests switch them off)
+    assert jobs[0].env["HF_HUB_DISABLE_PROGRESS_BARS"] == "1" and jobs[0].env["MTLIB_PROGRESS"] == "0"
     assert runner.missing_inputs(params, ROOT, ROOT / "notebooks") == []
     missing = runner.missing_inputs({"data_dir": "external/nowhere", "out_dir": "x", "word_lists": ["a.csv"]},
                                     ROOT, ROOT / "notebooks")
