@@ -353,3 +353,16 @@ def test_notebooks_run_on_real_format_fixtures_through_a_profile_file(number: st
         assert table5["paper_rate"].isna().all(), "no CogALex-VI numbers for CogALex-V data"
     else:
         assert metrics["n_adjectives"] == 10 and metrics["n_nouns"] == 3
+
+
+def test_progress_bars_are_text_in_headless_runs_and_auto_otherwise(monkeypatch) -> None:
+    from tqdm.std import tqdm as text_tqdm
+
+    from mtlib.batching import progress_bar
+
+    monkeypatch.setenv("MTLIB_PROGRESS", "text")
+    bar = progress_bar(10, "embed", enabled=True)
+    assert type(bar) is text_tqdm and bar.leave
+    bar.close()
+    monkeypatch.setenv("MTLIB_PROGRESS", "0")
+    assert progress_bar(10**6, "embed") is None
