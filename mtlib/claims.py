@@ -8,8 +8,9 @@ the truth on the bundled data, on the real data and on a user's model:
 - :func:`accuracy_vs_baseline` puts an accuracy beside its majority-class
   baseline and balanced accuracy, with a one-sided binomial test of "better
   than always answering the majority class";
-- :func:`misclassified_at_top` (notebook 01), :func:`transitivity_contrast`
-  (03) and :func:`fidelity_sentence` (04) state each notebook's conclusion
+- :func:`misclassified_at_top` (notebook 01), :func:`compositionality_sentence`
+  (02), :func:`transitivity_contrast` (03), :func:`fidelity_sentence` and
+  :func:`type_difference_sentence` (04) state each notebook's conclusions
   from its tables.
 
 Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
@@ -223,3 +224,66 @@ def fidelity_sentence(fidelity: pd.DataFrame) -> str:
     summary = (f"{len(full)} of {len(fidelity)} compared tables are reproduced to the paper's printed decimals."
                if len(full) else "No compared table is reproduced cell for cell.")
     return summary + " " + "; ".join(parts) + "."
+
+
+def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
+    if not np.isfinite(p):
+        return "untested"
+    return (below if effect < 0 else above) if p < ALPHA else neither
+
+
+def compositionality_sentence(result, chance: pd.DataFrame, by_mono: pd.DataFrame,
+                              p_permutation: float = float("nan")) -> str:
+    """Notebook 02: the overall rate against chance and up versus down, stated from the run.
+
+    Args:
+        result: The overall :class:`mtlib.relations.RelationResult` (``rate``, ``ci_low``, ``ci_high``, ``cases``).
+        chance: :func:`mtlib.stats.one_sample_test` of the per-context rates against 0.5 (first row used).
+        by_mono: Rows ``up``/``down`` (index ``monotonicity``) with ``rate, ci_low, ci_high``.
+        p_permutation: The context-label permutation test of up versus down (NaN when not run).
+    """
+    text = (f"Overall violation rate **{result.rate:.3f}** [{result.ci_low:.3f}, {result.ci_high:.3f}] over "
+            f"{int(result.cases):,} cases (paper: 0.406).")
+    if len(chance):
+        row = chance.iloc[0]
+        verdict = _side(row["p_value"], row["effect"], "significantly below chance (0.5)",
+                        "significantly above chance (0.5)", "not distinguishable from chance (0.5)")
+        text += f" Per-context rates are {verdict} ({row['test']}, p = {row['p_value']:.3g})."
+    else:
+        text += " Too few contexts to test the rate against chance."
+    if {"up", "down"} <= set(by_mono.index):
+        up, down = by_mono.loc["up"], by_mono.loc["down"]
+        order = "lower" if up["rate"] < down["rate"] else "higher"
+        text += (f" Upward contexts {up['rate']:.3f} [{up['ci_low']:.3f}, {up['ci_high']:.3f}] vs downward "
+                 f"{down['rate']:.3f} [{down['ci_low']:.3f}, {down['ci_high']:.3f}]: up is {order} than down "
+                 "(paper: 0.312 vs 0.519, up lower)")
+        if np.isfinite(p_permutation):
+            sig = "significant" if p_permutation < ALPHA else "not significant"
+            text += f"; the difference is {sig} (context-label permutation test, p = {p_permutation:.3g})."
+        else:
+            text += "; the difference was not tested."
+    return text
+
+
+def _listing(tests: pd.DataFrame) -> str:
+    return "; ".join(f"{r.model} {r.test} (p = {r.p_permutation:.3g})" for r in tests.itertuples())
+
+
+def type_difference_sentence(tests: pd.DataFrame) -> str:
+    """Notebook 04: do adjective types differ? From the adjective-label permutation tests of the run.
+
+    Args:
+        tests: Rows ``model, test, p_permutation`` (and ``p_chi2``) of :func:`mtlib.montague.type_difference_test`.
+    """
+    if not len(tests):
+        return "No type-difference test was run."
+    finite = tests[np.isfinite(tests["p_permutation"].astype(float))]
+    differ = finite[finite["p_permutation"] < ALPHA]
+    same = finite[finite["p_permutation"] >= ALPHA]
+    text = (f"Adjective-label permutation tests: the types differ significantly in **{len(differ)} of "
+            f"{len(finite)}** model-test combinations")
+    text += (": " + _listing(differ) + "." if len(differ) else ".")
+    if len(same):
+        text += " No significant difference: " + _listing(same) + "."
+    verdict = ("contradicted" if len(differ) else "not contradicted")
+    return text + f" The paper's untested claim of no significant difference between types is {verdict} by this run."
