@@ -1,5 +1,6 @@
 # mtlib: two commands on a fresh machine with Python 3.11 and pip.
 #   make reproduce   install into .venv, run every notebook in the quick profile
+#                    (PROFILE=real|smoke|paper|path.yaml, ONLY=01,04, PARAMS="02.layer=-3 03.seed=1")
 #   make test        install into .venv, run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -8,6 +9,7 @@ STAMP := $(VENV)/.mtlib-installed
 KERNEL := $(VENV)/share/jupyter/kernels/mtlib/kernel.json
 PROFILE ?= quick
 ONLY ?=
+PARAMS ?=
 
 .PHONY: install kernel hooks notebooks-fix test reproduce smoke paper bench lab clean-outputs help
 
@@ -40,7 +42,7 @@ test: install
 	$(PY) -m pytest -q
 
 reproduce: install
-	$(PY) -m mtlib.run --profile $(PROFILE) $(if $(ONLY),--only $(ONLY))
+	$(PY) -m mtlib.run --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach x,$(PARAMS),-p $(x))
 
 smoke: install
 	$(PY) -m mtlib.run --profile smoke $(if $(ONLY),--only $(ONLY))

@@ -5,9 +5,9 @@ concept: ``models`` (registry and adapters), ``batching`` and ``cache``
 (inference that runs every unique text through a model once), ``relations``
 (metamorphic relations and exact violation counting), ``notation`` (diagrams of
 relations), ``probes`` (heads trained on frozen features), ``stats``,
-``plots``, ``results`` (the run contract), ``run`` (the papermill runner),
-``notebooks`` (the notebook files' kernel and canonical metadata) and ``export``
-(self-contained HTML of executed notebooks).
+``plots``, ``claims`` (conclusions built from a run's metrics), ``results`` (the run contract),
+``run`` (the papermill runner), ``notebooks`` (the notebook files' kernel and canonical metadata) and
+``export`` (self-contained HTML of executed notebooks).
 """
 
 __version__ = "0.1.0"
@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 import importlib as _importlib
 
 _SUBMODULES = {
-    "batching", "cache", "counting", "models", "montague", "notation", "plots", "probes", "relations",
+    "batching", "cache", "claims", "counting", "models", "montague", "notation", "plots", "probes", "relations",
     "results", "run", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical",
     "notebooks", "export",
 }

@@ -93,15 +93,24 @@ def progress_bar(total: int, desc: str, enabled: bool | None = None):
     """A tqdm bar of ``total`` steps when the work is long, else ``None``.
 
     ``enabled=None`` shows the bar for at least :data:`PROGRESS_MIN_ITEMS`
-    inputs, unless the environment sets ``MTLIB_PROGRESS=0``.
+    inputs, unless the environment sets ``MTLIB_PROGRESS=0``. In JupyterLab
+    the bar is a live widget (``tqdm.auto``) that stays at its final state;
+    ``MTLIB_PROGRESS=text`` (set by ``python -m mtlib.run`` for headless
+    papermill runs, where no widget is ever rendered) gives a plain text bar
+    that ends on its final line instead of a frozen "0%".
     """
+    mode = os.environ.get("MTLIB_PROGRESS", "1")
     if enabled is None:
-        enabled = total >= PROGRESS_MIN_ITEMS and os.environ.get("MTLIB_PROGRESS", "1") != "0"
+        enabled = total >= PROGRESS_MIN_ITEMS and mode != "0"
     if not enabled:
         return None
+    if mode == "text":
+        from tqdm.std import tqdm as text_tqdm
+
+        return text_tqdm(total=total, desc=desc, leave=True, mininterval=10.0)
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, leave=False)
+    return tqdm(total=total, desc=desc, leave=True)
 
 
 def run_batched(

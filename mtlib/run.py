@@ -1,7 +1,11 @@
-"""The papermill runner: ``python -m mtlib.run [--profile quick] [--only 01,04]``.
+"""The papermill runner: ``python -m mtlib.run [--profile quick|my.yaml] [--only 01,04] [-p 02.layer=-3]``.
 
 It finds ``notebooks/[0-9][0-9]_*.ipynb`` (``00_template`` excluded), gives
-each the parameters of the chosen profile (``notebooks/profiles/<profile>.yaml``),
+each the parameters of the chosen profile (a name from
+``notebooks/profiles/<name>.yaml``, or the path of a user's own YAML file; ``-p
+NN.key=value`` overrides one value, parsed as YAML), checks that the input
+files the parameters name exist (a missing one fails that notebook before it
+runs, naming the file),
 executes it in its own papermill process (a failure or a crash cannot take
 the others down), prints a summary table, writes
 ``papermill_runs/<profile>/REPORT.md`` linking every figure, table and metric,
@@ -31,9 +35,10 @@ import yaml
 from mtlib.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.results import project_root, read_figures, read_metrics
 
-PROFILES = ("smoke", "quick", "paper")
 #: Profiles that never need the network: the runner sets HF_HUB_OFFLINE=1 for them.
-OFFLINE_PROFILES = ("smoke", "quick")
+OFFLINE_PROFILES = ("smoke", "quick", "real")
+#: Parameters that name input files or folders (besides any ``*_path`` / ``*_dir`` other than ``out_dir``).
+INPUT_LISTS = ("word_lists",)
 
 
 @dataclass(frozen=True)
@@ -147,16 +152,97 @@ def discover(notebooks_dir: Path) -> list[Path]:
     return sorted(p for p in notebooks_dir.glob("[0-9][0-9]_*.ipynb") if not p.name.startswith("00_"))
 
 
-def load_profile(notebooks_dir: Path, profile: str) -> dict[str, Any]:
-    """Read ``profiles/<profile>.yaml``: ``{"defaults": {...}, "notebooks": {"01": {...}}}``."""
+def builtin_profiles(notebooks_dir: Path) -> list[str]:
+    """Names of the profiles shipped in ``notebooks/profiles/*.yaml``."""
+    return sorted(p.stem for p in (notebooks_dir / "profiles").glob("*.yaml"))
+
+
+def profile_path(notebooks_dir: Path, profile: str) -> Path:
+    """The YAML file of a profile: a built-in name, or a path to a user's file."""
+    if profile.endswith((".yaml", ".yml")) or os.sep in profile or "/" in profile:
+        path = Path(profile).expanduser()
+        if not path.is_file():
+            raise SystemExit(f"no profile file {path.resolve()}; built-in profiles: "
+                             f"{', '.join(builtin_profiles(notebooks_dir)) or 'none'}")
+        return path
     path = notebooks_dir / "profiles" / f"{profile}.yaml"
     if not path.exists():
-        found = sorted(p.stem for p in (notebooks_dir / "profiles").glob("*.yaml"))
-        raise SystemExit(f"no profile {profile!r} at {path}; profiles found: {', '.join(found) or 'none'}")
+        found = builtin_profiles(notebooks_dir)
+        raise SystemExit(f"no profile {profile!r} at {path}; profiles found: {', '.join(found) or 'none'} "
+                         "(or give the path of a .yaml file)")
+    return path
+
+
+def profile_name(profile: str) -> str:
+    """The name outputs are filed under: the built-in name, or a profile file's stem."""
+    is_file = profile.endswith((".yaml", ".yml")) or os.sep in profile or "/" in profile
+    return Path(profile).stem if is_file else profile
+
+
+def load_profile(notebooks_dir: Path, profile: str) -> dict[str, Any]:
+    """Read a profile: ``{"defaults": {...}, "notebooks": {"01": {...}}}``.
+
+    Args:
+        notebooks_dir: The ``notebooks/`` folder (built-in profiles live in its ``profiles/``).
+        profile: A built-in name (``quick``) or the path of a YAML file.
+    """
+    path = profile_path(notebooks_dir, profile)
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise SystemExit(f"{path}: expected a mapping with 'defaults' and 'notebooks'")
     return data
+
+
+def apply_overrides(profile_data: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """A copy of the profile with ``NN.key=value`` overrides; ``value`` is parsed as YAML.
+
+    ``02.layer=-3`` sets notebook 02's ``layer`` to the integer -3;
+    ``03.languages=[english]`` a list; ``*.seed=1`` (or ``seed=1``) every notebook's default.
+
+    Raises:
+        SystemExit: an override without ``=``.
+    """
+    data = {"defaults": dict(profile_data.get("defaults") or {}),
+            "notebooks": {str(k): dict(v or {}) for k, v in (profile_data.get("notebooks") or {}).items()}}
+    for item in overrides:
+        target, sep, raw = item.partition("=")
+        if not sep or not target.strip():
+            raise SystemExit(f"-p {item!r}: expected NN.key=value (e.g. 02.layer=-3) or key=value")
+        scope, dot, key = target.strip().rpartition(".")
+        value = yaml.safe_load(raw) if raw.strip() else ""
+        if not dot or scope == "*":
+            data["defaults"][key] = value
+        else:
+            data["notebooks"].setdefault(scope, {})[key] = value
+    return data
+
+
+def missing_inputs(parameters: dict[str, Any], root: Path, cwd: Path) -> list[str]:
+    """Input files or folders named by a notebook's parameters that do not exist.
+
+    Parameters ending in ``_path`` or ``_dir`` (except ``out_dir``) and the
+    entries of :data:`INPUT_LISTS` are input paths; like the loaders, a path
+    is absolute, relative to the notebook's folder, or relative to ``data/``
+    (``$MTLIB_DATA``). Empty values mean bundled data.
+
+    Returns:
+        One line per missing path: ``key = value (looked at ...)``.
+    """
+    data = Path(os.environ.get("MTLIB_DATA") or root / "data").expanduser()
+    out = []
+    for key, value in parameters.items():
+        if key in INPUT_LISTS and isinstance(value, list):
+            values = [v for v in value if isinstance(v, str) and v]
+        elif key.endswith(("_path", "_dir")) and key != "out_dir" and isinstance(value, str) and value:
+            values = [value]
+        else:
+            continue
+        for v in values:
+            p = Path(v).expanduser()
+            places = [p] if p.is_absolute() else [cwd / p, data / p]
+            if not any(q.exists() for q in places):
+                out.append(f"{key} = {v} (looked at {', '.join(str(q.resolve()) for q in places)})")
+    return out
 
 
 def notebook_parameters(notebook: Path, profile_data: dict[str, Any], profile: str,
@@ -180,9 +266,11 @@ def notebook_parameters(notebook: Path, profile_data: dict[str, Any], profile: s
 
 def build_jobs(profile: str, only: Sequence[str] | None = None, device: str | None = None,
                root: Path | None = None, timeout: float | None = None,
-               out_dir: Path | None = None) -> list[NotebookJob]:
+               out_dir: Path | None = None, overrides: Sequence[str] = ()) -> list[NotebookJob]:
     """One job per discovered notebook (filtered by ``only`` prefixes or stems).
 
+    ``profile`` is a built-in name or a YAML path (outputs are filed under its
+    stem); ``overrides`` are ``NN.key=value`` strings (:func:`apply_overrides`).
     Outputs go under ``out_dir`` (default: the project ``root``).
     """
     root = root or project_root()
@@ -194,9 +282,14 @@ def build_jobs(profile: str, only: Sequence[str] | None = None, device: str | No
         notebooks = [nb for nb in notebooks if any(nb.stem == w or nb.stem.startswith(w) for w in wanted)]
         if not notebooks:
             raise SystemExit(f"--only {','.join(wanted)} matches no notebook in {nb_dir}")
-    data = load_profile(nb_dir, profile)
+    data = apply_overrides(load_profile(nb_dir, profile), overrides)
+    profile = profile_name(profile)
     env = {"HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")} if profile in OFFLINE_PROFILES else {}
     env["MPLBACKEND"] = "Agg"
+    # no browser renders widgets in a headless run: text progress bars end on their final line
+    env.setdefault("MTLIB_PROGRESS", os.environ.get("MTLIB_PROGRESS", "text"))
+    # third-party bars (transformers' "Loading weights") are tqdm.auto widgets that would stay at "0%"
+    env.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "1"))
     jobs = []
     for nb in notebooks:
         params = notebook_parameters(nb, data, profile, device, out_dir)
@@ -295,7 +388,13 @@ def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m mtlib.run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", default="quick", choices=PROFILES, help="parameter profile (default: quick)")
+    parser.add_argument("--profile", default="quick", metavar="NAME|PATH.yaml",
+                        help="a built-in profile (notebooks/profiles/*.yaml: "
+                        f"{', '.join(builtin_profiles(project_root() / 'notebooks'))}) or the path of your own "
+                        "YAML file (default: quick)")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="NN.key=value",
+                        help="override one parameter of notebook NN (value parsed as YAML), e.g. -p 02.layer=-3 "
+                        "or -p 03.languages=[english]; key=value sets it for every notebook; repeatable")
     parser.add_argument("--only", default="", help="comma-separated notebook numbers or stems, e.g. 01,04")
     parser.add_argument("--device", default=None, help="override the device parameter (auto, cpu, cuda, mps)")
     parser.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
@@ -305,22 +404,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path(args.root).resolve() if args.root else project_root()
     out = Path(args.out_dir).resolve() if args.out_dir else root
-    jobs = build_jobs(args.profile, args.only.split(",") if args.only else None, args.device, root, args.timeout, out)
+    jobs = build_jobs(args.profile, args.only.split(",") if args.only else None, args.device, root, args.timeout, out,
+                      args.param)
+    profile = profile_name(args.profile)
     if args.list:
         for job in jobs:
             print(f"{job.stem}: {json.dumps(job.parameters, sort_keys=True)}")
+            for line in missing_inputs(job.parameters, root, job.cwd):
+                print(f"  missing input: {line}")
         return 0
     results = []
     for job in jobs:
-        _clear_outputs(job, out, args.profile)
-    print(f"mtlib.run: {len(jobs)} notebook(s), profile {args.profile}")
-    for res in SequentialExecutor().map(jobs):
+        _clear_outputs(job, out, profile)
+    print(f"mtlib.run: {len(jobs)} notebook(s), profile {profile}")
+    missing = {job.stem: missing_inputs(job.parameters, root, job.cwd) for job in jobs}
+    for stem, lines in missing.items():
+        if lines:
+            res = JobResult(stem, "failed", 0.0, "missing input: " + "; ".join(lines) + " (see data/README.md)")
+            print(f"  {stem}: not run, missing input:\n    " + "\n    ".join(lines), flush=True)
+            results.append(res)
+    for res in SequentialExecutor().map([job for job in jobs if not missing[job.stem]]):
         print(f"  {res.stem}: {res.status} in {res.seconds:.1f} s" + (f" ({res.error})" if res.error else ""),
               flush=True)
         results.append(res)
     print()
     print(summary_table(results))
-    report = write_report(results, args.profile, out)
+    order = {job.stem: i for i, job in enumerate(jobs)}
+    results.sort(key=lambda r: order[r.stem])
+    report = write_report(results, profile, out)
     for r in results:
         if r.html_error:
             print(f"  {r.stem}: {r.html_error}")

@@ -16,7 +16,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+# PTB trees separate tokens by ASCII whitespace only: a U+00A0 inside a leaf ("8\u00a01\/2" in SST's
+# train.txt) belongs to the word, so ``\s`` (which matches it) must not be used here.
+_TOKEN = re.compile(r"\(|\)|[^ \t\n\r\f\v()]+")
 
 
 @dataclass(frozen=True)

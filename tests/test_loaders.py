@@ -576,16 +576,22 @@ def test_cogalex_v_rejects_a_cogalex_vi_label(tmp_path: Path) -> None:
     assert "HYPER" in assert_names(err, path, 6)
 
 
-def test_load_lexical_relations_dispatches_a_file_to_load_cogalex_v(tmp_path: Path) -> None:
+def test_load_lexical_relations_reads_a_single_cogalex_v_file_and_splits_it_by_pair_hash(tmp_path: Path) -> None:
     path = write(tmp_path / "gold_task2.txt", V_GOLD)
-    pd.testing.assert_frame_equal(load_lexical_relations("english", path), load_cogalex_v(path))
+    df, single = load_lexical_relations("english", path), load_cogalex_v(path)
+    pd.testing.assert_frame_equal(df.drop(columns="split"), single.drop(columns="split"))
+    assert df["split"].tolist() == [stable_split(a, b) for a, b in zip(df["word1"], df["word2"])]
+    assert "split by a stable hash" in df.attrs["note"]
 
 
 def test_load_lexical_relations_reads_a_folder_of_language_files_with_a_stable_split(tmp_path: Path) -> None:
-    write(tmp_path / "english.tsv", "quill\tpen\tHYP\nhappy\tglad\tSYN\n")
+    write(tmp_path / "english.tsv", "quill\tpen\tHYP\nhappy\tglad\tSYN\nmug\tinsect\tRANDOM\n")
     df = load_lexical_relations("english", tmp_path)
-    assert df["word1"].tolist() == ["quill", "happy"]
-    assert df["split"].tolist() == [stable_split("quill", "pen"), stable_split("happy", "glad")]
+    assert df["word1"].tolist() == ["quill", "happy", "mug"]
+    assert df["split"].tolist() == [stable_split("quill", "pen"), stable_split("happy", "glad"), "test"]
+    write(tmp_path / "train_only" / "english.tsv", "quill\tpen\tHYP\nhappy\tglad\tSYN\n")
+    with pytest.raises(DataFormatError, match="test pairs"):
+        load_lexical_relations("english", tmp_path / "train_only")
     with pytest.raises(FileNotFoundError, match="english"):
         load_lexical_relations("german", tmp_path)
 

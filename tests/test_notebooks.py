@@ -61,7 +61,7 @@ def test_notebook_contract(path):
     assert inspected["device"]["default"].strip("\"'") == "auto"
 
 
-@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
+@pytest.mark.parametrize("profile", ["smoke", "quick", "paper", "real"])
 def test_profiles_only_set_declared_parameters(profile):
     data = yaml.safe_load((ROOT / "notebooks" / "profiles" / f"{profile}.yaml").read_text())
     for key, values in (data.get("notebooks") or {}).items():
@@ -77,16 +77,18 @@ def _finite_rate(value) -> bool:
 
 EXPECTED = {
     "01": ["violation_rate/T1", "violation_rate/T6", "violation_rate/overall", "n_sources", "n_pairs", "accuracy",
-           "misclassified_vs_violations_p"],
+           "misclassified_vs_violations_p", "accuracy_majority_baseline", "accuracy_balanced"],
     "02": ["probe_accuracy", "nli_accuracy", "violation_rate/up", "violation_rate/down", "violation_rate/overall",
-           "n_contexts", "n_insertion_pairs", "n_cases"],
+           "n_contexts", "n_insertion_pairs", "n_cases", "nli_accuracy_majority_baseline", "nli_accuracy_balanced",
+           "probe_accuracy_majority_baseline", "n_insertion_pairs_with_reverses"],
     "03": ["violation_rate/english/syn", "violation_rate/english/hyp", "cases/english/syn", "accuracy/english/syn",
-           "accuracy/english/hyp", "vocabulary/english"],
+           "accuracy/english/hyp", "vocabulary/english", "accuracy/english/syn_majority_baseline",
+           "accuracy/english/hyp_balanced"],
     "04": ["intersective_an/minilm/S-I", "intersective_aan/minilm/S-I,S-I", "intersective_pairs/minilm/S-I,S-NI",
            "nonsubsective/minilm/NS-Pr", "n_phrases_an", "n_phrases_aan"],
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
-          "cases/english/syn", "vocabulary/english"}
+          "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses"}
 
 
 @pytest.mark.notebook

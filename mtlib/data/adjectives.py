@@ -1,13 +1,23 @@
 """The Montague adjective and noun lists (Carvalho et al., Appendix A).
 
-File format (``data/montague/words.tsv``): ``#`` comment lines, a header
-``word<TAB>class``, then one word per line with its class: an adjective type
-``S-I``, ``S-NI``, ``NS-Pl``, ``NS-Pr``, ``A``, or ``noun``. A user's own list
-in the same format can extend or replace the bundled one.
+Two file formats, told apart by the header:
+
+- ``data/montague/words.tsv``: ``#`` comment lines, a header
+  ``word<TAB>class``, then one word per line with its class: an adjective
+  type ``S-I``, ``S-NI``, ``NS-Pl``, ``NS-Pr``, ``A``, or ``noun``;
+- the authors' wide CSV: one column per class, a ``SYN <class>`` column of
+  synonyms beside each (header ``Subsective (Intersective),SYN Subsective
+  (Intersective),Subsective (Non-Intersective),...,Nouns,SYN Nouns``), one
+  word per cell, columns of different lengths (empty cells at the bottom).
+  Words are read column by column, top to bottom; synonyms are kept in
+  ``synonym``, not used as words.
+
+A user's own list in either format can extend or replace the bundled one.
 """
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +31,70 @@ TYPE_NAMES = {"S-I": "subsective intersective", "S-NI": "subsective non-intersec
               "NS-Pl": "plain non-subsective", "NS-Pr": "privative non-subsective", "A": "ambiguous"}
 CLASSES = (*ADJECTIVE_TYPES, "noun")
 BUNDLED_WORDS = "montague/words.tsv"
+#: Column names of the authors' wide CSV, one per class.
+WIDE_COLUMNS = {"Subsective (Intersective)": "S-I", "Subsective (Non-Intersective)": "S-NI",
+                "Plain Non-Subsective": "NS-Pl", "Privative Non-Subsective": "NS-Pr", "Ambiguous": "A",
+                "Nouns": "noun"}
+
+
+def _first_line(path: Path) -> str:
+    with open(path, encoding="utf-8-sig") as fh:
+        for raw in fh:
+            if raw.strip() and not raw.lstrip().startswith("#"):
+                return raw.rstrip("\r\n")
+    return ""
+
+
+def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
+    """Read the authors' wide CSV (one column per class, ``SYN <class>`` beside each).
+
+    Returns:
+        DataFrame ``word, class, line, synonym`` (``line``: the file line of
+        the cell), column by column in header order, top to bottom.
+
+    Raises:
+        DataFormatError: an unknown column name, a class column without its
+            ``SYN`` column, a synonym without a word, or a word listed twice.
+    """
+    path = resolve_data_path(path)
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        table = list(csv.reader(fh))
+    if not table:
+        raise DataFormatError(path, 0, "a header of class columns", "an empty file")
+    header = [h.strip() for h in table[0]]
+    expected = f"columns from {list(WIDE_COLUMNS)}, each followed by 'SYN <column>'"
+    classes = {}
+    for i, name in enumerate(header):
+        if not name or name.upper().startswith("SYN "):
+            continue
+        if name not in WIDE_COLUMNS:
+            raise DataFormatError(path, 1, expected, name)
+        syn = i + 1 if i + 1 < len(header) and header[i + 1].upper() == f"SYN {name}".upper() else None
+        if syn is None:
+            raise DataFormatError(path, 1, f"a column 'SYN {name}' right after {name!r}", ",".join(header))
+        classes[i] = (WIDE_COLUMNS[name], syn)
+    if not classes:
+        raise DataFormatError(path, 1, expected, ",".join(header))
+    rows, seen = [], {}
+    for i, (cls, syn) in classes.items():
+        for number, cells in enumerate(table[1:], start=2):
+            word = cells[i].strip() if i < len(cells) else ""
+            synonym = cells[syn].strip() if syn < len(cells) else ""
+            if not word:
+                if synonym:
+                    raise DataFormatError(path, number, f"a word in column {header[i]!r} beside its synonym",
+                                          synonym)
+                continue
+            if word in seen:
+                raise DataFormatError(path, number, f"each word once ({word!r} is already on line {seen[word]})",
+                                      word)
+            seen[word] = number
+            rows.append((word, cls, number, synonym))
+    return pd.DataFrame(rows, columns=["word", "class", "line", "synonym"])
 
 
 def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
-    """Read a word list.
+    """Read a word list: ``word<TAB>class`` lines, or the authors' wide CSV.
 
     Returns:
         DataFrame ``word, class, line`` in file order.
@@ -34,6 +104,9 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
             unknown class, or a word listed twice (file and line given).
     """
     path = resolve_data_path(path)
+    first = _first_line(path)
+    if "," in first and "\t" not in first and first.split(",")[0].strip() in WIDE_COLUMNS:
+        return load_wide_csv(path)[["word", "class", "line"]]
     rows, seen = [], {}
     header_seen = False
     with open(path, encoding="utf-8") as fh:
@@ -66,21 +139,28 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
 def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,)) -> tuple[pd.DataFrame, list[str]]:
     """Adjectives (with types) and nouns from one or more word lists.
 
-    Later files add words; a word repeated across files is an error naming both.
+    Later files add words. A word repeated across files with the same class
+    is kept once (so the authors' full list can be given beside the bundled
+    one); with another class it is an error naming both files.
 
     Returns:
         ``(adjectives, nouns)``: a DataFrame ``word, type`` in file order and a
         list of nouns.
     """
     frames = []
-    origin: dict[str, str] = {}
+    origin: dict[str, tuple[str, str]] = {}
     for p in paths:
         df = load_words(p)
-        for word, line in zip(df["word"], df["line"]):
+        repeated = []
+        for word, cls, line in zip(df["word"], df["class"], df["line"]):
             if word in origin:
-                raise DataFormatError(Path(p), int(line), f"a word not already listed in {origin[word]}", word)
-            origin[word] = f"{p}"
-        frames.append(df)
+                if origin[word][1] != cls:
+                    raise DataFormatError(Path(p), int(line), f"a word not already listed in {origin[word][0]} "
+                                          f"(there as {origin[word][1]})", word)
+                repeated.append(word)
+                continue
+            origin[word] = (f"{p}", cls)
+        frames.append(df[~df["word"].isin(repeated)])
     words = pd.concat(frames, ignore_index=True)
     adjectives = words[words["class"] != "noun"].rename(columns={"class": "type"})[["word", "type"]]
     nouns = words.loc[words["class"] == "noun", "word"].tolist()

@@ -5,12 +5,18 @@ Rozanova et al.'s format, used by Manino et al. §5.1:
 - ``contexts.tsv``, header ``source context monotonicity operator
   distractor operator singular mass plural``: a sentence with the placeholder
   token ``x``; ``up`` or ``down`` monotone in x; which grammatical numbers
-  fit the slot (1/0 flags);
+  fit the slot (``x`` for yes, empty for no; the old spelling 1/0 is read too);
+  operators may be empty;
 - ``insertions.tsv``, header ``source x_grammar x y y_grammar insertion_rel``:
-  two insertions and their lexical relation, ``leq`` (x ⊆ y, x a hyponym of
-  y), ``geq`` (x ⊇ y, x a hypernym of y) or ``none``.
+  two insertions, their grammatical number (``s``, ``m``, ``p``; or spelled
+  out ``singular``, ``mass``, ``plural``) and their lexical relation, ``leq``
+  (x ⊆ y, x a hyponym of y), ``geq`` (x ⊇ y, x a hypernym of y) or ``none``.
+  The real files hold essentially only ``leq`` and ``none`` rows: a pair
+  stands for its reverse too, which :func:`with_reverses` adds.
 
-Columns are found by name, so extra columns and trailing tabs are fine.
+The real files are named ``all_``, ``train_``, ``dev_``, ``test_`` +
+``contexts.tsv`` / ``insertions.tsv``, with CRLF line ends and many trailing
+tabs. Columns are found by name, so extra columns and trailing tabs are fine.
 """
 
 from __future__ import annotations
@@ -32,8 +38,11 @@ BUNDLED_CONTEXTS = "monotonicity/contexts.tsv"
 BUNDLED_INSERTIONS = "monotonicity/insertions.tsv"
 
 _SLOT = re.compile(r"(?<![\w-])x(?![\w-])")
-_TRUE = {"1", "true", "yes", "y", "t"}
+_TRUE = {"x", "1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
+#: The real files' one-letter grammatical numbers.
+GRAMMAR_CODES = {"s": "singular", "m": "mass", "p": "plural"}
+REVERSE = {"leq": "geq", "geq": "leq", "none": "none"}
 
 
 def _flag(path: Path, number: int, column: str, value: str) -> bool:
@@ -42,7 +51,7 @@ def _flag(path: Path, number: int, column: str, value: str) -> bool:
         return True
     if v in _FALSE:
         return False
-    raise DataFormatError(path, number, f"column {column!r} to be 1 or 0", value)
+    raise DataFormatError(path, number, f"column {column!r} to be 'x' (yes) or empty (no), or 1/0", value)
 
 
 def load_contexts(path: str | os.PathLike = BUNDLED_CONTEXTS) -> pd.DataFrame:
@@ -113,8 +122,9 @@ def load_insertions(path: str | os.PathLike = BUNDLED_INSERTIONS) -> pd.DataFram
         grammar = {}
         for g in ("x_grammar", "y_grammar"):
             value = fields[col[g]].lower() if g in col else "singular"
+            value = GRAMMAR_CODES.get(value, value)
             if value not in GRAMMAR:
-                raise DataFormatError(path, number, f"{g} in {list(GRAMMAR)}", value)
+                raise DataFormatError(path, number, f"{g} in {list(GRAMMAR_CODES)} (or {list(GRAMMAR)})", value)
             grammar[g] = value
         rows.append({"x": fields[col["x"]], "y": fields[col["y"]], **grammar, "relation": rel, "line": number})
     if not rows:
@@ -122,6 +132,35 @@ def load_insertions(path: str | os.PathLike = BUNDLED_INSERTIONS) -> pd.DataFram
     df = pd.DataFrame(rows)
     df.insert(0, "insertion_id", range(len(df)))
     return df
+
+
+def with_reverses(insertions: pd.DataFrame) -> pd.DataFrame:
+    """Every insertion pair and its reverse, duplicates dropped.
+
+    A pair (x, y) with x ⊆ y (``leq``) stands for (y, x) with y ⊇ x
+    (``geq``), and an unrelated pair for its reverse (``none``). The real
+    NLI-XY files list only one direction (``leq``/``none``), so without the
+    reverses a hypernymy probe would see one class. Duplicates (same x, y
+    and relation) keep their first occurrence: original rows first, in file
+    order, then the new reverses in the order of their pairs.
+
+    Args:
+        insertions: Rows of :func:`load_insertions`.
+
+    Returns:
+        The same columns, ``insertion_id`` renumbered 0..; ``line`` of a
+        reverse is its pair's line; ``reversed`` (bool) marks the added rows.
+        ``attrs["n_file"]`` is the number of pairs read, ``attrs["n_added"]``
+        the reverses added.
+    """
+    rev = insertions.rename(columns={"x": "y", "y": "x", "x_grammar": "y_grammar", "y_grammar": "x_grammar"})
+    rev = rev.assign(relation=rev["relation"].map(REVERSE))
+    both = pd.concat([insertions.assign(reversed=False), rev[insertions.columns].assign(reversed=True)],
+                     ignore_index=True)
+    out = both.drop_duplicates(subset=["x", "y", "relation"], keep="first").reset_index(drop=True)
+    out["insertion_id"] = range(len(out))
+    out.attrs.update(n_file=len(insertions), n_added=int(out["reversed"].sum()))
+    return out
 
 
 def fill(context: str, insertion: str) -> str:

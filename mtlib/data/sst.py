@@ -83,14 +83,15 @@ def load_sst_trees(path: str | os.PathLike, *, binary: bool = True) -> pd.DataFr
 
     Returns:
         DataFrame with ``text`` (the leaves joined by spaces), ``label``,
-        ``fine_label`` (root, 0-4), ``tree`` (:class:`mtlib.trees.Tree`) and ``line``.
+        ``fine_label`` (root, 0-4), ``tree`` (:class:`mtlib.trees.Tree`) and ``line``;
+        ``attrs["dropped_neutral"]`` counts the neutral roots dropped in binary mode.
 
     Raises:
         DataFormatError: a line that is not a well-formed tree, a node label
             that is not 0-4, or an empty file.
     """
     path = resolve_data_path(path)
-    rows = []
+    rows, dropped = [], 0
     for number, line in _lines(path):
         try:
             tree = parse_tree(line)
@@ -102,27 +103,58 @@ def load_sst_trees(path: str | os.PathLike, *, binary: bool = True) -> pd.DataFr
         fine_label = int(tree.label)
         label = fine_to_binary(fine_label) if binary else fine_label
         if label is None:
+            dropped += 1
             continue
         rows.append((tree.sentence, label, fine_label, tree, number))
     if not rows and not any(True for _ in _lines(path)):
         raise DataFormatError(path, 0, "at least one bracketed tree", "an empty file")
-    return pd.DataFrame(rows, columns=["text", "label", "fine_label", "tree", "line"])
+    out = pd.DataFrame(rows, columns=["text", "label", "fine_label", "tree", "line"])
+    out.attrs.update(fine=True, dropped_neutral=dropped, source=str(path))
+    return out
+
+
+def sentences_to_binary(df: pd.DataFrame, path: str | os.PathLike = "") -> pd.DataFrame:
+    """Fine-grained sentence labels (0-4) mapped to binary, neutral (2) sentences dropped.
+
+    The SST convention (:func:`fine_to_binary`): 0-1 negative, 3-4 positive.
+
+    Returns:
+        ``text, label, fine_label, line``; ``attrs["dropped_neutral"]`` is the
+        number of neutral sentences dropped.
+    """
+    binary = df["label"].map(fine_to_binary)
+    keep = binary.notna()
+    out = df[keep].assign(fine_label=df.loc[keep, "label"], label=binary[keep].astype(int)).reset_index(drop=True)
+    out = out[["text", "label", "fine_label", "line"]]
+    out.attrs.update(fine=True, dropped_neutral=int((~keep).sum()), source=str(path))
+    if out.empty:
+        raise DataFormatError(Path(path), 0, "at least one non-neutral sentence (label 0, 1, 3 or 4)",
+                              f"{len(df)} neutral sentences")
+    return out
 
 
 def load_sentiment(path: str | os.PathLike = "", fmt: str = "auto") -> pd.DataFrame:
     """Sentences with binary labels from any supported file.
 
+    Fine-grained sentence files (``stsa.fine.*``: a ``fine`` part in the name,
+    or any label above 1) and tree files are mapped to binary labels the SST
+    way: 0-1 negative, 3-4 positive, 2 (neutral) dropped.
+
     Args:
-        path: An SST sentence file, an SST tree file, or empty for the
-            bundled reviews.
+        path: An SST sentence file (binary or fine-grained), an SST tree
+            file, or empty for the bundled reviews.
         fmt: ``"auto"`` (a first line starting with ``(`` means trees),
             ``"sentences"`` or ``"trees"``.
 
     Returns:
-        ``text, label, line`` (plus ``fine_label``/``tree`` for trees).
+        ``text, label, line`` (plus ``fine_label`` for fine-grained sentences
+        and trees, ``tree`` for trees). ``attrs["dropped_neutral"]`` counts
+        the neutral sentences dropped (0 for a binary file).
     """
     if not path:
-        return load_reviews()
+        out = load_reviews()
+        out.attrs.update(fine=False, dropped_neutral=0)
+        return out
     resolved = resolve_data_path(path)
     if fmt == "auto":
         first = next((line for _, line in _lines(resolved)), "")
@@ -130,5 +162,11 @@ def load_sentiment(path: str | os.PathLike = "", fmt: str = "auto") -> pd.DataFr
     if fmt == "trees":
         return load_sst_trees(resolved, binary=True)
     if fmt == "sentences":
-        return load_sst_sentences(resolved, fine=False)
+        named_fine = "fine" in resolved.name.lower().split(".")
+        named_binary = "binary" in resolved.name.lower().split(".")
+        df = load_sst_sentences(resolved, fine=not named_binary)
+        if named_fine or (df["label"] > 1).any():
+            return sentences_to_binary(df, resolved)
+        df.attrs.update(fine=False, dropped_neutral=0)
+        return df
     raise ValueError(f"unknown format {fmt!r}; use 'auto', 'sentences' or 'trees'")
