@@ -377,7 +377,8 @@ def fit_tre_reference(trees: Sequence[Tree], targets: np.ndarray, *, composition
 
 
 def tre_by_split(trees: Sequence[Tree], targets: np.ndarray, *, heldout_fraction: float = 0.3, seed: int = 0,
-                 unseen: str = "zero", **fit_kwargs: Any) -> tuple[pd.DataFrame, TREModel]:
+                 unseen: str = "zero", extra_trees: Sequence[Tree] = (), extra_targets: np.ndarray | None = None,
+                 **fit_kwargs: Any) -> tuple[pd.DataFrame, TREModel]:
     """Fit TRE on a random training part and score the held-out part with the trained primitives.
 
     Sentences whose target has nan/inf (a word-vector model missing a word)
@@ -388,6 +389,8 @@ def tre_by_split(trees: Sequence[Tree], targets: np.ndarray, *, heldout_fraction
         heldout_fraction: Share of sentences held out (0 fits and scores all, the paper's protocol).
         seed: Seeds the split and the initialisation.
         unseen: ``"zero"`` or ``"exclude"`` for held-out words never seen in training.
+        extra_trees, extra_targets: More sentences that only join the fit (e.g. SST train when
+            ``trees`` is SST dev), so that more held-out words have a primitive; not returned.
         **fit_kwargs: Passed to :func:`fit_tre` (composition, steps, lr, init_scale, dtype, device).
 
     Returns:
@@ -408,8 +411,14 @@ def tre_by_split(trees: Sequence[Tree], targets: np.ndarray, *, heldout_fraction
     out = pd.DataFrame({"split": np.where(~ok, "no target", np.where(held, "heldout", "train")),
                         "tre": np.nan, "n_unseen": 0}, index=pd.RangeIndex(len(trees)))
     tr = np.flatnonzero(train)
-    model = fit_tre([trees[i] for i in tr], targets[tr], seed=seed, **fit_kwargs)
-    out.loc[tr, "tre"] = model.train_tre
+    fit_trees, fit_targets = [trees[i] for i in tr], targets[tr]
+    if len(extra_trees):
+        extra_targets = np.asarray(extra_targets, dtype=np.float64)
+        keep = np.flatnonzero(np.isfinite(extra_targets).all(axis=1))
+        fit_trees += [extra_trees[i] for i in keep]
+        fit_targets = np.concatenate([fit_targets, extra_targets[keep]])
+    model = fit_tre(fit_trees, fit_targets, seed=seed, **fit_kwargs)
+    out.loc[tr, "tre"] = model.train_tre[: len(tr)]
     ho = np.flatnonzero(held)
     if len(ho):
         ho_trees = [trees[i] for i in ho]
@@ -551,7 +560,7 @@ def sensitivity(trees: Sequence[Tree], targets: np.ndarray, scores: pd.DataFrame
     """How ρ(TRE, WNS) moves with the fit's settings, one setting at a time around ``settings``.
 
     Args:
-        trees, targets: As for :func:`tre_by_split`.
+        trees, targets: As for :func:`tre_by_split` (``extra_trees``/``extra_targets`` go in ``settings``).
         scores: :func:`tree_scores` of the same trees.
         sweeps: Setting name (``steps``, ``lr``, ``init_scale``) -> values to try.
         n_boot: Bootstrap resamples per interval (0: no intervals, faster).
@@ -592,7 +601,7 @@ def describe(table: pd.DataFrame) -> list[str]:
         where = ("negative (the interval lies below 0: in the paper's reading, compositional)" if r.ci_high < 0
                  else "positive (the interval lies above 0)" if r.ci_low > 0 else "not distinguishable from 0")
         paper = f"; the paper reports {r.paper:+.3f}" if np.isfinite(r.paper) else ""
-        out.append(f"{r.encoder} ({r.split}, n={r.n}): ρ(TRE, WNS) = {r.rho_tre_wns:+.3f} "
+        out.append(f"{r.encoder} ({r.split}, n={int(r.n)}): ρ(TRE, WNS) = {r.rho_tre_wns:+.3f} "
                    f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}], {where}; controlling for length "
                    f"{r.partial_rho_length:+.3f}; ρ(TRE, TI) = {r.rho_tre_ti:+.3f}{paper}.")
     return out
