@@ -428,6 +428,19 @@ def tre_by_split(trees: Sequence[Tree], targets: np.ndarray, *, heldout_fraction
     return out, model
 
 
+def split_summary(per: pd.DataFrame, encoder: str) -> dict[str, Any]:
+    """Metrics of one :func:`tre_by_split` result: mean TRE and sentence counts per split, unseen-word counts.
+
+    Keys: ``tre_mean/<encoder>/{train,heldout}``, ``n_sentences/<encoder>/<split>``,
+    ``heldout_with_unseen/<encoder>`` (held-out sentences with a word never seen in the fit).
+    """
+    out: dict[str, Any] = {f"tre_mean/{encoder}/{s}": float(per.loc[per["split"] == s, "tre"].mean())
+                           for s in ("train", "heldout")}
+    out.update({f"n_sentences/{encoder}/{s}": int(n) for s, n in per["split"].value_counts().items()})
+    out[f"heldout_with_unseen/{encoder}"] = int((per["n_unseen"] > 0).sum())
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Correlations (Table 2)
 # ---------------------------------------------------------------------------
@@ -611,5 +624,5 @@ __all__ = [
     "COMPOSITIONS", "EncodedTrees", "PAPER_EXAMPLES", "PAPER_SOURCE", "PAPER_TABLE2", "TREModel",
     "build_vocabulary", "compose_batched", "cosine_distance", "describe", "encode_trees", "find_paper_examples",
     "fit_tre", "fit_tre_reference", "init_parameters", "paper_table2", "partial_spearman", "sensitivity",
-    "sentence_key", "spearman_ci", "table2", "table2_row", "tre_by_split", "tree_scores",
+    "sentence_key", "spearman_ci", "split_summary", "table2", "table2_row", "tre_by_split", "tree_scores",
 ]
