@@ -67,11 +67,11 @@ def main() -> None:
         gap = float(np.abs(fast - slow).max())
         print(f"{composition}: {n} sentences ({nodes} nodes), {args.steps} steps: batched {t_fast:.2f} s, "
               f"per-sentence recursive {t_slow:.2f} s, ratio {t_slow / t_fast:.0f}x; max |TRE gap| {gap:.2e} "
-              f"({'equal to 1e-4' if gap <= 1e-4 else 'NOT equal to 1e-4'})")
+              f"({'equal to 1e-4' if gap <= 1e-4 else 'NOT equal to 1e-4'})", flush=True)
         for figure, value, unit in (("speedup", t_slow / t_fast, "x"), ("batched_seconds", t_fast, "s"),
                                     ("reference_seconds", t_slow, "s"), ("max_tre_gap", gap, "1-cos")):
             print(json.dumps({"bench": f"tre_{composition}_n{n}", "figure": figure, "value": value, "unit": unit,
-                              "n": n, "steps": args.steps, "dim": args.dim, "dtype": args.dtype}))
+                              "n": n, "steps": args.steps, "dim": args.dim, "dtype": args.dtype}), flush=True)
 
 
 if __name__ == "__main__":

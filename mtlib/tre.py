@@ -54,6 +54,7 @@ import pandas as pd
 import torch
 from scipy import stats as sstats
 
+from mtlib.batching import resolve_device
 from mtlib.trees import Tree, tree_impurity, weighted_node_switching
 
 COMPOSITIONS = ("add", "linear")
@@ -307,13 +308,14 @@ def fit_tre(trees: Sequence[Tree], targets: np.ndarray, *, composition: str = "a
         init_scale: Standard deviation of the normal initialisation.
         seed: Seeds the initialisation.
         dtype: ``"float32"`` or ``"float64"``.
-        device: Torch device for the optimisation.
+        device: Torch device for the optimisation (``"auto"``: cuda, then mps, then cpu).
 
     Returns:
         A :class:`TREModel` (parameters moved back to the CPU).
     """
     targets = _check(trees, targets, steps, lr)
     tdtype = getattr(torch, dtype)
+    device = resolve_device(device)
     vocab = build_vocabulary(trees)
     enc = encode_trees(trees, vocab, tdtype)
     prim, weight = init_parameters(len(vocab), targets.shape[1], composition=composition, seed=seed,
