@@ -16,9 +16,9 @@ per-sentence TRE tests the computation, not rounding: in float32 RMSProp's
 first steps (g / sqrt(mean g^2)) turn rounding noise in near-zero gradients
 into full-size updates.
 
-Prints one line per composition and one JSON line per figure.
+Both run on one CPU thread. Prints one line per composition and one JSON line per figure.
 
-Usage: ``python benchmarks/bench_tre.py [--n 2000] [--linear-n 200] [--steps 3] [--quick]``
+Usage: ``python benchmarks/bench_tre.py [--n 2000] [--linear-n 200] [--steps 2] [--quick]``
 """
 
 from __future__ import annotations
@@ -37,11 +37,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="sentences")
     parser.add_argument("--linear-n", type=int, default=200, help="sentences for the linear composition")
-    parser.add_argument("--steps", type=int, default=3, help="RMSProp steps of both fits")
+    parser.add_argument("--steps", type=int, default=2, help="RMSProp steps of both fits")
     parser.add_argument("--dtype", default="float64", help="float64 (default) or float32")
     parser.add_argument("--dim", type=int, default=384, help="width of the target vectors")
     parser.add_argument("--quick", action="store_true", help="n = 200")
     args = parser.parse_args()
+    import torch
+
     from mtlib import tre
     from mtlib.trees import parse_tree
 
@@ -54,6 +56,7 @@ def main() -> None:
     all_trees = [parse_tree(ln) for ln in lines[:n]]
     all_targets = np.random.default_rng(0).normal(size=(n, args.dim))
     kw = dict(steps=args.steps, lr=0.01, init_scale=1.0, seed=0, dtype=args.dtype)
+    torch.set_num_threads(1)  # both versions: small operations, and a fair comparison on a shared machine
     tre.fit_tre(all_trees[:5], all_targets[:5], steps=1)  # warm torch up outside the timings
     for composition, n in sizes.items():
         trees, targets = all_trees[:n], all_targets[:n]
