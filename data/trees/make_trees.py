@@ -25,7 +25,9 @@ that make trees differ in how compositional they are:
 Sentences come from eight templates (copula judgements, verb phrases with
 objects, contrasts, fragments, credits, comparisons, two-word sentences such
 as "Cool ?" and a few one-word sentences), a third of them followed by a cast
-list of invented names. Generation is deterministic: one
+list of invented names. The grammar ignores number agreement and do-support
+("The hours spends", "does not tells"): the trees and their labels are what
+the experiment uses, not the polish of the English. Generation is deterministic: one
 ``random.Random(SEED)``; duplicates are dropped in insertion order, so two
 runs give byte-identical files (a test checks it).
 
