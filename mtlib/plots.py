@@ -275,3 +275,120 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
     if len(text) > max_chars:
         text = text[: max_chars - 1].rsplit(" ", 1)[0] + "…"
     return text
+SST_COLORS = ["#b2182b", "#ef8a62", "#d9d9d9", "#67a9cf", "#2166ac"]  # labels 0 (very negative) .. 4
+
+
+def tree_drawing(tree, *, title: str = "", colors: Sequence[str] = SST_COLORS) -> plt.Figure:
+    """A labelled parse tree in the style of Bhathena et al. Figure 3: one disc per node coloured by its label.
+
+    Pre-terminals sit on one line above their words (left to right); an inner
+    node is centred over its children and drawn one row above the highest of
+    them, so the root is at the top.
+
+    Args:
+        tree: A :class:`mtlib.trees.Tree` with numeric labels (0-4 coloured
+            by ``colors``; other numbers are clipped to that range).
+        title: Figure title (e.g. the sentence's TI, WNS and TRE).
+    """
+    from matplotlib.patches import Patch
+
+    pos: dict[int, tuple[float, float]] = {}
+    edges: list[tuple[int, int]] = []
+    nodes: list = []
+    count = [0]
+
+    def place(t) -> tuple[float, float]:
+        k = len(nodes)
+        nodes.append(t)
+        if t.is_leaf:
+            pos[k] = (float(count[0]), 1.0)
+            count[0] += 1
+            return pos[k]
+        kids = []
+        for c in t.children:
+            edges.append((k, len(nodes)))
+            kids.append(place(c))
+        pos[k] = (sum(x for x, _ in kids) / len(kids), 1.0 + max(y for _, y in kids))
+        return pos[k]
+
+    place(tree)
+    n_words = count[0]
+    top = max(y for _, y in pos.values())
+    fig, ax = plt.subplots(figsize=(min(18.0, 1.0 + 0.55 * n_words), min(9.0, 1.2 + 0.45 * top)))
+    for a, b in edges:
+        ax.plot([pos[a][0], pos[b][0]], [pos[a][1], pos[b][1]], color="0.55", lw=0.8, zorder=1)
+    for k, t in enumerate(nodes):
+        x, y = pos[k]
+        label = int(min(len(colors) - 1, max(0, round(float(t.label)))))
+        ax.scatter([x], [y], s=170, color=colors[label], edgecolors="0.3", linewidths=0.6, zorder=2)
+        ax.text(x, y, t.label, ha="center", va="center", fontsize=7, zorder=3)
+        if t.is_leaf:
+            ax.text(x, y - 0.45, t.word, ha="center", va="top", fontsize=8, rotation=60 if n_words > 14 else 0)
+    ax.set_xlim(-0.8, n_words - 0.2)
+    ax.set_ylim(-0.9 if n_words > 14 else 0.2, top + 0.6)
+    ax.axis("off")
+    handles = [Patch(color=c, label=str(i)) for i, c in enumerate(colors)]
+    ax.legend(handles=handles, title="label", loc="upper left", fontsize=7, title_fontsize=7, frameon=False,
+              ncol=len(colors))
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def scatter_panels(df: pd.DataFrame, *, x: str, y: str, panel: str, notes: dict | None = None,
+                   title: str = "", xlabel: str = "", ylabel: str = "", hue: str | None = None) -> plt.Figure:
+    """One scatter panel per value of ``panel`` (e.g. encoder), with a text note per panel (e.g. ρ)."""
+    import seaborn as sns
+
+    panels = list(dict.fromkeys(df[panel]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False, sharey=True)
+    for ax, p in zip(axes[0], panels):
+        part = df[df[panel] == p]
+        sns.scatterplot(part, x=x, y=y, hue=hue, s=14, alpha=0.6, ax=ax, legend=hue is not None and p == panels[-1])
+        ax.set_title(str(p))
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or y)
+        if notes and p in notes:
+            ax.text(0.02, 0.98, notes[p], transform=ax.transAxes, va="top", fontsize=8,
+                    bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def histograms(df: pd.DataFrame, columns: Sequence[str], *, title: str = "", bins: int = 30,
+               labels: Sequence[str] | None = None) -> plt.Figure:
+    """Side-by-side histograms of several columns (nan values left out, their count in the panel title)."""
+    import seaborn as sns
+
+    fig, axes = plt.subplots(1, len(columns), figsize=(4.2 * len(columns), 3.4), squeeze=False)
+    for k, (ax, col) in enumerate(zip(axes[0], columns)):
+        values = df[col].dropna()
+        sns.histplot(values, bins=bins, ax=ax)
+        name = labels[k] if labels else col
+        dropped = len(df) - len(values)
+        ax.set_title(f"{name} (n={len(values)}" + (f", {dropped} undefined)" if dropped else ")"))
+        ax.set_xlabel(name)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def sweep_lines(df: pd.DataFrame, *, x: str, y: str, hue: str, panel: str | None = None, title: str = "",
+                ylabel: str = "", logx: bool = True) -> plt.Figure:
+    """Lines of a statistic against one setting (e.g. ρ against steps), one line per ``hue``, panels by ``panel``."""
+    import seaborn as sns
+
+    panels = list(dict.fromkeys(df[panel])) if panel else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False, sharey=True)
+    for ax, p in zip(axes[0], panels):
+        part = df if p is None else df[df[panel] == p]
+        sns.lineplot(part, x=x, y=y, hue=hue, marker="o", ax=ax)
+        if logx:
+            ax.set_xscale("log")
+        ax.axhline(0, color="0.4", lw=0.8, ls=":")
+        ax.set_title("" if p is None else f"{panel} = {p}")
+        ax.set_ylabel(ylabel or y)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -113,3 +113,102 @@ def parse_tree(text: str) -> Tree:
     if pos != len(tokens):
         raise ValueError(f"unexpected text after the tree at character {tokens[pos][1]}")
     return tree
+
+
+# ---------------------------------------------------------------------------
+# Ground-truth compositionality of a labelled tree (Bhathena et al. §4.1-4.2)
+# ---------------------------------------------------------------------------
+
+WNS_WEIGHTS = ("height", "depth", "uniform")
+WNS_AVERAGES = ("mean", "weighted", "sum")
+
+
+def node_value(node: Tree) -> float:
+    """A node's label as a number (SST: 0-4).
+
+    Raises:
+        ValueError: the label is not a number; the message shows the node.
+    """
+    try:
+        return float(node.label)
+    except ValueError:
+        raise ValueError(f"node label {node.label!r} is not a number (SST labels are 0-4) in {str(node)[:80]}") \
+            from None
+
+
+def tree_impurity(tree: Tree) -> float:
+    """Tree Impurity: |root label − mean label of every node| (Bhathena et al. §4.1).
+
+    Every node counts once: the root, the inner nodes and the pre-terminals
+    (the words carry no label of their own). This reading reproduces the
+    paper's printed values (e.g. ``(3 (3 Cool) (2 ?))``: |3 − 8/3| = 1/3).
+    High when the sentence label differs from what its parts say on average.
+
+    Works for n-ary trees; a one-word sentence ``(3 Cool)`` has impurity 0.
+
+    Raises:
+        ValueError: a label that is not a number.
+    """
+    values = [node_value(t) for t in tree.subtrees()]
+    return abs(values[0] - sum(values) / len(values))
+
+
+def _switches(tree: Tree, depth: int, out: list[tuple[float, int, int]]) -> int:
+    """Collect (|label − mean child label|, height, depth) of every inner node; return the height."""
+    if tree.is_leaf:
+        return 1
+    heights = [_switches(c, depth + 1, out) for c in tree.children]
+    height = 1 + max(heights)
+    children = [node_value(c) for c in tree.children]
+    out.append((abs(node_value(tree) - sum(children) / len(children)), height, depth))
+    return height
+
+
+def weighted_node_switching(tree: Tree, *, weight: str = "height", average: str = "mean") -> float:
+    """Weighted Node Switching (Bhathena et al. §4.2).
+
+    For every node whose children all carry labels (every inner node; a
+    pre-terminal's child is a bare word), the switch is |node label − mean of
+    its children's labels|, weighted so that nodes nearer the root weigh more,
+    then averaged. Literal reading (the defaults): weight = the node's height
+    (:attr:`Tree.height`, a pre-terminal has height 1, so the lowest inner
+    node weighs 2), average = the plain mean of the weighted switches.
+
+    Args:
+        tree: A labelled tree, n-ary allowed.
+        weight: ``"height"`` (the node's own height), ``"depth"`` (tree height
+            minus the node's depth: the root weighs the tree height, its
+            children one less, whatever their own height) or ``"uniform"`` (1).
+        average: ``"mean"`` (Σ w·s / number of nodes), ``"weighted"``
+            (Σ w·s / Σ w, a weighted mean that stays on the label scale) or
+            ``"sum"`` (Σ w·s).
+
+    Returns:
+        The score; ``nan`` for a one-word sentence (no node has labelled
+        children, so there is nothing to average).
+
+    Raises:
+        ValueError: an unknown ``weight``/``average`` or a non-numeric label.
+
+    Example:
+        >>> weighted_node_switching(parse_tree("(3 (3 Cool) (2 ?))"))  # |3 − 2.5| · 2 / 1
+        1.0
+    """
+    if weight not in WNS_WEIGHTS:
+        raise ValueError(f"weight must be one of {WNS_WEIGHTS}, got {weight!r}")
+    if average not in WNS_AVERAGES:
+        raise ValueError(f"average must be one of {WNS_AVERAGES}, got {average!r}")
+    nodes: list[tuple[float, int, int]] = []
+    top = _switches(tree, 0, nodes)
+    if not nodes:
+        return float("nan")
+    if weight == "height":
+        w = [h for _, h, _ in nodes]
+    elif weight == "depth":
+        w = [top - d for _, _, d in nodes]
+    else:
+        w = [1] * len(nodes)
+    total = sum(wi * s for wi, (s, _, _) in zip(w, nodes))
+    if average == "sum":
+        return float(total)
+    return float(total / (sum(w) if average == "weighted" else len(nodes)))

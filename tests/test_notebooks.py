@@ -86,9 +86,13 @@ EXPECTED = {
            "accuracy/english/hyp_balanced"],
     "04": ["intersective_an/minilm/S-I", "intersective_aan/minilm/S-I,S-I", "intersective_pairs/minilm/S-I,S-NI",
            "nonsubsective/minilm/NS-Pr", "n_phrases_an", "n_phrases_aan"],
+    "06": ["spearman_tre_wns/minilm", "spearman_tre_ti/minilm", "partial_spearman_tre_wns/minilm",
+           "spearman_tre_wns/minilm-static", "tre_mean/minilm/train", "tre_mean/minilm/heldout",
+           "tre_mean/minilm-static/train", "tre_mean/minilm-static/heldout", "n_sentences", "n_word_types"],
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
-          "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses"}
+          "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses", "n_sentences", "n_word_types"}
+SIGNED = ("spearman_", "partial_spearman_")  # correlations: in [-1, 1]
 
 
 @pytest.mark.notebook
@@ -103,6 +107,8 @@ def test_notebook_runs_in_the_smoke_profile(path, tmp_path):
         assert key in metrics, f"{path.stem}: metrics.json lacks {key}"
         if key in COUNTS:
             assert isinstance(metrics[key], int) and metrics[key] > 0
+        elif key.startswith(SIGNED):
+            assert isinstance(metrics[key], float) and -1.0 <= metrics[key] <= 1.0, f"{key} = {metrics[key]}"
         elif not key.endswith("_p"):
             assert _finite_rate(metrics[key]), f"{key} = {metrics[key]} is not a rate in [0, 1]"
     figures = list((tmp_path / "figures" / "smoke" / path.stem).glob("*.png"))
