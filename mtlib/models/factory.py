@@ -537,6 +537,9 @@ def classifier(
 
     start = time.perf_counter()
     fits += 1
+    if how == "head":  # every input's features in one embed call (then cached): the same batches as one call
+        frozen_features(base, texts + (held["texts"] if valid is not None else []),
+                        None if pairs is None else pairs + (held["pairs"] if valid is not None else []))
     training = Training(how, head, settings, seed, None, None, [], False, len(data["y"]),
                         0 if held is None else len(held["y"]), key)
     if how == "head":
