@@ -129,6 +129,7 @@ POLAR: dict[str, tuple[list[str], list[str]]] = {
                "the portions are tiny for the price"]),
     "feel": (["loved", "enjoyed", "was impressed by", "was blown away by", "really liked"],
              ["hated", "regretted", "was disappointed by", "was grossed out by", "could not stand"]),
+    "verdict": (["impressed", "satisfied", "happy"], ["disappointed", "unhappy", "let down"]),
     "clean": (["spotless", "very clean", "clean and bright", "well kept"],
               ["filthy", "dirty", "sticky", "gross"]),
 }
@@ -171,9 +172,9 @@ TEMPLATES = [
 NEGATED = {
     # (label, template): the polarity slot is filled from the *opposite* list.
     POS: ["the {dish} was not {-food_adj} at all .", "the {staff} was n't {-svc_adj} at all .",
-          "i was not disappointed with the {dish} .", "the {aspect} was not {-gen_adj} ."],
+          "i was not {-verdict} with the {dish} .", "the {aspect} was not {-gen_adj} ."],
     NEG: ["the {dish} was not {-food_adj} .", "the {staff} was not {-svc_adj} at all .",
-          "the {aspect} was n't {-gen_adj} .", "i was not impressed with the {dish} ."],
+          "the {aspect} was n't {-gen_adj} .", "i was not {-verdict} with the {dish} ."],
 }
 NEUTRAL["times"] = ["two", "three", "four", "five", "six", "a few", "many"]
 NEGATION_SHARE = 0.10
