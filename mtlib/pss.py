@@ -66,6 +66,8 @@ DNN_HIDDEN = (500, 100)
 MODES = ("FB", "FT", "native")
 TOKENIZERS = ("whitespace", "words")
 RULES = ("copy", "adds_no_word")
+#: A prediction with no decision (both classes equally probable): wrong for either gold label.
+ABSTAIN = -1
 RULE_NAMES = {
     "copy": "rewrite identical to its source",
     "adds_no_word": "rewrite adds no word absent from its source (delete-only)",
@@ -203,13 +205,16 @@ def gold_labels(direction: Sequence[str] | pd.Series) -> tuple[np.ndarray, np.nd
     return y_source, 1 - y_source
 
 
-def _binary(values: Any, what: str) -> np.ndarray:
+def _binary(values: Any, what: str, abstain: bool = False) -> np.ndarray:
+    """Labels as int64, checked: 0 or 1 (and -1, "undecided", where ``abstain``)."""
     arr = np.asarray(values)
     if arr.dtype == bool:
         return arr.astype(np.int64)
-    if arr.size and not np.isin(arr, [0, 1]).all():
-        bad = sorted(set(np.unique(arr[~np.isin(arr, [0, 1])]).tolist()))[:5]
-        raise ValueError(f"{what}: labels must be 0 (negative) or 1 (positive); got {bad}")
+    allowed = [0, 1, ABSTAIN] if abstain else [0, 1]
+    if arr.size and not np.isin(arr, allowed).all():
+        bad = sorted(set(np.unique(arr[~np.isin(arr, allowed)]).tolist()))[:5]
+        extra = f" (or {ABSTAIN}, undecided)" if abstain else ""
+        raise ValueError(f"{what}: labels must be 0 (negative) or 1 (positive){extra}; got {bad}")
     return arr.astype(np.int64)
 
 
@@ -218,7 +223,8 @@ def prediction_table(pairs: pd.DataFrame, pred_source: Any, pred_rewrite: Any) -
 
     Args:
         pairs: ``direction`` column (and ``source``/``rewrite``, copied when present), ``n`` rows.
-        pred_source, pred_rewrite: Predicted labels 0/1, shape ``(n,)``.
+        pred_source, pred_rewrite: Predicted labels 0/1 (or -1, undecided, which is
+            never right), shape ``(n,)``.
 
     Returns:
         ``direction, y_source, y_rewrite, pred_source, pred_rewrite,
@@ -228,7 +234,7 @@ def prediction_table(pairs: pd.DataFrame, pred_source: Any, pred_rewrite: Any) -
     Raises:
         ValueError: a label other than 0/1, or lengths that differ.
     """
-    ps, pr = _binary(pred_source, "pred_source"), _binary(pred_rewrite, "pred_rewrite")
+    ps, pr = _binary(pred_source, "pred_source", True), _binary(pred_rewrite, "pred_rewrite", True)
     if not len(ps) == len(pr) == len(pairs):
         raise ValueError(f"{len(pairs)} pairs but {len(ps)} source and {len(pr)} rewrite predictions")
     ys, yr = gold_labels(pairs["direction"])
@@ -388,19 +394,26 @@ def positive_column(labels: Sequence[Any]) -> int:
 
 
 def predict_labels(model: Any, texts: Sequence[str]) -> np.ndarray:
-    """0/1 predictions of any mtlib classifier: 1 when the positive class is the most probable.
+    """Labels from any mtlib classifier: 1 positive, 0 negative, -1 undecided (a tie).
 
-    Each unique text goes through the model once.
+    A tie happens for lexicon models on a text with no sentiment word (VADER
+    and TextBlob give polarity 0, i.e. probabilities 0.5/0.5); it counts as
+    wrong whatever the gold label, rather than being given to one class by
+    an arbitrary tie-break. Each unique text goes through the model once.
+
+    Returns:
+        Shape ``(n,)``, int64.
     """
     texts = list(texts)
+    if not texts:
+        return np.zeros(0, np.int64)
     unique, inverse = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
-    probs = np.asarray(model.classify(list(unique)))
+    probs = np.asarray(model.classify(list(unique)), dtype=np.float64)
     pos = positive_column(getattr(model, "labels", [0, 1]))
-    if probs.shape[1] == 2:
-        pred = (probs[:, pos] > probs[:, 1 - pos]).astype(np.int64)
-    else:
-        pred = (probs.argmax(1) == pos).astype(np.int64)
-    return pred[inverse]
+    p_pos = probs[:, pos]
+    p_other = np.delete(probs, pos, axis=1).max(axis=1)
+    pred = np.where(p_pos > p_other, 1, np.where(p_pos < p_other, 0, ABSTAIN)).astype(np.int64)
+    return pred[inverse.reshape(-1)]
 
 
 def evaluate(model: Any, setting: Setting, test: pd.DataFrame, pairs: pd.DataFrame,
@@ -410,13 +423,14 @@ def evaluate(model: Any, setting: Setting, test: pd.DataFrame, pairs: pd.DataFra
     Test sentences, sources and rewrites are classified in one call (each unique text once).
     """
     texts = [*test["text"], *pairs["source"], *pairs["rewrite"]]
-    pred = predict_labels(model, texts) if texts else np.zeros(0, np.int64)
+    pred = predict_labels(model, texts)
     n_test, n_pairs = len(test), len(pairs)
     y = _binary(test["label"].to_numpy(), "test labels")
     table = prediction_table(pairs, pred[n_test:n_test + n_pairs], pred[n_test + n_pairs:])
     majority = float(max(y.mean(), 1 - y.mean())) if len(y) else float("nan")
     training = getattr(model, "training", None) or {}
     info = {k: training[k] for k in ("heldout_accuracy", "majority_baseline", "from_cache") if k in training}
+    info["undecided"] = int((pred == ABSTAIN).sum())
     return Outcome(setting, seed, pred[:n_test] == y, table, majority, info)
 
 
@@ -749,3 +763,81 @@ def pss_vs_accuracy(ours: pd.DataFrame, *, with_paper: bool = True,
     ax.set_title(title or "PSS against test accuracy")
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------------
+# Parameters and conclusions of the notebook
+# --------------------------------------------------------------------------
+
+def validate_parameters(*, encoders: Sequence[str], heads: Sequence[str], finetune: Sequence[str],
+                        native: Sequence[str], seeds: Sequence[int], reference_format: str, clean_tokens: str,
+                        n_boot: int, **sizes: int) -> None:
+    """Check the notebook's parameters once, before any work.
+
+    Raises:
+        ValueError: naming the parameter, what it holds and what is allowed.
+    """
+    from mtlib.data.yelp import REFERENCE_FORMATS
+
+    problems = []
+    if not encoders and not native:
+        problems.append("encoders and native are both empty: nothing to score")
+    if encoders and not heads:
+        problems.append("heads is empty: choose 'linear' and/or 'mlp'")
+    if [h for h in heads if h not in ("linear", "mlp")]:
+        problems.append(f"heads={list(heads)}: allowed values are 'linear' and 'mlp'")
+    if [e for e in finetune if e not in encoders]:
+        problems.append(f"finetune={list(finetune)} must be a subset of encoders={list(encoders)}")
+    if (encoders or finetune) and not seeds:
+        problems.append("seeds is empty: trained settings need at least one seed")
+    if any(not isinstance(s, int) for s in seeds):
+        problems.append(f"seeds={list(seeds)}: integers expected")
+    if reference_format not in REFERENCE_FORMATS:
+        problems.append(f"reference_format={reference_format!r}: allowed {list(REFERENCE_FORMATS)}")
+    if clean_tokens not in TOKENIZERS:
+        problems.append(f"clean_tokens={clean_tokens!r}: allowed {list(TOKENIZERS)}")
+    if n_boot < 1:
+        problems.append(f"n_boot={n_boot}: at least 1")
+    problems += [f"{k}={v}: must be >= 0" for k, v in sizes.items() if v < 0]
+    if problems:
+        raise ValueError("invalid parameters: " + "; ".join(problems))
+
+
+def conclusions(table: pd.DataFrame, tests: pd.DataFrame, directions: pd.DataFrame, *,
+                alpha: float = 0.05) -> list[str]:
+    """Sentences read off this run's tables (nothing asserted in advance).
+
+    Args:
+        table: :func:`table1` (ours).
+        tests: :func:`paired_tests`.
+        directions: :func:`direction_tests`.
+    """
+    lines = []
+    scored = table[np.isfinite(table["pss"])]
+    if scored.empty:
+        return ["No setting has a PSS (no pairs survived cleaning, or nothing was scored)."]
+    best = scored["pss"].idxmax()
+    b = scored.loc[best]
+    lines.append(f"Highest PSS: {best} with {b['pss']:.3f} [{b['pss_low']:.3f}, {b['pss_high']:.3f}] at test accuracy "
+                 f"{b['accuracy']:.3f} (majority baseline {b['majority_baseline']:.3f}); relative PSS "
+                 f"{b['relative']:.3f}.")
+    best_rel = scored["relative"].idxmax()
+    lines.append(f"Highest relative PSS: {best_rel} ({scored.loc[best_rel, 'relative']:.3f}); lowest: "
+                 f"{scored['relative'].idxmin()} ({scored['relative'].min():.3f}).")
+    for name in ("FB vs FT", "Linear vs DNN"):
+        part = tests[tests["comparison"] == name]
+        if part.empty:
+            lines.append(f"{name}: no pair of settings to compare in this run.")
+            continue
+        for (a, b_), g in part.groupby(["a", "b"], sort=False):
+            sig = int((g["p_value"] < alpha).sum())
+            higher = "first" if g["difference"].mean() > 0 else "second"
+            lines.append(f"{name}, {a} vs {b_}: mean PSS difference {g['difference'].mean():+.3f} (the {higher} "
+                         f"is higher); McNemar p < {alpha} in {sig} of {len(g)} seed(s) "
+                         f"(p = {', '.join(f'{p:.3g}' for p in g['p_value'])}).")
+    if not directions.empty:
+        sig = int((directions["p_value"] < alpha).sum())
+        gap = (directions["pss_neg_to_pos"] - directions["pss_pos_to_neg"]).mean()
+        lines.append(f"Direction of the switch (Appendix C): PSS(neg->pos) - PSS(pos->neg) averages {gap:+.3f} over "
+                     f"{len(directions)} runs; Fisher's exact test p < {alpha} in {sig} of them.")
+    return lines

@@ -201,3 +201,64 @@ def test_figure_draws_ours_and_the_paper():
     t1 = pss.table1([_outcome(fb, 0, [1, 0, 1, 1], [1, 1, 0, 1])], n_boot=50)
     fig = pss.pss_vs_accuracy(t1)
     assert len(fig.axes[0].collections) >= 1 + 14
+
+
+class _Lexicon:
+    """A stand-in classifier: positive when the text holds 'good', negative with 'bad', a tie otherwise."""
+
+    labels = ["negative", "positive"]
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def classify(self, texts):
+        self.seen += list(texts)
+        pos = np.array([0.9 if "good" in t else 0.1 if "bad" in t else 0.5 for t in texts])
+        return np.stack([1 - pos, pos], axis=1)
+
+
+def test_predict_labels_and_evaluate_with_a_known_model():
+    model = _Lexicon()
+    assert pss.predict_labels(model, ["good", "bad", "meh", "good"]).tolist() == [1, 0, -1, 1]
+    assert model.seen == ["bad", "good", "meh"]  # each unique text once
+    test = pd.DataFrame({"text": ["good day", "bad day", "plain day", "bad food"], "label": [1, 0, 1, 1]})
+    pairs = _pairs([("bad day", "good day", "neg_to_pos"), ("good food", "plain food", "pos_to_neg"),
+                    ("good x", "bad x", "pos_to_neg")])
+    out = pss.evaluate(model, pss.Setting("lex", "native", "native"), test, pairs)
+    assert out.accuracy == pytest.approx(2 / 4)  # the tie on "plain day" counts as wrong
+    assert out.table["both_right"].tolist() == [True, False, True]
+    assert out.pss == pytest.approx(2 / 3)
+    assert out.majority_baseline == pytest.approx(3 / 4) and out.info["undecided"] == 2
+
+
+def test_run_settings_calls_the_factory_once_per_setting_and_seed():
+    calls = []
+
+    def factory(name, train, **kw):
+        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train), kw.get("hidden")))
+        return _Lexicon()
+
+    train = pd.DataFrame({"text": ["good", "bad"] * 5, "label": [1, 0] * 5})
+    ft_train = train.head(4)
+    grid = pss.settings_grid(["enc"], ["linear", "mlp"], finetune=["enc"], native=["lex"])
+    test = pd.DataFrame({"text": ["good", "bad"], "label": [1, 0]})
+    outs = pss.run_settings(grid, train, test, _pairs([("bad", "good", "neg_to_pos")]), seeds=[0, 1],
+                            finetune_train=ft_train, classifier=factory, log=None)
+    assert len(outs) == 2 * 2 + 2 * 2 + 1
+    assert calls[0] == ("enc", "head", "linear", 0, 10, None)
+    assert calls[2] == ("enc", "head", "mlp", 0, 10, (500, 100))
+    assert calls[4] == ("enc", "finetune", "linear", 0, 4, None)
+    assert calls[-1][:4] == ("lex", "native", None, None)
+    assert all(o.pss == 1.0 and o.accuracy == 1.0 for o in outs)
+
+
+def test_validate_parameters():
+    ok = dict(encoders=["a"], heads=["linear"], finetune=[], native=[], seeds=[0], reference_format="auto",
+              clean_tokens="whitespace", n_boot=10, n_train=0)
+    pss.validate_parameters(**ok)
+    with pytest.raises(ValueError, match="finetune=.*subset"):
+        pss.validate_parameters(**{**ok, "finetune": ["b"]})
+    with pytest.raises(ValueError, match="n_train=-1"):
+        pss.validate_parameters(**{**ok, "n_train": -1})
+    with pytest.raises(ValueError, match="reference_format"):
+        pss.validate_parameters(**{**ok, "reference_format": "csv"})
