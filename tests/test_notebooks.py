@@ -84,9 +84,12 @@ EXPECTED = {
            "accuracy/english/hyp", "vocabulary/english"],
     "04": ["intersective_an/minilm/S-I", "intersective_aan/minilm/S-I,S-I", "intersective_pairs/minilm/S-I,S-NI",
            "nonsubsective/minilm/NS-Pr", "n_phrases_an", "n_phrases_aan"],
+    "05": ["pss/minilm-static/linear/FB", "pss/minilm-static/mlp/FB", "pss/minilm-static/linear/FT",
+           "accuracy/minilm-static/linear/FB", "accuracy/minilm-static/mlp/FT", "pss/vader/native/native",
+           "accuracy/vader/native/native", "pairs_before_cleaning", "pairs_after_cleaning"],
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
-          "cases/english/syn", "vocabulary/english"}
+          "cases/english/syn", "vocabulary/english", "pairs_before_cleaning", "pairs_after_cleaning"}
 
 
 @pytest.mark.notebook
