@@ -49,7 +49,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent
 
 POS, NEG = 1, 0
 #: Sentences per split and label.
-SIZES = {"train": 2000, "dev": 250, "test": 400}
+SIZES = {"train": 2000, "dev": 100, "test": 400}
 #: Share of each rewrite kind in the reference files (the rest are ``swap``).
 REWRITE_MIX = {"content": 0.10, "retrieve": 0.05, "no_flip": 0.05, "copy": 0.08, "delete": 0.12}
 
