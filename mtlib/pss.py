@@ -428,8 +428,9 @@ def evaluate(model: Any, setting: Setting, test: pd.DataFrame, pairs: pd.DataFra
     y = _binary(test["label"].to_numpy(), "test labels")
     table = prediction_table(pairs, pred[n_test:n_test + n_pairs], pred[n_test + n_pairs:])
     majority = float(max(y.mean(), 1 - y.mean())) if len(y) else float("nan")
-    training = getattr(model, "training", None) or {}
-    info = {k: training[k] for k in ("heldout_accuracy", "majority_baseline", "from_cache") if k in training}
+    training = getattr(model, "training", None)
+    facts = training if isinstance(training, dict) else vars(training) if training is not None else {}
+    info = {k: facts[k] for k in ("heldout_accuracy", "majority_baseline", "from_cache") if k in facts}
     info["undecided"] = int((pred == ABSTAIN).sum())
     return Outcome(setting, seed, pred[:n_test] == y, table, majority, info)
 
@@ -485,7 +486,7 @@ def run_settings(
         for seed in ([None] if setting.mode == "native" else seeds):
             t0 = time.perf_counter()
             if setting.mode == "native":
-                model = classifier(setting.encoder, train, how="native", device=device)
+                model = classifier(setting.encoder, None, how="native", device=device)
             elif setting.mode == "FB":
                 kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
                 model = classifier(setting.encoder, train, how="head", head=setting.head, seed=seed,

@@ -235,7 +235,7 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     calls = []
 
     def factory(name, train, **kw):
-        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train), kw.get("hidden")))
+        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train) if train is not None else 0, kw.get("hidden")))
         return _Lexicon()
 
     train = pd.DataFrame({"text": ["good", "bad"] * 5, "label": [1, 0] * 5})
