@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -333,20 +333,27 @@ class Setting:
 
 
 def settings_grid(encoders: Sequence[str], heads: Sequence[str], finetune: Sequence[str] = (),
-                  native: Sequence[str] = ()) -> list[Setting]:
+                  native: Sequence[str] = (), finetune_heads: Mapping[str, Sequence[str]] | None = None
+                  ) -> list[Setting]:
     """Table 1's crossing: every encoder x head in FB, the ``finetune`` encoders also in FT, natives alone.
+
+    Args:
+        finetune_heads: Per fine-tuned encoder, the heads to fine-tune (an
+            encoder not named gets every head of ``heads``); fine-tuning a
+            transformer is the expensive part of a CPU run.
 
     Raises:
         ValueError: an unknown head, or a fine-tuned encoder not among ``encoders``.
     """
-    bad = [h for h in heads if h not in ("linear", "mlp")]
+    finetune_heads = dict(finetune_heads or {})
+    bad = [h for h in [*heads, *(h for hs in finetune_heads.values() for h in hs)] if h not in ("linear", "mlp")]
     if bad:
         raise ValueError(f"heads {bad}: expected 'linear' and/or 'mlp'")
-    stray = [e for e in finetune if e not in encoders]
+    stray = [e for e in [*finetune, *finetune_heads] if e not in encoders]
     if stray:
         raise ValueError(f"finetune lists {stray}, which are not in encoders {list(encoders)}")
     grid = [Setting(e, h, "FB") for e in encoders for h in heads]
-    grid += [Setting(e, h, "FT") for e in finetune for h in heads]
+    grid += [Setting(e, h, "FT") for e in finetune for h in finetune_heads.get(e, heads)]
     grid += [Setting(m, "native", "native") for m in native]
     return grid
 
@@ -772,7 +779,8 @@ def pss_vs_accuracy(ours: pd.DataFrame, *, with_paper: bool = True,
 
 def validate_parameters(*, encoders: Sequence[str], heads: Sequence[str], finetune: Sequence[str],
                         native: Sequence[str], seeds: Sequence[int], reference_format: str, clean_tokens: str,
-                        n_boot: int, **sizes: int) -> None:
+                        n_boot: int, finetune_heads: Mapping[str, Sequence[str]] | None = None,
+                        **sizes: int) -> None:
     """Check the notebook's parameters once, before any work.
 
     Raises:
@@ -789,6 +797,10 @@ def validate_parameters(*, encoders: Sequence[str], heads: Sequence[str], finetu
         problems.append(f"heads={list(heads)}: allowed values are 'linear' and 'mlp'")
     if [e for e in finetune if e not in encoders]:
         problems.append(f"finetune={list(finetune)} must be a subset of encoders={list(encoders)}")
+    for enc, hs in (finetune_heads or {}).items():
+        if enc not in finetune or isinstance(hs, str) or [h for h in hs if h not in heads]:
+            problems.append(f"finetune_heads[{enc!r}]={hs!r}: keys must be in finetune={list(finetune)} and values "
+                            f"lists of heads from heads={list(heads)}")
     if (encoders or finetune) and not seeds:
         problems.append("seeds is empty: trained settings need at least one seed")
     if any(not isinstance(s, int) for s in seeds):

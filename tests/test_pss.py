@@ -262,3 +262,15 @@ def test_validate_parameters():
         pss.validate_parameters(**{**ok, "n_train": -1})
     with pytest.raises(ValueError, match="reference_format"):
         pss.validate_parameters(**{**ok, "reference_format": "csv"})
+
+
+def test_settings_grid_with_fewer_fine_tuned_heads():
+    grid = pss.settings_grid(["a", "b"], ["linear", "mlp"], finetune=["a", "b"], finetune_heads={"a": ["linear"]})
+    assert [s.key for s in grid if s.mode == "FT"] == ["a/linear/FT", "b/linear/FT", "b/mlp/FT"]
+    ok = dict(encoders=["a"], heads=["linear", "mlp"], finetune=["a"], native=[], seeds=[0],
+              reference_format="auto", clean_tokens="whitespace", n_boot=10)
+    pss.validate_parameters(**ok, finetune_heads={"a": ["mlp"]})
+    with pytest.raises(ValueError, match="finetune_heads"):
+        pss.validate_parameters(**ok, finetune_heads={"b": ["mlp"]})
+    with pytest.raises(ValueError, match="finetune_heads"):
+        pss.validate_parameters(**ok, finetune_heads={"a": "mlp"})
