@@ -40,6 +40,7 @@ import pandas as pd
 from mtlib import stats
 from mtlib.counting import sample_triples
 from mtlib.data.cogalex import stable_split
+from mtlib.models.heads import pair_features
 from mtlib.probes import Head, train_head
 from mtlib.relations import RelationResult, ThreeWayTransitivity
 
@@ -123,22 +124,6 @@ def relation_labels(pairs: pd.DataFrame, relation: str) -> np.ndarray:
     return (pairs["relation"] == RELATIONS[relation]).to_numpy()
 
 
-def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Features of word pairs from their vectors: ``[u, v, |u - v|, u * v]``.
-
-    Args:
-        U: First words' vectors, shape ``(m, d)``.
-        V: Second words' vectors, shape ``(m, d)``.
-
-    Returns:
-        Shape ``(m, 4 d)`` float32.
-    """
-    U, V = np.asarray(U, np.float32), np.asarray(V, np.float32)
-    if U.shape != V.shape or U.ndim != 2:
-        raise ValueError(f"U and V must both be (m, d); got {U.shape} and {V.shape}")
-    return np.concatenate([U, V, np.abs(U - V), U * V], axis=1)
-
-
 # ---------------------------------------------------------------------------
 # Prediction matrices from pair features
 # ---------------------------------------------------------------------------
@@ -152,32 +137,17 @@ def _positive_column(classes: np.ndarray, positive: Any) -> int:
 
 
 def _linear_parts(head: Any, positive: Any) -> tuple[np.ndarray, float] | None:
-    """Weights on the raw pair features and the bias of a binary logistic head, or None.
+    """Weights on the raw pair features and the bias of a binary linear head, or None.
 
-    With a StandardScaler ``z = (f - mean) / scale`` in front of the logistic
-    regression ``w . z + b``, the logit is ``(w / scale) . f + b - (w / scale) . mean``.
+    ``head`` is a :class:`mtlib.probes.Head`, a classifier from
+    :func:`mtlib.models.classifier` (its ``head``), or a bare
+    :class:`mtlib.models.heads.LinearHead` (then ``positive`` is the column).
     """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    est = getattr(head, "estimator", head)
-    steps = list(est.named_steps.values()) if isinstance(est, Pipeline) else [est]
-    final, scalers = steps[-1], steps[:-1]
-    if not isinstance(final, LogisticRegression) or final.coef_.shape[0] != 1:
-        return None
-    if any(not isinstance(s, StandardScaler) for s in scalers):
-        return None
-    w = final.coef_[0].astype(np.float64)
-    b = float(final.intercept_[0])
-    for scaler in reversed(scalers):
-        if scaler.scale_ is not None:
-            w = w / scaler.scale_
-        if scaler.mean_ is not None:
-            b -= float(w @ scaler.mean_)
-    if _positive_column(final.classes_, positive) == 0:  # coef_ is the logit of classes_[1]
-        w, b = -w, -b
-    return w, b
+    if hasattr(head, "linear_parts") and hasattr(head, "classes_"):
+        return head.linear_parts(positive)
+    if hasattr(head, "linear_parts"):
+        return head.linear_parts(int(positive))
+    return None
 
 
 def _abs_difference_term(W: np.ndarray, beta: np.ndarray, block: int, tile: int) -> np.ndarray:

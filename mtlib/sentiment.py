@@ -108,10 +108,22 @@ def build_scorer(name: str, train_texts: Sequence[str], train_labels: Sequence[i
         return SentimentScorer(name, model, model.label_index(positive_label))
     X = model.embed(list(train_texts))
     head = train_head(X, np.asarray(train_labels), kind=head_kind, seed=seed)
-    wrapped = mt_models.with_head(model, head)
+    wrapped = _HeadModel(model, head)
     positive = int(np.flatnonzero(head.classes_ == 1)[0])
     return SentimentScorer(name, wrapped, positive, head, {"head_accuracy": head.accuracy,
                                                            "head_n_train": head.n_train, "head_n_test": head.n_test})
+
+
+class _HeadModel(mt_models.Model):
+    """A frozen encoder plus a head (replaced by mtlib.models.classifier)."""
+
+    def __init__(self, encoder, head):
+        super().__init__(f"{encoder.name}+head", f"{encoder.identity}+{head.key}", encoder.device, False)
+        self.encoder, self.head, self.labels = encoder, head, [str(x) for x in head.classes_]
+
+    def classify(self, texts, text_pairs=None):
+        texts = list(texts)
+        return self.head.predict_proba(self.encoder.embed(texts)) if texts else np.zeros((0, len(self.labels)))
 
 
 def split_reviews(reviews: pd.DataFrame, train_fraction: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
