@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -451,6 +452,35 @@ def subsample(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "label") -> 
     return pd.concat(parts).sort_index()
 
 
+@contextmanager
+def _torch_threads(n: int | None):
+    """Run a block with ``n`` torch CPU threads (``None``: unchanged).
+
+    Workaround, easy to remove: the factory's MLP head trains on tiny
+    batches (64 x d); on a shared 2-core CPU, two torch threads spin against
+    each other and one fit took 39 s instead of 0.7 s (measured under load
+    7-10). One thread for those fits only; features are computed before, by
+    a Linear head fitted first, with every thread.
+    """
+    if n is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _head_threads(device: str) -> int | None:
+    from mtlib.batching import resolve_device
+
+    return 1 if resolve_device(device) == "cpu" else None
+
+
 def run_settings(
     grid: Sequence[Setting],
     train: pd.DataFrame,
@@ -489,6 +519,7 @@ def run_settings(
     if classifier is None:
         from mtlib.models import classifier
     outcomes = []
+    warm: set[str] = set()  # encoders whose frozen features are in the cache
     for setting in grid:
         for seed in ([None] if setting.mode == "native" else seeds):
             t0 = time.perf_counter()
@@ -496,8 +527,13 @@ def run_settings(
                 model = classifier(setting.encoder, None, how="native", device=device)
             elif setting.mode == "FB":
                 kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
-                model = classifier(setting.encoder, train, how="head", head=setting.head, seed=seed,
-                                   lr=head_lr, device=device, **kw)
+                if setting.head == "mlp" and setting.encoder not in warm:
+                    # the encoder's features first, with every thread (the Linear head does it too)
+                    classifier(setting.encoder, train, how="head", head="linear", seed=seed, device=device)
+                with _torch_threads(_head_threads(device) if setting.head == "mlp" else None):
+                    model = classifier(setting.encoder, train, how="head", head=setting.head, seed=seed,
+                                       lr=head_lr, device=device, **kw)
+                warm.add(setting.encoder)
             else:
                 kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
                 model = classifier(setting.encoder, finetune_train if finetune_train is not None else train,
@@ -844,9 +880,10 @@ def conclusions(table: pd.DataFrame, tests: pd.DataFrame, directions: pd.DataFra
             continue
         for (a, b_), g in part.groupby(["a", "b"], sort=False):
             sig = int((g["p_value"] < alpha).sum())
-            higher = "first" if g["difference"].mean() > 0 else "second"
-            lines.append(f"{name}, {a} vs {b_}: mean PSS difference {g['difference'].mean():+.3f} (the {higher} "
-                         f"is higher); McNemar p < {alpha} in {sig} of {len(g)} seed(s) "
+            d = g["difference"].mean()
+            higher = "the first is higher" if d > 0 else "the second is higher" if d < 0 else "equal"
+            lines.append(f"{name}, {a} vs {b_}: mean PSS difference {d:+.3f} ({higher}); "
+                         f"McNemar p < {alpha} in {sig} of {len(g)} seed(s) "
                          f"(p = {', '.join(f'{p:.3g}' for p in g['p_value'])}).")
     if not directions.empty:
         sig = int((directions["p_value"] < alpha).sum())
