@@ -274,3 +274,36 @@ def test_settings_grid_with_fewer_fine_tuned_heads():
         pss.validate_parameters(**ok, finetune_heads={"b": ["mlp"]})
     with pytest.raises(ValueError, match="finetune_heads"):
         pss.validate_parameters(**ok, finetune_heads={"a": "mlp"})
+
+
+def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_path, monkeypatch):
+    """With the real factory and minilm-static: each unique text is embedded once, whatever the settings."""
+    from mtlib import models
+    from mtlib.data import yelp
+    from mtlib.models import factory
+
+    monkeypatch.setenv("MTLIB_CACHE", str(tmp_path))
+    encoder = models.build(models.resolve("minilm-static"))
+    embedded: list[str] = []
+    token_ids = encoder.token_ids
+    monkeypatch.setattr(encoder, "token_ids", lambda texts: embedded.extend(texts) or token_ids(texts))
+
+    def factory_on_this_encoder(name, train, **kw):
+        return models.classifier(encoder, train, **kw)
+
+    sentences = yelp.load_sentences()
+    train = pss.subsample(sentences[sentences["split"] == "train"], 60, seed=0)
+    test = pss.subsample(sentences[sentences["split"] == "dev"], 40, seed=0)
+    pairs = pss.clean_pairs(yelp.load_reference_pairs())[0].groupby("direction").head(10)
+    grid = pss.settings_grid(["minilm-static"], ["linear", "mlp"])
+    fits_before = factory.fits
+    outs = pss.run_settings(grid, train, test, pairs, seeds=[0, 1], classifier=factory_on_this_encoder, log=None)
+    assert len(outs) == 4 and factory.fits - fits_before == 4
+    unique = set(train["text"]) | set(test["text"]) | set(pairs["source"]) | set(pairs["rewrite"])
+    assert sorted(embedded) == sorted(unique)  # every unique text once, for 2 heads x 2 seeds
+
+    embedded.clear()
+    fits_before = factory.fits
+    again = pss.run_settings(grid, train, test, pairs, seeds=[0, 1], classifier=factory_on_this_encoder, log=None)
+    assert embedded == [] and factory.fits == fits_before  # a rerun: no model call, no training
+    assert [o.pss for o in again] == [o.pss for o in outs]
