@@ -67,6 +67,8 @@ DNN_HIDDEN = (500, 100)
 MODES = ("FB", "FT", "native")
 TOKENIZERS = ("whitespace", "words")
 RULES = ("copy", "adds_no_word")
+#: Factory settings a notebook may set per fine-tuned encoder.
+FINETUNE_KEYS = ("lr", "epochs", "batch_size", "max_length", "pooling")
 #: A prediction with no decision (both classes equally probable): wrong for either gold label.
 ABSTAIN = -1
 RULE_NAMES = {
@@ -491,8 +493,7 @@ def run_settings(
     finetune_train: pd.DataFrame | None = None,
     device: str = "auto",
     head_lr: float | None = None,
-    finetune_lr: float | None = None,
-    finetune_epochs: int | None = None,
+    finetune_settings: Mapping[str, Mapping[str, Any]] | None = None,
     classifier: Callable[..., Any] | None = None,
     log: Callable[[str], None] | None = print,
 ) -> list[Outcome]:
@@ -509,7 +510,10 @@ def run_settings(
         pairs: Cleaned pairs (``source, rewrite, direction``).
         seeds: Training seeds.
         finetune_train: The (smaller) training set of FT settings; ``train`` when ``None``.
-        head_lr, finetune_lr, finetune_epochs: ``None`` keeps the factory's defaults.
+        head_lr: Learning rate of the FB MLP heads (``None``: the factory's default).
+        finetune_settings: Per fine-tuned encoder, factory settings such as
+            ``{"lr": 1e-4, "epochs": 1, "batch_size": 32}``; keys not given
+            keep the factory's defaults.
         classifier: The factory, ``mtlib.models.classifier`` by default (tests pass a counting one).
         log: Called with one line per trained setting (``None`` for silence).
 
@@ -536,9 +540,9 @@ def run_settings(
                 warm.add(setting.encoder)
             else:
                 kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
+                kw.update((finetune_settings or {}).get(setting.encoder, {}))
                 model = classifier(setting.encoder, finetune_train if finetune_train is not None else train,
-                                   how="finetune", head=setting.head, seed=seed, lr=finetune_lr,
-                                   epochs=finetune_epochs, device=device, **kw)
+                                   how="finetune", head=setting.head, seed=seed, device=device, **kw)
             out = evaluate(model, setting, test, pairs, seed=seed)
             out.info["seconds"] = time.perf_counter() - t0
             outcomes.append(out)
@@ -816,6 +820,7 @@ def pss_vs_accuracy(ours: pd.DataFrame, *, with_paper: bool = True,
 def validate_parameters(*, encoders: Sequence[str], heads: Sequence[str], finetune: Sequence[str],
                         native: Sequence[str], seeds: Sequence[int], reference_format: str, clean_tokens: str,
                         n_boot: int, finetune_heads: Mapping[str, Sequence[str]] | None = None,
+                        finetune_settings: Mapping[str, Mapping[str, Any]] | None = None,
                         **sizes: int) -> None:
     """Check the notebook's parameters once, before any work.
 
@@ -841,6 +846,10 @@ def validate_parameters(*, encoders: Sequence[str], heads: Sequence[str], finetu
         problems.append("seeds is empty: trained settings need at least one seed")
     if any(not isinstance(s, int) for s in seeds):
         problems.append(f"seeds={list(seeds)}: integers expected")
+    for enc, kw in (finetune_settings or {}).items():
+        if enc not in finetune or not isinstance(kw, Mapping) or set(kw) - set(FINETUNE_KEYS):
+            problems.append(f"finetune_settings[{enc!r}]={kw!r}: keys must be in finetune={list(finetune)} and "
+                            f"values dicts with keys among {list(FINETUNE_KEYS)}")
     if reference_format not in REFERENCE_FORMATS:
         problems.append(f"reference_format={reference_format!r}: allowed {list(REFERENCE_FORMATS)}")
     if clean_tokens not in TOKENIZERS:

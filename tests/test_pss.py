@@ -235,7 +235,8 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     calls = []
 
     def factory(name, train, **kw):
-        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train) if train is not None else 0, kw.get("hidden")))
+        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train) if train is not None else 0,
+                      kw.get("hidden"), kw.get("lr")))
         return _Lexicon()
 
     train = pd.DataFrame({"text": ["good", "bad"] * 5, "label": [1, 0] * 5})
@@ -243,11 +244,12 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     grid = pss.settings_grid(["enc"], ["linear", "mlp"], finetune=["enc"], native=["lex"])
     test = pd.DataFrame({"text": ["good", "bad"], "label": [1, 0]})
     outs = pss.run_settings(grid, train, test, _pairs([("bad", "good", "neg_to_pos")]), seeds=[0, 1],
-                            finetune_train=ft_train, classifier=factory, log=None)
+                            finetune_train=ft_train, classifier=factory, log=None,
+                            finetune_settings={"enc": {"lr": 1e-4}})
     assert len(outs) == 2 * 2 + 2 * 2 + 1
-    assert calls[0] == ("enc", "head", "linear", 0, 10, None)
-    assert calls[2] == ("enc", "head", "mlp", 0, 10, (500, 100))
-    assert calls[4] == ("enc", "finetune", "linear", 0, 4, None)
+    assert calls[0] == ("enc", "head", "linear", 0, 10, None, None)
+    assert calls[2] == ("enc", "head", "mlp", 0, 10, (500, 100), None)
+    assert calls[4] == ("enc", "finetune", "linear", 0, 4, None, 1e-4)
     assert calls[-1][:4] == ("lex", "native", None, None)
     assert all(o.pss == 1.0 and o.accuracy == 1.0 for o in outs)
 
@@ -274,6 +276,9 @@ def test_settings_grid_with_fewer_fine_tuned_heads():
         pss.validate_parameters(**ok, finetune_heads={"b": ["mlp"]})
     with pytest.raises(ValueError, match="finetune_heads"):
         pss.validate_parameters(**ok, finetune_heads={"a": "mlp"})
+    pss.validate_parameters(**ok, finetune_settings={"a": {"lr": 1e-4, "epochs": 1}})
+    with pytest.raises(ValueError, match="finetune_settings"):
+        pss.validate_parameters(**ok, finetune_settings={"a": {"learning_rate": 1e-4}})
 
 
 def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_path, monkeypatch):
