@@ -312,3 +312,11 @@ def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_pat
     again = pss.run_settings(grid, train, test, pairs, seeds=[0, 1], classifier=factory_on_this_encoder, log=None)
     assert embedded == [] and factory.fits == fits_before  # a rerun: no model call, no training
     assert [o.pss for o in again] == [o.pss for o in outs]
+
+
+def test_clean_pairs_on_no_pairs():
+    kept, report = pss.clean_pairs(_pairs([]))
+    assert kept.empty and report.loc["before cleaning", "all"] == 0
+    assert "No pairs" in pss.cleaning_note(report)
+    with_paper = pss.cleaning_report_with_paper(report)
+    assert with_paper.loc["kept", "paper (all)"] == 353
