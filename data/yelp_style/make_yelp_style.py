@@ -138,9 +138,10 @@ POLAR: dict[str, tuple[list[str], list[str]]] = {
 INTENSIFIERS = ["really", "very", "so", "super", "incredibly", "extremely"]
 
 # --------------------------------------------------------------------------
-# Templates: {slot} is neutral, {+slot} is a polarity slot. Templates under
-# NEGATED hold a "not" that carries the sentiment (their label is the
-# polarity named in the pair), used for the removed-"not" rewrites.
+# Templates: {slot} is neutral, {+slot} is a polarity slot of the sentence's
+# label, {-slot} one of the opposite polarity. Templates under NEGATED hold a
+# "not" that carries the sentiment (used for the removed-"not" rewrites);
+# CONTRAST templates join two clauses of opposite polarity, the last decides.
 # --------------------------------------------------------------------------
 
 TEMPLATES = [
@@ -178,6 +179,16 @@ NEGATED = {
 }
 NEUTRAL["times"] = ["two", "three", "four", "five", "six", "a few", "many"]
 NEGATION_SHARE = 0.10
+#: Two clauses of opposite polarity; the label follows the last one (a bag of words cannot tell).
+CONTRAST = [
+    "the {dish} was {-food_adj} , but the {staff} was {+svc_adj} .",
+    "although the {dish} was {-food_adj} , the {staff} {+staff_act} .",
+    "the {aspect} was {-gen_adj} , but overall this {biz} is {+biz_np} .",
+    "the {staff} was {-svc_adj} , but the {dish} was {+food_adj} .",
+    "{-price} , but the {dish} was {+food_adj} .",
+    "the {dish} looked {-food_adj} , but honestly it was {+food_adj} .",
+]
+CONTRAST_SHARE = 0.15
 
 _SLOT = re.compile(r"\{([+-]?)(\w+)\}")
 
@@ -205,8 +216,9 @@ def _fill(rng: random.Random, slot: str, sign: str, label: int, minutes: str) ->
 
 def make_sentence(rng: random.Random, label: int) -> Sentence:
     """Draw one sentence of the given label."""
-    negated = rng.random() < NEGATION_SHARE
-    template = rng.choice(NEGATED[label] if negated else TEMPLATES)
+    r = rng.random()
+    family = NEGATED[label] if r < NEGATION_SHARE else CONTRAST if r < NEGATION_SHARE + CONTRAST_SHARE else TEMPLATES
+    template = rng.choice(family)
     minutes = rng.choice(NEUTRAL["minutes"])
     sent = Sentence(label, template)
     for m in _SLOT.finditer(template):
