@@ -774,7 +774,8 @@ def pss_vs_accuracy(ours: pd.DataFrame, *, with_paper: bool = True,
     xs = np.linspace(min(0.45, lo_x - 0.05), 1.0, 50)
     for r in relatives:
         ax.plot(xs, r * xs, ls="--", lw=0.8, color="0.6", zorder=0)
-        ax.annotate(f"relative {r:.0%}", (xs[-1], r * xs[-1]), fontsize=7, color="0.4", ha="right", va="bottom")
+        ax.annotate(f"relative {r:.0%}", (xs[0] + 0.005, r * (xs[0] + 0.005)), fontsize=7, color="0.4",
+                    ha="left", va="bottom")
     encoders = list(dict.fromkeys(both["encoder"]))
     colors = dict(zip(encoders, sns.color_palette("colorblind", n_colors=max(1, len(encoders)))))
     markers = {"FB": "o", "FT": "^", "native": "s"}
@@ -800,10 +801,10 @@ def pss_vs_accuracy(ours: pd.DataFrame, *, with_paper: bool = True,
     if with_paper:
         handles.append(Line2D([], [], color="0.3", marker="o", ls="", markerfacecolor="none",
                               label="hollow: paper, Table 1"))
-    ax.legend(handles=handles, fontsize=7, loc="upper left", frameon=True)
+    ax.legend(handles=handles, fontsize=7, loc="lower right", frameon=True)
     ax.set_xlabel("test accuracy (dev + test sentences; 95% Wilson)")
     ax.set_ylabel("PSS (share of pairs with both sides right; 95% bootstrap)")
-    ax.set_xlim(xs[0], 1.0)
+    ax.set_xlim(xs[0], 1.01)
     ax.set_ylim(0, 1.0)
     ax.set_title(title or "PSS against test accuracy")
     fig.tight_layout()
