@@ -265,6 +265,27 @@ class FineTunedClassifier(Model):
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         return softmax(self.logits(texts, text_pairs))
 
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence embeddings of the fine-tuned encoder (the head's input for single texts), cached.
+
+        Shape ``(n, d)``: a frozen-vs-fine-tuned comparison reads both encoders the same way.
+        """
+        texts = list(texts)
+
+        def compute(batch: list[str]) -> np.ndarray:
+            self._ensure_net()
+            examples = self.encoder.encode(batch, None)
+            return run_batched(examples, self._pooled, lengths=[self.encoder.length(e) for e in examples],
+                               max_tokens=self.max_tokens, show_progress=False)
+
+        return cached_rows(self._cache("embed"), texts, compute, desc=f"embed {self.name}")
+
+    def _pooled(self, examples: list[dict[str, list[int]]]) -> np.ndarray:
+        self.calls += 1
+        batch = {k: v.to(self.device) for k, v in self.encoder.collate(examples).items()}
+        with inference_context(self.device):
+            return self.net.pooled(**batch).float().cpu().numpy()
+
 
 # ---------------------------------------------------------------------------
 # Features and training
