@@ -33,7 +33,7 @@ import numpy as np
 from mtlib.batching import inference_context, resolve_device, run_batched
 from mtlib.cache import atomic_write_bytes, cache_root, cached_rows, stable_hash
 from mtlib.models.base import Model, label_position, softmax
-from mtlib.models.heads import HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
+from mtlib.models.heads import FORMAT, HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 
 HOWS = ("auto", "native", "head", "finetune")
 
@@ -514,7 +514,7 @@ def classifier(
                 "lr": n_lr, "batch_size": n_batch, "labels": _json_safe(classes), "pairs": pairs is not None,
                 "heldout_fraction": heldout_fraction if valid is None else None, "valid": valid_hash,
                 "max_length": max_length if how == "finetune" else None,
-                "pooling": pooling if how == "finetune" else None, "seed": seed}
+                "pooling": pooling if how == "finetune" else None, "seed": seed, "format": FORMAT}
     key = stable_hash([base.identity, stable_hash([texts, pairs, _json_safe(train_labels)], 32), settings], 24)
     if use_cache and key in _MEMO:
         return _MEMO[key]

@@ -28,6 +28,9 @@ from mtlib.models.base import softmax
 
 HEADS = ("linear", "mlp")
 
+#: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
+FORMAT = 2
+
 
 def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
     """Features of text pairs from their vectors: ``[u, v, |u - v|, u * v]``.
