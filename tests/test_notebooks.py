@@ -86,12 +86,16 @@ EXPECTED = {
            "accuracy/english/hyp_balanced"],
     "04": ["intersective_an/minilm/S-I", "intersective_aan/minilm/S-I,S-I", "intersective_pairs/minilm/S-I,S-NI",
            "nonsubsective/minilm/NS-Pr", "n_phrases_an", "n_phrases_aan"],
+    "05": ["pss/minilm-static/linear/FB", "pss/minilm-static/mlp/FB", "pss/minilm-static/linear/FT",
+           "accuracy/minilm-static/linear/FB", "accuracy/minilm-static/mlp/FT", "pss/vader/native/native",
+           "accuracy/vader/native/native", "pairs_before_cleaning", "pairs_after_cleaning"],
     "06": ["spearman_tre_wns/minilm", "spearman_tre_ti/minilm", "partial_spearman_tre_wns/minilm",
            "spearman_tre_wns/minilm-static", "tre_mean/minilm/train", "tre_mean/minilm/heldout",
            "tre_mean/minilm-static/train", "tre_mean/minilm-static/heldout", "n_sentences", "n_word_types"],
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
-          "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses", "n_sentences", "n_word_types"}
+          "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses", "n_sentences", "n_word_types",
+          "pairs_before_cleaning", "pairs_after_cleaning"}
 SIGNED = ("spearman_", "partial_spearman_")  # correlations: in [-1, 1]
 
 
