@@ -14,7 +14,7 @@ import importlib as _importlib
 
 _SUBMODULES = {
     "batching", "cache", "counting", "models", "montague", "notation", "plots", "probes", "relations",
-    "results", "run", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical",
+    "results", "run", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical", "seti",
 }
 
 
