@@ -799,11 +799,15 @@ def accuracy_by_rule(test: pd.DataFrame, pred: np.ndarray) -> pd.DataFrame:
 
 
 def majority_baseline(train: pd.DataFrame, test: pd.DataFrame) -> float:
-    """Accuracy on ``test`` of always predicting the training majority label."""
+    """Accuracy on ``test`` of the majority-class baseline: always predicting the test set's majority label.
+
+    This is the best any constant predictor can do on the test set (the training majority is often a tie,
+    since training types are balanced); ``train`` is accepted for symmetry and unused.
+    """
     if test.empty:
         return float("nan")
-    majority = int(train["label"].mean() >= 0.5)
-    return float((test["label"].astype(int) == majority).mean())
+    p = float(test["label"].astype(int).mean())
+    return max(p, 1.0 - p)
 
 
 def with_shots(data: SetiData, shots: int) -> pd.DataFrame:
@@ -871,3 +875,285 @@ def findings(acc: pd.DataFrame, fewshot: pd.DataFrame | None = None, *, near_cha
                          "detail": f"{curve[0]:.3f} at 0 shots -> {curve[k]:.3f} at {k} (missing rule types: {k}); "
                                    f"max {curve.max():.3f} at {int(curve.idxmax())}"})
     return pd.DataFrame(rows, columns=["finding", "model", "value", "holds", "detail"])
+
+
+# --- experiment loops used by notebook 07 ---------------------------------------------------------
+
+
+def natural_sentences(pool: pd.DataFrame) -> list[str]:
+    """Every sentence of the pool (premises and hypotheses), in first-seen order."""
+    return list(dict.fromkeys(_objects(pd.concat([pool["premise"], pool["hypothesis"]])).tolist()))
+
+
+def universe(pool: pd.DataFrame, verbs: Any = None, template: str = TEMPLATE) -> list[str]:
+    """Every sentence any setting can use: the natural sentences and f(s) for each premise s and verb.
+
+    Encoding this list once serves every setting, configuration, seed and shot budget.
+    """
+    vt = verb_table(verbs)
+    premises = list(dict.fromkeys(_objects(pool["premise"]).tolist()))
+    grid = pd.DataFrame({"s": premises}).merge(vt, how="cross")
+    return natural_sentences(pool) + veridical_premises(grid["form"], grid["s"], template)
+
+
+def build_seeds(pool: pd.DataFrame, seeds: Sequence[int], verbs: Any = None, *,
+                settings: Sequence[tuple[int, str]] = SETTINGS, configs: Sequence[str] = CONFIGS,
+                **kwargs: Any) -> tuple[dict[tuple[int, str, str, int], SetiData], dict[tuple[int, str], str]]:
+    """:func:`build_all` once per seed: seed k draws the balancing, the splits and (later) the model's seed.
+
+    Returns:
+        ``({(task, setting, config, seed): SetiData}, {(task, setting): reason skipped})``.
+    """
+    out, skipped = {}, {}
+    for seed in seeds:
+        built, skip = build_all(pool, verbs, seed, configs=configs, settings=settings, **kwargs)
+        out.update({(*key, seed): data for key, data in built.items()})
+        skipped.update(skip)
+    return out, skipped
+
+
+def _score_rows(model: str, key: tuple[int, str, str, int], data: SetiData, pred: np.ndarray, extra: dict[str, Any],
+                test: pd.DataFrame | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+    task, setting, config, seed = key
+    test = data.test if test is None else test
+    correct = np.asarray(pred).astype(int) == test["label"].to_numpy().astype(int)
+    row = {"model": model, "task": task, "setting": setting, "config": config, "seed": seed,
+           "accuracy": float(correct.mean()), "baseline": majority_baseline(data.train, test), "n_test": len(test),
+           "n_train": len(data.train), **extra}
+    by_rule = accuracy_by_rule(test, pred).reset_index().assign(model=model, task=task, setting=setting,
+                                                                config=config, seed=seed)
+    return row, by_rule
+
+
+def evaluate_heads(bank: SentenceBank, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], *,
+                   head: str = "logreg", max_train: int = 0, **params: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A head on frozen pair features for every dataset (seeded by the dataset's seed).
+
+    ``max_train`` > 0 trains on at most that many training items (spread evenly over kinds and rules).
+
+    Returns:
+        ``(scores, by_rule)``: one row per dataset (``accuracy``, majority ``baseline``, ``dev_accuracy``,
+        sizes) and one row per dataset and rule (accuracy per Table 3 rule / primitive kind).
+    """
+    rows, rules = [], []
+    for key, data in datasets.items():
+        train = _stratified(data.train, max_train, key[3], ["kind", "rule"])
+        out = head_predictions(bank, train, data.test, dev=data.dev, seed=key[3], head=head, **params)
+        row, by_rule = _score_rows(model, key, data, out["pred"], {"how": f"head-{head}", "n_train": len(train),
+                                                                   "dev_accuracy": out["dev_accuracy"]})
+        rows.append(row)
+        rules.append(by_rule)
+    return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
+
+
+def evaluate_fewshot(bank: SentenceBank, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData],
+                     shots: Sequence[int], *, head: str = "logreg", max_train: int = 0, **params: Any) -> pd.DataFrame:
+    """Accuracy against the number of D_few shots added to the training data (§5.2), per dataset and seed.
+
+    The test set is the same for every shot budget (D_few was taken out of it when the data was built).
+    """
+    rows = []
+    for key, data in datasets.items():
+        base = SetiData(*key[:3], _stratified(data.train, max_train, key[3], ["kind", "rule"]), data.dev, data.test,
+                        data.few)
+        for k in shots:
+            out = head_predictions(bank, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head,
+                                   **params)
+            rows.append({"model": model, "task": key[0], "setting": key[1], "seed": key[3], "shots": int(k),
+                         "accuracy": float((out["pred"] == data.test["label"].to_numpy()).mean()),
+                         "baseline": majority_baseline(data.train, data.test)})
+    return pd.DataFrame(rows)
+
+
+def _stratified(frame: pd.DataFrame, n: int, seed: int, by: str | list[str]) -> pd.DataFrame:
+    """At most ``n`` rows, spread evenly over the values of ``by``."""
+    if n <= 0 or len(frame) <= n:
+        return frame
+    rng = np.random.default_rng(seed)
+    order = frame.iloc[rng.permutation(len(frame))]
+    rank = order.groupby(by).cumcount()
+    return order.iloc[np.argsort(rank.to_numpy(), kind="stable")[:n]].sort_index()
+
+
+def finetune_predictions(model: str, train: pd.DataFrame, test: pd.DataFrame, *, seed: int = 0,
+                         dev: pd.DataFrame | None = None, epochs: int = 2, lr: float = 5e-5, batch_size: int = 16,
+                         max_length: int = 128, device: str = "auto") -> np.ndarray:
+    """Fine-tune ``model`` as a cross-encoder on (premise, hypothesis) pairs and predict ``test`` (0/1).
+
+    Goes through the classifier factory (``mtlib.models.classifier(..., how="finetune")``, Adam, batch 16,
+    at most 128 tokens in the paper profile).
+    """
+    from mtlib import models
+
+    if not hasattr(models, "classifier"):  # the factory is not merged yet: local cross-encoder (remove then)
+        return _finetune_local(model, train, test, seed=seed, epochs=epochs, lr=lr, batch_size=batch_size,
+                               max_length=max_length, device=device)
+
+    def frame(d: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame({"text": _objects(d["premise"]), "text_pair": _objects(d["hypothesis"]),
+                             "label": np.where(d["label"].to_numpy().astype(int) == 1, "entailment",
+                                               "non-entailment")})
+
+    clf = models.classifier(model, frame(train), how="finetune", valid=frame(dev) if dev is not None else None,
+                            seed=seed, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
+                            device=device)
+    prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
+    return (np.asarray(prob) > 0.5).astype(int)
+
+
+def _finetune_local(model: str, train: pd.DataFrame, test: pd.DataFrame, *, seed: int, epochs: int, lr: float,
+                    batch_size: int, max_length: int, device: str) -> np.ndarray:
+    """Stand-in for ``mtlib.models.classifier(how="finetune")`` until the factory is merged: the encoder
+    and a linear head on its mean-pooled pair encoding, trained together by :func:`mtlib.training.fit`."""
+    import copy
+
+    import torch
+
+    from mtlib import models
+    from mtlib.batching import resolve_device
+    from mtlib.training import fit, seed_everything
+
+    device = resolve_device(device)
+    base = models.load(model, device="cpu", use_cache=False)
+    if not hasattr(base, "backbone"):
+        raise SetiError(f"{model}: fine-tuning needs a transformer encoder (or the classifier factory)")
+    seed_everything(seed)
+    tok = base.tokenizer
+
+    class CrossEncoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = copy.deepcopy(base.backbone)
+            self.head = torch.nn.Linear(self.encoder.config.hidden_size, 2)
+
+        def forward(self, premises: list[str], hypotheses: list[str]):
+            enc = tok(premises, hypotheses, padding=True, truncation=True, max_length=max_length,
+                      return_tensors="pt").to(self.head.weight.device)
+            hidden = self.encoder(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            return self.head((hidden * mask).sum(1) / mask.sum(1).clamp(min=1))
+
+    net = CrossEncoder()
+    p, h = _objects(train["premise"]), _objects(train["hypothesis"])
+    y = torch.tensor(train["label"].to_numpy().astype(int))
+
+    def step_loss(module, idx, dev):
+        logits = module(list(p[idx]), list(h[idx]))
+        return torch.nn.functional.cross_entropy(logits, y[idx].to(dev))
+
+    fit(net, len(train), step_loss, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, device=device)
+    tp, th = _objects(test["premise"]), _objects(test["hypothesis"])
+    preds = []
+    with torch.inference_mode():
+        for start in range(0, len(test), 128):
+            preds.append(net(list(tp[start:start + 128]), list(th[start:start + 128])).argmax(-1).cpu().numpy())
+    return np.concatenate(preds) if preds else np.zeros(0, dtype=int)
+
+
+def evaluate_finetune(model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], *,
+                      settings: Sequence[tuple[int, str]], seeds: Sequence[int], train_size: int = 256,
+                      test_size: int = 512, **kwargs: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fine-tune on a subsample of each chosen setting's training data (balanced by kind) and test on a
+    subsample of its test set (balanced by rule); ``kwargs`` go to :func:`finetune_predictions`."""
+    rows, rules = [], []
+    for key, data in datasets.items():
+        if (key[0], key[1]) not in set(settings) or key[3] not in set(seeds):
+            continue
+        train = _stratified(data.train, train_size, key[3], ["kind", "rule"])
+        test = _stratified(data.test, test_size, key[3], "rule")
+        pred = finetune_predictions(model, train, test, seed=key[3], **kwargs)
+        row, by_rule = _score_rows(model, key, data, pred, {"how": "finetune", "n_train": len(train)}, test)
+        rows.append(row)
+        rules.append(by_rule)
+    if not rows:
+        return pd.DataFrame(), pd.DataFrame()
+    return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
+
+
+def metric_records(scores: pd.DataFrame | None = None, fewshot: pd.DataFrame | None = None) -> dict[str, float]:
+    """Flat ``metrics.json`` keys: ``accuracy/<model>/task<k>/<setting>/<config>`` (mean over seeds) and
+    ``.../seed<k>``, ``baseline/...`` beside them, ``fewshot/<model>/task<k>/<shots>`` (mean over seeds)."""
+    out: dict[str, float] = {}
+    groups = scores.groupby(["model", "task", "setting", "config"]) if scores is not None and len(scores) else []
+    for (model, task, setting, config), part in groups:
+        key = f"{model}/task{task}/{setting}/{config}"
+        out[f"accuracy/{key}"] = float(part["accuracy"].mean())
+        out[f"baseline/{key}"] = float(part["baseline"].mean())
+        out.update({f"accuracy/{key}/seed{int(s)}": float(a) for s, a in zip(part["seed"], part["accuracy"])})
+    if fewshot is not None and len(fewshot):
+        for (model, task, shots), part in fewshot.groupby(["model", "task", "shots"]):
+            out[f"fewshot/{model}/task{task}/{int(shots)}"] = float(part["accuracy"].mean())
+    return out
+
+
+def figure1(scores: pd.DataFrame):
+    """Figure 1: per setting, accuracy of every model in both configurations, one symbol per seed.
+
+    The dotted line is the majority-class baseline (mean over seeds) of each configuration.
+    """
+    import matplotlib.pyplot as plt
+
+    settings = [s for s in SETTINGS if ((scores["task"] == s[0]) & (scores["setting"] == s[1])).any()]
+    models = list(dict.fromkeys(scores["model"]))
+    fig, axes = plt.subplots(1, len(settings), figsize=(2.3 * len(settings) + 1, 3.6), sharey=True, squeeze=False)
+    markers, colors = {"cg": "o", "id": "s"}, {"cg": "#C44E52", "id": "#4C72B0"}
+    for ax, (task, setting) in zip(axes[0], settings):
+        part = scores[(scores["task"] == task) & (scores["setting"] == setting)]
+        for config, shift in (("cg", -0.15), ("id", 0.15)):
+            sub = part[part["config"] == config]
+            x = np.array([models.index(m) for m in sub["model"]], dtype=float) + shift
+            jitter = (sub["seed"].rank(method="first").to_numpy() - 1) * 0.03 if len(sub) else 0
+            ax.scatter(x + jitter, sub["accuracy"], marker=markers[config], color=colors[config], s=22, alpha=0.8,
+                       label={"cg": "Compositional Generalization", "id": "In-Distribution"}[config])
+            for m, base in sub.groupby("model")["baseline"].mean().items():
+                i = models.index(m) + shift
+                ax.hlines(base, i - 0.12, i + 0.12, colors=colors[config], linestyles=":", lw=1.2)
+        ax.set_xticks(range(len(models)), models, rotation=40, ha="right", fontsize=8)
+        ax.set_xlim(-0.6, len(models) - 0.4)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"Task {task}\n{setting}", fontsize=9)
+    axes[0][0].set_ylabel("test accuracy (dotted: majority baseline)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles[:2], labels[:2], loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.08), fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def figure2(fewshot: pd.DataFrame):
+    """Figure 2: few-shot accuracy against the number of shots (log scale; 0 drawn at the left edge),
+    one line per model, mean over seeds with the min-max band."""
+    import matplotlib.pyplot as plt
+
+    settings = [s for s in FEWSHOT_SETTINGS + ((3, "non-trivial-R_ver"),)
+                if ((fewshot["task"] == s[0]) & (fewshot["setting"] == s[1])).any()]
+    fig, axes = plt.subplots(1, len(settings), figsize=(3.6 * len(settings), 3.4), sharey=True, squeeze=False)
+    for ax, (task, setting) in zip(axes[0], settings):
+        part = fewshot[(fewshot["task"] == task) & (fewshot["setting"] == setting)]
+        for model, sub in part.groupby("model", sort=False):
+            agg = sub.groupby("shots")["accuracy"].agg(["mean", "min", "max"])
+            x = np.maximum(agg.index.to_numpy(dtype=float), 0.5)  # 0 shots drawn at 0.5 on the log axis
+            ax.plot(x, agg["mean"], marker="o", ms=3, label=model)
+            ax.fill_between(x, agg["min"], agg["max"], alpha=0.2)
+        ax.axhline(part["baseline"].mean(), color="0.4", ls=":", lw=1, label="majority baseline")
+        k = MISSING_RULES.get((task, setting))
+        if k:
+            ax.axvline(k, color="0.6", ls="--", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ticks = sorted(set(np.maximum(part["shots"].unique().astype(float), 0.5)))
+        ax.set_xticks(ticks, ["0" if t == 0.5 else str(int(t)) for t in ticks], fontsize=7)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("shots in D_few (log scale; dashed: missing rule types)")
+        ax.set_title(f"Task {task} {setting}", fontsize=9)
+    axes[0][0].set_ylabel("test accuracy")
+    axes[0][0].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def rule_table(by_rule: pd.DataFrame, config: str = "cg") -> pd.DataFrame:
+    """Accuracy per rule (columns) and model/setting (rows), mean over seeds, for one configuration."""
+    part = by_rule[by_rule["config"] == config]
+    part = part.assign(row=part["model"] + " · task " + part["task"].astype(str) + " " + part["setting"])
+    table = part.pivot_table(index="row", columns="group", values="accuracy", aggfunc="mean", sort=False)
+    return table[[c for c in table.columns if c.startswith(tuple(RULE_SYMBOLS.values()))]
+                 + [c for c in table.columns if c in KINDS]]

@@ -82,11 +82,15 @@ EXPECTED = {
            "n_contexts", "n_insertion_pairs", "n_cases"],
     "03": ["violation_rate/english/syn", "violation_rate/english/hyp", "cases/english/syn", "accuracy/english/syn",
            "accuracy/english/hyp", "vocabulary/english"],
+    "07": ["pool/lexical", "pool/structural", "accuracy/minilm-static/task1/trivial/cg",
+           "accuracy/minilm-static/task1/trivial/cg/seed0", "accuracy/minilm-static/task2/non-trivial/id",
+           "accuracy/minilm-static/task3/non-trivial-R_ver/cg", "baseline/minilm-static/task2/non-trivial/cg",
+           "fewshot/minilm-static/task2/0", "fewshot/minilm-static/task2/2"],
     "04": ["intersective_an/minilm/S-I", "intersective_aan/minilm/S-I,S-I", "intersective_pairs/minilm/S-I,S-NI",
            "nonsubsective/minilm/NS-Pr", "n_phrases_an", "n_phrases_aan"],
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
-          "cases/english/syn", "vocabulary/english"}
+          "cases/english/syn", "vocabulary/english", "pool/lexical", "pool/structural"}
 
 
 @pytest.mark.notebook
