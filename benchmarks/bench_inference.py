@@ -79,14 +79,14 @@ def main() -> None:
     print(f"{n} sentences, {min(words)}-{max(words)} words (median {int(np.median(words))}); "
           f"torch threads: {torch.get_num_threads()}")
     resolved = models.resolve("minilm")
-    fresh = models.TransformerModel(resolved, device="cpu", use_cache=False)
+    fresh = models.build(resolved, device="cpu", use_cache=False)
     st = fresh.st
 
     st.encode(texts[:64], batch_size=32)  # warm-up of kernels and allocator
     per_text, t_per_text = timed(lambda: np.vstack([st.encode([t]) for t in texts]))
     st_out, t_st = timed(lambda: st.encode(texts, batch_size=32))
     ours, t_ours = timed(lambda: fresh.embed(texts))
-    cached_model = models.TransformerModel(resolved, device="cpu", use_cache=True)
+    cached_model = models.build(resolved, device="cpu", use_cache=True)
     first, t_first = timed(lambda: cached_model.embed(texts))
     second, t_second = timed(lambda: cached_model.embed(texts))
     assert cached_model.calls > 0 and np.allclose(first, second)

@@ -40,7 +40,7 @@ import pandas as pd
 from mtlib import stats
 from mtlib.counting import sample_triples
 from mtlib.data.cogalex import stable_split
-from mtlib.probes import Head, train_head
+from mtlib.models.heads import pair_features
 from mtlib.relations import RelationResult, ThreeWayTransitivity
 
 #: The two heads: short name -> relation label in the data.
@@ -57,6 +57,8 @@ TABLE5: dict[str, tuple[float, float]] = {
 TRAIN_SPLITS = ("train",)
 TEST_SPLITS = ("test", "gold")
 
+
+PairModel = Union["FrozenPairHeads", "FineTunedPairClassifier"]
 
 # ---------------------------------------------------------------------------
 # Data helpers
@@ -123,61 +125,29 @@ def relation_labels(pairs: pd.DataFrame, relation: str) -> np.ndarray:
     return (pairs["relation"] == RELATIONS[relation]).to_numpy()
 
 
-def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Features of word pairs from their vectors: ``[u, v, |u - v|, u * v]``.
-
-    Args:
-        U: First words' vectors, shape ``(m, d)``.
-        V: Second words' vectors, shape ``(m, d)``.
-
-    Returns:
-        Shape ``(m, 4 d)`` float32.
-    """
-    U, V = np.asarray(U, np.float32), np.asarray(V, np.float32)
-    if U.shape != V.shape or U.ndim != 2:
-        raise ValueError(f"U and V must both be (m, d); got {U.shape} and {V.shape}")
-    return np.concatenate([U, V, np.abs(U - V), U * V], axis=1)
-
-
 # ---------------------------------------------------------------------------
 # Prediction matrices from pair features
 # ---------------------------------------------------------------------------
 
 
-def _positive_column(classes: np.ndarray, positive: Any) -> int:
-    where = np.flatnonzero(np.asarray(classes) == positive)
-    if len(where) == 0:
-        raise KeyError(f"head has no class {positive!r}; classes are {list(classes)}")
-    return int(where[0])
+def _feature_head(head: Any, positive: Any) -> tuple[Any, int, tuple[np.ndarray, float] | None]:
+    """``(predict_proba on pair features, positive column, linear parts or None)`` of any head.
 
-
-def _linear_parts(head: Any, positive: Any) -> tuple[np.ndarray, float] | None:
-    """Weights on the raw pair features and the bias of a binary logistic head, or None.
-
-    With a StandardScaler ``z = (f - mean) / scale`` in front of the logistic
-    regression ``w . z + b``, the logit is ``(w / scale) . f + b - (w / scale) . mean``.
+    ``head`` is a :class:`mtlib.probes.Head`, a :class:`mtlib.models.HeadClassifier`
+    (from :func:`mtlib.models.classifier`) or a bare
+    :class:`mtlib.models.heads.LinearHead` / ``MLPHead`` (then ``positive`` is the column).
     """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
+    from mtlib.models import HeadClassifier
+    from mtlib.models.base import label_position
 
-    est = getattr(head, "estimator", head)
-    steps = list(est.named_steps.values()) if isinstance(est, Pipeline) else [est]
-    final, scalers = steps[-1], steps[:-1]
-    if not isinstance(final, LogisticRegression) or final.coef_.shape[0] != 1:
-        return None
-    if any(not isinstance(s, StandardScaler) for s in scalers):
-        return None
-    w = final.coef_[0].astype(np.float64)
-    b = float(final.intercept_[0])
-    for scaler in reversed(scalers):
-        if scaler.scale_ is not None:
-            w = w / scaler.scale_
-        if scaler.mean_ is not None:
-            b -= float(w @ scaler.mean_)
-    if _positive_column(final.classes_, positive) == 0:  # coef_ is the logit of classes_[1]
-        w, b = -w, -b
-    return w, b
+    if isinstance(head, HeadClassifier):
+        col = head.label_index(positive)
+        return head.head.predict_proba, col, head.head.linear_parts(col)
+    if hasattr(head, "classes_"):
+        col = label_position(list(head.classes_), positive, "head")
+        return head.predict_proba, col, head.linear_parts(positive)
+    col = int(positive)
+    return head.predict_proba, col, head.linear_parts(col)
 
 
 def _abs_difference_term(W: np.ndarray, beta: np.ndarray, block: int, tile: int) -> np.ndarray:
@@ -207,8 +177,9 @@ def pair_probability_matrix(head: Any, W: np.ndarray, *, positive: Any = True, b
                             tile: int = 256) -> np.ndarray:
     """``P[i, j] = P(positive | pair_features(w_i, w_j))`` for every ordered pair.
 
-    A binary logistic head (optionally behind StandardScalers, as
-    :func:`mtlib.probes.train_head` builds it) is evaluated in matrix form:
+    A binary linear head (logistic regression on standardised features, as
+    :func:`mtlib.models.classifier` and :func:`mtlib.probes.train_head` build it)
+    is evaluated in matrix form:
     with ``beta = [b1, b2, b3, b4]`` its weights on ``[u, v, |u - v|, u * v]``
     after folding in the scaler, the logit is ``c + W b1`` (a row term)
     ``+ W b2`` (a column term) ``+ (W * b4) @ W.T`` (a bilinear term)
@@ -217,8 +188,8 @@ def pair_probability_matrix(head: Any, W: np.ndarray, *, positive: Any = True, b
     The diagonal is 0.
 
     Args:
-        head: A :class:`mtlib.probes.Head`, or a fitted scikit-learn
-            estimator with ``predict_proba`` and ``classes_``.
+        head: A head classifier from :func:`mtlib.models.classifier`, a
+            :class:`mtlib.probes.Head`, or a bare head of :mod:`mtlib.models.heads`.
         W: Word vectors, shape ``(n, d)``.
         positive: The class whose probability is returned.
         block: Rows per block.
@@ -231,7 +202,7 @@ def pair_probability_matrix(head: Any, W: np.ndarray, *, positive: Any = True, b
 
     W = np.asarray(W, np.float32)
     n, d = W.shape
-    parts = _linear_parts(head, positive)
+    predict_proba, col, parts = _feature_head(head, positive)
     if parts is not None:
         w, c = parts
         if w.shape != (4 * d,):
@@ -242,13 +213,12 @@ def pair_probability_matrix(head: Any, W: np.ndarray, *, positive: Any = True, b
         logits += _abs_difference_term(W, b3, block, tile)
         P = expit(logits)
     else:
-        col = _positive_column(head.classes_, positive)
         rows = max(1, (1 << 22) // max(1, n * 4 * d))
         P = np.empty((n, n), np.float64)
         for lo in range(0, n, rows):
             hi = min(lo + rows, n)
             X = pair_features(np.repeat(W[lo:hi], n, axis=0), np.tile(W, (hi - lo, 1)))
-            P[lo:hi] = head.predict_proba(X)[:, col].reshape(hi - lo, n)
+            P[lo:hi] = predict_proba(X)[:, col].reshape(hi - lo, n)
     np.fill_diagonal(P, 0.0)
     return P
 
@@ -285,14 +255,15 @@ class FrozenPairHeads:
     Attributes:
         name: The encoder's name.
         encoder: A :class:`mtlib.models.Model` with ``embed``.
-        heads: Relation (``syn``, ``hyp``) -> trained :class:`mtlib.probes.Head`.
+        heads: Relation (``syn``, ``hyp``) -> head classifier from
+            :func:`mtlib.models.classifier` (labels ``False, True``).
         memo: Word -> vector, filled by :meth:`vectors` (one ``embed`` call
             per batch of new words).
     """
 
     name: str
     encoder: Any
-    heads: dict[str, Head]
+    heads: dict[str, Any]
     memo: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def vectors(self, words: Sequence[str]) -> np.ndarray:
@@ -309,7 +280,7 @@ class FrozenPairHeads:
                       batch_size: int = 0) -> dict[str, np.ndarray]:
         """Positive probability of each head for each pair, ``{relation: (m,)}``."""
         X = pair_features(self.vectors(words_i), self.vectors(words_j))
-        return {rel: head.score(X, True) for rel, head in self.heads.items()}
+        return {rel: clf.head.predict_proba(X)[:, clf.label_index(True)] for rel, clf in self.heads.items()}
 
     def prediction_matrices(self, words: Sequence[str], threshold: float = 0.5) -> dict[str, np.ndarray]:
         """``{relation: (n, n) bool}`` in matrix form (:func:`prediction_matrix`)."""
@@ -318,111 +289,73 @@ class FrozenPairHeads:
 
 
 def train_frozen_heads(encoder: Any, train: pd.DataFrame, test: pd.DataFrame | None = None, *,
-                       kind: str = "logreg", seed: int = 0, **params: Any) -> FrozenPairHeads:
-    """Train the two heads on the pair features of an encoder's word vectors.
+                       kind: str = "logreg", seed: int = 0, use_cache: bool = True,
+                       device: str = "auto") -> FrozenPairHeads:
+    """Train the two heads on the pair features ``[u, v, |u-v|, u*v]`` of an encoder's word vectors.
+
+    Each head is :func:`mtlib.models.classifier` with ``how="head"`` on the
+    word pairs (a frozen encoder, features from its cached ``embed``).
 
     Args:
-        encoder: A :class:`mtlib.models.Model` (``embed``), e.g. ``minilm``.
+        encoder: A :class:`mtlib.models.Model` (``embed``) or a registry name, e.g. ``minilm``.
         train: Training pairs (``word1, word2, relation``).
         test: Gold test pairs for the heads' held-out accuracy (``None``: a
             stratified 20% of ``train`` is held out instead).
-        kind: ``"logreg"`` (matrix-form predictions) or ``"mlp"``.
+        kind: ``"logreg"``/``"linear"`` (matrix-form predictions) or ``"mlp"``.
         seed: Seeds the heads.
-        **params: Passed to :func:`mtlib.probes.train_head` (e.g. ``C=0.5``).
+        use_cache: Reload identical heads from the disk cache.
+        device: Where an MLP head trains.
 
     Returns:
         The :class:`FrozenPairHeads`.
     """
-    model = FrozenPairHeads(getattr(encoder, "name", "encoder"), encoder, {})
+    from mtlib import models as mt_models
+
+    encoder = encoder if isinstance(encoder, mt_models.Model) else mt_models.load(str(encoder), device=device)
+    model = FrozenPairHeads(encoder.name, encoder, {})
     model.vectors(vocabulary(train if test is None else pd.concat([train, test])))  # one embed call
-    X = pair_features(model.vectors(train["word1"]), model.vectors(train["word2"]))
-    X_te = None if test is None else pair_features(model.vectors(test["word1"]), model.vectors(test["word2"]))
     for rel in RELATIONS:
-        y_te = None if test is None else relation_labels(test, rel)
-        model.heads[rel] = train_head(X, relation_labels(train, rel), kind=kind, seed=seed, X_test=X_te,
-                                      y_test=y_te, **params)
+        valid = None if test is None else (list(test["word1"]), list(test["word2"]), relation_labels(test, rel))
+        model.heads[rel] = mt_models.classifier(
+            encoder, (list(train["word1"]), list(train["word2"]), relation_labels(train, rel)), how="head",
+            head="linear" if kind in ("logreg", "linear") else kind, valid=valid, heldout_fraction=0.2, seed=seed,
+            device=device, use_cache=use_cache)
     return model
 
 
 # ---------------------------------------------------------------------------
-# The paper's model: a fine-tuned pair classifier with two binary heads
+# The paper's model: a fine-tuned pair classifier
 # ---------------------------------------------------------------------------
 
-
-def _pair_module(encoder: Any, n_heads: int, pooling: str) -> Any:
-    """A torch module: shared encoder, pooled representation, one logit per head."""
-    import torch
-    from torch import nn
-
-    class PairClassifier(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.encoder = encoder
-            self.dropout = nn.Dropout(0.1)
-            self.heads = nn.Linear(encoder.config.hidden_size, n_heads)
-
-        def forward(self, **enc: Any) -> torch.Tensor:
-            """Logits, shape ``(batch, n_heads)``."""
-            hidden = self.encoder(**enc).last_hidden_state  # (batch, tokens, hidden)
-            if pooling == "first":
-                pooled = hidden[:, 0]
-            else:
-                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
-            return self.heads(self.dropout(pooled))
-
-    return PairClassifier()
+#: Classes of the fine-tuned pair classifier: the two relations and everything else.
+PAIR_CLASSES = ("SYN", "HYP", "OTHER")
 
 
 @dataclass
 class FineTunedPairClassifier:
-    """A transformer fine-tuned on word pairs, with two binary heads.
+    """A transformer fine-tuned on word pairs (a cross-encoder over ``w1``, ``w2``).
+
+    One softmax over ``SYN, HYP, OTHER`` (the relations are exclusive in the
+    data); ``v_syn`` and ``v_hyp`` are P(SYN) and P(HYP) above the threshold.
 
     Attributes:
         name: The base model's name or path.
-        module: The torch module (encoder + heads), in eval mode.
-        tokenizer: The base model's tokenizer; a pair is ``tokenizer(w1, w2)``.
-        device: Where the module lives.
-        relations: Head order of the logits.
-        max_length: Truncation length in tokens.
+        model: The classifier from :func:`mtlib.models.classifier` (``how="finetune"``);
+            its predictions are batched by length and cached.
+        relations: Head order.
         losses: Mean training loss per epoch.
     """
 
     name: str
-    module: Any
-    tokenizer: Any
-    device: str
+    model: Any
     relations: tuple[str, ...] = tuple(RELATIONS)
-    max_length: int = 32
     losses: list[float] = field(default_factory=list)
-
-    def _encode(self, words_i: Sequence[str], words_j: Sequence[str]) -> dict[str, Any]:
-        enc = self.tokenizer(list(words_i), list(words_j), padding=True, truncation=True,
-                             max_length=self.max_length, return_tensors="pt")
-        return {k: v.to(self.device) for k, v in enc.items()}
 
     def predict_pairs(self, words_i: Sequence[str], words_j: Sequence[str],
                       batch_size: int = 256) -> dict[str, np.ndarray]:
-        """Positive probability of each head for each pair, ``{relation: (m,)}``, in batches."""
-        import torch
-
-        from mtlib.batching import inference_context, progress_bar
-
-        words_i, words_j = list(words_i), list(words_j)
-        m = len(words_i)
-        out = np.zeros((m, len(self.relations)), np.float32)
-        bar = progress_bar(m, f"pairs {self.name}")
-        self.module.eval()
-        for lo in range(0, m, batch_size):
-            hi = min(lo + batch_size, m)
-            with inference_context(self.device):
-                logits = self.module(**self._encode(words_i[lo:hi], words_j[lo:hi]))
-                out[lo:hi] = torch.sigmoid(logits.float()).cpu().numpy()
-            if bar is not None:
-                bar.update(hi - lo)
-        if bar is not None:
-            bar.close()
-        return {rel: out[:, r] for r, rel in enumerate(self.relations)}
+        """Probability of each relation for each pair, ``{relation: (m,)}``."""
+        probs = self.model.classify(list(words_i), list(words_j))
+        return {rel: probs[:, self.model.label_index(RELATIONS[rel])] for rel in self.relations}
 
     def prediction_matrices(self, words: Sequence[str], threshold: float = 0.5,
                             batch_size: int = 256) -> dict[str, np.ndarray]:
@@ -439,66 +372,73 @@ class FineTunedPairClassifier:
         return mats
 
 
-def finetune_pair_classifier(name_or_path: str, train: pd.DataFrame, *, epochs: int = 3, batch_size: int = 32,
-                             lr: float = 2e-5, seed: int = 0, device: str = "auto", pooling: str = "first",
-                             max_length: int = 32, warmup_fraction: float = 0.1) -> FineTunedPairClassifier:
-    """Fine-tune a transformer on word pairs with two binary heads (syn, hyp).
+def pair_classes(pairs: pd.DataFrame) -> np.ndarray:
+    """The fine-tuned classifier's label of each pair: ``SYN``, ``HYP`` or ``OTHER``, shape ``(m,)``."""
+    rel = pairs["relation"].to_numpy()
+    return np.where(np.isin(rel, list(RELATIONS.values())), rel, "OTHER").astype(object)
 
-    The Wachowiak et al. (2020) setup: the pair is a sentence pair
-    (``<s> w1 </s></s> w2 </s>`` for XLM-R), the first token's last hidden
-    state (or the mean of all tokens) feeds a linear layer with one logit per
-    relation, and the loss is the binary cross-entropy summed over the two
-    heads. Training is :func:`mtlib.training.fit` (seeded, AdamW, warm-up).
+
+def finetune_pair_classifier(name_or_path: Any, train: pd.DataFrame, *, epochs: int = 3, batch_size: int = 32,
+                             lr: float = 2e-5, seed: int = 0, device: str = "auto", pooling: str = "first",
+                             max_length: int = 32, use_cache: bool = True) -> FineTunedPairClassifier:
+    """Fine-tune a transformer on word pairs given as sentence pairs (Wachowiak et al. 2020).
+
+    :func:`mtlib.models.classifier` with ``how="finetune"``: the pair is the
+    tokenizer's pair encoding (``<s> w1 </s></s> w2 </s>`` for XLM-R), the
+    first token's last hidden state (or the mean of all tokens) feeds a linear
+    layer, trained with cross-entropy over ``SYN, HYP, OTHER`` through
+    :func:`mtlib.training.fit` (seeded, AdamW, 10% warm-up, length-bucketed
+    batches); cached like every classifier.
 
     Args:
-        name_or_path: Registry name, hub id or local folder (resolved offline
-            first by :func:`mtlib.models.resolve`); loaded fresh, so the
-            shared model of :func:`mtlib.models.load` is never modified.
+        name_or_path: Registry name, hub id, local folder or loaded model.
         train: Training pairs (``word1, word2, relation``).
-        epochs, batch_size, lr, warmup_fraction: Training settings.
-        seed: Seeds the heads' initialisation, dropout and shuffling.
+        epochs, batch_size, lr: Training settings.
+        seed: Seeds the head's initialisation, dropout and batch order.
         device: ``"auto"`` or an explicit device.
         pooling: ``"first"`` (first token) or ``"mean"``.
         max_length: Truncation length of a tokenised pair.
+        use_cache: Reload an identical fine-tuning from the disk cache.
 
     Returns:
-        The trained :class:`FineTunedPairClassifier` (in eval mode on ``device``).
+        The :class:`FineTunedPairClassifier`.
     """
-    import torch
-    import torch.nn.functional as F
-    from transformers import AutoModel, AutoTokenizer
+    from mtlib import models as mt_models
 
-    from mtlib.batching import resolve_device
-    from mtlib.models import resolve
-    from mtlib.training import fit, seed_everything
+    clf = mt_models.classifier(name_or_path, (list(train["word1"]), list(train["word2"]), pair_classes(train)),
+                               how="finetune", labels=list(PAIR_CLASSES), heldout_fraction=0, epochs=epochs,
+                               batch_size=batch_size, lr=lr, seed=seed, device=device, pooling=pooling,
+                               max_length=max_length, use_cache=use_cache)
+    return FineTunedPairClassifier(str(getattr(name_or_path, "name", name_or_path)), clf,
+                                   losses=list(clf.training.train_log))
 
-    if pooling not in ("first", "mean"):
-        raise ValueError(f"pooling must be 'first' or 'mean', got {pooling!r}")
-    path = resolve(name_or_path).path
-    device = resolve_device(device)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    seed_everything(seed)
-    module = _pair_module(AutoModel.from_pretrained(path), len(RELATIONS), pooling)
-    clf = FineTunedPairClassifier(str(name_or_path), module, tokenizer, device, max_length=max_length)
-    words1, words2 = list(train["word1"]), list(train["word2"])
-    targets = torch.as_tensor(np.stack([relation_labels(train, r) for r in RELATIONS], 1), dtype=torch.float32)
 
-    def step_loss(net: Any, idx: np.ndarray, dev: str) -> Any:
-        logits = net(**clf._encode([words1[i] for i in idx], [words2[i] for i in idx]))
-        loss = F.binary_cross_entropy_with_logits(logits.float(), targets[idx].to(dev), reduction="none")
-        return loss.mean(0).sum()  # summed over the two heads
+def pair_model(name: Any, train: pd.DataFrame, test: pd.DataFrame | None = None, *, how: str = "head",
+               head: str = "logreg", seed: int = 0, device: str = "auto", epochs: int = 3, batch_size: int = 32,
+               lr: float = 2e-5, pooling: str = "first") -> PairModel:
+    """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
-    log = fit(module, len(train), step_loss, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
-              device=device, warmup_fraction=warmup_fraction)
-    clf.losses = log.losses
-    return clf
+    Args:
+        name: Registry name, path or loaded model.
+        train: Training pairs; ``test``: gold pairs for the frozen heads' accuracy.
+        how: ``"head"`` (frozen word vectors, one head per relation) or
+            ``"finetune"`` (the paper's fine-tuned pair classifier).
+        head: Head of frozen vectors: ``"logreg"`` or ``"mlp"``.
+        seed, device: As everywhere.
+        epochs, batch_size, lr, pooling: Fine-tuning settings.
+    """
+    if how == "finetune":
+        return finetune_pair_classifier(name, train, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
+                                        device=device, pooling=pooling)
+    if how != "head":
+        raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
+    return train_frozen_heads(name, train, test, kind=head, seed=seed, device=device)
 
 
 # ---------------------------------------------------------------------------
 # One interface for both models
 # ---------------------------------------------------------------------------
 
-PairModel = Union[FrozenPairHeads, FineTunedPairClassifier]
 
 
 def predict_pairs(model: PairModel, words_i: Sequence[str], words_j: Sequence[str],

@@ -79,42 +79,57 @@ class EntailmentScorer:
         source: ``"model label ENTAILMENT"`` or ``"head trained on ... inputs"``.
         log_odds: s_ent as log-odds, shape ``(n,)`` (used for orders: no saturation).
         prob: P(entailed), shape ``(n,)``.
-        head: The trained head, if any.
-        info: Accuracy of the head on held-out training-context inputs.
+        head: The head classifier from :func:`mtlib.models.classifier`, if one was trained.
+        info: Held-out accuracy of the head (and its majority-class baseline).
     """
 
     source: str
     log_odds: np.ndarray
     prob: np.ndarray
-    head: Head | None = None
+    head: Model | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def entailment_scores(features: Features, items: pd.DataFrame, train_mask: np.ndarray, *,
+def entailment_scores(model: Model, items: pd.DataFrame, train_mask: np.ndarray, *, features: Features | None = None,
                       entailment_label: str = "ENTAILMENT", seed: int = 0) -> EntailmentScorer:
     """Entailment scores from the model's own NLI head, or from a head trained here.
 
     A model with an ``entailment_label`` class (``roberta-large-mnli``) is used
-    as is. An encoder gets a logistic-regression head on its pooled pair
-    features, trained on the inputs of the training contexts only, with the
-    natural-logic gold label (entailed or not).
+    natively; its logits come from ``features`` when given (the same forward
+    pass as the probe's hidden states). Any other model gets
+    :func:`mtlib.models.classifier` with ``how="head"``: a logistic head on the
+    pair features ``[u, v, |u - v|, u * v]`` of its sentence embeddings of
+    premise and hypothesis, trained on the training contexts' inputs only
+    (20% of them held out for its accuracy), with the natural-logic gold
+    label (entailed or not).
     """
-    if features.logits is not None and entailment_label.lower() in [lab.lower() for lab in features.labels]:
-        lo = features.log_odds(entailment_label)
+    from mtlib.models import classifier
+
+    premises, hypotheses = list(items["premise"]), list(items["hypothesis"])
+    if entailment_label.lower() in [str(lab).lower() for lab in model.labels]:
+        native = classifier(model, how="native")
+        lo = features.log_odds(entailment_label) if features is not None and features.logits is not None else \
+            native.log_odds(premises, entailment_label, hypotheses)
         return EntailmentScorer(f"model label {entailment_label}", lo, 1 / (1 + np.exp(-lo)))
-    gold = items["entailed"].to_numpy()
-    head = train_head(features.pooled[train_mask], gold[train_mask], kind="logreg", seed=seed)
-    lo = head.log_odds(features.pooled, True)
-    return EntailmentScorer(f"logistic head trained on {int(train_mask.sum())} training-context inputs", lo,
-                            1 / (1 + np.exp(-lo)), head,
-                            {"nli_head_accuracy_train_contexts": head.accuracy, "nli_head_n_train": head.n_train})
+    gold = items["entailed"].to_numpy().astype(bool)
+    train = np.flatnonzero(train_mask)
+    head = classifier(model, ([premises[i] for i in train], [hypotheses[i] for i in train], gold[train]), how="head",
+                      heldout_fraction=0.2, seed=seed)
+    lo = head.log_odds(premises, True, hypotheses)
+    t = head.training
+    return EntailmentScorer(f"logistic head on [u, v, |u-v|, u*v] trained on {t.n_train} training-context inputs",
+                            lo, 1 / (1 + np.exp(-lo)), head,
+                            {"nli_head_accuracy_train_contexts": t.heldout_accuracy,
+                             "nli_head_majority_baseline": t.majority_baseline, "nli_head_n_train": t.n_train})
 
 
 def train_probe(z: np.ndarray, items: pd.DataFrame, train_mask: np.ndarray, *, seed: int = 0,
                 C: float = 1.0) -> tuple[Head, np.ndarray]:
     """Linear hypernymy probe on z: is ℓa a hypernym of ℓb?
 
-    Trained on the training contexts' inputs and evaluated on the test
+    z are span states, not texts, so the probe is the factory's linear head
+    on arrays (:func:`mtlib.probes.train_head`, the same
+    :class:`mtlib.models.heads.LinearHead`). Trained on the training contexts' inputs and evaluated on the test
     contexts' inputs (its ``accuracy``).
 
     Returns:

@@ -1,93 +1,29 @@
-"""Heads and probes trained on frozen features.
+"""Heads and probes trained on frozen features (arrays in, a held-out accuracy out).
 
 Intuition: a probe asks whether some property (sentiment, hypernymy, NLI
-label) can be read off a model's representations by a simple classifier; a
-head turns a frozen encoder into a task model. Both are the same object here:
-a seeded classifier on a feature matrix ``X (n, d)`` with labels ``y (n,)``,
-evaluated on held-out data and cached on disk, keyed by a hash of the data
-and settings, so rerunning a notebook never retrains.
-
-Two kinds: ``"logreg"`` (scikit-learn logistic regression on standardised
-features) and ``"mlp"`` (a small torch MLP trained by :func:`mtlib.training.fit`).
+label) can be read off a model's representations by a simple classifier.
+Here that is a seeded head (:mod:`mtlib.models.heads`: ``"logreg"`` /
+``"linear"`` logistic regression, or ``"mlp"``) on a feature matrix
+``X (n, d)`` with labels ``y (n,)``, evaluated on held-out data and cached
+on disk as arrays, keyed by a hash of the data and settings, so rerunning a
+notebook never retrains. :func:`mtlib.models.classifier` uses the same heads
+when the features come from a model's ``embed``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import pickle
-import warnings
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from mtlib.cache import atomic_write_bytes, cache_root, stable_hash
+from mtlib.cache import cache_root, stable_hash
+from mtlib.models.base import label_position, log_odds
+from mtlib.models.heads import LinearHead, MLPHead, load_head, make_head, save_head
 
-KINDS = ("logreg", "mlp")
-
-
-class MLPClassifier:
-    """A small torch MLP with a scikit-learn-like interface.
-
-    Args:
-        hidden: Sizes of the hidden layers, e.g. ``(256,)`` or ``(500, 100)``.
-        epochs, batch_size, lr, weight_decay: Training settings for
-            :func:`mtlib.training.fit`.
-        seed: Seeds initialisation and shuffling.
-        device: Where to train and predict.
-    """
-
-    def __init__(self, hidden: tuple[int, ...] = (256,), epochs: int = 30, batch_size: int = 64,
-                 lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0, device: str = "auto") -> None:
-        self.hidden, self.epochs, self.batch_size = tuple(hidden), epochs, batch_size
-        self.lr, self.weight_decay, self.seed, self.device = lr, weight_decay, seed, device
-        self.net = None
-        self.classes_ = np.array([])
-        self.mean_ = self.scale_ = None
-
-    def _build(self, d: int, k: int):
-        import torch.nn as nn
-
-        layers: list[Any] = []
-        for h in self.hidden:
-            layers += [nn.Linear(d, h), nn.ReLU()]
-            d = h
-        layers.append(nn.Linear(d, k))
-        return nn.Sequential(*layers)
-
-    def fit(self, X: np.ndarray, y: np.ndarray) -> MLPClassifier:
-        import torch
-        import torch.nn.functional as F
-
-        from mtlib.training import fit, seed_everything
-
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-6
-        Xs = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32)
-        yt = torch.as_tensor(y_idx, dtype=torch.long)
-        seed_everything(self.seed)
-        self.net = self._build(X.shape[1], len(self.classes_))
-
-        def step_loss(net, idx, device):
-            return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
-
-        fit(self.net, len(Xs), step_loss, epochs=self.epochs, batch_size=self.batch_size, lr=self.lr,
-            weight_decay=self.weight_decay, seed=self.seed, device=self.device)
-        self.net.to("cpu")
-        return self
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        import torch
-
-        if self.net is None:
-            raise RuntimeError("MLPClassifier.predict_proba called before fit")
-        with torch.inference_mode():
-            x = torch.as_tensor((np.asarray(X) - self.mean_) / self.scale_, dtype=torch.float32)
-            return torch.softmax(self.net(x), dim=-1).numpy()
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.classes_[self.predict_proba(X).argmax(1)]
+KINDS = ("logreg", "linear", "mlp")
 
 
 @dataclass
@@ -95,23 +31,26 @@ class Head:
     """A trained classifier on frozen features and its held-out evaluation.
 
     Attributes:
-        kind: ``"logreg"`` or ``"mlp"``.
-        estimator: The fitted model (``predict_proba``, ``classes_``).
+        kind: ``"logreg"``, ``"linear"`` or ``"mlp"``.
+        estimator: The fitted :class:`~mtlib.models.heads.LinearHead` or
+            :class:`~mtlib.models.heads.MLPHead` (it works on class indices).
         classes_: Class labels, the column order of :meth:`predict_proba`.
         accuracy: Accuracy on the held-out examples (``nan`` without any).
         n_train, n_test: Sizes of the two parts.
         key: Hash of data and settings (the cache key).
         settings: Kind, seed and hyper-parameters.
+        majority_baseline: Share of the held-out set's most frequent class.
     """
 
     kind: str
-    estimator: Any
+    estimator: LinearHead | MLPHead
     classes_: np.ndarray
     accuracy: float
     n_train: int
     n_test: int
     key: str
     settings: dict[str, Any] = field(default_factory=dict)
+    majority_baseline: float = float("nan")
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class probabilities, shape ``(n, k)``; empty input gives ``(0, k)``."""
@@ -124,58 +63,66 @@ class Head:
         """Most probable class per row, shape ``(n,)``."""
         return self.classes_[self.predict_proba(X).argmax(1)]
 
+    def _column(self, label: Any) -> int:
+        return label_position(list(self.classes_), label, "head")
+
     def score(self, X: np.ndarray, label: Any) -> np.ndarray:
         """Probability of one class, shape ``(n,)``."""
-        where = np.flatnonzero(self.classes_ == label)
-        if len(where) == 0:
-            raise KeyError(f"head has no class {label!r}; classes are {list(self.classes_)}")
-        return self.predict_proba(X)[:, where[0]]
+        return self.predict_proba(X)[:, self._column(label)]
 
     def log_odds(self, X: np.ndarray, label: Any) -> np.ndarray:
         """log P(label) - log P(other classes), shape ``(n,)``; does not saturate like probabilities."""
-        where = np.flatnonzero(self.classes_ == label)
-        if len(where) == 0:
-            raise KeyError(f"head has no class {label!r}; classes are {list(self.classes_)}")
+        column = self._column(label)
         X = np.asarray(X)
-        if len(X) == 0:
-            return np.zeros(0)
-        if len(self.classes_) == 2 and hasattr(self.estimator, "decision_function"):
-            d = np.asarray(self.estimator.decision_function(X), dtype=np.float64)
-            return d if where[0] == 1 else -d
-        logp = np.log(np.clip(self.predict_proba(X).astype(np.float64), 1e-300, None))
-        others = np.delete(logp, where[0], axis=1)
-        top = others.max(axis=1, keepdims=True)
-        return logp[:, where[0]] - (top[:, 0] + np.log(np.exp(others - top).sum(axis=1)))
+        return log_odds(self.estimator.logits(X), column) if len(X) else np.zeros(0)
+
+    def linear_parts(self, label: Any) -> tuple[np.ndarray, float] | None:
+        """Raw-feature weights and bias of ``label``'s logit for a binary linear head, else None."""
+        return self.estimator.linear_parts(self._column(label))
 
     def summary(self) -> dict[str, Any]:
         """Scalars for ``metrics.json``."""
-        return {"kind": self.kind, "accuracy": self.accuracy, "n_train": self.n_train, "n_test": self.n_test}
+        return {"kind": self.kind, "accuracy": self.accuracy, "majority_baseline": self.majority_baseline,
+                "n_train": self.n_train, "n_test": self.n_test}
 
 
-def _make_estimator(kind: str, seed: int, params: dict[str, Any]):
-    if kind == "logreg":
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
-
-        lr = LogisticRegression(C=params.get("C", 1.0), max_iter=params.get("max_iter", 2000),
-                                random_state=seed)
-        return make_pipeline(StandardScaler(), lr) if params.get("standardize", True) else lr
-    if kind == "mlp":
-        return MLPClassifier(seed=seed, **{k: v for k, v in params.items() if k != "standardize"})
-    raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
-
-
-def _data_hash(*arrays: np.ndarray | None) -> str:
+def data_hash(*arrays: Any) -> str:
+    """SHA-256 (24 hex digits) of arrays or lists of texts/labels, by shape, dtype and content."""
     h = hashlib.sha256()
     for a in arrays:
         if a is None:
             h.update(b"none")
             continue
-        a = np.ascontiguousarray(a)
-        h.update(str((a.shape, a.dtype.str)).encode())
-        h.update(a.tobytes() if a.dtype != object else pickle.dumps(a.tolist()))
+        a = np.asarray(a)
+        h.update(str((a.shape, a.dtype.str if a.dtype != object else "object")).encode())
+        if a.dtype == object or a.dtype.kind in "US":
+            h.update(json.dumps([x.item() if hasattr(x, "item") else x for x in a.ravel().tolist()],
+                                default=str).encode())
+        else:
+            h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:24]
+
+
+def majority_share(y: np.ndarray) -> float:
+    """Share of the most frequent value of ``y`` (nan when empty): the majority-class baseline."""
+    y = np.asarray(y)
+    if len(y) == 0:
+        return float("nan")
+    return float(np.unique(y, return_counts=True)[1].max() / len(y))
+
+
+def stratified_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Train and held-out positions, stratified by ``y`` when every class has two examples."""
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(len(y))
+    stratify = y if np.min(np.unique(y, return_counts=True)[1]) >= 2 else None
+    tr, te = train_test_split(idx, test_size=fraction, random_state=seed, stratify=stratify)
+    return tr, te
+
+
+def _json_label(x: Any) -> Any:
+    return x.item() if hasattr(x, "item") else x
 
 
 def train_head(
@@ -194,13 +141,13 @@ def train_head(
 
     Args:
         X: Features, shape ``(n, d)``.
-        y: Labels, shape ``(n,)`` (any hashable values).
-        kind: ``"logreg"`` or ``"mlp"``.
+        y: Labels, shape ``(n,)`` (any hashable values; sorted, they are the columns).
+        kind: ``"logreg"`` (= ``"linear"``) or ``"mlp"``.
         seed: Seeds the split and the estimator.
         test_size: Held-out fraction (stratified) when no test set is given.
         X_test, y_test: An explicit held-out set; then all of ``X`` trains.
         use_cache: Reload a head trained on identical data and settings.
-        **params: Estimator settings, e.g. ``C=0.5`` (logreg), ``hidden=(500, 100)``
+        **params: Head settings, e.g. ``C=0.5`` (logreg), ``hidden=(500, 100)``
             or ``epochs=20`` (mlp), ``standardize=False``.
 
     Returns:
@@ -215,34 +162,31 @@ def train_head(
         raise ValueError(f"X must be (n, d) and y (n,); got {X.shape} and {y.shape}")
     if kind not in KINDS:
         raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
-    if len(np.unique(y)) < 2:
-        raise ValueError(f"a head needs at least two classes; y has {np.unique(y).tolist()}")
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"a head needs at least two classes; y has {classes.tolist()}")
     settings = {"kind": kind, "seed": seed, "test_size": test_size, **params}
-    key = stable_hash([_data_hash(X, y, X_test, y_test), settings], 24)
-    path = cache_root() / "heads" / f"{key}.pkl"
-    if use_cache and path.exists():
-        try:
-            head = pickle.loads(path.read_bytes())
-            if isinstance(head, Head) and head.key == key:
-                return head
-        except Exception as err:  # damaged or from an incompatible version
-            warnings.warn(f"mtlib cache: damaged head {path} ({err}); retraining")
+    key = stable_hash([data_hash(X, y, X_test, y_test), settings], 24)
+    folder = cache_root() / "heads" / key
+    if use_cache:
+        loaded = load_head(folder)
+        if loaded is not None:
+            est, rec = loaded
+            return Head(kind, est, np.asarray(rec["classes"], dtype=classes.dtype), rec["accuracy"],
+                        rec["n_train"], rec["n_test"], key, settings, rec["majority_baseline"])
     if X_test is None:
-        from sklearn.model_selection import train_test_split
-
-        idx = np.arange(len(y))
-        stratify = y if np.min(np.unique(y, return_counts=True)[1]) >= 2 else None
-        tr, te = train_test_split(idx, test_size=test_size, random_state=seed, stratify=stratify)
+        tr, te = stratified_split(y, test_size, seed)
         X_tr, y_tr, X_te, y_te = X[tr], y[tr], X[te], y[te]
     else:
         X_tr, y_tr = X, y
         X_te, y_te = np.asarray(X_test, dtype=np.float32), np.asarray(y_test)
-    est = _make_estimator(kind, seed, params).fit(X_tr, y_tr)
-    classes = np.asarray(est.classes_)
+    classes = np.unique(y_tr)
+    est = make_head(kind, seed, **params)
+    y_idx = np.searchsorted(classes, y_tr)
+    est.fit(X_tr, y_idx, len(classes)) if isinstance(est, MLPHead) else est.fit(X_tr, y_idx)
     acc = float(np.mean(classes[est.predict_proba(X_te).argmax(1)] == y_te)) if len(y_te) else float("nan")
-    head = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings)
+    head = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_share(y_te))
     if use_cache:
-        buf = io.BytesIO()
-        pickle.dump(head, buf)
-        atomic_write_bytes(path, buf.getvalue())
+        save_head(est, folder, {"classes": [_json_label(c) for c in classes], "accuracy": acc,
+                                "n_train": len(y_tr), "n_test": len(y_te), "majority_baseline": head.majority_baseline})
     return head

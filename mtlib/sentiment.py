@@ -7,8 +7,8 @@ positive than T(x2); every pair of reviews is a test case.
 
 This module holds what the notebook needs beyond the generic relation
 engine: the paper's transformations, a sentiment scorer built from any model
-(a Hugging Face classifier with a positive label, or a frozen encoder plus a
-logistic-regression head trained here), and the pairs behind the geometric
+(through :func:`mtlib.models.classifier`: a model's own positive class, or
+a frozen encoder plus a logistic-regression head trained here), and the pairs behind the geometric
 picture of §4.2.
 """
 
@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models as mt_models
-from mtlib.probes import Head, train_head
 from mtlib.relations import Concatenation
 
 #: Manino et al. Table 1: concatenated text, position, published violation rate.
@@ -68,10 +67,10 @@ class SentimentScorer:
 
     Attributes:
         name: Model name.
-        model: A classifier (``classify`` with a positive label) or a
-            :class:`mtlib.models.HeadModel` (encoder + trained head).
+        model: A classifier from :func:`mtlib.models.classifier` (native, or
+            a frozen encoder with a trained head).
         positive: Column of ``classify`` that is the positive class.
-        head: The trained head, when mtlib trained one.
+        head: The trained head classifier, when mtlib trained one.
         info: Accuracy and sizes of the head's training (empty for a
             pretrained classifier).
     """
@@ -79,7 +78,7 @@ class SentimentScorer:
     name: str
     model: mt_models.Model
     positive: int
-    head: Head | None = None
+    head: mt_models.Model | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
@@ -96,22 +95,26 @@ class SentimentScorer:
 
 def build_scorer(name: str, train_texts: Sequence[str], train_labels: Sequence[int], *, device: str = "auto",
                  seed: int = 0, positive_label: str = "POSITIVE", head_kind: str = "logreg") -> SentimentScorer:
-    """A sentiment scorer for any registry name or path.
+    """A sentiment scorer for any registry name or path, through :func:`mtlib.models.classifier`.
 
-    A model with a classification head (e.g. ``siebert``) is used as is, its
-    positive class chosen by ``positive_label``. An encoder (e.g. ``minilm``)
-    gets a head trained on its frozen sentence embeddings of
-    ``train_texts``; the head's held-out accuracy is in ``info``.
+    A model with its own classes (``siebert``, ``vader``, ``textblob``) is
+    used as is (``how="native"``), its positive class chosen by
+    ``positive_label`` (case-insensitive). An encoder (e.g. ``minilm``) gets a
+    head trained on its frozen sentence embeddings of ``train_texts``
+    (``how="head"``, 20% held out); the held-out accuracy and its
+    majority-class baseline are in ``info``.
     """
     model = mt_models.load(name, device=device)
     if model.labels:
-        return SentimentScorer(name, model, model.label_index(positive_label))
-    X = model.embed(list(train_texts))
-    head = train_head(X, np.asarray(train_labels), kind=head_kind, seed=seed)
-    wrapped = mt_models.with_head(model, head)
-    positive = int(np.flatnonzero(head.classes_ == 1)[0])
-    return SentimentScorer(name, wrapped, positive, head, {"head_accuracy": head.accuracy,
-                                                           "head_n_train": head.n_train, "head_n_test": head.n_test})
+        clf = mt_models.classifier(model, how="native")
+        return SentimentScorer(name, clf, clf.label_index(positive_label))
+    clf = mt_models.classifier(model, (list(train_texts), list(train_labels)), how="head",
+                               head="linear" if head_kind in ("logreg", "linear") else head_kind,
+                               heldout_fraction=0.2, seed=seed, device=device)
+    t = clf.training
+    return SentimentScorer(name, clf, clf.label_index(1), clf, {
+        "head_accuracy": t.heldout_accuracy, "head_majority_baseline": t.majority_baseline,
+        "head_n_train": t.n_train, "head_n_test": t.n_heldout})
 
 
 def split_reviews(reviews: pd.DataFrame, train_fraction: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -51,6 +51,7 @@ def fit(
     device: str = "auto",
     warmup_fraction: float = 0.0,
     params: Sequence[Any] | None = None,
+    batches: Callable[[np.random.Generator], list[np.ndarray]] | None = None,
 ) -> TrainLog:
     """Train ``module`` with AdamW on shuffled mini-batches.
 
@@ -71,6 +72,9 @@ def fit(
         warmup_fraction: Linear warm-up over this fraction of steps, then
             linear decay to zero (0 = constant learning rate).
         params: Parameters to optimise (default: all of ``module``'s).
+        batches: ``batches(rng) -> [index arrays]``, one epoch's batches
+            (e.g. :func:`length_bucketed_batches`); default: shuffled slices
+            of ``batch_size``.
 
     Returns:
         A :class:`TrainLog` with the mean loss of every epoch.
@@ -82,8 +86,13 @@ def fit(
     module.to(device).train()
     optim = torch.optim.AdamW(list(params) if params is not None else module.parameters(),
                               lr=lr, weight_decay=weight_decay)
-    steps_per_epoch = max(1, -(-n_examples // batch_size))
-    total = steps_per_epoch * epochs
+    rng = np.random.default_rng(seed)
+    if batches is None:
+        def batches(gen: np.random.Generator) -> list[np.ndarray]:
+            order = gen.permutation(n_examples)
+            return [order[start:start + batch_size] for start in range(0, n_examples, batch_size)]
+    plan = [batches(rng) for _ in range(epochs)]
+    total = max(1, sum(len(p) for p in plan))
     warm = int(total * warmup_fraction)
 
     def schedule(step: int) -> float:
@@ -94,15 +103,12 @@ def fit(
         return max(0.0, (total - step) / max(1, total - warm))
 
     sched = torch.optim.lr_scheduler.LambdaLR(optim, schedule)
-    rng = np.random.default_rng(seed)
     use_amp = device.startswith("cuda")
     log = TrainLog(settings={"epochs": epochs, "batch_size": batch_size, "lr": lr, "seed": seed,
                              "device": device, "weight_decay": weight_decay})
-    for _ in range(epochs):
-        order = rng.permutation(n_examples)
-        epoch_loss, batches = 0.0, 0
-        for start in range(0, n_examples, batch_size):
-            idx = order[start:start + batch_size]
+    for epoch_batches in plan:
+        epoch_loss, steps = 0.0, 0
+        for idx in epoch_batches:
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
                 loss = step_loss(module, idx, device)
             optim.zero_grad(set_to_none=True)
@@ -110,7 +116,37 @@ def fit(
             optim.step()
             sched.step()
             epoch_loss += float(loss.detach())
-            batches += 1
-        log.losses.append(epoch_loss / max(1, batches))
+            steps += 1
+        log.losses.append(epoch_loss / max(1, steps))
     module.eval()
     return log
+
+
+def length_bucketed_batches(lengths: Sequence[int], batch_size: int, rng: np.random.Generator, *,
+                            pool_batches: int = 50) -> list[np.ndarray]:
+    """One epoch of batches whose members have similar lengths, in random order.
+
+    Intuition: a batch is padded to its longest member, so batching texts of
+    similar length wastes little work. Inputs are shuffled, cut into pools of
+    ``pool_batches * batch_size``, each pool is sorted by length and cut into
+    batches, and the batches are shuffled: still random from epoch to epoch,
+    but with little padding.
+
+    Args:
+        lengths: Length in tokens of each example, shape ``(n,)``.
+        batch_size: Examples per batch.
+        rng: Seeded generator (the epoch's randomness).
+        pool_batches: Batches per sorted pool.
+
+    Returns:
+        Index arrays that together are a permutation of ``range(n)``.
+    """
+    lengths = np.asarray(lengths)
+    order = rng.permutation(len(lengths))
+    pool = max(1, pool_batches * batch_size)
+    out: list[np.ndarray] = []
+    for start in range(0, len(order), pool):
+        part = order[start:start + pool]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    return [out[i] for i in rng.permutation(len(out))]

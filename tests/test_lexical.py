@@ -96,8 +96,11 @@ def test_sampled_transitivity_from_matrices_matches_the_relation_on_a_complete_g
 
 
 def test_frozen_heads_end_to_end_with_a_stub_encoder():
-    class Stub:
-        name = "stub"
+    from mtlib.models import Model
+
+    class Stub(Model):
+        def __init__(self):
+            super().__init__("stub", "stub@1", use_cache=False)
 
         def embed(self, texts):
             return np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts])
@@ -118,9 +121,9 @@ def test_finetuned_pair_classifier_runs_and_is_seeded(tiny_bert_dir):
     train, test = L.split_pairs(PAIRS)
     words = L.vocabulary(PAIRS, max_words=8, seed=0)
     runs = []
-    for _ in range(2):
+    for _ in range(2):  # trained twice (no cache): seeded, so identical
         clf = L.finetune_pair_classifier(str(tiny_bert_dir), train, epochs=1, batch_size=8, lr=1e-3, seed=5,
-                                         device="cpu")
+                                         device="cpu", use_cache=False)
         probs = L.predict_pairs(clf, test["word1"], test["word2"], batch_size=4)
         mats = L.prediction_matrices(clf, words, max_pairs=100, batch_size=16)
         runs.append((probs, mats, clf.losses))

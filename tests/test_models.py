@@ -36,7 +36,7 @@ def test_hub_model_offline_says_how_to_make_it_available(monkeypatch):
 
 def test_local_folder_resolves_before_anything_else(tiny_bert_dir):
     resolved = models.resolve(str(tiny_bert_dir))
-    assert resolved.how == "path" and resolved.kind == "transformer"
+    assert resolved.how == "path" and resolved.kind == "hf-encoder"
     model = models.load(str(tiny_bert_dir), device="cpu")
     assert isinstance(model, models.TransformerModel)
     assert model.embed(["a tree"]).shape == (1, 32)
@@ -59,7 +59,7 @@ def test_identity_follows_the_weights(tiny_bert_dir, tmp_path):
 
 
 def test_embed_preserves_input_order_whatever_the_lengths(tiny_bert_dir):
-    model = models.TransformerModel(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
+    model = models.build(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
     texts = ["tree", SENTENCES[2] * 3, "no", SENTENCES[0], "the king " * 20, "a"]
     batched = model.embed(texts)
     one_by_one = np.vstack([model.embed([t]) for t in texts])
@@ -67,7 +67,7 @@ def test_embed_preserves_input_order_whatever_the_lengths(tiny_bert_dir):
 
 
 def test_each_unique_text_goes_through_the_model_once(tiny_bert_dir):
-    model = models.TransformerModel(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
+    model = models.build(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
     seen: list[str] = []
     original = model._embed_batch
     model._embed_batch = lambda texts: (seen.extend(texts), original(texts))[1]
@@ -77,10 +77,10 @@ def test_each_unique_text_goes_through_the_model_once(tiny_bert_dir):
 
 
 def test_cache_hit_costs_no_model_call(tiny_bert_dir):
-    model = models.TransformerModel(models.resolve(str(tiny_bert_dir)), device="cpu")
+    model = models.build(models.resolve(str(tiny_bert_dir)), device="cpu")
     first = model.embed(["cache me", "and me"])
     calls = model.calls
-    again = models.TransformerModel(models.resolve(str(tiny_bert_dir)), device="cpu")
+    again = models.build(models.resolve(str(tiny_bert_dir)), device="cpu")
     second = again.embed(["and me", "cache me"])
     assert again.calls == 0 and model.calls == calls
     np.testing.assert_array_equal(first[::-1], second)
@@ -178,7 +178,7 @@ def test_classification_scores_by_label_name(tiny_roberta_nli_dir):
 
 
 def test_encoder_without_head_explains_how_to_get_one(tiny_bert_dir):
-    with pytest.raises(NotImplementedError, match="train_head"):
+    with pytest.raises(NotImplementedError, match="classifier"):
         models.load(str(tiny_bert_dir), device="cpu").classify(["a"])
 
 
@@ -230,15 +230,15 @@ def test_gpu_path_matches_cpu():
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
     texts = SENTENCES
-    cpu = models.TransformerModel(models.resolve("minilm"), device="cpu", use_cache=False).embed(texts)
-    gpu = models.TransformerModel(models.resolve("minilm"), device="cuda", use_cache=False).embed(texts)
+    cpu = models.build(models.resolve("minilm"), device="cpu", use_cache=False).embed(texts)
+    gpu = models.build(models.resolve("minilm"), device="cuda", use_cache=False).embed(texts)
     np.testing.assert_allclose(cpu, gpu, atol=2e-2)
 
 
 def test_no_warning_storm_on_load(tiny_bert_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        models.TransformerModel(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
+        models.build(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
 
 
 def test_an_interrupted_run_keeps_every_finished_chunk(tmp_path):

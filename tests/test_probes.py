@@ -42,7 +42,7 @@ def test_head_is_reloaded_from_the_cache_without_retraining(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("retrained instead of reading the cache")
 
-    monkeypatch.setattr(probes, "_make_estimator", refuse)
+    monkeypatch.setattr(probes, "make_head", refuse)
     again = probes.train_head(X, y, seed=0)
     assert again.key == first.key
     np.testing.assert_allclose(again.predict_proba(X), first.predict_proba(X))
@@ -53,7 +53,7 @@ def test_damaged_cached_head_is_retrained():
 
     X, y = _blobs(seed=6)
     head = probes.train_head(X, y, seed=0)
-    (cache_root() / "heads" / f"{head.key}.pkl").write_bytes(b"not a pickle")
+    (cache_root() / "heads" / head.key / "head.npz").write_bytes(b"not an npz")
     with pytest.warns(UserWarning, match="damaged"):
         again = probes.train_head(X, y, seed=0)
     assert again.accuracy == head.accuracy

@@ -1,0 +1,20 @@
+"""Plain Hugging Face encoders (``AutoModel``): a sentence is the mean of its last-layer token states."""
+
+from __future__ import annotations
+
+from mtlib.models.adapters.transformer import TransformerModel
+
+
+class HFEncoderModel(TransformerModel):
+    """A Hugging Face encoder folder without a task head (e.g. ``bert-base-uncased``).
+
+    ``embed`` is the masked mean of the last layer's token embeddings.
+    """
+
+    kind = "hf-encoder"
+
+    def _load(self) -> None:
+        from transformers import AutoModel, AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self.backbone = AutoModel.from_pretrained(self.path).to(self.device).eval()

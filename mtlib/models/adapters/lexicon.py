@@ -1,0 +1,69 @@
+"""Lexicon and rule-based sentiment scorers that run offline: VADER and TextBlob.
+
+Both give a polarity ``c`` in ``[-1, 1]`` (VADER's ``compound``, TextBlob's
+pattern-analyzer ``polarity``); ``classify`` maps it to the two classes
+``negative, positive`` as ``((1 - c) / 2, (1 + c) / 2)``. Deterministic,
+nothing to train: these are "native" classifiers for
+:func:`mtlib.models.classifier` and cannot be fine-tuned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mtlib.cache import cached_rows
+from mtlib.models.base import Model
+from mtlib.models.identity import model_identity
+from mtlib.models.resolve import Resolved
+
+
+def _vader():
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    analyzer = SentimentIntensityAnalyzer()
+    return lambda text: analyzer.polarity_scores(text)["compound"]
+
+
+def _textblob():
+    from textblob import TextBlob
+
+    return lambda text: TextBlob(text).sentiment.polarity
+
+
+#: Registry source -> factory of a ``text -> polarity`` function.
+SCORERS = {"vaderSentiment": _vader, "textblob": _textblob}
+
+
+class LexiconModel(Model):
+    """A polarity scorer as a two-class sentiment classifier (labels ``negative``, ``positive``)."""
+
+    kind = "lexicon"
+
+    def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
+        super().__init__(resolved.name, model_identity(resolved), "cpu", use_cache)
+        source = resolved.spec.source if resolved.spec else resolved.name
+        if source not in SCORERS:
+            raise ValueError(f"no lexicon scorer {source!r}; known: {sorted(SCORERS)}")
+        self._polarity_of = SCORERS[source]()
+        self.labels = ["negative", "positive"]
+
+    def polarity(self, texts: Sequence[str]) -> np.ndarray:
+        """Polarity ``c`` in ``[-1, 1]`` of each text, shape ``(n,)``; cached per text."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros(0)
+
+        def compute(batch: list[str]) -> np.ndarray:
+            self.calls += 1
+            return np.array([[self._polarity_of(t)] for t in batch], dtype=np.float32)
+
+        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(
+            np.float64)
+
+    def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        if text_pairs is not None:
+            raise ValueError(f"{self.name} scores single texts; it has no sentence-pair input")
+        c = self.polarity(texts)
+        return np.stack([(1 - c) / 2, (1 + c) / 2], axis=1) if len(c) else np.zeros((0, 2))

@@ -1,0 +1,34 @@
+"""Sentence-transformers pipelines (transformer + pooling + dense/normalise modules), e.g. ``minilm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mtlib.models.adapters.transformer import TransformerModel
+
+
+class SentenceTransformerModel(TransformerModel):
+    """A sentence-transformers folder (``modules.json``).
+
+    ``embed`` runs the whole pipeline (the model's own pooling, dense and
+    normalise modules), exactly as ``SentenceTransformer.encode``;
+    ``features`` reads the underlying transformer's hidden states.
+    """
+
+    kind = "sentence-transformers"
+
+    def _load(self) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.st = SentenceTransformer(str(self.path), device=self.device)
+        self.tokenizer = self.st.tokenizer
+        self.backbone = self.st[0].auto_model
+
+    @property
+    def dim(self) -> int:
+        getter = getattr(self.st, "get_embedding_dimension", None) or self.st.get_sentence_embedding_dimension
+        return int(getter())
+
+    def _embed_tensor(self, texts: list[str]) -> Any:
+        prep = self.st.preprocess if hasattr(self.st, "preprocess") else self.st.tokenize
+        return self.st(self._to_device(prep(texts)))["sentence_embedding"]

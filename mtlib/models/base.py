@@ -1,0 +1,165 @@
+"""What every model is: the :class:`Model` interface, forward-pass :class:`Features`,
+and the two small numeric helpers every adapter shares (log-odds, masked mean).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mtlib.cache import ArrayCache
+
+
+def log_odds(scores: np.ndarray, column: int) -> np.ndarray:
+    """log P(column) - log P(any other column), shape ``(n,)``.
+
+    Args:
+        scores: Logits or log-probabilities, shape ``(n, k)`` (the result is
+            the same: a softmax's normaliser cancels).
+        column: The class.
+
+    Unlike probabilities, log-odds do not saturate at 0 or 1, so order
+    relations see no artificial ties between confident predictions.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) == 0:
+        return np.zeros(0)
+    others = np.delete(scores, column, axis=1)
+    top = others.max(axis=1, keepdims=True)
+    rest = top[:, 0] + np.log(np.exp(others - top).sum(axis=1))
+    return scores[:, column] - rest
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax in float64, shape ``(n, k)``."""
+    z = np.asarray(logits, dtype=np.float64)
+    e = np.exp(z - z.max(axis=1, keepdims=True)) if len(z) else z
+    return e / e.sum(axis=1, keepdims=True) if len(z) else e
+
+
+def masked_mean(hidden: Any, mask: Any) -> Any:
+    """Mean over tokens where ``mask`` is 1 (torch); hidden ``(b, t, h)``, mask ``(b, t)`` -> ``(b, h)``."""
+    mask = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
+
+
+def label_position(labels: Sequence[Any], label: Any, owner: str) -> int:
+    """Column of ``label`` in ``labels``: exact match first, then case-insensitive by name.
+
+    Raises:
+        KeyError: naming ``owner`` and the labels it has.
+    """
+    for i, lab in enumerate(labels):
+        if lab == label and type(lab) is type(label):
+            return i
+    lowered = [str(lab).lower() for lab in labels]
+    if str(label).lower() in lowered:
+        return lowered.index(str(label).lower())
+    raise KeyError(f"{owner} has no label {label!r}; its labels are {list(labels)}")
+
+
+@dataclass
+class Features:
+    """Outputs of one forward pass per input.
+
+    Attributes:
+        pooled: Masked mean of the last hidden layer, shape ``(n, h)``.
+        probs: Class probabilities ``(n, k)``, or ``None`` without a head.
+        spans: Mean hidden state at the requested layer over each requested
+            substring's word pieces, shape ``(n, m, h)`` for ``m`` spans per
+            input, or ``None``.
+        labels: Class names of ``probs``.
+        logits: Raw class scores ``(n, k)``, or ``None``.
+    """
+
+    pooled: np.ndarray
+    probs: np.ndarray | None = None
+    spans: np.ndarray | None = None
+    labels: list[str] = field(default_factory=list)
+    logits: np.ndarray | None = None
+
+    def log_odds(self, label: str) -> np.ndarray:
+        """log P(label) - log P(not label) from the logits, shape ``(n,)``."""
+        if self.logits is None:
+            raise ValueError("these features come from a model without a classification head")
+        return log_odds(self.logits, label_position(self.labels, label, "these features"))
+
+
+class Model:
+    """Common interface of every adapter.
+
+    Attributes:
+        name: Registry name or path given to :func:`mtlib.models.load`.
+        identity: Weights identity used in cache keys.
+        device: Resolved torch device (``"cpu"`` for non-torch models).
+        labels: Class names for :meth:`classify` (empty for encoders).
+        calls: Number of batches sent through the underlying model; tests
+            and benchmarks read it to check the cache.
+        kind: Adapter family (a key of :data:`mtlib.models.adapters.ADAPTERS`).
+        can_finetune: Whether :func:`mtlib.models.classifier` can train its
+            weights (``how="finetune"``).
+    """
+
+    kind: str = "model"
+    can_finetune: bool = False
+
+    def __init__(self, name: str, identity: str, device: str = "cpu", use_cache: bool = True) -> None:
+        self.name, self.identity, self.device = name, identity, device
+        self.labels: list[Any] = []
+        self.use_cache = use_cache
+        self.calls = 0
+        self._caches: dict[tuple[Any, ...], ArrayCache] = {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, identity={self.identity!r}, device={self.device!r})"
+
+    def _cache(self, *op: Any) -> ArrayCache | None:
+        """The disk-cache namespace of one operation, opened once per model object."""
+        if not self.use_cache:
+            return None
+        if op not in self._caches:
+            self._caches[op] = ArrayCache((self.identity, *op))
+        return self._caches[op]
+
+    @property
+    def has_embeddings(self) -> bool:
+        """Whether :meth:`embed` gives sentence vectors (a head can be trained on them)."""
+        return type(self).embed is not Model.embed
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence embeddings, shape ``(n, d)`` float32, one row per text."""
+        raise NotImplementedError(f"{self!r} cannot embed sentences")
+
+    def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        """Class probabilities, shape ``(n, k)``, columns named by ``self.labels``."""
+        raise NotImplementedError(
+            f"{self!r} has no classification head; train one with "
+            f"mtlib.models.classifier({self.name!r}, train) (how='head' or how='finetune')")
+
+    def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        """Unnormalised class scores ``(n, k)``; by default the log of :meth:`classify`."""
+        probs = np.asarray(self.classify(texts, text_pairs), dtype=np.float64)
+        return np.log(np.clip(probs, 1e-300, None))
+
+    def score(self, texts: Sequence[str], label: Any, text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        """Probability of one named class, shape ``(n,)``.
+
+        Raises:
+            KeyError: the label is not one of ``self.labels`` (case-insensitive).
+        """
+        column = self.label_index(label)
+        return np.asarray(self.classify(texts, text_pairs))[:, column]
+
+    def log_odds(self, texts: Sequence[str], label: Any, text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        """log P(label) - log P(other classes), shape ``(n,)``; no saturation at 0 or 1."""
+        column = self.label_index(label)
+        return log_odds(self.logits(texts, text_pairs), column)
+
+    def label_index(self, label: Any) -> int:
+        """Column of a class in :meth:`classify`'s output (exact, then case-insensitive by name)."""
+        if not self.labels:
+            self.classify([])  # raises the "no head" explanation
+        return label_position(self.labels, label, self.name)

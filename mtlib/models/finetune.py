@@ -1,0 +1,191 @@
+"""Trainable torch networks built from a loaded model, for ``classifier(..., how="finetune")``.
+
+Intuition: fine-tuning trains the encoder and a fresh head together. What
+the encoder is differs per family, what the loop does does not:
+
+- a sentence-transformers pipeline runs its transformer and its own pooling
+  (and normalisation), then the head;
+- a Hugging Face encoder pools its last layer (masked mean, or the first
+  token), then the head;
+- a Hugging Face sequence classifier keeps its own classification layer
+  (re-initialised when the task's labels differ from its own);
+- a word-piece static model (``minilm-static``) tunes its embedding table,
+  mean-pools the word pieces, then the head.
+
+Text pairs are one input through the tokenizer's pair encoding (a
+cross-encoder) for transformers; a static model has no attention across the
+two texts, so it pools each and uses ``[u, v, |u - v|, u * v]``.
+
+:class:`Encoder` pre-tokenises examples once (ids per example) and collates
+batches padded to their longest member (dynamic padding) or to a fixed
+length (the benchmark's baseline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mtlib.models.base import Model, label_position, masked_mean
+from mtlib.models.heads import mlp
+
+
+class Encoder:
+    """Tokenises texts (or pairs) once and pads batches for one network.
+
+    Args:
+        tokenizer: The model's fast tokenizer.
+        max_length: Truncation length in tokens.
+        static: Word pieces without special tokens, each text of a pair on its own.
+    """
+
+    def __init__(self, tokenizer: Any, max_length: int, static: bool) -> None:
+        self.tokenizer, self.max_length, self.static = tokenizer, max_length, static
+
+    def encode(self, texts: Sequence[str], pairs: Sequence[str] | None) -> list[dict[str, list[int]]]:
+        """One dict of token lists per example."""
+        if self.static:
+            ids = self.tokenizer(list(texts), add_special_tokens=False, truncation=True,
+                                 max_length=self.max_length)["input_ids"]
+            if pairs is None:
+                return [{"input_ids": row} for row in ids]
+            ids2 = self.tokenizer(list(pairs), add_special_tokens=False, truncation=True,
+                                  max_length=self.max_length)["input_ids"]
+            return [{"input_ids": a, "input_ids_2": b} for a, b in zip(ids, ids2)]
+        enc = self.tokenizer(list(texts), list(pairs) if pairs is not None else None, truncation=True,
+                             max_length=self.max_length)
+        keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
+        return [{k: enc[k][i] for k in keys} for i in range(len(texts))]
+
+    @staticmethod
+    def length(example: dict[str, list[int]]) -> int:
+        """Tokens of an example (the longer text of a static pair)."""
+        return max(len(example["input_ids"]), len(example.get("input_ids_2", [])))
+
+    def collate(self, examples: list[dict[str, list[int]]], pad_to: int | None = None) -> dict[str, Any]:
+        """Tensors of one batch, padded to its longest example (or to ``pad_to`` tokens)."""
+        import torch
+
+        if self.static:
+            out = {}
+            for key, mask_key in (("input_ids", "mask"), ("input_ids_2", "mask_2")):
+                if key not in examples[0]:
+                    continue
+                width = pad_to or max(1, max(len(e[key]) for e in examples))
+                ids = torch.zeros((len(examples), width), dtype=torch.long)
+                mask = torch.zeros((len(examples), width))
+                for i, e in enumerate(examples):
+                    row = e[key][:width]
+                    ids[i, :len(row)] = torch.as_tensor(row, dtype=torch.long)
+                    mask[i, :len(row)] = 1.0
+                out[key], out[mask_key] = ids, mask
+            return out
+        padding = "max_length" if pad_to else "longest"
+        return dict(self.tokenizer.pad(examples, padding=padding, max_length=pad_to, return_tensors="pt"))
+
+
+def _head_module(d_in: int, k: int, head: str, hidden: Sequence[int], dropout: float):
+    return mlp(d_in, tuple(hidden) if head == "mlp" else (), k, dropout=dropout)
+
+
+def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hidden: Sequence[int],
+                  pooling: str, pairs: bool, max_length: int = 128) -> tuple[Any, Encoder, str]:
+    """A fresh trainable copy of ``model`` with a ``k``-class head.
+
+    The loaded model is never modified: weights are read again from its
+    folder (or copied, for the static table).
+
+    Returns:
+        ``(network, encoder, head_used)``; ``network(**batch) -> logits (b, k)``;
+        ``head_used`` is ``"native"`` when a classifier keeps its own layer.
+    """
+    import torch
+    from torch import nn
+
+    kind = model.kind
+    max_length = int(min(max_length, getattr(model, "max_length", 512)))
+
+    if kind == "wordpiece-static":
+        matrix = torch.as_tensor(np.array(model.matrix, dtype=np.float32))
+
+        class StaticNet(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.embedding = nn.Embedding.from_pretrained(matrix, freeze=False)
+                self.head = _head_module(matrix.shape[1] * (4 if pairs else 1), k, head, hidden, 0.0)
+
+            def _pool(self, ids: Any, mask: Any) -> Any:
+                return masked_mean(self.embedding(ids), mask)
+
+            def forward(self, input_ids: Any, mask: Any, input_ids_2: Any = None, mask_2: Any = None) -> Any:
+                u = self._pool(input_ids, mask)
+                if input_ids_2 is None:
+                    return self.head(u)
+                v = self._pool(input_ids_2, mask_2)
+                return self.head(torch.cat([u, v, (u - v).abs(), u * v], dim=1))
+
+        return StaticNet(), Encoder(model.tokenizer, max_length, static=True), head
+
+    path = getattr(model, "path", None)
+    if path is None or kind not in ("sentence-transformers", "hf-encoder", "hf-classifier"):
+        raise ValueError(f"{model.name} ({kind}) cannot be fine-tuned")
+
+    if kind == "hf-classifier":
+        from transformers import AutoModelForSequenceClassification
+
+        own = list(model.labels)
+        try:
+            perm = [label_position(own, lab, model.name) for lab in labels]
+            same = sorted(perm) == list(range(len(own)))
+        except KeyError:
+            same = False
+        if same:
+            body = AutoModelForSequenceClassification.from_pretrained(path)
+        else:
+            perm = list(range(k))
+            body = AutoModelForSequenceClassification.from_pretrained(
+                path, num_labels=k, ignore_mismatched_sizes=True,
+                id2label={i: str(lab) for i, lab in enumerate(labels)},
+                label2id={str(lab): i for i, lab in enumerate(labels)})
+        index = torch.as_tensor(perm, dtype=torch.long)
+
+        class ClassifierNet(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.body = body
+
+            def forward(self, **batch: Any) -> Any:
+                return self.body(**batch).logits[:, index.to(batch["input_ids"].device)]
+
+        return ClassifierNet(), Encoder(model.tokenizer, max_length, static=False), "native"
+
+    if kind == "sentence-transformers":
+        from sentence_transformers import SentenceTransformer
+
+        st = SentenceTransformer(str(path), device="cpu")
+        width = int(model.dim)
+
+        def embed(body: Any, batch: dict[str, Any]) -> Any:
+            return body(dict(batch))["sentence_embedding"]
+    else:
+        from transformers import AutoModel
+
+        st = AutoModel.from_pretrained(path)
+        width = int(st.config.hidden_size)
+
+        def embed(body: Any, batch: dict[str, Any]) -> Any:
+            hidden_states = body(**batch).last_hidden_state
+            return hidden_states[:, 0] if pooling == "first" else masked_mean(hidden_states, batch["attention_mask"])
+
+    class EncoderNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = st
+            self.head = _head_module(width, k, head, hidden, 0.1)
+
+        def forward(self, **batch: Any) -> Any:
+            return self.head(embed(self.body, batch))
+
+    return EncoderNet(), Encoder(model.tokenizer, max_length, static=False), head

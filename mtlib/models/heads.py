@@ -1,0 +1,267 @@
+"""Classifier heads on feature matrices, stored as arrays (never pickled).
+
+Two kinds, shared by :func:`mtlib.models.classifier` (heads on frozen
+encoders) and :func:`mtlib.probes.train_head` (probes on any features):
+
+- :class:`LinearHead` (``"linear"``): standardised features and a
+  scikit-learn logistic regression; kept as ``mean, scale, coef,
+  intercept`` arrays (``.npz``), predicted with NumPy;
+- :class:`MLPHead` (``"mlp"``): a torch MLP with the given hidden sizes,
+  trained by :func:`mtlib.training.fit`; weights in ``safetensors``.
+
+Both fit on class indices ``0..k-1`` (``y_idx``); the caller keeps the class
+names. ``save(folder)`` / ``load_head(folder)`` write and read a head
+atomically (arrays first, then the JSON that marks it complete).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mtlib.cache import atomic_write_bytes
+from mtlib.models.base import softmax
+
+HEADS = ("linear", "mlp")
+
+
+def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Features of text pairs from their vectors: ``[u, v, |u - v|, u * v]``.
+
+    Args:
+        U: First texts' vectors, shape ``(m, d)``.
+        V: Second texts' vectors, shape ``(m, d)``.
+
+    Returns:
+        Shape ``(m, 4 d)`` float32.
+    """
+    U, V = np.asarray(U, np.float32), np.asarray(V, np.float32)
+    if U.shape != V.shape or U.ndim != 2:
+        raise ValueError(f"U and V must both be (m, d); got {U.shape} and {V.shape}")
+    return np.concatenate([U, V, np.abs(U - V), U * V], axis=1)
+
+
+class LinearHead:
+    """Logistic regression on standardised features, as plain arrays.
+
+    Args:
+        C: Inverse regularisation strength.
+        max_iter: L-BFGS iterations.
+        standardize: Scale features to zero mean, unit variance first.
+        seed: Passed to scikit-learn.
+    """
+
+    kind = "linear"
+
+    def __init__(self, C: float = 1.0, max_iter: int = 2000, standardize: bool = True, seed: int = 0) -> None:
+        self.C, self.max_iter, self.standardize, self.seed = float(C), int(max_iter), bool(standardize), seed
+        self.mean_ = self.scale_ = self.coef_ = self.intercept_ = None
+
+    def settings(self) -> dict[str, Any]:
+        return {"C": self.C, "max_iter": self.max_iter, "standardize": self.standardize, "seed": self.seed}
+
+    def fit(self, X: np.ndarray, y_idx: np.ndarray) -> LinearHead:
+        """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present)."""
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.preprocessing import StandardScaler
+
+        X = np.asarray(X, dtype=np.float32)
+        if self.standardize:
+            scaler = StandardScaler().fit(X)
+            self.mean_, self.scale_ = scaler.mean_, scaler.scale_
+        else:
+            self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed)
+        lr.fit(self._standardised(X), y_idx)
+        self.coef_, self.intercept_ = lr.coef_.astype(np.float64), lr.intercept_.astype(np.float64)
+        return self
+
+    def _standardised(self, X: np.ndarray) -> np.ndarray:
+        z = np.array(X, dtype=np.float32, copy=True)
+        z -= self.mean_
+        z /= self.scale_
+        return z
+
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        """Class scores ``(n, k)`` float64; a binary head gives ``[0, d]`` with d its decision function."""
+        d = self._standardised(np.asarray(X, dtype=np.float32)) @ self.coef_.T + self.intercept_
+        return np.concatenate([np.zeros_like(d), d], axis=1) if self.coef_.shape[0] == 1 else d
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class probabilities ``(n, k)`` float64 (binary: the logistic of the decision function)."""
+        from scipy.special import expit
+
+        if self.coef_.shape[0] == 1:
+            p = expit(self.logits(X)[:, 1])
+            return np.stack([1 - p, p], axis=1)
+        return softmax(self.logits(X))
+
+    def linear_parts(self, column: int) -> tuple[np.ndarray, float] | None:
+        """Weights on the raw features and bias of the logit of ``column`` vs the rest (binary heads), else None.
+
+        With ``z = (f - mean) / scale`` the logit ``w . z + b`` is
+        ``(w / scale) . f + b - (w / scale) . mean``.
+        """
+        if self.coef_ is None or self.coef_.shape[0] != 1:
+            return None
+        w = self.coef_[0] / self.scale_
+        b = float(self.intercept_[0] - w @ self.mean_)
+        return (w, b) if column == 1 else (-w, -b)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"mean": self.mean_, "scale": self.scale_, "coef": self.coef_, "intercept": self.intercept_}
+
+    def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        self.mean_, self.scale_ = arrays["mean"], arrays["scale"]
+        self.coef_, self.intercept_ = arrays["coef"], arrays["intercept"]
+
+
+class MLPHead:
+    """A torch MLP (ReLU between ``hidden`` layers) on standardised features.
+
+    Args:
+        hidden: Hidden layer sizes, e.g. ``(500, 100)``.
+        epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.training.fit`.
+        seed: Seeds initialisation and shuffling.
+        device: Where to train (predictions run on CPU).
+    """
+
+    kind = "mlp"
+
+    def __init__(self, hidden: tuple[int, ...] = (500, 100), epochs: int = 30, batch_size: int = 64,
+                 lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0, device: str = "auto") -> None:
+        self.hidden, self.epochs, self.batch_size = tuple(int(h) for h in hidden), int(epochs), int(batch_size)
+        self.lr, self.weight_decay, self.seed, self.device = float(lr), float(weight_decay), seed, device
+        self.net = None
+        self.mean_ = self.scale_ = None
+        self.k = 0
+        self.losses: list[float] = []
+
+    def settings(self) -> dict[str, Any]:
+        return {"hidden": list(self.hidden), "epochs": self.epochs, "batch_size": self.batch_size, "lr": self.lr,
+                "weight_decay": self.weight_decay, "seed": self.seed}
+
+    def _build(self, d: int, k: int):
+        return mlp(d, self.hidden, k)
+
+    def fit(self, X: np.ndarray, y_idx: np.ndarray, k: int | None = None) -> MLPHead:
+        import torch
+        import torch.nn.functional as F
+
+        from mtlib.training import fit, seed_everything
+
+        X = np.asarray(X, dtype=np.float32)
+        self.k = int(k or (int(np.max(y_idx)) + 1))
+        self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-6
+        Xs = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32)
+        yt = torch.as_tensor(np.asarray(y_idx), dtype=torch.long)
+        seed_everything(self.seed)
+        self.net = self._build(X.shape[1], self.k)
+
+        def step_loss(net, idx, device):
+            return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
+
+        log = fit(self.net, len(Xs), step_loss, epochs=self.epochs, batch_size=self.batch_size, lr=self.lr,
+                  weight_decay=self.weight_decay, seed=self.seed, device=self.device)
+        self.losses = log.losses
+        self.net.to("cpu")
+        return self
+
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        import torch
+
+        if self.net is None:
+            raise RuntimeError("MLPHead used before fit or load")
+        with torch.inference_mode():
+            x = torch.as_tensor((np.asarray(X, dtype=np.float32) - self.mean_) / self.scale_, dtype=torch.float32)
+            return self.net(x).double().numpy()
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return softmax(self.logits(X))
+
+    def linear_parts(self, column: int) -> None:
+        return None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"mean": self.mean_, "scale": self.scale_}
+
+    def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        self.mean_, self.scale_ = arrays["mean"], arrays["scale"]
+
+
+def mlp(d_in: int, hidden: tuple[int, ...], k: int, dropout: float = 0.0):
+    """``Linear -> ReLU`` for each hidden size, then ``Linear(k)``; a plain linear layer when ``hidden`` is empty."""
+    import torch.nn as nn
+
+    layers: list[Any] = [nn.Dropout(dropout)] if dropout else []
+    for h in hidden:
+        layers += [nn.Linear(d_in, h), nn.ReLU()]
+        d_in = h
+    layers.append(nn.Linear(d_in, k))
+    return nn.Sequential(*layers)
+
+
+def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
+    """A fresh head of ``kind`` (``"linear"``/``"logreg"`` or ``"mlp"``) with its settings.
+
+    Raises:
+        ValueError: an unknown kind, naming the known ones.
+    """
+    if kind in ("linear", "logreg"):
+        allowed = {"C", "max_iter", "standardize"}
+        return LinearHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
+    if kind == "mlp":
+        allowed = {"hidden", "epochs", "batch_size", "lr", "weight_decay", "device"}
+        return MLPHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
+    raise ValueError(f"unknown head {kind!r}; choose one of {HEADS} ('logreg' is an alias of 'linear')")
+
+
+def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) -> None:
+    """Write ``head.npz`` (+ ``head.safetensors`` for an MLP) then ``head.json`` (meta, settings) atomically."""
+    buf = io.BytesIO()
+    np.savez(buf, **{k: np.asarray(v) for k, v in head.arrays().items()})
+    atomic_write_bytes(folder / "head.npz", buf.getvalue())
+    if isinstance(head, MLPHead):
+        from safetensors.torch import save
+
+        atomic_write_bytes(folder / "head.safetensors",
+                           save({k: v.detach().cpu().contiguous() for k, v in head.net.state_dict().items()}))
+    record = {"kind": head.kind, "settings": head.settings(), "k": getattr(head, "k", 0), **meta}
+    atomic_write_bytes(folder / "head.json", json.dumps(record, indent=1, default=str).encode())
+
+
+def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | None:
+    """Read a head written by :func:`save_head`; None when absent, incomplete or damaged (with a warning)."""
+    import warnings
+    import zipfile
+
+    if not (folder / "head.json").exists():
+        return None
+    try:
+        record = json.loads((folder / "head.json").read_text())
+        with np.load(folder / "head.npz", allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
+        warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
+        return None
+    settings = dict(record["settings"])
+    if record["kind"] == "linear":
+        head: LinearHead | MLPHead = LinearHead(**settings)
+    else:
+        from safetensors.torch import load_file
+
+        head = MLPHead(**{**settings, "hidden": tuple(settings["hidden"])})
+        head.k = int(record["k"])
+        head.net = head._build(len(arrays["mean"]), head.k)
+        try:
+            head.net.load_state_dict(load_file(str(folder / "head.safetensors")))
+        except (OSError, RuntimeError, ValueError) as err:
+            warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
+            return None
+        head.net.eval()
+    head.set_arrays(arrays)
+    return head, record

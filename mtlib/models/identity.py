@@ -1,0 +1,75 @@
+"""Weights identity: a string that changes whenever a model's weights change.
+
+It keys every cache entry of a model (embeddings, features, trained heads),
+so replacing a checkpoint in place never serves stale outputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from mtlib.cache import atomic_write_bytes, cache_root
+from mtlib.models.resolve import Resolved
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file (head, tail and size for files over 256 MB), memoised by path, size and mtime."""
+    stat = path.stat()
+    memo_file = cache_root() / "weights-hashes.json"
+    try:
+        memo = json.loads(memo_file.read_text())
+    except (OSError, ValueError):
+        memo = {}
+    memo_key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    if memo_key in memo:
+        return memo[memo_key]
+    h = hashlib.sha256()
+    chunk = 1 << 22
+    with open(path, "rb") as fh:
+        if stat.st_size <= 256 << 20:
+            for block in iter(lambda: fh.read(chunk), b""):
+                h.update(block)
+        else:
+            h.update(fh.read(chunk))
+            fh.seek(-chunk, os.SEEK_END)
+            h.update(fh.read(chunk))
+            h.update(str(stat.st_size).encode())
+    digest = h.hexdigest()
+    memo[memo_key] = digest
+    atomic_write_bytes(memo_file, json.dumps(memo, indent=0).encode())
+    return digest
+
+
+def model_identity(resolved: Resolved) -> str:
+    """A string that changes whenever the weights change.
+
+    The hub revision when the weights come from the HF cache (snapshot folder
+    name), the package version for a lexicon scorer, else a hash of the
+    weight files.
+    """
+    path = resolved.path
+    if resolved.kind == "lexicon":
+        from importlib.metadata import PackageNotFoundError, version
+
+        source = resolved.spec.source if resolved.spec else resolved.name
+        try:
+            return f"{resolved.name}@{version(source)}"
+        except PackageNotFoundError:
+            return f"{resolved.name}@unknown-version"
+    if path is None:
+        return f"{resolved.name}@gensim-data"
+    if resolved.how in ("hf-cache", "hub") and path.parent.name == "snapshots":
+        return f"{resolved.spec.source if resolved.spec else resolved.name}@{path.name[:12]}"
+    files = [path] if path.is_file() else sorted(
+        p for p in path.rglob("*") if p.is_file() and p.suffix in _WEIGHT_SUFFIXES)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode())
+        h.update(file_digest(f).encode())
+    label = resolved.spec.source if resolved.spec else path.name
+    return f"{label}@{h.hexdigest()[:12]}"

