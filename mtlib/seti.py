@@ -19,9 +19,10 @@ sizes).
 This module builds every setting from a pool of natural inferences (as
 :func:`extract_natural_inferences` finds them in a SICK-format file) and the
 30 verbs of Table 6, checks the invariants of §3.2 in code, and scores models:
-the frozen-encoder path encodes every unique sentence once
-(:class:`SentenceBank`) and trains a head on pair features; fine-tuning goes
-through the classifier factory.
+every model goes through the classifier factory
+(:func:`mtlib.models.classifier`): a head on frozen pair features, each unique
+sentence encoded once (:func:`universe` lists them), or a fine-tuned
+cross-encoder.
 """
 
 from __future__ import annotations
@@ -723,78 +724,39 @@ def table5(datasets: Mapping[tuple[int, str, str], SetiData]) -> pd.DataFrame:
 # --- models: encode once, train heads, score ------------------------------------------------------
 
 
-class SentenceBank:
-    """Sentence embeddings of one frozen encoder, each unique sentence encoded once.
-
-    Every setting, configuration, seed and shot budget draws its pair features from here, so the encoder
-    sees each sentence once per notebook run (and the disk cache makes a rerun free).
-
-    Attributes:
-        model: The encoder (anything with ``embed(texts) -> (n, d)``).
-        encoded: Number of sentences sent to ``model.embed``.
-    """
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.index: dict[str, int] = {}
-        self.blocks: list[np.ndarray] = []
-        self.encoded = 0
-        self._matrix: np.ndarray | None = None
-
-    def add(self, sentences: Iterable[str]) -> None:
-        """Encode the sentences not seen yet (in one batched call)."""
-        new = [s for s in dict.fromkeys(sentences) if s not in self.index]
-        if not new:
-            return
-        vectors = np.asarray(self.model.embed(new), dtype=np.float32)
-        for s in new:
-            self.index[s] = len(self.index)
-        self.blocks.append(vectors)
-        self.encoded += len(new)
-        self._matrix = None
-
-    def vectors(self, sentences: Sequence[str]) -> np.ndarray:
-        """Embeddings, shape ``(len(sentences), d)``; unseen sentences are encoded first."""
-        self.add(sentences)
-        if self._matrix is None:
-            self._matrix = np.concatenate(self.blocks)
-        return self._matrix[[self.index[s] for s in sentences]]
+def pairs_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """Items as the classifier factory's training data: ``text`` (premise), ``text_pair`` (hypothesis) and
+    ``label`` (``"entailment"`` or ``"non-entailment"``)."""
+    return pd.DataFrame({"text": _objects(items["premise"]), "text_pair": _objects(items["hypothesis"]),
+                         "label": np.where(items["label"].to_numpy().astype(int) == 1, "entailment",
+                                           "non-entailment")})
 
 
-def pair_features(bank: SentenceBank, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
-    """``[u, v, |u - v|, u * v]`` of premise and hypothesis embeddings, shape ``(n, 4 d)``."""
-    u, v = bank.vectors(list(premises)), bank.vectors(list(hypotheses))
-    return np.hstack([u, v, np.abs(u - v), u * v])
+def head_predictions(encoder: Any, train: pd.DataFrame, test: pd.DataFrame, *, seed: int = 0, head: str = "linear",
+                     dev: pd.DataFrame | None = None, **kwargs: Any) -> dict[str, Any]:
+    """A head on frozen pair features ``[u, v, |u-v|, u*v]`` of ``train`` (the classifier factory,
+    ``how="head"``), scored on ``test``.
 
-
-def head_predictions(bank: SentenceBank, train: pd.DataFrame, test: pd.DataFrame, *, seed: int = 0,
-                     head: str = "logreg", dev: pd.DataFrame | None = None, **params: Any) -> dict[str, Any]:
-    """Train a head on frozen pair features of ``train`` and predict ``test``.
+    The encoder's embeddings are cached per sentence, so once :func:`universe` has been encoded no fit or
+    prediction sends a sentence through the model again.
 
     Returns:
         ``pred`` (0/1 per test row), ``prob`` (entailment probability), ``dev_accuracy``.
     """
     from threadpoolctl import threadpool_limits
 
+    from mtlib import models
+
+    if train["label"].nunique() < 2:  # one class only (possible in a tiny subsample): predict it
+        prob = np.full(len(test), float(train["label"].iloc[0]))
+        return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
     # many small fits: one BLAS thread each is faster than two contending ones (10x on a loaded 2-core CPU)
     with threadpool_limits(1):
-        return _head_predictions(bank, train, test, seed=seed, head=head, dev=dev, **params)
-
-
-def _head_predictions(bank: SentenceBank, train: pd.DataFrame, test: pd.DataFrame, *, seed: int, head: str,
-                      dev: pd.DataFrame | None, **params: Any) -> dict[str, Any]:
-    from mtlib.probes import train_head
-
-    X = pair_features(bank, train["premise"], train["hypothesis"])
-    y = train["label"].to_numpy().astype(int)
-    Xd = pair_features(bank, dev["premise"], dev["hypothesis"]) if dev is not None and len(dev) else None
-    yd = dev["label"].to_numpy().astype(int) if Xd is not None else None
-    if len(np.unique(y)) < 2:  # one class only (possible in a tiny subsample): predict it
-        prob = np.full(len(test), float(y[0]))
-        return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
-    fitted = train_head(X, y, kind=head, seed=seed, X_test=Xd, y_test=yd, **params)
-    prob = fitted.score(pair_features(bank, test["premise"], test["hypothesis"]), 1) if len(test) else np.zeros(0)
-    return {"pred": (prob > 0.5).astype(int), "prob": prob, "dev_accuracy": fitted.accuracy}
+        clf = models.classifier(encoder, pairs_frame(train), how="head", head=head, seed=seed,
+                                valid=pairs_frame(dev) if dev is not None and len(dev) else None, **kwargs)
+        prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
+    prob = np.asarray(prob, dtype=float)
+    return {"pred": (prob > 0.5).astype(int), "prob": prob, "dev_accuracy": clf.training.heldout_accuracy}
 
 
 def accuracy_by_rule(test: pd.DataFrame, pred: np.ndarray) -> pd.DataFrame:
@@ -934,8 +896,8 @@ def _score_rows(model: str, key: tuple[int, str, str, int], data: SetiData, pred
     return row, by_rule
 
 
-def evaluate_heads(bank: SentenceBank, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], *,
-                   head: str = "logreg", max_train: int = 0, **params: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+def evaluate_heads(encoder: Any, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], *,
+                   head: str = "linear", max_train: int = 0, **kwargs: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A head on frozen pair features for every dataset (seeded by the dataset's seed).
 
     ``max_train`` > 0 trains on at most that many training items (spread evenly over kinds and rules).
@@ -947,7 +909,7 @@ def evaluate_heads(bank: SentenceBank, model: str, datasets: Mapping[tuple[int, 
     rows, rules = [], []
     for key, data in datasets.items():
         train = _stratified(data.train, max_train, key[3], ["kind", "rule"])
-        out = head_predictions(bank, train, data.test, dev=data.dev, seed=key[3], head=head, **params)
+        out = head_predictions(encoder, train, data.test, dev=data.dev, seed=key[3], head=head, **kwargs)
         row, by_rule = _score_rows(model, key, data, out["pred"], {"how": f"head-{head}", "n_train": len(train),
                                                                    "dev_accuracy": out["dev_accuracy"]})
         rows.append(row)
@@ -955,8 +917,8 @@ def evaluate_heads(bank: SentenceBank, model: str, datasets: Mapping[tuple[int, 
     return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
 
 
-def evaluate_fewshot(bank: SentenceBank, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData],
-                     shots: Sequence[int], *, head: str = "logreg", max_train: int = 0, **params: Any) -> pd.DataFrame:
+def evaluate_fewshot(encoder: Any, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData],
+                     shots: Sequence[int], *, head: str = "linear", max_train: int = 0, **kwargs: Any) -> pd.DataFrame:
     """Accuracy against the number of D_few shots added to the training data (§5.2), per dataset and seed.
 
     The test set is the same for every shot budget (D_few was taken out of it when the data was built).
@@ -966,8 +928,8 @@ def evaluate_fewshot(bank: SentenceBank, model: str, datasets: Mapping[tuple[int
         base = SetiData(*key[:3], _stratified(data.train, max_train, key[3], ["kind", "rule"]), data.dev, data.test,
                         data.few)
         for k in shots:
-            out = head_predictions(bank, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head,
-                                   **params)
+            out = head_predictions(encoder, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head,
+                                   **kwargs)
             rows.append({"model": model, "task": key[0], "setting": key[1], "seed": key[3], "shots": int(k),
                          "accuracy": float((out["pred"] == data.test["label"].to_numpy()).mean()),
                          "baseline": majority_baseline(data.train, data.test)})
@@ -994,69 +956,11 @@ def finetune_predictions(model: str, train: pd.DataFrame, test: pd.DataFrame, *,
     """
     from mtlib import models
 
-    if not hasattr(models, "classifier"):  # the factory is not merged yet: local cross-encoder (remove then)
-        return _finetune_local(model, train, test, seed=seed, epochs=epochs, lr=lr, batch_size=batch_size,
-                               max_length=max_length, device=device)
-
-    def frame(d: pd.DataFrame) -> pd.DataFrame:
-        return pd.DataFrame({"text": _objects(d["premise"]), "text_pair": _objects(d["hypothesis"]),
-                             "label": np.where(d["label"].to_numpy().astype(int) == 1, "entailment",
-                                               "non-entailment")})
-
-    clf = models.classifier(model, frame(train), how="finetune", valid=frame(dev) if dev is not None else None,
-                            seed=seed, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
+    clf = models.classifier(model, pairs_frame(train), how="finetune",
+                            valid=pairs_frame(dev) if dev is not None else None, heldout_fraction=0.0, seed=seed, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
                             device=device)
     prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
     return (np.asarray(prob) > 0.5).astype(int)
-
-
-def _finetune_local(model: str, train: pd.DataFrame, test: pd.DataFrame, *, seed: int, epochs: int, lr: float,
-                    batch_size: int, max_length: int, device: str) -> np.ndarray:
-    """Stand-in for ``mtlib.models.classifier(how="finetune")`` until the factory is merged: the encoder
-    and a linear head on its mean-pooled pair encoding, trained together by :func:`mtlib.training.fit`."""
-    import copy
-
-    import torch
-
-    from mtlib import models
-    from mtlib.batching import resolve_device
-    from mtlib.training import fit, seed_everything
-
-    device = resolve_device(device)
-    base = models.load(model, device="cpu", use_cache=False)
-    if not hasattr(base, "backbone"):
-        raise SetiError(f"{model}: fine-tuning needs a transformer encoder (or the classifier factory)")
-    seed_everything(seed)
-    tok = base.tokenizer
-
-    class CrossEncoder(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.encoder = copy.deepcopy(base.backbone)
-            self.head = torch.nn.Linear(self.encoder.config.hidden_size, 2)
-
-        def forward(self, premises: list[str], hypotheses: list[str]):
-            enc = tok(premises, hypotheses, padding=True, truncation=True, max_length=max_length,
-                      return_tensors="pt").to(self.head.weight.device)
-            hidden = self.encoder(**enc).last_hidden_state
-            mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            return self.head((hidden * mask).sum(1) / mask.sum(1).clamp(min=1))
-
-    net = CrossEncoder()
-    p, h = _objects(train["premise"]), _objects(train["hypothesis"])
-    y = torch.tensor(train["label"].to_numpy().astype(int))
-
-    def step_loss(module, idx, dev):
-        logits = module(list(p[idx]), list(h[idx]))
-        return torch.nn.functional.cross_entropy(logits, y[idx].to(dev))
-
-    fit(net, len(train), step_loss, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, device=device)
-    tp, th = _objects(test["premise"]), _objects(test["hypothesis"])
-    preds = []
-    with torch.inference_mode():
-        for start in range(0, len(test), 128):
-            preds.append(net(list(tp[start:start + 128]), list(th[start:start + 128])).argmax(-1).cpu().numpy())
-    return np.concatenate(preds) if preds else np.zeros(0, dtype=int)
 
 
 def evaluate_finetune(model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], *,
