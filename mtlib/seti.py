@@ -1070,3 +1070,17 @@ def rule_table(by_rule: pd.DataFrame, config: str = "cg") -> pd.DataFrame:
     table = part.pivot_table(index="row", columns="group", values="accuracy", aggfunc="mean", sort=False)
     return table[[c for c in table.columns if c.startswith(tuple(RULE_SYMBOLS.values()))]
                  + [c for c in table.columns if c in KINDS]]
+
+
+def job_list(models: Sequence[str], seeds: Sequence[int] = (0, 1, 2, 3, 4), *, notebook: str = "07") -> pd.DataFrame:
+    """The paper profile as independent jobs: one per model and seed, each running the 7 settings x 2
+    configurations, as ``mtlib.run`` parameter overrides (``-p 07.finetune_models=[...]``); a distributed
+    executor can spread the rows over workers and a final run gathers the cached results.
+
+    Returns:
+        One row per job: ``model``, ``seed``, ``runs`` (settings x configurations it covers) and ``overrides``.
+    """
+    rows = [{"model": m, "seed": s, "runs": len(SETTINGS) * len(CONFIGS),
+             "overrides": [f"{notebook}.finetune_models=[{m}]", f"{notebook}.finetune_seeds=[{s}]",
+                           f"{notebook}.seeds=[{s}]"]} for m in models for s in seeds]
+    return pd.DataFrame(rows, columns=["model", "seed", "runs", "overrides"])

@@ -297,3 +297,10 @@ def test_findings_are_computed_from_numbers():
     assert table.loc["task 2 non-trivial CG near 50%", "holds"]
     assert table.loc["task 3 -R_ver CG high (verb shortcut)", "holds"]
     assert table.loc["few-shot: task 2 non-trivial gains by 2 shots", "value"] == pytest.approx(0.3)
+
+
+def test_paper_job_list_covers_every_run():
+    jobs = seti.job_list(["bert-large-uncased", "roberta-large", "albert-large-v2", "facebook/bart-large", "t5-large",
+                          "gpt2-large"])
+    assert len(jobs) == 30 and jobs["runs"].sum() == 6 * 7 * 2 * 5
+    assert jobs.loc[0, "overrides"] == ["07.finetune_models=[bert-large-uncased]", "07.finetune_seeds=[0]", "07.seeds=[0]"]
