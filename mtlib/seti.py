@@ -539,28 +539,41 @@ def _cg_parts(task: int, setting: str, lex: pd.DataFrame, stru: pd.DataFrame, ve
 
 
 def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Take ``n_few`` test-like items out of the test set, one natural sentence each, rules cycling; then
-    drop every test item sharing a sentence with them (D_few ∩ D_test = ∅, and no shared sentence)."""
+    """Reserve D_few (§5.2): compositional items built like the test set from natural pairs whose sentences
+    the remaining test set never uses (so D_few ∩ D_test = ∅ and no sentence is shared).
+
+    Sentence components of the test side are taken in random order until every test rule has at least
+    ``ceil(n_few / rules)`` items (or half the test items are reserved); D_few is ordered so that the first
+    shots cycle through the rules, each drawn at random within its rule.
+
+    Returns:
+        ``(few, remaining_test)``.
+    """
     if n_few <= 0 or test.empty:
         return test.iloc[:0], test
-    order = rng.permutation(len(test))
-    rules, ss, hs = (test[c].to_numpy()[order] for c in ("rule", "s", "hypothesis"))
-    queues = {r: list(np.flatnonzero(rules == r)[::-1]) for r in sorted(set(rules))}
-    picked: list[int] = []
-    used: set[str] = set()
-    while len(picked) < n_few and any(queues.values()):
-        for r, queue in queues.items():
-            while queue:
-                i = queue.pop()
-                if ss[i] not in used and hs[i] not in used:
-                    picked.append(int(order[i]))
-                    used.update((ss[i], hs[i]))
-                    break
-            if len(picked) >= n_few:
-                break
-    few = test.iloc[picked].reset_index(drop=True)
-    clash = test["s"].isin(used) | test["hypothesis"].isin(used)
-    return few, test[~clash].reset_index(drop=True)
+    rules = sorted(set(test["rule"].astype(int)))
+    need = -(-n_few // len(rules))
+    comp = sentence_components(pd.DataFrame({"premise": test["s"], "hypothesis": test["hypothesis"]}))
+    by_comp = pd.Series(np.arange(len(test))).groupby(comp).apply(list)
+    rule_of_item = test["rule"].to_numpy().astype(int)
+    counts = dict.fromkeys(rules, 0)
+    reserved: list[int] = []
+    for g in rng.permutation(len(by_comp)):
+        if all(c >= need for c in counts.values()) or len(reserved) >= len(test) // 2:
+            break
+        idx = by_comp.iloc[g]
+        reserved.extend(idx)
+        for r in rule_of_item[idx]:
+            counts[int(r)] += 1
+    pools = {r: [i for i in rng.permutation(reserved) if rule_of_item[i] == r] for r in rules}
+    order: list[int] = []
+    while len(order) < n_few and any(pools.values()):
+        for r in rules:
+            if pools[r] and len(order) < n_few:
+                order.append(int(pools[r].pop()))
+    keep = np.ones(len(test), dtype=bool)
+    keep[reserved] = False
+    return test.iloc[order].reset_index(drop=True), test[keep].reset_index(drop=True)
 
 
 def _split_dev(parts: Sequence[pd.DataFrame], dev_fraction: float, rng: np.random.Generator
