@@ -318,12 +318,13 @@ def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], ty
         keep = nn > 0
         return _chi2_stat(kk[keep], nn[keep]), int(keep.sum())
 
+    from mtlib.stats import permutation_test
+
     observed, n_groups = stat(label)
-    rng = np.random.default_rng(seed)
-    null = np.array([stat(rng.permutation(label))[0] for _ in range(permutations)])
+    _, p_permutation = permutation_test(lambda lab: stat(lab)[0], label, permutations=permutations, seed=seed)
     dof = max(1, n_groups - 1)
     return {"chi2": observed, "dof": dof, "p_chi2": float(sstats.chi2.sf(observed, dof)),
-            "p_permutation": float((1 + (null >= observed - 1e-12).sum()) / (permutations + 1)),
+            "p_permutation": p_permutation,
             "method": f"chi-square of independence; adjective-label permutation test (B={permutations})"}
 
 

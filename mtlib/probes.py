@@ -21,7 +21,7 @@ import numpy as np
 
 from mtlib.cache import cache_root, stable_hash
 from mtlib.models.base import label_position, log_odds
-from mtlib.models.heads import LinearHead, MLPHead, load_head, make_head, save_head
+from mtlib.models.heads import FORMAT, LinearHead, MLPHead, load_head, make_head, save_head
 
 KINDS = ("logreg", "linear", "mlp")
 
@@ -166,7 +166,7 @@ def train_head(
     if len(classes) < 2:
         raise ValueError(f"a head needs at least two classes; y has {classes.tolist()}")
     settings = {"kind": kind, "seed": seed, "test_size": test_size, **params}
-    key = stable_hash([data_hash(X, y, X_test, y_test), settings], 24)
+    key = stable_hash([data_hash(X, y, X_test, y_test), settings, FORMAT], 24)
     folder = cache_root() / "heads" / key
     if use_cache:
         loaded = load_head(folder)

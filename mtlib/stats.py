@@ -137,6 +137,32 @@ def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
             "difference": float(p1 - p2)}
 
 
+def permutation_test(statistic: Callable[[np.ndarray], float], labels: np.ndarray, *, permutations: int,
+                     seed: int = 0, two_sided: bool = False) -> tuple[float, float]:
+    """The one label-permutation test of the package: observed statistic and its p-value.
+
+    The null distribution recomputes ``statistic`` on ``permutations``
+    seeded shuffles of ``labels``; the p-value counts the shuffles at least
+    as extreme as the observation, plus one (so it is never 0).
+
+    Args:
+        statistic: Maps a label array ``(c,)`` to a number.
+        labels: The observed labels, shape ``(c,)`` (shuffled among units).
+        permutations: Number of shuffles ``B``.
+        seed: Seeds the shuffles.
+        two_sided: Compare absolute values (else: larger is more extreme).
+
+    Returns:
+        ``(observed, p)`` with ``p = (1 + #{null >= observed}) / (B + 1)``.
+    """
+    observed = float(statistic(labels))
+    rng = np.random.default_rng(seed)
+    null = np.array([statistic(rng.permutation(labels)) for _ in range(permutations)], dtype=float)
+    obs = abs(observed) if two_sided else observed
+    null = np.abs(null) if two_sided else null
+    return observed, float((1 + np.sum(null >= obs - 1e-12)) / (permutations + 1))
+
+
 def cluster_permutation_test(
     violations: np.ndarray,
     cases: np.ndarray,
@@ -170,10 +196,7 @@ def cluster_permutation_test(
     def diff(mask: np.ndarray) -> float:
         return violations[mask].sum() / cases[mask].sum() - violations[~mask].sum() / cases[~mask].sum()
 
-    observed = diff(is_a)
-    rng = np.random.default_rng(seed)
-    null = np.array([diff(rng.permutation(is_a)) for _ in range(permutations)])
-    p = (1 + np.sum(np.abs(null) >= abs(observed) - 1e-12)) / (permutations + 1)
+    observed, p = permutation_test(diff, is_a, permutations=permutations, seed=seed, two_sided=True)
     return {"test": f"cluster permutation test (labels shuffled among {len(labels)} clusters, "
                     f"B={permutations})", "groups": [str(g) for g in groups],
             "difference": float(observed), "p_value": float(p)}

@@ -85,7 +85,7 @@ def fit(
     seed_everything(seed)
     module.to(device).train()
     optim = torch.optim.AdamW(list(params) if params is not None else module.parameters(),
-                              lr=lr, weight_decay=weight_decay)
+                              lr=lr, weight_decay=weight_decay, foreach=True)  # one fused update, CPU too
     rng = np.random.default_rng(seed)
     if batches is None:
         def batches(gen: np.random.Generator) -> list[np.ndarray]:

@@ -13,6 +13,23 @@ GARDEN = ["cherry", "tree", "garden", "apple", "fruit", "table"]
 ANIMALS = ["dogs", "bark", "night", "poodles", "sleep", "king"]
 
 
+@pytest.fixture(scope="module")
+def toy_bert_dir(tmp_path_factory):
+    """A 2-layer BERT whose WordPiece vocabulary is written out (deterministic, unlike a trained one)."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder = tmp_path_factory.mktemp("toy-bert")
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *GARDEN, *ANIMALS, "a", "at", "the", "and", "is"]
+    (folder / "vocab.txt").write_text("\n".join(words) + "\n")
+    tokenizer = BertTokenizerFast(str(folder / "vocab.txt"), do_lower_case=True, model_max_length=128)
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=128)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
 def _toy(n: int = 120, seed: int = 0) -> pd.DataFrame:
     """A separable task in the tiny tokenizer's vocabulary: garden words vs animal words."""
     rng = np.random.default_rng(seed)
@@ -36,9 +53,9 @@ def _toy_pairs(n: int = 120, seed: int = 1) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("head", ["linear", "mlp"])
-def test_head_learns_a_separable_task_and_reports_its_baseline(tiny_bert_dir, head):
+def test_head_learns_a_separable_task_and_reports_its_baseline(toy_bert_dir, head):
     train = _toy()
-    clf = models.classifier(str(tiny_bert_dir), train, how="head", head=head, heldout_fraction=0.25, device="cpu",
+    clf = models.classifier(str(toy_bert_dir), train, how="head", head=head, heldout_fraction=0.25, device="cpu",
                             epochs=40 if head == "mlp" else None)
     t = clf.training
     assert (t.how, t.head, t.n_train, t.n_heldout) == ("head", head, 90, 30)
@@ -52,33 +69,33 @@ def test_head_learns_a_separable_task_and_reports_its_baseline(tiny_bert_dir, he
     assert clf.score(["apple"], "GARDEN").shape == (1,)  # label names match case-insensitively
 
 
-def test_finetune_learns_the_task_on_tiny_bert_and_second_call_reloads(tiny_bert_dir):
+def test_finetune_learns_the_task_on_tiny_bert_and_second_call_reloads(toy_bert_dir):
     train = _toy(seed=2)
     kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=8, lr=2e-3, batch_size=16, device="cpu", seed=0)
     before = factory.fits
-    clf = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    clf = models.classifier(str(toy_bert_dir), train, **kwargs)
     assert factory.fits == before + 1 and not clf.training.from_cache
     assert clf.training.heldout_accuracy > 0.9 and len(clf.training.train_log) == 8
     probs = clf.classify(["cherry garden", "poodles sleep"])
     factory._MEMO.clear()  # as in a new process: only the disk cache is left
-    again = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    again = models.classifier(str(toy_bert_dir), train, **kwargs)
     assert factory.fits == before + 1 and again.training.from_cache
     assert again.training.heldout_accuracy == clf.training.heldout_accuracy
     np.testing.assert_allclose(again.classify(["cherry garden", "poodles sleep"]), probs, atol=1e-6)
     assert again.net is None  # cached outputs: the network was not even rebuilt
     np.testing.assert_allclose(again.classify(["apple table"]), clf.classify(["apple table"]), atol=1e-5)
-    other = models.classifier(str(tiny_bert_dir), train, **{**kwargs, "seed": 1, "epochs": 1})
+    other = models.classifier(str(toy_bert_dir), train, **{**kwargs, "seed": 1, "epochs": 1})
     assert factory.fits == before + 2 and not other.training.from_cache
 
 
-def test_pairs_head_and_cross_encoder(tiny_bert_dir):
+def test_pairs_head_and_cross_encoder(toy_bert_dir):
     pairs = _toy_pairs()
-    head = models.classifier(str(tiny_bert_dir), pairs, how="head", device="cpu", heldout_fraction=0.25)
+    head = models.classifier(str(toy_bert_dir), pairs, how="head", device="cpu", heldout_fraction=0.25)
     assert head.training.heldout_accuracy > 0.8
     fresh = _toy_pairs(n=60, seed=7)
     p = head.classify(fresh["text"], fresh["text_pair"])
     assert p.shape == (60, 2) and np.mean(p.argmax(1) == fresh["label"]) > 0.8
-    ft = models.classifier(str(tiny_bert_dir), (pairs["text"], pairs["text_pair"], pairs["label"]), how="finetune",
+    ft = models.classifier(str(toy_bert_dir), (pairs["text"], pairs["text_pair"], pairs["label"]), how="finetune",
                            epochs=1, batch_size=32, device="cpu")
     assert ft.labels == [0, 1] and ft.classify(["cherry"], ["dogs"]).shape == (1, 2)
     with pytest.raises(ValueError, match="trained on text pairs"):
@@ -92,10 +109,14 @@ def test_minilm_finetune_and_static_table_finetune_run():
     static = models.classifier("minilm-static", train, how="finetune", epochs=3, batch_size=8, device="cpu",
                                heldout_fraction=0.25)
     assert static.training.n_train == 18 and static.classify(["dogs bark"]).shape == (1, 2)
+    frozen = models.load("minilm-static").embed(["dogs bark"])
+    tuned = static.embed(["dogs bark"])
+    assert tuned.shape == frozen.shape and not np.allclose(tuned, frozen)  # its table was tuned
+    assert clf.embed(["a cherry tree"]).shape == (1, 384)
 
 
-def test_frozen_features_are_computed_once_for_several_heads_and_seeds(tiny_bert_dir):
-    encoder = models.load(str(tiny_bert_dir), device="cpu")
+def test_frozen_features_are_computed_once_for_several_heads_and_seeds(toy_bert_dir):
+    encoder = models.load(str(toy_bert_dir), device="cpu")
     train = _toy(n=60, seed=4)
     models.classifier(encoder, train, how="head", seed=0)
     calls = encoder.calls
@@ -112,8 +133,8 @@ def test_native_classifier_measures_accuracy_and_reorders_labels(tiny_roberta_nl
     np.testing.assert_allclose(clf.classify(data[0], data[1]), base.classify(data[0], data[1])[:, [2, 1, 0]])
 
 
-def test_bad_input_names_the_model_and_what_would_work(tiny_bert_dir):
-    name = str(tiny_bert_dir)
+def test_bad_input_names_the_model_and_what_would_work(toy_bert_dir):
+    name = str(toy_bert_dir)
     with pytest.raises(ValueError, match="single class"):
         models.classifier(name, (["a", "b"], ["x", "x"]), how="head")
     with pytest.raises(ValueError, match="3 texts, 2 labels"):
@@ -126,6 +147,8 @@ def test_bad_input_names_the_model_and_what_would_work(tiny_bert_dir):
         models.classifier(name, (["a", "b", "c"], ["x", "y", "z"]), how="head", labels=["x", "y"])
     with pytest.raises(ValueError, match=r"vader.*cannot be fine-tuned.*minilm"):
         models.classifier("vader", (["good", "bad"], ["positive", "negative"]), how="finetune")
+    with pytest.raises(ValueError, match=r"glove-50d.*cannot be fine-tuned.*how='head' on glove-50d"):
+        models.classifier("glove-50d", (["good", "bad"], ["positive", "negative"]), how="finetune")
     with pytest.raises(ValueError, match=r"vader.*no sentence embeddings.*native"):
         models.classifier("vader", (["good", "bad"], ["positive", "negative"]), how="head")
     with pytest.raises(ValueError, match=r"vader has no label 'neutral'"):

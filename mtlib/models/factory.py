@@ -33,7 +33,7 @@ import numpy as np
 from mtlib.batching import inference_context, resolve_device, run_batched
 from mtlib.cache import atomic_write_bytes, cache_root, cached_rows, stable_hash
 from mtlib.models.base import Model, label_position, softmax
-from mtlib.models.heads import HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
+from mtlib.models.heads import FORMAT, HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 
 HOWS = ("auto", "native", "head", "finetune")
 
@@ -265,6 +265,27 @@ class FineTunedClassifier(Model):
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         return softmax(self.logits(texts, text_pairs))
 
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence embeddings of the fine-tuned encoder (the head's input for single texts), cached.
+
+        Shape ``(n, d)``: a frozen-vs-fine-tuned comparison reads both encoders the same way.
+        """
+        texts = list(texts)
+
+        def compute(batch: list[str]) -> np.ndarray:
+            self._ensure_net()
+            examples = self.encoder.encode(batch, None)
+            return run_batched(examples, self._pooled, lengths=[self.encoder.length(e) for e in examples],
+                               max_tokens=self.max_tokens, show_progress=False)
+
+        return cached_rows(self._cache("embed"), texts, compute, desc=f"embed {self.name}")
+
+    def _pooled(self, examples: list[dict[str, list[int]]]) -> np.ndarray:
+        self.calls += 1
+        batch = {k: v.to(self.device) for k, v in self.encoder.collate(examples).items()}
+        with inference_context(self.device):
+            return self.net.pooled(**batch).float().cpu().numpy()
+
 
 # ---------------------------------------------------------------------------
 # Features and training
@@ -493,7 +514,7 @@ def classifier(
                 "lr": n_lr, "batch_size": n_batch, "labels": _json_safe(classes), "pairs": pairs is not None,
                 "heldout_fraction": heldout_fraction if valid is None else None, "valid": valid_hash,
                 "max_length": max_length if how == "finetune" else None,
-                "pooling": pooling if how == "finetune" else None, "seed": seed}
+                "pooling": pooling if how == "finetune" else None, "seed": seed, "format": FORMAT}
     key = stable_hash([base.identity, stable_hash([texts, pairs, _json_safe(train_labels)], 32), settings], 24)
     if use_cache and key in _MEMO:
         return _MEMO[key]
@@ -516,6 +537,9 @@ def classifier(
 
     start = time.perf_counter()
     fits += 1
+    if how == "head":  # every input's features in one embed call (then cached): the same batches as one call
+        frozen_features(base, texts + (held["texts"] if valid is not None else []),
+                        None if pairs is None else pairs + (held["pairs"] if valid is not None else []))
     training = Training(how, head, settings, seed, None, None, [], False, len(data["y"]),
                         0 if held is None else len(held["y"]), key)
     if how == "head":

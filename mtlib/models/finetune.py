@@ -119,6 +119,10 @@ def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hid
             def _pool(self, ids: Any, mask: Any) -> Any:
                 return masked_mean(self.embedding(ids), mask)
 
+            def pooled(self, input_ids: Any, mask: Any, **_: Any) -> Any:
+                """Sentence embeddings ``(b, d)``: the mean of the tuned word-piece vectors."""
+                return self._pool(input_ids, mask)
+
             def forward(self, input_ids: Any, mask: Any, input_ids_2: Any = None, mask_2: Any = None) -> Any:
                 u = self._pool(input_ids, mask)
                 if input_ids_2 is None:
@@ -159,6 +163,11 @@ def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hid
             def forward(self, **batch: Any) -> Any:
                 return self.body(**batch).logits[:, index.to(batch["input_ids"].device)]
 
+            def pooled(self, **batch: Any) -> Any:
+                """Sentence embeddings ``(b, h)``: masked mean of the last hidden layer."""
+                hidden_states = self.body(**batch, output_hidden_states=True).hidden_states[-1]
+                return masked_mean(hidden_states, batch["attention_mask"])
+
         return ClassifierNet(), Encoder(model.tokenizer, max_length, static=False), "native"
 
     if kind == "sentence-transformers":
@@ -187,5 +196,9 @@ def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hid
 
         def forward(self, **batch: Any) -> Any:
             return self.head(embed(self.body, batch))
+
+        def pooled(self, **batch: Any) -> Any:
+            """Sentence embeddings ``(b, d)`` of the tuned encoder (the head's input)."""
+            return embed(self.body, batch)
 
     return EncoderNet(), Encoder(model.tokenizer, max_length, static=False), head

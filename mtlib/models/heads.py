@@ -28,6 +28,9 @@ from mtlib.models.base import softmax
 
 HEADS = ("linear", "mlp")
 
+#: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
+FORMAT = 2
+
 
 def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
     """Features of text pairs from their vectors: ``[u, v, |u - v|, u * v]``.
@@ -65,40 +68,52 @@ class LinearHead:
         return {"C": self.C, "max_iter": self.max_iter, "standardize": self.standardize, "seed": self.seed}
 
     def fit(self, X: np.ndarray, y_idx: np.ndarray) -> LinearHead:
-        """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present)."""
+        """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present).
+
+        Fitted as a scikit-learn pipeline, then kept as its arrays; predictions
+        repeat scikit-learn's float32 arithmetic exactly (same values, same ties).
+        """
         from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
         X = np.asarray(X, dtype=np.float32)
-        if self.standardize:
-            scaler = StandardScaler().fit(X)
-            self.mean_, self.scale_ = scaler.mean_, scaler.scale_
-        else:
-            self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
         lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed)
-        lr.fit(self._standardised(X), y_idx)
-        self.coef_, self.intercept_ = lr.coef_.astype(np.float64), lr.intercept_.astype(np.float64)
+        if self.standardize:
+            pipe = make_pipeline(StandardScaler(), lr).fit(X, y_idx)
+            self.mean_, self.scale_ = pipe[0].mean_, pipe[0].scale_
+        else:
+            lr.fit(X, y_idx)
+            self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        self.coef_, self.intercept_ = lr.coef_, lr.intercept_
         return self
 
     def _standardised(self, X: np.ndarray) -> np.ndarray:
         z = np.array(X, dtype=np.float32, copy=True)
-        z -= self.mean_
-        z /= self.scale_
+        z -= self.mean_.astype(z.dtype)
+        z /= self.scale_.astype(z.dtype)
         return z
+
+    def decision(self, X: np.ndarray) -> np.ndarray:
+        """scikit-learn's ``decision_function``: ``(n,)`` for a binary head, else ``(n, k)``."""
+        d = self._standardised(np.asarray(X, dtype=np.float32)) @ self.coef_.T + self.intercept_
+        return d.ravel() if self.coef_.shape[0] == 1 else d
 
     def logits(self, X: np.ndarray) -> np.ndarray:
         """Class scores ``(n, k)`` float64; a binary head gives ``[0, d]`` with d its decision function."""
-        d = self._standardised(np.asarray(X, dtype=np.float32)) @ self.coef_.T + self.intercept_
-        return np.concatenate([np.zeros_like(d), d], axis=1) if self.coef_.shape[0] == 1 else d
+        d = self.decision(X).astype(np.float64)
+        return np.stack([np.zeros_like(d), d], axis=1) if d.ndim == 1 else d
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class probabilities ``(n, k)`` float64 (binary: the logistic of the decision function)."""
+        """Class probabilities ``(n, k)`` (binary: the logistic of the decision function)."""
         from scipy.special import expit
+        from sklearn.utils.extmath import softmax as sk_softmax
 
-        if self.coef_.shape[0] == 1:
-            p = expit(self.logits(X)[:, 1])
-            return np.stack([1 - p, p], axis=1)
-        return softmax(self.logits(X))
+        d = self.decision(X)
+        if d.ndim == 1:
+            p = expit(d)
+            return np.vstack([1 - p, p]).T
+        return sk_softmax(d, copy=False)
 
     def linear_parts(self, column: int) -> tuple[np.ndarray, float] | None:
         """Weights on the raw features and bias of the logit of ``column`` vs the rest (binary heads), else None.

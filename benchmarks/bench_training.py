@@ -1,0 +1,121 @@
+"""Fine-tuning throughput: length-bucketed dynamic padding vs padding every batch to 128 tokens.
+
+``mtlib.models.classifier(..., how="finetune")`` batches examples of similar
+length (shuffled pools sorted by length) and pads each batch to its longest
+member. The baseline is the same loop (same model, data, seed, optimiser)
+with random batches padded to 128 tokens, the SETI paper's setting. Both
+train one epoch on short NLI-length sentence pairs (the bundled
+monotonicity premises and hypotheses), on a tiny BERT built from a config
+and on MiniLM; examples per second are measured in this process.
+
+Second figure: a second ``classifier`` call with the same inputs and
+settings (in-process memo cleared, so it reads the disk cache as a new
+process would) against the first call that trained.
+
+Usage: ``python benchmarks/bench_training.py [--n 512] [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def nli_pairs(n: int):
+    """``(premises, hypotheses, labels)``: the first ``n`` bundled NLI inputs (short sentences)."""
+    from mtlib.data import monotonicity
+
+    items = monotonicity.compose(monotonicity.load_contexts(monotonicity.BUNDLED_CONTEXTS),
+                                 monotonicity.load_insertions(monotonicity.BUNDLED_INSERTIONS))
+    items = items.sample(n=min(n, len(items)), random_state=0)
+    return list(items["premise"]), list(items["hypothesis"]), items["entailed"].astype(bool).tolist()
+
+
+def tiny_bert(folder: Path) -> str:
+    """A 2-layer, 64-wide BERT with MiniLM's (BERT's uncased WordPiece) tokenizer, saved to ``folder``."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from mtlib.models import resolve
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve("minilm").path)
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=len(tokenizer), hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=128, max_position_embeddings=512)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def throughput(model, data: dict, settings: dict, labels: list, *, bucketed: bool) -> float:
+    """Examples per second of one training epoch, bucketed+dynamic or random+padded to 128."""
+    from mtlib.models.factory import _finetune
+
+    start = time.perf_counter()
+    _finetune(model, data, settings, labels, "cpu", pad_to=None if bucketed else 128, bucketed=bucketed)
+    return len(data["y"]) * settings["epochs"] / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=512, help="training pairs per run")
+    parser.add_argument("--quick", action="store_true", help="n = 128")
+    args = parser.parse_args()
+    os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import numpy as np
+
+    from mtlib import models
+    from mtlib.models import factory
+
+    n = 128 if args.quick else args.n
+    premises, hypotheses, gold = nli_pairs(n)
+    encoder_dir = tiny_bert(Path(tempfile.mkdtemp(prefix="tiny-bert-")))
+    labels = [False, True]
+    data = {"texts": premises, "pairs": hypotheses, "y": np.array([labels.index(g) for g in gold]), "k": 2}
+    settings = {"head": "linear", "hidden": [], "epochs": 1, "lr": 2e-5, "batch_size": 32, "pooling": "mean",
+                "max_length": 128, "seed": 0}
+    figures = []
+    for name in (encoder_dir, "minilm"):
+        model = models.load(name, device="cpu")
+        label = "tiny-bert" if name == encoder_dir else name
+        lengths = [len(ids) for ids in model.tokenizer(premises, hypotheses)["input_ids"]]
+        padded = throughput(model, data, settings, labels, bucketed=False)
+        bucketed = throughput(model, data, settings, labels, bucketed=True)
+        print(f"{label}: fine-tuning {n} NLI pairs (mean {np.mean(lengths):.1f}, max {max(lengths)} tokens), one "
+              f"epoch, batch 32: length-bucketed dynamic padding {bucketed:.1f} ex/s vs padded to 128 "
+              f"{padded:.1f} ex/s: {bucketed / padded:.1f}x")
+        figures += [(f"finetune_{label}", "bucketed_examples_per_second", bucketed, "ex/s"),
+                    (f"finetune_{label}", "padded128_examples_per_second", padded, "ex/s"),
+                    (f"finetune_{label}", "speedup", bucketed / padded, "x")]
+
+    train = (premises, hypotheses, gold)
+    for how, name in (("finetune", encoder_dir), ("head", "minilm")):
+        label = "tiny-bert" if name == encoder_dir else name
+        start = time.perf_counter()
+        models.classifier(name, train, how=how, epochs=1, device="cpu")
+        first = time.perf_counter() - start
+        factory._MEMO.clear()  # as a new process: only the disk cache remains
+        fits = factory.fits
+        start = time.perf_counter()
+        again = models.classifier(name, train, how=how, epochs=1, device="cpu")
+        second = time.perf_counter() - start
+        assert factory.fits == fits and again.training.from_cache
+        print(f"classifier({label}, how={how!r}) on {n} pairs: first call {first:.2f} s (trains), second "
+              f"{second * 1000:.1f} ms (reloads): {100 * second / first:.2f}% of the first")
+        figures += [(f"classifier_{how}_{label}", "first_call_seconds", first, "s"),
+                    (f"classifier_{how}_{label}", "second_call_seconds", second, "s"),
+                    (f"classifier_{how}_{label}", "second_over_first", second / first, "ratio")]
+    for bench, figure, value, unit in figures:
+        print(json.dumps({"bench": bench, "figure": figure, "value": value, "unit": unit, "n": n}))
+
+
+if __name__ == "__main__":
+    main()
