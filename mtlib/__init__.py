@@ -17,7 +17,7 @@ import importlib as _importlib
 _SUBMODULES = {
     "batching", "cache", "claims", "counting", "models", "montague", "notation", "plots", "probes", "relations",
     "results", "run", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical",
-    "notebooks", "export",
+    "notebooks", "export", "pss", "tre", "seti",
 }
 
 

@@ -84,6 +84,10 @@ EXPECTED = {
     "03": ["violation_rate/english/syn", "violation_rate/english/hyp", "cases/english/syn", "accuracy/english/syn",
            "accuracy/english/hyp", "vocabulary/english", "accuracy/english/syn_majority_baseline",
            "accuracy/english/hyp_balanced"],
+    "07": ["pool/lexical", "pool/structural", "accuracy/minilm-static/task1/trivial/cg",
+           "accuracy/minilm-static/task1/trivial/cg/seed0", "accuracy/minilm-static/task2/non-trivial/id",
+           "accuracy/minilm-static/task3/non-trivial-R_ver/cg", "baseline/minilm-static/task2/non-trivial/cg",
+           "fewshot/minilm-static/task2/0", "fewshot/minilm-static/task2/2"],
     "04": ["intersective_an/minilm/S-I", "intersective_aan/minilm/S-I,S-I", "intersective_pairs/minilm/S-I,S-NI",
            "nonsubsective/minilm/NS-Pr", "n_phrases_an", "n_phrases_aan"],
     "05": ["pss/minilm-static/linear/FB", "pss/minilm-static/mlp/FB", "pss/minilm-static/linear/FT",
@@ -95,7 +99,7 @@ EXPECTED = {
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
           "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses", "n_sentences", "n_word_types",
-          "pairs_before_cleaning", "pairs_after_cleaning"}
+          "pairs_before_cleaning", "pairs_after_cleaning", "pool/lexical", "pool/structural"}
 SIGNED = ("spearman_", "partial_spearman_")  # correlations: in [-1, 1]
 
 
