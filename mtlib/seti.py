@@ -1158,7 +1158,8 @@ def rule_table(by_rule: pd.DataFrame, config: str = "cg") -> pd.DataFrame:
 
 def job_list(models: Sequence[str], seeds: Sequence[int] = (0, 1, 2, 3, 4), *, notebook: str = "07") -> pd.DataFrame:
     """The paper profile as independent jobs: one per model and seed, each running the 7 settings x 2
-    configurations, as ``mtlib.run`` parameter overrides (``-p 07.finetune_models=[...]``); a distributed
+    configurations and its few-shot curves, as ``mtlib.run`` parameter overrides (``-p 07.finetune_models=[...]``,
+    ``07.fewshot_models=[...]``); a distributed
     executor can spread the rows over workers and a final run gathers the cached results.
 
     Returns:
@@ -1166,5 +1167,6 @@ def job_list(models: Sequence[str], seeds: Sequence[int] = (0, 1, 2, 3, 4), *, n
     """
     rows = [{"model": m, "seed": s, "runs": len(SETTINGS) * len(CONFIGS),
              "overrides": [f"{notebook}.finetune_models=[{m}]", f"{notebook}.finetune_seeds=[{s}]",
-                           f"{notebook}.seeds=[{s}]"]} for m in models for s in seeds]
+                           f"{notebook}.seeds=[{s}]", f"{notebook}.fewshot_models=[{m}]"]}
+            for m in models for s in seeds]
     return pd.DataFrame(rows, columns=["model", "seed", "runs", "overrides"])

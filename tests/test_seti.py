@@ -303,7 +303,8 @@ def test_paper_job_list_covers_every_run():
     jobs = seti.job_list(["bert-large-uncased", "roberta-large", "albert-large-v2", "facebook/bart-large", "t5-large",
                           "gpt2-large"])
     assert len(jobs) == 30 and jobs["runs"].sum() == 6 * 7 * 2 * 5
-    assert jobs.loc[0, "overrides"] == ["07.finetune_models=[bert-large-uncased]", "07.finetune_seeds=[0]", "07.seeds=[0]"]
+    assert jobs.loc[0, "overrides"] == ["07.finetune_models=[bert-large-uncased]", "07.finetune_seeds=[0]", "07.seeds=[0]",
+                                      "07.fewshot_models=[bert-large-uncased]"]
 
 
 # --- few-shot: fine-tuned models, add or continue (§5.2) ------------------------------------------
