@@ -27,6 +27,7 @@ cross-encoder.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -930,21 +931,91 @@ def evaluate_heads(encoder: Any, model: str, datasets: Mapping[tuple[int, str, s
     return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
 
 
+FEWSHOT_HOWS = ("head", "finetune")
+FEWSHOT_MODES = ("add", "continue")
+
+
+def check_fewshot(how: str = "head", mode: str = "add", epochs: int = 3, head: str = "linear") -> None:
+    """Fail early, with the valid choices, on few-shot settings :func:`evaluate_fewshot` cannot run.
+
+    Raises:
+        SetiError: an unknown ``how`` or ``mode``, ``epochs`` not a positive integer, or ``mode="continue"``
+            with a logistic-regression head (it refits from scratch; continuing needs ``head="mlp"`` or
+            ``how="finetune"``).
+    """
+    if how not in FEWSHOT_HOWS:
+        raise SetiError(f"fewshot_how={how!r} is not one of {FEWSHOT_HOWS} (head: frozen encoder and a trained "
+                        "head; finetune: the model fine-tuned as a cross-encoder)")
+    if mode not in FEWSHOT_MODES:
+        raise SetiError(f"fewshot_mode={mode!r} is not one of {FEWSHOT_MODES} (add: D_few joins the training "
+                        "data; continue: train on D_train, then fewshot_epochs more epochs on D_few)")
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise SetiError(f"fewshot_epochs must be a positive integer, got {epochs!r}")
+    if mode == "continue" and how == "head" and head != "mlp":
+        raise SetiError(f"fewshot_mode='continue' cannot continue a {head!r} head: a logistic-regression head "
+                        "refits from scratch and forgets D_train. Use head='mlp' or fewshot_how='finetune'")
+
+
+def pair_classifier(model: Any, train: pd.DataFrame, *, how: str = "head", head: str = "linear", seed: int = 0,
+                    init: Any = None, **kwargs: Any) -> Any:
+    """The classifier factory on (premise, hypothesis) pairs of ``train``: a head on frozen pair features
+    (``how="head"``) or a cross-encoder (``how="finetune"``), nothing held out; ``init`` continues training
+    that classifier on ``train`` (which may then hold one class only)."""
+    from threadpoolctl import threadpool_limits
+
+    from mtlib import models
+
+    kwargs.setdefault("heldout_fraction", 0.0)
+    with threadpool_limits(1) if how == "head" else contextlib.nullcontext():
+        return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
+
+
+def pair_predictions(clf: Any, test: pd.DataFrame) -> np.ndarray:
+    """0/1 predictions (entailment probability above 0.5) of a pair classifier on ``test``."""
+    prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
+    return (np.asarray(prob, dtype=float) > 0.5).astype(int)
+
+
 def evaluate_fewshot(encoder: Any, model: str, datasets: Mapping[tuple[int, str, str, int], SetiData],
-                     shots: Sequence[int], *, head: str = "linear", max_train: int = 0, **kwargs: Any) -> pd.DataFrame:
-    """Accuracy against the number of D_few shots added to the training data (§5.2), per dataset and seed.
+                     shots: Sequence[int], *, how: str = "head", mode: str = "add", fewshot_epochs: int = 3,
+                     head: str = "linear", max_train: int = 0, **kwargs: Any) -> pd.DataFrame:
+    """Accuracy against the number of D_few shots (§5.2), per dataset and seed.
+
+    Args:
+        encoder: A loaded model or a model name (frozen encoder for ``how="head"``, fine-tuned for
+            ``how="finetune"``).
+        model: The rows' model label; fine-tuned runs get ``-ft`` appended (as in Figure 1).
+        how: ``"head"`` (a head on frozen pair features) or ``"finetune"`` (a cross-encoder, the paper's method).
+        mode: ``"add"``: the first k D_few items join the training data (the paper's most plausible reading);
+            ``"continue"``: train on D_train, then ``fewshot_epochs`` more epochs on the k items alone, starting
+            from the trained weights (0 shots is the D_train model itself).
+        head: Head on frozen features (``"mlp"`` for ``mode="continue"``).
+        max_train: Train on at most this many D_train items (spread over kinds and rules; 0 keeps all).
+        kwargs: Further settings of the factory (e.g. ``epochs``, ``lr``, ``device`` when fine-tuning).
 
     The test set is the same for every shot budget (D_few was taken out of it when the data was built).
     """
+    check_fewshot(how, mode, fewshot_epochs, head)
     rows = []
     for key, data in datasets.items():
         base = SetiData(*key[:3], _stratified(data.train, max_train, key[3], ["kind", "rule"]), data.dev, data.test,
                         data.few)
-        for k in shots:
-            out = head_predictions(encoder, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head,
-                                   **kwargs)
-            rows.append({"model": model, "task": key[0], "setting": key[1], "seed": key[3], "shots": int(k),
-                         "accuracy": float((out["pred"] == data.test["label"].to_numpy()).mean()),
+        if mode == "add" and how == "head":  # unchanged path of the frozen-head curves
+            preds = {k: head_predictions(encoder, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head,
+                                         **kwargs)["pred"] for k in shots}
+        elif mode == "add":
+            preds = {k: pair_predictions(pair_classifier(encoder, with_shots(base, k), how=how, seed=key[3], **kwargs),
+                                         data.test) for k in shots}
+        else:
+            first = pair_classifier(encoder, base.train, how=how, head=head, seed=key[3], **kwargs)
+            more = {**kwargs, "epochs": fewshot_epochs}
+            preds = {k: pair_predictions(first if k == 0 else pair_classifier(
+                encoder, with_shots(base, k).iloc[len(base.train):], how=how, head=head, seed=key[3], init=first,
+                **more), data.test) for k in shots}
+        for k, pred in preds.items():
+            rows.append({"model": model + ("-ft" if how == "finetune" else ""), "task": key[0], "setting": key[1],
+                         "seed": key[3], "shots": int(k), "how": how, "mode": mode,
+                         "accuracy": float((pred == data.test["label"].to_numpy()).mean()),
                          "baseline": majority_baseline(data.train, data.test)})
     return pd.DataFrame(rows)
 
@@ -1087,7 +1158,8 @@ def rule_table(by_rule: pd.DataFrame, config: str = "cg") -> pd.DataFrame:
 
 def job_list(models: Sequence[str], seeds: Sequence[int] = (0, 1, 2, 3, 4), *, notebook: str = "07") -> pd.DataFrame:
     """The paper profile as independent jobs: one per model and seed, each running the 7 settings x 2
-    configurations, as ``mtlib.run`` parameter overrides (``-p 07.finetune_models=[...]``); a distributed
+    configurations and its few-shot curves, as ``mtlib.run`` parameter overrides (``-p 07.finetune_models=[...]``,
+    ``07.fewshot_models=[...]``); a distributed
     executor can spread the rows over workers and a final run gathers the cached results.
 
     Returns:
@@ -1095,5 +1167,6 @@ def job_list(models: Sequence[str], seeds: Sequence[int] = (0, 1, 2, 3, 4), *, n
     """
     rows = [{"model": m, "seed": s, "runs": len(SETTINGS) * len(CONFIGS),
              "overrides": [f"{notebook}.finetune_models=[{m}]", f"{notebook}.finetune_seeds=[{s}]",
-                           f"{notebook}.seeds=[{s}]"]} for m in models for s in seeds]
+                           f"{notebook}.seeds=[{s}]", f"{notebook}.fewshot_models=[{m}]"]}
+            for m in models for s in seeds]
     return pd.DataFrame(rows, columns=["model", "seed", "runs", "overrides"])

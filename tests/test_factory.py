@@ -155,3 +155,36 @@ def test_bad_input_names_the_model_and_what_would_work(toy_bert_dir):
         models.classifier("vader", (["good", "bad"], ["positive", "neutral"]), labels=["positive", "neutral"])
     with pytest.raises(ValueError, match="columns 'text' and 'label'"):
         models.classifier(name, pd.DataFrame({"sentence": ["a"], "label": [1]}), how="head")
+
+
+@pytest.mark.parametrize("how,head", [("finetune", "linear"), ("head", "mlp")])
+def test_init_continues_training_from_a_trained_classifier(toy_bert_dir, how, head):
+    """``init=`` starts from the trained weights: the first model is unchanged, the continued one moves, and
+    a one-class continuation set (a few-shot D_few) is accepted only when continuing."""
+    train, probe = _toy(n=60, seed=5), ["cherry garden", "poodles sleep", "apple bark"]
+    kw = dict(how=how, head=head, heldout_fraction=0, device="cpu", epochs=2, seed=0)
+    first = models.classifier(str(toy_bert_dir), train, **kw)
+    before = first.classify(probe)
+    few = train[train["label"] == "garden"].head(4)
+    with pytest.raises(ValueError, match="single class"):
+        models.classifier(str(toy_bert_dir), few, **kw)
+    more = models.classifier(str(toy_bert_dir), few, init=first, **kw)
+    assert more.labels == first.labels and more.identity != first.identity
+    np.testing.assert_allclose(first.classify(probe), before)  # the init itself is untouched
+    assert not np.allclose(more.classify(probe), before, atol=1e-4)  # training went on
+    assert models.classifier(str(toy_bert_dir), few, init=first, **kw) is more  # cached by the init's identity
+    zero = models.classifier(str(toy_bert_dir), few, init=first, **{**kw, "epochs": 1})
+    assert zero is not more
+
+
+def test_init_errors_name_what_works(toy_bert_dir):
+    train = _toy(n=40, seed=6)
+    linear = models.classifier(str(toy_bert_dir), train, how="head", heldout_fraction=0, device="cpu")
+    with pytest.raises(ValueError, match="head='mlp' or how='finetune'"):
+        models.classifier(str(toy_bert_dir), train, how="head", init=linear, device="cpu")
+    with pytest.raises(ValueError, match="init must be a classifier from classifier"):
+        models.classifier(str(toy_bert_dir), train, how="finetune", init=linear, device="cpu")
+    with pytest.raises(ValueError, match="differ from init"):
+        models.classifier(str(toy_bert_dir), train, how="head", head="mlp", init=models.classifier(
+            str(toy_bert_dir), train, how="head", head="mlp", heldout_fraction=0, device="cpu", epochs=1),
+            labels=["garden", "animal"], device="cpu")

@@ -303,4 +303,72 @@ def test_paper_job_list_covers_every_run():
     jobs = seti.job_list(["bert-large-uncased", "roberta-large", "albert-large-v2", "facebook/bart-large", "t5-large",
                           "gpt2-large"])
     assert len(jobs) == 30 and jobs["runs"].sum() == 6 * 7 * 2 * 5
-    assert jobs.loc[0, "overrides"] == ["07.finetune_models=[bert-large-uncased]", "07.finetune_seeds=[0]", "07.seeds=[0]"]
+    assert jobs.loc[0, "overrides"] == ["07.finetune_models=[bert-large-uncased]", "07.finetune_seeds=[0]", "07.seeds=[0]",
+                                      "07.fewshot_models=[bert-large-uncased]"]
+
+
+# --- few-shot: fine-tuned models, add or continue (§5.2) ------------------------------------------
+
+@pytest.fixture(scope="module")
+def few_data(pool):
+    small = seti.subsample_pool(pool, 30, 12, seed=0)
+    built, _ = seti.build_seeds(small, [0], settings=[(2, "non-trivial"), (3, "non-trivial-R_nat")], configs=["cg"],
+                                n_few=4)
+    return built
+
+
+def _fit_kwargs(kw: dict) -> dict:
+    """The factory's settings among evaluate_fewshot's keyword arguments."""
+    return {k: v for k, v in kw.items() if k != "max_train"}
+
+
+@pytest.mark.parametrize("how,mode,head", [("head", "continue", "mlp"), ("finetune", "add", "linear"),
+                                           ("finetune", "continue", "linear")])
+def test_fewshot_modes_and_finetuned_models(few_data, how, mode, head):
+    import mtlib
+
+    encoder = mtlib.models.load("minilm-static")
+    kw = dict(max_train=40, epochs=1, device="cpu") if how == "finetune" else dict(max_train=120, epochs=5)
+    shots = [0, 1, 4]
+    out = seti.evaluate_fewshot(encoder, "static", few_data, shots, how=how, mode=mode, head=head, **kw)
+    assert len(out) == len(few_data) * len(shots) and set(out["shots"]) == set(shots)
+    assert out["accuracy"].between(0, 1).all() and (out["mode"] == mode).all()
+    assert (out["model"] == ("static-ft" if how == "finetune" else "static")).all()
+    if mode == "continue":  # 0 shots is the D_train model itself; shots only continue from it
+        key, data = next(iter(few_data.items()))
+        train = seti._stratified(data.train, kw["max_train"], key[3], ["kind", "rule"])
+        first = seti.pair_classifier(encoder, train, how=how, head=head, seed=key[3], **_fit_kwargs(kw))
+        acc0 = float((seti.pair_predictions(first, data.test) == data.test["label"].to_numpy()).mean())
+        row = out[(out["task"] == key[0]) & (out["setting"] == key[1]) & (out["shots"] == 0)]
+        assert row["accuracy"].item() == pytest.approx(acc0)
+        more = seti.pair_classifier(encoder, data.few.iloc[:4], how=how, head=head, seed=key[3], init=first,
+                                    **{**_fit_kwargs(kw), "epochs": 3})
+        p0, p4 = (c.classify(list(data.test["premise"]), list(data.test["hypothesis"])) for c in (first, more))
+        assert not np.allclose(p0, p4)
+
+
+def test_fewshot_add_mode_with_heads_is_unchanged(few_data):
+    """The default (frozen head, D_few added) is the former code path: the same numbers as head_predictions."""
+    import mtlib
+
+    encoder = mtlib.models.load("minilm-static")
+    out = seti.evaluate_fewshot(encoder, "static", few_data, [0, 2], max_train=120)
+    key, data = next(iter(few_data.items()))
+    train = seti._stratified(data.train, 120, key[3], ["kind", "rule"])
+    pred = seti.head_predictions(encoder, pd.concat([train, data.few.iloc[:2]], ignore_index=True), data.test,
+                                 dev=data.dev, seed=key[3])["pred"]
+    row = out[(out["task"] == key[0]) & (out["setting"] == key[1]) & (out["shots"] == 2)]
+    assert row["accuracy"].item() == pytest.approx(float((pred == data.test["label"].to_numpy()).mean()))
+
+
+@pytest.mark.parametrize("kwargs,match", [(dict(how="frozen"), "fewshot_how='frozen' is not one of"),
+                                          (dict(mode="append"), "fewshot_mode='append' is not one of"),
+                                          (dict(epochs=0), "positive integer"),
+                                          (dict(epochs=2.5), "positive integer"),
+                                          (dict(mode="continue", head="linear"), "head='mlp' or fewshot_how")])
+def test_bad_fewshot_parameters_are_clear(few_data, kwargs, match):
+    with pytest.raises(seti.SetiError, match=match):
+        seti.check_fewshot(**kwargs)
+    args = {("fewshot_epochs" if k == "epochs" else k): v for k, v in kwargs.items()}
+    with pytest.raises(seti.SetiError, match=match):
+        seti.evaluate_fewshot(None, "m", few_data, [0], **args)

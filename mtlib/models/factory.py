@@ -314,20 +314,23 @@ def frozen_features(model: Model, texts: list[str], pairs: list[str] | None) -> 
     return X
 
 
-def _train_head(model: Model, data: dict[str, Any], s: dict[str, Any], device: str) -> tuple[Any, list[float]]:
+def _train_head(model: Model, data: dict[str, Any], s: dict[str, Any], device: str,
+                init: MLPHead | None = None) -> tuple[Any, list[float]]:
     X = frozen_features(model, data["texts"], data["pairs"])
     params = {"hidden": tuple(s["hidden"]), "epochs": s["epochs"], "lr": s["lr"], "batch_size": s["batch_size"],
               "device": device} if s["head"] == "mlp" else {}
     head = make_head(s["head"], s["seed"], **params)
     if isinstance(head, MLPHead):
-        head.fit(X, data["y"], data["k"])
+        head.fit(X, data["y"], data["k"], init=init)
         return head, head.losses
     return head.fit(X, data["y"]), []
 
 
 def _finetune(model: Model, data: dict[str, Any], s: dict[str, Any], labels: list[Any], device: str, *,
-              pad_to: int | None = None, bucketed: bool = True) -> tuple[Any, Any, list[float]]:
+              pad_to: int | None = None, bucketed: bool = True, init: Any = None) -> tuple[Any, Any, list[float]]:
     """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, losses)``.
+
+    ``init`` (a :class:`FineTunedClassifier`) starts from its trained weights instead of fresh ones.
 
     ``pad_to``/``bucketed=False`` give the baseline of ``benchmarks/bench_training.py``
     (every batch padded to a fixed length, batches in random order).
@@ -341,6 +344,9 @@ def _finetune(model: Model, data: dict[str, Any], s: dict[str, Any], labels: lis
     seed_everything(s["seed"])
     net, encoder, _ = build_network(model, data["k"], labels, head=s["head"], hidden=s["hidden"],
                                     pooling=s["pooling"], pairs=data["pairs"] is not None, max_length=s["max_length"])
+    if init is not None:
+        init._ensure_net()
+        net.load_state_dict(init.net.state_dict())
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)
@@ -395,6 +401,7 @@ def classifier(
     device: str = "auto",
     pooling: str = "mean",
     use_cache: bool = True,
+    init: Model | None = None,
 ) -> Model:
     """A classifier from any model, by its own head, a head on frozen features, or fine-tuning.
 
@@ -425,6 +432,11 @@ def classifier(
         pooling: Fine-tuning a Hugging Face encoder: ``"mean"`` of the last
             layer or ``"first"`` token.
         use_cache: Reload an identical training from the disk cache.
+        init: Continue training this classifier (from the factory, same ``model``, ``how`` and labels) on
+            ``train`` instead of starting afresh: a fine-tuned network (``how="finetune"``) or an MLP head
+            (``how="head", head="mlp"``; it keeps its feature scaling). ``train`` may then hold one class
+            only. Cached by the init's identity. A logistic-regression head cannot continue (a refit from
+            scratch forgets the first data): use ``head="mlp"`` or ``how="finetune"``.
 
     Returns:
         A :class:`Model` with ``classify(texts, text_pairs=None) -> (n, k)``,
@@ -470,6 +482,8 @@ def classifier(
                          f"use how='head'" + (" with an encoder" if base.kind == "lexicon" else f" on {name}"))
 
     texts, pairs, train_labels = _parse(train, "train", name)
+    if init is not None:
+        labels = _check_init(init, base, how, head, labels, pairs is not None)
     if labels is None:
         try:
             classes = sorted(set(train_labels))
@@ -482,7 +496,7 @@ def classifier(
             raise ValueError(f"classifier({name!r}): labels={classes} repeats a class")
     y = _label_indices(train_labels, classes, "train", name)
     present = sorted({classes[i] for i in y}, key=classes.index)
-    if len(present) < 2:
+    if len(present) < 2 and init is None:
         raise ValueError(f"classifier({name!r}): train has a single class {present}; a classifier needs examples "
                          "of at least two classes")
 
@@ -505,7 +519,7 @@ def classifier(
         tr, held, valid_hash = np.arange(len(texts)), None, None
     data = {"texts": [texts[i] for i in tr], "pairs": [pairs[i] for i in tr] if pairs is not None else None,
             "y": y[tr], "k": len(classes)}
-    if len(set(data["y"].tolist())) < 2:
+    if len(set(data["y"].tolist())) < 2 and init is None:
         raise ValueError(f"classifier({name!r}): the training part has a single class after holding out "
                          f"{heldout_fraction:.0%}; add examples or pass valid=")
 
@@ -515,6 +529,9 @@ def classifier(
                 "heldout_fraction": heldout_fraction if valid is None else None, "valid": valid_hash,
                 "max_length": max_length if how == "finetune" else None,
                 "pooling": pooling if how == "finetune" else None, "seed": seed, "format": FORMAT}
+    if init is not None:  # continue: the init's architecture, and its identity in the cache key
+        keep = ("head", "hidden", "pooling", "max_length") if how == "finetune" else ("hidden",)
+        settings.update({k: init.training.settings[k] for k in keep}, init=init.identity)
     key = stable_hash([base.identity, stable_hash([texts, pairs, _json_safe(train_labels)], 32), settings], 24)
     if use_cache and key in _MEMO:
         return _MEMO[key]
@@ -543,11 +560,11 @@ def classifier(
     training = Training(how, head, settings, seed, None, None, [], False, len(data["y"]),
                         0 if held is None else len(held["y"]), key)
     if how == "head":
-        est, losses = _train_head(base, data, settings, device)
+        est, losses = _train_head(base, data, settings, device, init.head if init is not None else None)
         training.train_log = losses
         clf = HeadClassifier(base, est, classes, training)
     else:
-        net, encoder, losses = _finetune(base, data, settings, classes, device)
+        net, encoder, losses = _finetune(base, data, settings, classes, device, init=init)
         training.train_log = losses
         if base.kind == "hf-classifier":
             training.head = "native"
@@ -568,6 +585,30 @@ def classifier(
         atomic_write_bytes(folder / "classifier.json", json.dumps(meta, indent=1).encode())
         _MEMO[key] = clf
     return clf
+
+
+def _check_init(init: Model, base: Model, how: str, head: str, labels: Sequence[Any] | None,
+                pairs: bool) -> list[Any]:
+    """The classes of a classifier to continue from (``init=``); clear errors when it cannot continue."""
+    name = base.name
+    kind = {"finetune": FineTunedClassifier, "head": HeadClassifier}.get(how)
+    if kind is None or not isinstance(init, kind):
+        raise ValueError(f"classifier({name!r}, how={how!r}, init=...): init must be a classifier from "
+                         f"classifier(..., how={how!r}) to continue from; got {type(init).__name__}. Continuing "
+                         "works for how='finetune' and for how='head' with head='mlp'")
+    if how == "head" and (head != "mlp" or not isinstance(init.head, MLPHead)):
+        raise ValueError(f"classifier({name!r}, how='head', head={head!r}, init=...): only an MLP head continues "
+                         f"training (init has a {init.head.kind} head); a logistic-regression head refits from "
+                         "scratch. Use head='mlp' or how='finetune'")
+    owner = init.encoder if how == "head" else init.base
+    if owner.identity != base.identity:
+        raise ValueError(f"classifier({name!r}, init=...): init was trained on {owner.name}, not {name}")
+    if init.training.settings["pairs"] != pairs:
+        raise ValueError(f"classifier({name!r}, init=...): init was trained on "
+                         f"{'text pairs' if init.training.settings['pairs'] else 'single texts'}; train the same way")
+    if labels is not None and list(labels) != list(init.labels):
+        raise ValueError(f"classifier({name!r}, init=...): labels={list(labels)} differ from init's {init.labels}")
+    return list(init.labels)
 
 
 def _read_record(folder: Path) -> dict[str, Any] | None:

@@ -163,19 +163,31 @@ class MLPHead:
     def _build(self, d: int, k: int):
         return mlp(d, self.hidden, k)
 
-    def fit(self, X: np.ndarray, y_idx: np.ndarray, k: int | None = None) -> MLPHead:
+    def fit(self, X: np.ndarray, y_idx: np.ndarray, k: int | None = None, init: MLPHead | None = None) -> MLPHead:
+        """Train on ``X (n, d)`` and class indices ``y_idx (n,)``.
+
+        ``init``: continue from this fitted head (its weights, classes and feature scaling) instead of a
+        fresh network; ``y_idx`` may then hold one class only.
+        """
+        import copy
+
         import torch
         import torch.nn.functional as F
 
         from mtlib.training import fit, seed_everything
 
         X = np.asarray(X, dtype=np.float32)
-        self.k = int(k or (int(np.max(y_idx)) + 1))
-        self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-6
+        if init is not None:
+            if init.net is None or init.mean_ is None or len(init.mean_) != X.shape[1]:
+                raise ValueError(f"MLPHead.fit(init=...): init must be a fitted head on {X.shape[1]} features")
+            self.k, self.mean_, self.scale_ = init.k, init.mean_, init.scale_
+        else:
+            self.k = int(k or (int(np.max(y_idx)) + 1))
+            self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-6
         Xs = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32)
         yt = torch.as_tensor(np.asarray(y_idx), dtype=torch.long)
         seed_everything(self.seed)
-        self.net = self._build(X.shape[1], self.k)
+        self.net = copy.deepcopy(init.net) if init is not None else self._build(X.shape[1], self.k)
 
         def step_loss(net, idx, device):
             return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
