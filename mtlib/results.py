@@ -11,6 +11,20 @@ Every notebook opens a :class:`Run` and, through it, writes
   figure's files and its short description (alt text), which the HTML export
   and ``REPORT.md`` show with the image.
 
+All these paths come from :class:`RunLayout`, the one place that spells them.
+
+Metric keys follow one scheme:
+
+- ``models/<model>/<metric>/<group...>``: a value of one model (``<model>``
+  is :func:`model_slug` of its name, so a model given by path is safe);
+- ``<metric>/<group...>``: the same value for the primary model (the first in
+  the notebook's ``models``), e.g. ``violation_rate/T1``;
+- ``timing/...``: durations (``timing/models/minilm/count_seconds``), the only
+  keys that differ between two runs of the same profile;
+- ``_headline``: the keys the runner's summary shows.
+
+:meth:`Run.record_report` writes an experiment report in this scheme.
+
 The output root is the ``out_dir`` parameter when given, else ``$MTLIB_OUT``,
 else the project folder (the one holding ``notebooks/`` and ``mtlib/``) found
 from the working directory, else the working directory.
@@ -18,12 +32,15 @@ from the working directory, else the working directory.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -32,6 +49,107 @@ from mtlib.cache import atomic_write_bytes
 OUT_ENV = "MTLIB_OUT"
 #: File name of the figures index in a run folder.
 FIGURES_INDEX = "figures.json"
+#: Prefix of every timing metric: a determinism check compares all other keys exactly.
+TIMING_PREFIX = "timing/"
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def model_slug(name: str) -> str:
+    """A safe, unique name for a model in file names and metric keys.
+
+    A registered short name (``"minilm"``, ``"glove-50d"``) is kept as it is.
+    A path or hub id (``"/data/my model/"``, ``"org/bert"``) becomes its last
+    part, cleaned to ``[A-Za-z0-9._-]``, plus 8 hex digits of a hash of the
+    whole string, so two folders named ``model`` never share outputs.
+    """
+    text = str(name)
+    if _SAFE.match(text):
+        return text
+    tail = Path(text.rstrip("/\\")).name or "model"
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip("-.")[:40] or "model"
+    return f"{clean}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+def timing_key(key: str) -> str:
+    """``key`` under :data:`TIMING_PREFIX` when its last part is a duration (``*seconds``)."""
+    if key.startswith(TIMING_PREFIX) or not key.rsplit("/", 1)[-1].endswith("seconds"):
+        return key
+    return TIMING_PREFIX + key
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """Every output path of one notebook run; the only place that spells the layout.
+
+    ``<root>/figures/<profile>/<stem>/<name>.png|pdf`` and
+    ``<root>/papermill_runs/<profile>/<stem>/`` holding the executed notebook,
+    its HTML, ``metrics.json``, ``params.json``, ``figures.json`` and
+    ``tables/``; ``<root>/papermill_runs/<profile>/REPORT.md`` covers all
+    notebooks of the profile.
+    """
+
+    root: Path
+    profile: str
+    stem: str
+
+    @property
+    def profile_dir(self) -> Path:
+        """``papermill_runs/<profile>``: the runs of every notebook and ``REPORT.md``."""
+        return Path(self.root) / "papermill_runs" / self.profile
+
+    @property
+    def report_path(self) -> Path:
+        return self.profile_dir / "REPORT.md"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.profile_dir / self.stem
+
+    @property
+    def figures_dir(self) -> Path:
+        return Path(self.root) / "figures" / self.profile / self.stem
+
+    @property
+    def tables_dir(self) -> Path:
+        return self.run_dir / "tables"
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.run_dir / "metrics.json"
+
+    @property
+    def params_path(self) -> Path:
+        return self.run_dir / "params.json"
+
+    @property
+    def figures_index(self) -> Path:
+        return self.run_dir / FIGURES_INDEX
+
+    @property
+    def notebook_path(self) -> Path:
+        """The executed notebook."""
+        return self.run_dir / f"{self.stem}.ipynb"
+
+    @property
+    def html_path(self) -> Path:
+        return self.run_dir / f"{self.stem}.html"
+
+    def output_dirs(self) -> tuple[Path, Path]:
+        """The folders a new run of this notebook starts empty."""
+        return self.run_dir, self.figures_dir
+
+
+@runtime_checkable
+class Report(Protocol):
+    """What an experiment function returns (e.g. ``sentiment.systematicity``).
+
+    ``metrics()`` gives flat keys ``<metric>/<group...>`` without a model
+    prefix; :meth:`Run.record_report` adds it. ``tables()`` (optional) gives
+    named DataFrames to save; ``headline`` (optional) names the keys for the
+    runner's summary.
+    """
+
+    def metrics(self) -> Mapping[str, Any]: ...
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -91,11 +209,12 @@ class Run:
                  params: Mapping[str, Any] | None = None) -> None:
         self.stem, self.profile = stem, profile
         root = output_root(out_dir)
-        self.figures_dir = root / "figures" / profile / stem
-        self.run_dir = root / "papermill_runs" / profile / stem
-        self.tables_dir = self.run_dir / "tables"
-        self.metrics_path = self.run_dir / "metrics.json"
-        self.figures_path = self.run_dir / FIGURES_INDEX
+        self.layout = RunLayout(root, profile, stem)
+        self.figures_dir = self.layout.figures_dir
+        self.run_dir = self.layout.run_dir
+        self.tables_dir = self.layout.tables_dir
+        self.metrics_path = self.layout.metrics_path
+        self.figures_path = self.layout.figures_index
         self.figures_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # a run starts from empty metrics: metrics.json describes this execution only
@@ -106,7 +225,7 @@ class Run:
         self.root = root
         self.figures_path.unlink(missing_ok=True)
         if params is not None:
-            atomic_write_bytes(self.run_dir / "params.json",
+            atomic_write_bytes(self.layout.params_path,
                                json.dumps(_jsonable(dict(params)), indent=2).encode())
 
     def __repr__(self) -> str:
@@ -117,15 +236,54 @@ class Run:
 
         Keys are flat strings such as ``"violation_rate/overall"``; values are
         numbers, strings, or small lists/dicts/DataFrames. ``headline=True``
-        puts the keys in the runner's summary table.
+        puts the keys in the runner's summary table. A duration (a key whose
+        last part ends in ``seconds``) is stored under ``timing/``.
         """
         items = dict(key) if isinstance(key, Mapping) else {key: value}
         for k, v in items.items():
-            self.metrics[str(k)] = _jsonable(v)
-            if headline and str(k) not in self.headline:
-                self.headline.append(str(k))
+            k = timing_key(str(k))
+            self.metrics[k] = _jsonable(v)
+            if headline and k not in self.headline:
+                self.headline.append(k)
         self.metrics["_headline"] = self.headline
         atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
+
+    def record_report(self, report: Report | Mapping[str, Any], model: str | None = None, *,
+                      primary: bool = True, tables: bool = True) -> dict[str, Any]:
+        """Record an experiment report's metrics (and save its tables) in the one key scheme.
+
+        Scheme: ``models/<model>/<metric>/<group...>`` for every model's
+        values, and also ``<metric>/<group...>`` for the primary model (the
+        first in a notebook's ``models``). ``model`` is made safe with
+        :func:`model_slug`. Without ``model`` the keys are recorded as they are.
+        Durations go under ``timing/`` (see :meth:`record`).
+
+        Args:
+            report: An object with ``metrics()`` (and optionally ``tables()``
+                and ``headline``), or a plain mapping of metrics.
+            model: The model the report is about.
+            primary: Also record the plain keys (and the headline).
+            tables: Save ``report.tables()`` as ``<name>`` for the primary
+                model and ``<name>__<model>`` for the others.
+
+        Returns:
+            The keys and values recorded.
+        """
+        values = dict(report) if isinstance(report, Mapping) else dict(report.metrics())
+        slug = model_slug(model) if model is not None else None
+        out: dict[str, Any] = {}
+        if slug is not None:
+            out.update({f"models/{slug}/{k}": v for k, v in values.items()})
+        if slug is None or primary:
+            out.update(values)
+        self.record(out)
+        heads = [] if isinstance(report, Mapping) else list(getattr(report, "headline", ()) or ())
+        if heads and (slug is None or primary):
+            self.record({k: values[k] for k in heads if k in values}, headline=True)
+        if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
+            for name, frame in report.tables().items():
+                self.save_table(frame, name if (slug is None or primary) else f"{name}__{slug}")
+        return {timing_key(k): v for k, v in out.items()}
 
     def save_figure(self, fig: Any, name: str, alt: str | None = None, *, dpi: int = 150,
                     show: bool = True) -> list[Path]:
