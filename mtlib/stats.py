@@ -59,6 +59,32 @@ def percentile_interval(samples: np.ndarray, alpha: float = 0.05) -> tuple[float
     return float(np.quantile(samples, alpha / 2)), float(np.quantile(samples, 1 - alpha / 2))
 
 
+def bootstrap_rates(
+    count: Callable[[np.ndarray], tuple[int, int]],
+    n_items: int,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Bootstrap replicates of a violation rate, resampling source items.
+
+    Args:
+        count: Maps integer item weights ``(n_items,)`` to ``(violations, cases)``
+            counted on the weighted resample.
+        n_items: Number of source items.
+        n_boot: Replicates.
+        seed: Seeds the resampling.
+
+    Returns:
+        Shape ``(n_boot,)`` rates, ``nan`` for a replicate without cases.
+    """
+    rates = []
+    for w in bootstrap_weights(n_items, n_boot, seed):
+        v, c = count(w)
+        rates.append(v / c if c else np.nan)
+    return np.array(rates, dtype=float)
+
+
 def bootstrap_rate(
     count: Callable[[np.ndarray], tuple[int, int]],
     n_items: int,
@@ -67,24 +93,8 @@ def bootstrap_rate(
     seed: int = 0,
     alpha: float = 0.05,
 ) -> tuple[float, float]:
-    """Bootstrap interval of a violation rate by resampling source items.
-
-    Args:
-        count: Maps integer item weights ``(n_items,)`` to ``(violations, cases)``
-            counted on the weighted resample.
-        n_items: Number of source items.
-        n_boot: Replicates.
-        seed: Seeds the resampling.
-        alpha: 1 - coverage.
-
-    Returns:
-        ``(low, high)`` percentile interval.
-    """
-    rates = []
-    for w in bootstrap_weights(n_items, n_boot, seed):
-        v, c = count(w)
-        rates.append(v / c if c else np.nan)
-    return percentile_interval(np.array(rates), alpha)
+    """Percentile interval of :func:`bootstrap_rates` (``alpha`` = 1 - coverage)."""
+    return percentile_interval(bootstrap_rates(count, n_items, n_boot=n_boot, seed=seed), alpha)
 
 
 def bootstrap_order_rate(

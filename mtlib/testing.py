@@ -1,0 +1,83 @@
+"""Gates for CI: fail a test when a model violates a relation too often.
+
+``assert_relation(model, relation, inputs, max_rate=0.05)`` evaluates the
+relation (one model call per unique text) and fails unless the UPPER end of
+the rate's interval is at most ``max_rate``: a model passes only when the
+data show, with the given confidence, that it violates the relation less
+often than allowed, so a small noisy sample does not pass by luck. The
+failure message gives the rate, its interval, the relation's description and
+the worst inputs. Drop into a lab's own pytest suite::
+
+    from mtlib import relations as R, transformations as T
+    from mtlib.testing import assert_relation
+
+    def test_sentiment_is_systematic():
+        assert_relation("vader", R.PairwiseSystematicity("table 1", T.manino_table1()),
+                        reviews, max_rate=0.10)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from mtlib.relations import Relation, RelationResult
+
+__all__ = ["RelationGateError", "assert_relation", "gate_message"]
+
+
+class RelationGateError(AssertionError):
+    """A relation gate failed; ``result`` holds the full :class:`RelationResult`."""
+
+    def __init__(self, message: str, result: RelationResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.95, k: int = 5) -> str:
+    """Rate, interval, description and the k worst cases, as one readable message."""
+    low, high = result.interval(confidence)
+    lines = [f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
+             f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
+             f"the gate needs the upper end <= {max_rate:.4f}",
+             f"relation: {result.description}"]
+    if "skipped" in result.extra:
+        lines.append(f"skipped (transformation not applicable): {result.extra['skipped']}")
+    if result.groups is not None and "rate" in result.groups:
+        worst = result.groups["rate"].sort_values(ascending=False).head(3)
+        lines.append("worst groups: " + ", ".join(f"{g} {r:.4f}" for g, r in worst.items()))
+    ex = result.examples(k)
+    if len(ex):
+        with pd.option_context("display.max_colwidth", 60, "display.width", 200):
+            lines.append(f"worst {len(ex)} cases:\n{ex.to_string(index=False)}")
+    return "\n".join(lines)
+
+
+def assert_relation(model_or_scorer: Any, relation: Relation, inputs: Sequence[str], *, max_rate: float = 0.10,
+                    confidence: float = 0.95, n_boot: int = 200, seed: int = 0, **kwargs: Any) -> RelationResult:
+    """Evaluate ``relation`` on ``inputs`` and fail unless it passes the gate.
+
+    Args:
+        model_or_scorer: A registry name (``"vader"``), an :class:`mtlib.models.Model`,
+            an object with ``score(texts)`` or a function ``texts -> scores``.
+        relation: The relation, with its transformation(s).
+        inputs: Source texts.
+        max_rate: Highest violation rate allowed.
+        confidence: Confidence of the interval whose upper end is compared.
+        n_boot: Bootstrap replicates for pairwise and three-way relations.
+        seed: Seeds the bootstrap.
+        **kwargs: Passed to ``relation.evaluate``.
+
+    Returns:
+        The result, when the gate passes.
+
+    Raises:
+        RelationGateError: (an ``AssertionError``) the upper end of the
+            interval is above ``max_rate``, or there are no cases.
+    """
+    result = relation.evaluate(inputs, model_or_scorer, n_boot=n_boot, seed=seed, **kwargs)
+    if not result.passes(max_rate=max_rate, confidence=confidence):
+        raise RelationGateError(gate_message(result, max_rate, confidence), result)
+    return result
