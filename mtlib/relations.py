@@ -701,19 +701,68 @@ def _wilcoxon(change: np.ndarray | None) -> dict[str, float]:
     return out
 
 
-def _order_segments_boot(segments: list[dict[str, Any]], n: int, n_boot: int, seed: int) -> np.ndarray | None:
-    """Bootstrap replicates of a pooled pairwise rate: one item-weight vector per replicate for every segment."""
+#: Largest segment counted by the dense bootstrap (an m x m float64 matrix of violated cases).
+_DENSE_BOOT_MAX = 2500
+
+
+def _order_segments_boot(segments: list[dict[str, Any]], n: int, n_boot: int, seed: int
+                         ) -> tuple[np.ndarray | None, list[np.ndarray | None]]:
+    """Bootstrap replicates of a pooled pairwise rate: one item-weight vector per replicate for every segment.
+
+    Each replicate's counts are exact. Segments of at most ``_DENSE_BOOT_MAX``
+    items use the quadratic form ``w^T V w / 2`` (``V[i, j]`` = 1 for a
+    violated case) for all replicates in one matrix product; larger ones
+    recount with :func:`count_order_violations` and integer weights per replicate.
+
+    Returns:
+        ``(pooled (n_boot,), [per segment (n_boot,)])`` rates from the same
+        resamples; ``(None, [None, ...])`` when ``n_boot`` is 0.
+    """
     if not n_boot or not segments:
-        return None
+        return None, [None] * len(segments)
+    weights = stats.bootstrap_weights(n, n_boot, seed)
+    v_tot, c_tot, parts = np.zeros(n_boot), np.zeros(n_boot), []
+    for s in segments:
+        w = weights[:, s["wkey"]]
+        if len(s["src"]) <= _DENSE_BOOT_MAX:
+            v, c = _dense_boot_counts(s, w)
+        else:
+            v, c = np.zeros(n_boot), np.zeros(n_boot)
+            for b in range(n_boot):
+                r = count_order_violations(s["src"], s["flw"], expected=s["expected"], weights=w[b])
+                v[b], c[b] = r.violations, r.cases
+        v_tot += v
+        c_tot += c
+        parts.append(_ratio(v, c))
+    return _ratio(v_tot, c_tot), parts
 
-    def count(w: np.ndarray) -> tuple[int, int]:
-        v = c = 0
-        for s in segments:
-            r = count_order_violations(s["src"], s["flw"], expected=s["expected"], weights=w[s["wkey"]])
-            v, c = v + r.violations, c + r.cases
-        return v, c
 
-    return stats.bootstrap_rates(count, n, n_boot=n_boot, seed=seed)
+def _ratio(v: np.ndarray, c: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(c > 0, v / np.where(c > 0, c, 1), np.nan)
+
+
+def _dense_boot_counts(s: dict[str, Any], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact violated and total cases of one segment for every row of item weights ``w`` (B, m).
+
+    Cases: ``((sum w)^2 - sum over tie groups of (sum w)^2) / 2``. Violations:
+    ``w^T V w / 2`` with ``V`` the symmetric 0/1 matrix of violated pairs (its
+    products are sums of at most ``sum w`` ones, exact in float32).
+    """
+    src, flw = s["src"], s["flw"]
+    up_s = src[:, None] > src[None, :]
+    up_f = flw[:, None] > flw[None, :] if s["expected"] == "same" else flw[:, None] < flw[None, :]
+    bad = up_s & ~up_f
+    bad |= bad.T
+    wf = w.astype(np.float32)
+    v = np.einsum("bi,bi->b", (wf @ bad.astype(np.float32)).astype(np.float64), w.astype(np.float64)) / 2
+    _, codes = np.unique(src, return_inverse=True)
+    onehot = np.zeros((len(src), codes.max() + 1 if len(codes) else 0), np.float32)
+    onehot[np.arange(len(src)), codes] = 1
+    per_tie = (wf @ onehot).astype(np.float64)
+    tot = w.sum(1).astype(np.float64)
+    c = (tot**2 - (per_tie**2).sum(1)) / 2
+    return np.round(v), np.round(c)
 
 
 class PairwiseSystematicity(Relation):
@@ -804,12 +853,12 @@ class PairwiseSystematicity(Relation):
                          "rate": res.rate, "ties_flw": res.ties_flw, "skipped": int(n - len(idx))})
         seconds = time.perf_counter() - start
         cases, violations = int(sum(r["cases"] for r in rows)), int(sum(r["violations"] for r in rows))
-        boot = _order_segments_boot(segments, n, n_boot, seed)
+        boot, parts = _order_segments_boot(segments, n, n_boot, seed)
         low, high = _interval_from_boot(boot)
         groups = None
         if not _single:
-            for i, (row, s) in enumerate(zip(rows, segments)):
-                row["ci_low"], row["ci_high"] = _interval_from_boot(_order_segments_boot([s], n, n_boot, seed + i))
+            for row, part in zip(rows, parts):
+                row["ci_low"], row["ci_high"] = _interval_from_boot(part)
             groups = pd.DataFrame(rows).set_index("transformation")
         m_pairs = sum(len(s["idx"]) * (len(s["idx"]) - 1) // 2 for s in segments)
         extra = {"ties_src": ties_src, "ties_flw": ties_flw, "n_items": n, "pairs": m_pairs, "count_seconds": seconds}
@@ -912,7 +961,7 @@ class PairwiseCompositionality(Relation):
         if group_info is not None:
             group_frame = group_frame.join(group_info, how="left")
         cases, violations = int(group_frame["cases"].sum()), int(group_frame["violations"].sum())
-        boot = _order_segments_boot(segments, len(item_values), n_boot, seed)
+        boot, _ = _order_segments_boot(segments, len(item_values), n_boot, seed)
         low, high = _interval_from_boot(boot)
         pooled = pd.DataFrame({"item": item_labels, "violations": v_item, "cases": c_item})
         frame = pooled.groupby("item", sort=False)[["violations", "cases"]].sum()

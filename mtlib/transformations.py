@@ -360,6 +360,9 @@ class NumberSwap(Transformation):
 class Negation(Transformation):
     """Negate the first auxiliary: is/are/was/were/will/do/does/did + ``not``, can -> ``cannot``.
 
+    Applies only where the first auxiliary follows its subject (not at the
+    start of a sentence, so questions are left out) and is not already negated.
+
     The expected relation is reversed (``expected="opposite"``): a pairwise
     relation expects the follow-ups in the opposite order.
 
@@ -375,12 +378,15 @@ class Negation(Transformation):
         return "insert 'not' after the first auxiliary (order reversed)"
 
     def __call__(self, x: str) -> str:
-        m = re.search(r"\b(" + "|".join(_AUXILIARIES) + r")\b(?!n't)", x, re.IGNORECASE)
+        m = re.search(r"\b(" + "|".join(_AUXILIARIES) + r")(n't)?\b", x, re.IGNORECASE)
         if m is None:
             raise NotApplicable(f"no auxiliary (is/are/was/were/can/will/do/does/did) in {x[:60]!r}")
-        if re.match(r"\s+(not|never)\b", x[m.end():], re.IGNORECASE):
+        if m.group(2) or re.match(r"\s+(not|never)\b", x[m.end():], re.IGNORECASE):
             raise NotApplicable(f"already negated: {x[:60]!r}")
-        aux = m.group(0)
+        before = x[:m.start()].rstrip()
+        if not before or before[-1] in ".!?:;":
+            raise NotApplicable(f"the auxiliary starts a sentence (a question?), no simple rule: {x[:60]!r}")
+        aux = m.group(1)
         new = aux + "not" if aux.lower() == "can" else aux + " not"
         return x[:m.start()] + new + x[m.end():]
 
