@@ -78,6 +78,8 @@ def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
     src_text = d.get("src_text")
     flw_text = d.get("flw_text") or {}
     labels = d.get("labels")
+    if labels is None and "item" in result.per_item.columns:
+        labels = result.per_item["item"].tolist()
     segments = d.get("segments", [])
     rows: list[dict[str, Any]] = []
     if kind == "single":
@@ -90,7 +92,7 @@ def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
                 i = int(s["idx"][c])
                 src_v = None if s.get("src") is None else s["src"][c]
                 flw_v = None if s.get("flw") is None else s["flw"][c]
-                rows.append({"group": s["group"], "item": i, "src_text": _text(src_text, i),
+                rows.append({"group": s["group"], "item": labels[i] if labels is not None else i, "src_text": _text(src_text, i),
                              "flw_text": _text(ft, i), "src": _fmt(src_v), "flw": _fmt(flw_v),
                              "margin": float(margin[c]) if margin is not None else np.nan})
     elif kind == "pairs":

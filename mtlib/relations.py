@@ -217,8 +217,23 @@ class RelationResult:
             return stats.wilson_interval(self.violations, self.cases, alpha=1 - confidence)
         return float("nan"), float("nan")
 
+    def gate_bound(self, confidence: float = 0.95) -> float:
+        """The upper bound a gate compares with ``max_rate``.
+
+        The larger of the interval's upper end and a Wilson upper bound that
+        counts only the source items as independent (``rate`` observed over
+        ``len(per_item)`` items). The second guards against a bootstrap that
+        collapses: with no violation observed every resample has rate 0, and
+        ``[0, 0]`` would let a handful of items pass any gate.
+        """
+        high = self.interval(confidence)[1]
+        units = len(self.per_item)
+        if units and self.cases:
+            high = max(high, stats.wilson_interval(self.rate * units, units, alpha=1 - confidence)[1])
+        return float(high)
+
     def passes(self, max_rate: float = 0.10, confidence: float = 0.95) -> bool:
-        """CI gate: whether the UPPER end of the interval is at most ``max_rate``.
+        """CI gate: whether the UPPER bound of the rate (:meth:`gate_bound`) is at most ``max_rate``.
 
         A noisy pass does not pass: the rate must be below ``max_rate`` with
         the given confidence. No cases never passes.
@@ -228,10 +243,9 @@ class RelationResult:
         """
         if self.cases == 0:
             return False
-        high = self.interval(confidence)[1]
-        if not np.isfinite(high):
+        if not np.isfinite(self.interval(confidence)[1]):
             raise ValueError(f"{self.relation}: no interval to gate on ({self.ci_method}); check with n_boot > 0")
-        return bool(high <= max_rate)
+        return bool(self.gate_bound(confidence) <= max_rate)
 
     def examples(self, k: int = 10) -> pd.DataFrame:
         """The k worst violated cases with their texts and scores, worst first.
@@ -943,7 +957,8 @@ class PairwiseCompositionality(Relation):
         dir_of = {str(k): v for k, v in direction.items()}
         start = time.perf_counter()
         order = np.argsort(groups, kind="stable")
-        bounds = np.flatnonzero(np.r_[True, groups[order][1:] != groups[order][:-1], True])
+        bounds = (np.flatnonzero(np.r_[True, groups[order][1:] != groups[order][:-1], True]) if len(groups)
+                  else np.zeros(1, int))
         rows, v_item, c_item = [], np.zeros(len(hid), np.int64), np.zeros(len(hid), np.int64)
         item_codes, item_values = pd.factorize(pd.Series(item_labels))
         segments = []
@@ -957,7 +972,8 @@ class PairwiseCompositionality(Relation):
             segments.append({"group": g, "idx": idx, "wkey": item_codes[idx], "src": hid[idx], "flw": out[idx],
                              "expected": dir_of[str(g)]})
         seconds = time.perf_counter() - start
-        group_frame = pd.DataFrame(rows).set_index("group")
+        group_frame = pd.DataFrame(rows, columns=["group", "expected", "n_items", "cases", "violations", "rate",
+                                                  "ties_src"]).set_index("group")
         if group_info is not None:
             group_frame = group_frame.join(group_info, how="left")
         cases, violations = int(group_frame["cases"].sum()), int(group_frame["violations"].sum())

@@ -41,7 +41,7 @@ def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.
     low, high = result.interval(confidence)
     lines = [f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
              f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
-             f"the gate needs the upper end <= {max_rate:.4f}",
+             f"gate: upper bound {result.gate_bound(confidence):.4f} must be <= {max_rate:.4f}",
              f"relation: {result.description}"]
     if "skipped" in result.extra:
         lines.append(f"skipped (transformation not applicable): {result.extra['skipped']}")

@@ -161,3 +161,159 @@ def test_association_test_on_flagged_items():
     table = stats.association_test(values, flag)
     assert len(table) == 2 and (table["p_value"] < 0.001).all()
     assert stats.association_test(values, np.zeros(120, bool)).empty
+
+
+# ---------------------------------------------------------------------------
+# One protocol: property tests against naive counts, a relation with only check
+# ---------------------------------------------------------------------------
+
+import warnings  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mtlib import transformations as T  # noqa: E402
+
+_tied_scores = st.lists(st.integers(0, 4), min_size=0, max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_pairwise_check_equals_naive_count_with_ties(data):
+    src = np.array(data.draw(_tied_scores), float)
+    flw = np.array(data.draw(st.lists(st.integers(0, 4), min_size=len(src), max_size=len(src))), float)
+    expected = data.draw(st.sampled_from(["same", "opposite"]))
+    res = R.PairwiseSystematicity("p", expected=expected).check(src, flw, n_boot=0)
+    naive = R.count_order_violations_naive(src, flw, expected=expected)
+    assert (res.cases, res.violations) == (naive.cases, naive.violations)
+    np.testing.assert_array_equal(res.per_item["violations"], naive.per_item)
+    np.testing.assert_array_equal(res.per_item["cases"], naive.per_item_cases)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_compositionality_check_equals_naive_count_per_group(data):
+    n = data.draw(st.integers(0, 30))
+    src = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), float)
+    flw = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), float)
+    groups = np.array(data.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)), dtype=object)
+    direction = {"a": "same", "b": "opposite", "c": "same"}
+    res = R.PairwiseCompositionality("c").check(src, flw, groups, direction, n_boot=0)
+    cases = violations = 0
+    for g, d in direction.items():
+        m = groups == g
+        naive = R.count_order_violations_naive(src[m], flw[m], expected=d)
+        cases, violations = cases + naive.cases, violations + naive.violations
+    assert (res.cases, res.violations) == (cases, violations)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 9), st.floats(0.05, 0.9), st.integers(0, 10**6))
+def test_transitivity_check_equals_naive_count(n, p, seed):
+    adj = np.random.default_rng(seed).random((n, n)) < p
+    res = R.ThreeWayTransitivity("t").check(adj, n_boot=0)
+    naive = R.count_transitivity_violations_naive(adj)
+    assert (res.cases, res.violations) == (naive.cases, naive.violations)
+    np.testing.assert_array_equal(res.per_item["violations"], naive.per_item)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_single_input_check_equals_naive_python_count(data):
+    src = data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=30))
+    flw = data.draw(st.lists(st.integers(0, 3), min_size=len(src), max_size=len(src)))
+    direction = data.draw(st.sampled_from(["increase", "decrease"]))
+    res = R.SingleInput("o", "order", direction=direction).check(np.array(src, float), np.array(flw, float))
+    naive = sum(not (f > s if direction == "increase" else f < s) for s, f in zip(src, flw))
+    assert (res.cases, res.violations) == (len(src), naive)
+    probs = [[a / 4, 1 - a / 4] for a in src], [[b / 4, 1 - b / 4] for b in flw]
+    eq = R.SingleInput("e", "equivalence").check(np.array(probs[0]), np.array(probs[1]))
+    naive_eq = 0
+    for ys, yf in zip(*probs):
+        top = max(range(2), key=lambda c: ys[c])
+        strict = ys[top] > ys[1 - top] and yf[top] > yf[1 - top]
+        naive_eq += not strict
+    assert eq.violations == naive_eq
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bb", "ccc", "dddd", "ee", "f"]), min_size=2, max_size=12))
+def test_evaluate_equals_check_on_precomputed_scores(texts):
+    score = {"a": 1, "bb": 0, "ccc": 3, "dddd": 2, "ee": 0, "f": 5}
+    shift = {"a": 2, "bb": 0, "ccc": 1, "dddd": 4, "ee": 1, "f": 3}
+    t = T.FunctionTransformation(lambda s: s + "!", name="bang")
+    fn = lambda xs: np.array([score[x] if x in score else shift[x[:-1]] for x in xs], float)  # noqa: E731
+    rel = R.PairwiseSystematicity("p", t)
+    res = rel.evaluate(texts, fn, n_boot=0)
+    src, flw = fn(texts), fn([x + "!" for x in texts])
+    naive = R.count_order_violations_naive(src, flw)
+    assert (res.cases, res.violations, res.extra["skipped"]) == (naive.cases, naive.violations, 0)
+
+
+class Louder(R.Relation):
+    """A new relation with only ``check``: the score must not drop."""
+
+    def check(self, src, flw, *, per_item=None, n_boot=0, seed=0):
+        return np.asarray(flw) < np.asarray(src)
+
+
+def test_a_relation_with_only_check_gets_evaluate_interval_and_diagram():
+    rel = Louder("louder", [T.Punctuation("exclaim"), T.Casing("upper")])
+    res = rel.check(np.array([1.0, 2.0, 3.0]), np.array([2.0, 1.0, 3.0]))
+    assert isinstance(res, R.RelationResult) and (res.cases, res.violations) == (3, 1)
+    assert 0 < res.ci_low < res.rate < res.ci_high < 1
+    texts = ["Fine.", "BAD!", "ok then"]
+    res = rel.evaluate(texts, lambda xs: np.array([x.count("!") + sum(c.isupper() for c in x) for x in xs], float))
+    assert res.extra["skipped"] == 2  # "BAD!" ends with "!" and is upper case already
+    assert res.cases == 4 and res.violations == 0 and np.isfinite(res.ci_high)
+    assert list(res.groups.index) == ["punct_exclaim", "case_upper"]
+    assert "louder" in rel.description and "end with '!'" in rel.description
+    buf = io.BytesIO()
+    rel.diagram().savefig(buf, format="png")
+    assert buf.getvalue()[:4] == b"\x89PNG"
+
+
+def test_per_item_counts_from_check_get_a_bootstrap():
+    class ItemCounts(R.Relation):
+        def check(self, src, flw, *, per_item=None, n_boot=100, seed=0):
+            return np.asarray(src, int), np.asarray(flw, int)
+
+    res = ItemCounts("counts").check(np.array([1, 0, 2, 1]), np.array([3, 3, 3, 3]), n_boot=200)
+    assert (res.violations, res.cases) == (4, 12) and res.ci_low < res.rate < res.ci_high
+    with pytest.raises(TypeError, match="must return"):
+        type("Bad", (R.Relation,), {"check": lambda self, src, flw, **kw: 3.0})("b").check([1], [2])
+
+
+def test_old_keyword_names_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="y_src"):
+        a = R.SingleInput("s", "order").check(y_src=np.array([0.1, 0.5]), y_flw=np.array([0.2, 0.4]))
+    with pytest.warns(DeprecationWarning, match="adj"):
+        b = R.ThreeWayTransitivity("t").check(adj=np.ones((4, 4), bool), n_boot=0)
+    with pytest.warns(DeprecationWarning, match="hid"):
+        c = R.PairwiseCompositionality("c").check(hid=[1, 2, 3], out=[1, 3, 2], groups=["g"] * 3,
+                                                   direction={"g": "same"}, n_boot=0)
+    assert (a.violations, b.violations, c.violations) == (1, 0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R.SingleInput("s", "order").check(src=np.array([0.1]), flw=np.array([0.2]))
+
+
+def test_negation_reverses_the_expected_order_and_skips_where_it_does_not_apply():
+    rel = R.PairwiseSystematicity("neg", T.Negation())
+    assert rel.expected == "opposite"
+    texts = ["It is good.", "It was bad.", "Great!", "They are fine."]
+    base = {"It is good.": 0.9, "It was bad.": 0.1, "Great!": 0.8, "They are fine.": 0.6}
+    fn = lambda xs: np.array([base.get(x, 1 - base.get(x.replace(" not", ""), 0.5)) for x in xs])  # noqa: E731
+    res = rel.evaluate(texts, fn, n_boot=0)
+    assert res.extra["skipped"] == 1 and res.cases == 3 and res.violations == 0
+
+
+def test_single_input_evaluate_reports_a_wilcoxon_test_beside_the_flip_rate():
+    rng = np.random.default_rng(0)
+    texts = [f"review number {i} is fine" for i in range(60)]
+    base = dict(zip(texts, rng.random(60)))
+    fn = lambda xs: np.array([base[x] if x in base else base[x.lower()] - 0.05 for x in xs])  # noqa: E731
+    res = R.SingleInput("inv", "order", T.Casing("upper"), direction="decrease").evaluate(texts, fn)
+    assert res.violations == 0 and res.extra["wilcoxon_p"] < 1e-6
+    assert res.extra["median_change"] == pytest.approx(-0.05)
+    assert "wilcoxon_p" in res.groups.columns
