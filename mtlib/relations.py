@@ -770,10 +770,9 @@ def _dense_boot_counts(s: dict[str, Any], w: np.ndarray) -> tuple[np.ndarray, np
     bad |= bad.T
     wf = w.astype(np.float32)
     v = np.einsum("bi,bi->b", (wf @ bad.astype(np.float32)).astype(np.float64), w.astype(np.float64)) / 2
-    _, codes = np.unique(src, return_inverse=True)
-    onehot = np.zeros((len(src), codes.max() + 1 if len(codes) else 0), np.float32)
-    onehot[np.arange(len(src)), codes] = 1
-    per_tie = (wf @ onehot).astype(np.float64)
+    order = np.argsort(src, kind="stable")
+    starts = np.flatnonzero(np.r_[True, src[order][1:] != src[order][:-1]])
+    per_tie = np.add.reduceat(w[:, order].astype(np.float64), starts, axis=1)  # weight of each tie group
     tot = w.sum(1).astype(np.float64)
     c = (tot**2 - (per_tie**2).sum(1)) / 2
     return np.round(v), np.round(c)
