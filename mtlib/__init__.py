@@ -3,7 +3,8 @@
 The package behind the research notebooks in ``notebooks/``. Each module is one
 concept: ``models`` (registry and adapters), ``batching`` and ``cache``
 (inference that runs every unique text through a model once), ``relations``
-(metamorphic relations and exact violation counting), ``notation`` (diagrams of
+(metamorphic relations and exact violation counting), ``transformations`` (named follow-up makers),
+``testing`` (CI gates) and ``browse`` (failing cases as tables and HTML), ``notation`` (diagrams of
 relations), ``probes`` (heads trained on frozen features), ``stats``,
 ``plots``, ``claims`` (conclusions built from a run's metrics), ``results`` (the run contract),
 ``run`` (the papermill runner), ``notebooks`` (the notebook files' kernel and canonical metadata) and
@@ -17,7 +18,7 @@ import importlib as _importlib
 _SUBMODULES = {
     "batching", "cache", "claims", "counting", "models", "montague", "notation", "plots", "probes", "relations",
     "results", "run", "similarity", "stats", "training", "trees", "data", "sentiment", "nli", "lexical",
-    "notebooks", "export", "pss", "tre", "seti",
+    "notebooks", "export", "pss", "tre", "seti", "transformations", "testing", "browse",
 }
 
 

@@ -602,7 +602,7 @@ def check_transitivity(model: PairModel, words: Sequence[str], *, max_pairs: int
     for rel in RELATIONS:
         row: dict[str, Any] = {}
         if mats is not None:
-            res = ThreeWayTransitivity(rel).check(mats[rel], items=words, n_boot=n_boot, seed=seed)
+            res = ThreeWayTransitivity(rel).check(mats[rel], per_item=words, n_boot=n_boot, seed=seed)
             results[rel] = res
             positive = mats[rel].sum() / max(1, n * (n - 1))
             row.update(method="exhaustive", rate=res.rate, ci_low=res.ci_low, ci_high=res.ci_high, cases=res.cases,
