@@ -67,6 +67,12 @@ def _rng(seed: int, text: str) -> np.random.Generator:
     return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(text.encode("utf-8"))])
 
 
+def _choice(value: str, allowed: tuple[str, ...], what: str) -> None:
+    """Raise a ValueError naming the allowed values when ``value`` is not one of them."""
+    if value not in allowed:
+        raise ValueError(f"unknown {what} {value!r}; use one of {list(allowed)}")
+
+
 def _match_case(word: str, like: str) -> str:
     if like.isupper() and len(like) > 1:
         return word.upper()
@@ -218,8 +224,7 @@ class Typos(Transformation):
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.kind not in ("swap", "delete", "mixed"):
-            raise ValueError(f"unknown typo kind {self.kind!r}; use 'swap', 'delete' or 'mixed'")
+        _choice(self.kind, ("swap", "delete", "mixed"), "typo kind")
         if self.n < 1:
             raise ValueError(f"n must be at least 1, got {self.n}")
 
@@ -267,8 +272,7 @@ class Contractions(Transformation):
     table: Mapping[str, str] = field(default_factory=lambda: dict(CONTRACTIONS))
 
     def __post_init__(self) -> None:
-        if self.mode not in ("contract", "expand"):
-            raise ValueError(f"unknown mode {self.mode!r}; use 'contract' or 'expand'")
+        _choice(self.mode, ("contract", "expand"), "mode")
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -404,8 +408,7 @@ class Punctuation(Transformation):
     mode: str = "strip"
 
     def __post_init__(self) -> None:
-        if self.mode not in ("strip", "exclaim"):
-            raise ValueError(f"unknown mode {self.mode!r}; use 'strip' or 'exclaim'")
+        _choice(self.mode, ("strip", "exclaim"), "mode")
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -434,8 +437,7 @@ class Casing(Transformation):
     mode: str = "lower"
 
     def __post_init__(self) -> None:
-        if self.mode not in ("lower", "upper", "title"):
-            raise ValueError(f"unknown mode {self.mode!r}; use 'lower', 'upper' or 'title'")
+        _choice(self.mode, ("lower", "upper", "title"), "mode")
 
     @property
     def name(self) -> str:  # type: ignore[override]

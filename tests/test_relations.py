@@ -317,3 +317,32 @@ def test_single_input_evaluate_reports_a_wilcoxon_test_beside_the_flip_rate():
     assert res.violations == 0 and res.extra["wilcoxon_p"] < 1e-6
     assert res.extra["median_change"] == pytest.approx(-0.05)
     assert "wilcoxon_p" in res.groups.columns
+
+
+def test_compositionality_and_transitivity_evaluate_score_once_and_match_check():
+    calls = []
+    texts = [f"ctx{g} item{i}" for g in range(3) for i in range(8)]
+    rng = np.random.default_rng(7)
+    table = {t: rng.integers(0, 4, 2).astype(float) for t in texts}
+
+    def both(xs):
+        calls.append(len(xs))
+        return np.array([table[x] for x in xs])
+
+    groups = [t.split()[0] for t in texts]
+    direction = {"ctx0": "same", "ctx1": "opposite", "ctx2": "same"}
+    rel = R.PairwiseCompositionality("c")
+    res = rel.evaluate(texts + texts[:3], both, groups=groups + groups[:3], direction=direction, n_boot=20)
+    assert calls == [len(texts)]  # duplicates scored once
+    scores = both(texts + texts[:3])
+    ref = rel.check(scores[:, 0], scores[:, 1], groups + groups[:3], direction, n_boot=20)
+    assert (res.cases, res.violations, res.ci_low) == (ref.cases, ref.violations, ref.ci_low)
+    assert len(res.examples(3)) <= 3
+
+    words = ["cat", "feline", "kitty", "dog"]
+    syn = {("cat", "feline"), ("feline", "kitty"), ("cat", "kitty"), ("kitty", "dog"), ("feline", "dog")}
+    tr = R.ThreeWayTransitivity("syn").evaluate(words, lambda pairs: np.array([p in syn for p in pairs]), n_boot=0)
+    ex = tr.examples(5)
+    assert (tr.cases, tr.violations) == (4, 2) and tuple(ex.loc[0, ["x1", "x2", "x3"]]) in {("cat", "feline", "dog"),
+                                                                           ("cat", "kitty", "dog")}
+    assert R.Concatenation is T.Concatenation
