@@ -76,6 +76,8 @@ def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
     d = result.details
     kind = d.get("kind")
     src_text = d.get("src_text")
+    if src_text is None and "labels" not in d and "text" in result.per_item.columns:
+        src_text = result.per_item["text"].tolist()  # check(..., per_item=frame with a text column)
     flw_text = d.get("flw_text") or {}
     labels = d.get("labels")
     if labels is None and "item" in result.per_item.columns:
