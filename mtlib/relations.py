@@ -52,6 +52,7 @@ gives ``evaluate`` and a diagram::
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -82,6 +83,7 @@ __all__ = [
 ]
 
 #: Old keyword names of ``check`` (one release, with a DeprecationWarning).
+_PROTOCOL_KEYWORDS = ("per_item", "n_boot", "seed")
 _RENAMED = {"y_src": "src", "y_flw": "flw", "hid": "src", "out": "flw", "adj": "src", "items": "per_item"}
 
 
@@ -310,6 +312,9 @@ def _item_ratio_boot(v: np.ndarray, c: np.ndarray, n_boot: int, seed: int) -> np
 def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
     """Wrap a family's ``check``: old keyword names still work (warned); any output becomes a RelationResult."""
 
+    params = inspect.signature(check).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
     @functools.wraps(check)
     def wrapper(self: Relation, *args: Any, **kwargs: Any) -> RelationResult:
         for old, new in _RENAMED.items():
@@ -317,7 +322,9 @@ def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
                 warnings.warn(f"{type(self).__name__}.check({old}=...) is renamed {new}=...; the old name goes "
                               f"in the next release", DeprecationWarning, stacklevel=2)
                 kwargs[new] = kwargs.pop(old)
-        out = check(self, *args, **kwargs)
+        # a user's check(src, flw) need not take the protocol's keywords: the base class handles them
+        passed = {k: v for k, v in kwargs.items() if takes_any or k in params or k not in _PROTOCOL_KEYWORDS}
+        out = check(self, *args, **passed)
         if not isinstance(out, RelationResult):
             out = self._as_result(out, per_item=kwargs.get("per_item"), n_boot=kwargs.get("n_boot", 1000),
                                   seed=kwargs.get("seed", 0), args=args)

@@ -253,7 +253,7 @@ def test_evaluate_equals_check_on_precomputed_scores(texts):
 class Louder(R.Relation):
     """A new relation with only ``check``: the score must not drop."""
 
-    def check(self, src, flw, *, per_item=None, n_boot=0, seed=0):
+    def check(self, src, flw):
         return np.asarray(flw) < np.asarray(src)
 
 
