@@ -94,7 +94,8 @@ def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
                 i = int(s["idx"][c])
                 src_v = None if s.get("src") is None else s["src"][c]
                 flw_v = None if s.get("flw") is None else s["flw"][c]
-                rows.append({"group": s["group"], "item": labels[i] if labels is not None else i, "src_text": _text(src_text, i),
+                rows.append({"group": s["group"], "item": labels[i] if labels is not None else i,
+                             "src_text": _text(src_text, i),
                              "flw_text": _text(ft, i), "src": _fmt(src_v), "flw": _fmt(flw_v),
                              "margin": float(margin[c]) if margin is not None else np.nan})
     elif kind == "pairs":

@@ -712,8 +712,8 @@ def _wilcoxon(change: np.ndarray | None) -> dict[str, float]:
     nonzero = change[change != 0]
     out = {"median_change": float(np.median(change)) if len(change) else float("nan"),
            "changed": int(len(nonzero))}
-    if len(nonzero) == 0:
-        out.update(wilcoxon_statistic=0.0, wilcoxon_p=1.0)
+    if len(nonzero) == 0:  # no case, or no score moved: nothing to test
+        out.update(wilcoxon_statistic=float("nan"), wilcoxon_p=1.0 if len(change) else float("nan"))
         return out
     from scipy.stats import wilcoxon
 
@@ -832,7 +832,8 @@ class PairwiseSystematicity(Relation):
                                n_boot=n_boot, seed=seed, _single=True)
 
     def check_many(self, src: np.ndarray, flws: Mapping[str, np.ndarray], *,
-                   per_item: pd.DataFrame | Sequence[Any] | None = None, applied: Mapping[str, np.ndarray] | None = None,
+                   per_item: pd.DataFrame | Sequence[Any] | None = None,
+                   applied: Mapping[str, np.ndarray] | None = None,
                    n_boot: int = 1000, seed: int = 0, items: Any = None, _single: bool = False) -> RelationResult:
         """The relation under several transformations of the same sources.
 

@@ -105,7 +105,8 @@ def test_examples_give_texts_and_scores_of_the_worst_cases():
     src, flw = fn(texts), fn([t + " !" for t in texts])
     assert ex["margin"].iloc[0] == pytest.approx(_naive_worst_margin(src, flw))
     row = ex.iloc[0]
-    assert row["flw_text_1"] == row["src_text_1"] + " !" and row["src_1"] > row["src_2"] and row["flw_1"] <= row["flw_2"]
+    assert row["flw_text_1"] == row["src_text_1"] + " !"
+    assert row["src_1"] > row["src_2"] and row["flw_1"] <= row["flw_2"]
     assert set(res.tables()) == {"examples"}
     html = res._repr_html_()
     assert "<table" in html and row["src_text_1"] in html
