@@ -1074,13 +1074,7 @@ class ThreeWayTransitivity(Relation):
             low, high = stats.wilson_interval(res.violations, res.cases)
             method = f"Wilson over {res.cases:,} sampled cases"
         elif n_boot:
-            a = np.asarray(adj, dtype=bool)
-
-            def count(w: np.ndarray) -> tuple[int, int]:
-                r = count_transitivity_violations(a, per_item=False, weights=w)
-                return r.violations, r.cases
-
-            boot = stats.bootstrap_rates(count, len(a), n_boot=n_boot, seed=seed)
+            boot = stats.bootstrap_transitivity_rates(adj, n_boot=n_boot, seed=seed)
             low, high = _interval_from_boot(boot)
             method = f"bootstrap over items (B={n_boot})"
         else:

@@ -3,7 +3,7 @@
 Intuition: a pairwise or three-way test case shares its source items with many
 other cases, so cases are *not* independent and a binomial interval over 56M
 pairs would be absurdly narrow. The honest unit of resampling is the source
-item: :func:`bootstrap_order_rate` and :func:`bootstrap_transitivity_rate`
+item: :func:`bootstrap_order_rate` and :func:`bootstrap_transitivity_rates`
 draw multinomial item weights and recount exactly (a resample with repeated
 items is just integer weights to the counting engine). Wilson intervals are
 for rates over genuinely independent cases. Every test returns a dict that
@@ -124,16 +124,15 @@ def bootstrap_order_rate(
     return bootstrap_rate(count, n, n_boot=n_boot, seed=seed, alpha=alpha)
 
 
-def bootstrap_transitivity_rate(adj: np.ndarray, *, n_boot: int = 200, seed: int = 0,
-                                alpha: float = 0.05) -> tuple[float, float]:
-    """Interval of a three-way transitivity violation rate, resampling words (items)."""
+def bootstrap_transitivity_rates(adj: np.ndarray, *, n_boot: int = 200, seed: int = 0) -> np.ndarray:
+    """Replicates ``(n_boot,)`` of a three-way transitivity violation rate, resampling words (items)."""
     adj = np.asarray(adj, dtype=bool)
 
     def count(w: np.ndarray) -> tuple[int, int]:
         r = count_transitivity_violations(adj, per_item=False, weights=w)
         return r.violations, r.cases
 
-    return bootstrap_rate(count, len(adj), n_boot=n_boot, seed=seed, alpha=alpha)
+    return bootstrap_rates(count, len(adj), n_boot=n_boot, seed=seed)
 
 
 def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
