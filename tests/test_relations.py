@@ -217,7 +217,7 @@ def test_transitivity_check_equals_naive_count(n, p, seed):
     np.testing.assert_array_equal(res.per_item["violations"], naive.per_item)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.data())
 def test_single_input_check_equals_naive_python_count(data):
     src = data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=30))
