@@ -34,6 +34,9 @@ class ModelSpec:
             averages.
         description: One line for :func:`available`.
         used_in: Notebooks that use it.
+        allow_pickle: For a ``gensim`` entry whose ``source`` is a ``.kv`` /
+            ``.model`` file: registering it with ``True`` opts in to gensim
+            unpickling it (only for a file you trust).
     """
 
     name: str
@@ -43,6 +46,7 @@ class ModelSpec:
     base: str | None = None
     description: str = ""
     used_in: str = ""
+    allow_pickle: bool = False
 
 
 _SPECS = [
