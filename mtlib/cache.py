@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 CACHE_ENV = "MTLIB_CACHE"
 _COMPACT_AFTER = 32
+_VANISHED = object()
 
 
 def cache_root() -> Path:
@@ -74,6 +75,75 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def sha256_hex(data: bytes) -> str:
+    """Hex SHA-256 of bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's contents, read in 4 MB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_record(path: Path, record: dict[str, Any], files: dict[str, bytes] | None = None) -> None:
+    """Write data files, then a JSON record holding their SHA-256 and its own, all atomically.
+
+    The record is written last, so it marks the entry complete; a reader
+    checks every digest (:func:`read_record`), so a damaged or half-replaced
+    entry is never used.
+
+    Args:
+        path: The JSON record, e.g. ``<entry>/head.json``.
+        record: JSON-serialisable contents.
+        files: Data files of the entry, by name in the same folder.
+    """
+    digests = {}
+    for name, data in (files or {}).items():
+        atomic_write_bytes(path.parent / name, data)
+        digests[name] = sha256_hex(data)
+    body = {**record, "files_sha256": digests}
+    body["record_sha256"] = stable_hash(body, 64)
+    atomic_write_bytes(path, json.dumps(body, indent=1, default=str).encode())
+
+
+def read_record(path: Path) -> dict[str, Any] | None:
+    """A record written by :func:`write_record` whose digests all match; None when absent.
+
+    A damaged record or data file is reported with a warning and the entry
+    treated as missing (the caller recomputes and overwrites it). A file that
+    disappears while being read (another process replacing the entry) is a
+    miss, not damage.
+    """
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        return _damaged(path, f"unreadable record: {err}")
+    if not isinstance(body, dict) or "record_sha256" not in body:
+        return _damaged(path, "record without a checksum (an older format)")
+    claimed = body.pop("record_sha256")
+    if stable_hash(body, 64) != claimed:
+        return _damaged(path, "record checksum mismatch")
+    for name, digest in body.get("files_sha256", {}).items():
+        try:
+            actual = file_sha256(path.parent / name)
+        except FileNotFoundError:
+            return _damaged(path, f"{name} is missing")
+        if actual != digest:
+            return _damaged(path, f"checksum mismatch in {name}")
+    return body
+
+
+def _damaged(path: Path, why: str) -> None:
+    warnings.warn(f"mtlib cache: damaged entry {path.parent} ({why}); it is recomputed", stacklevel=3)
+    return None
+
+
 def _checksum(keys: np.ndarray, values: np.ndarray) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(keys).tobytes())
@@ -105,12 +175,23 @@ class ArrayCache:
 
     # -- reading -----------------------------------------------------------
     def _load(self) -> None:
+        for _attempt in range(5):
+            if self._load_once():
+                return
+        # the folder kept changing under us (others compacting): what was read is still correct
+
+    def _load_once(self) -> bool:
+        """Read every shard; False when one vanished meanwhile (another process compacted it away)."""
         self._index, self._shards, self._files = {}, [], []
         if not self.folder.exists():
-            return
+            return True
+        complete = True
         for path in sorted(self.folder.glob("shard-*.npz")):
             loaded = self._read_shard(path)
             if loaded is None:
+                continue
+            if loaded is _VANISHED:
+                complete = False  # its rows are in the compacted shard that replaced it: list again
                 continue
             keys, values = loaded
             shard_id = len(self._shards)
@@ -118,9 +199,11 @@ class ArrayCache:
             self._files.append(path)
             for row, key in enumerate(keys):
                 self._index[bytes(key)] = (shard_id, row)
+        return complete
 
     @staticmethod
-    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None | object:
+        """``(keys, values)``; None for a damaged shard (warned and removed); ``_VANISHED`` if it is gone."""
         try:
             with np.load(path, allow_pickle=False) as data:
                 keys, values, checksum = data["keys"], data["values"], str(data["checksum"])
@@ -129,6 +212,8 @@ class ArrayCache:
             if _checksum(keys, values) != checksum:
                 raise ValueError("checksum mismatch")
             return keys, values
+        except FileNotFoundError:
+            return _VANISHED
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
             warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed")
             path.unlink(missing_ok=True)

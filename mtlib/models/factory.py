@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.batching import inference_context, resolve_device, run_batched
-from mtlib.cache import atomic_write_bytes, cache_root, cached_rows, stable_hash
+from mtlib.cache import cache_root, cached_rows, read_record, stable_hash, write_record
 from mtlib.models.base import Model, label_position, softmax
 from mtlib.models.heads import FORMAT, HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 
@@ -362,11 +362,12 @@ def _finetune(model: Model, data: dict[str, Any], s: dict[str, Any], labels: lis
     return net, encoder, log.losses
 
 
-def _save_weights(net: Any, folder: Path) -> None:
+def _weights_bytes(net: Any) -> bytes:
+    """The network's weights as ``safetensors`` bytes (stored with their SHA-256 in ``classifier.json``)."""
     from safetensors.torch import save
 
     state = {k: v.detach().cpu().contiguous().clone() for k, v in net.state_dict().items()}
-    atomic_write_bytes(folder / "weights.safetensors", save(state))
+    return save(state)
 
 
 def _defaults(how: str, head: str, kind: str, epochs: int | None, lr: float | None,
@@ -547,7 +548,7 @@ def classifier(
                 clf: Model = HeadClassifier(base, loaded[0], classes, training)
                 _MEMO[key] = clf
                 return clf
-        elif (folder / "weights.safetensors").exists():
+        elif "weights.safetensors" in record.get("files_sha256", {}):  # digest checked by read_record
             clf = FineTunedClassifier(base, folder, classes, training, device, use_cache)
             _MEMO[key] = clf
             return clf
@@ -568,8 +569,7 @@ def classifier(
         training.train_log = losses
         if base.kind == "hf-classifier":
             training.head = "native"
-        if use_cache:
-            _save_weights(net, folder)
+        weights = _weights_bytes(net) if use_cache else None
         clf = FineTunedClassifier(base, folder, classes, training, device, use_cache)
         clf.net, clf.encoder = net.eval(), encoder
     training.seconds = time.perf_counter() - start
@@ -582,7 +582,7 @@ def classifier(
                 "identity": base.identity}
         if how == "head":
             save_head(clf.head, folder, {"labels": meta["labels"]})
-        atomic_write_bytes(folder / "classifier.json", json.dumps(meta, indent=1).encode())
+        write_record(folder / "classifier.json", meta, {"weights.safetensors": weights} if how != "head" else None)
         _MEMO[key] = clf
     return clf
 
@@ -612,10 +612,8 @@ def _check_init(init: Model, base: Model, how: str, head: str, labels: Sequence[
 
 
 def _read_record(folder: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads((folder / "classifier.json").read_text())
-    except (OSError, ValueError):
-        return None
+    """``classifier.json`` with every digest checked (a damaged entry warns and retrains)."""
+    return read_record(folder / "classifier.json")
 
 
 def _native(base: Model, train: Any, valid: Any, labels: Sequence[Any] | None) -> Model:
