@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 CACHE_ENV = "MTLIB_CACHE"
 _COMPACT_AFTER = 32
 _VANISHED = object()
+#: Superseded data files of an entry younger than this are left alone (a concurrent writer's).
+_KEEP_SECONDS = 600
 
 
 def cache_root() -> Path:
@@ -90,24 +92,50 @@ def file_sha256(path: Path) -> str:
 
 
 def write_record(path: Path, record: dict[str, Any], files: dict[str, bytes] | None = None) -> None:
-    """Write data files, then a JSON record holding their SHA-256 and its own, all atomically.
+    """Write an entry's data files, then a JSON record holding their SHA-256 and its own, all atomically.
 
-    The record is written last, so it marks the entry complete; a reader
-    checks every digest (:func:`read_record`), so a damaged or half-replaced
-    entry is never used.
+    Data files are content-addressed (``head.npz`` is stored as
+    ``head.<digest>.npz``), so two processes writing the same entry at once
+    never pair one's record with the other's file; the record is written
+    last and marks the entry complete. :func:`read_record` checks every
+    digest, so a damaged entry is never used.
 
     Args:
         path: The JSON record, e.g. ``<entry>/head.json``.
         record: JSON-serialisable contents.
-        files: Data files of the entry, by name in the same folder.
+        files: Data files of the entry by logical name (``"head.npz"``), in the same folder.
     """
-    digests = {}
+    stored = {}
     for name, data in (files or {}).items():
-        atomic_write_bytes(path.parent / name, data)
-        digests[name] = sha256_hex(data)
-    body = {**record, "files_sha256": digests}
+        digest = sha256_hex(data)
+        actual = addressed_name(name, digest)
+        if not (path.parent / actual).exists():
+            atomic_write_bytes(path.parent / actual, data)
+        stored[name] = {"file": actual, "sha256": digest}
+    body = {**record, "files": stored}
     body["record_sha256"] = stable_hash(body, 64)
     atomic_write_bytes(path, json.dumps(body, indent=1, default=str).encode())
+    import time
+
+    for name, entry in stored.items():  # earlier versions of the entry (e.g. one found damaged)
+        stem, dot, suffix = name.rpartition(".")
+        for old in path.parent.glob(f"{stem}.*.{suffix}" if dot else f"{name}.*"):
+            try:  # not one a concurrent writer of the same entry has just written
+                if old.name != entry["file"] and time.time() - old.stat().st_mtime > _KEEP_SECONDS:
+                    old.unlink(missing_ok=True)
+            except FileNotFoundError:
+                pass
+
+
+def addressed_name(name: str, digest: str) -> str:
+    """The stored name of a data file: ``head.npz`` with digest ``ab12...`` is ``head.ab12....npz``."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}.{digest[:16]}.{suffix}" if dot else f"{name}.{digest[:16]}"
+
+
+def record_file(folder: Path, record: dict[str, Any], name: str) -> Path:
+    """Where the data file ``name`` (e.g. ``"head.npz"``) of a record read by :func:`read_record` is."""
+    return folder / record["files"][name]["file"]
 
 
 def read_record(path: Path) -> dict[str, Any] | None:
@@ -124,19 +152,29 @@ def read_record(path: Path) -> dict[str, Any] | None:
         return None
     except (OSError, ValueError) as err:
         return _damaged(path, f"unreadable record: {err}")
-    if not isinstance(body, dict) or "record_sha256" not in body:
-        return _damaged(path, "record without a checksum (an older format)")
+    if not isinstance(body, dict) or "record_sha256" not in body or not isinstance(body.get("files"), dict):
+        return _damaged(path, "record without checksums (an older format)")
     claimed = body.pop("record_sha256")
     if stable_hash(body, 64) != claimed:
         return _damaged(path, "record checksum mismatch")
-    for name, digest in body.get("files_sha256", {}).items():
+    for name, entry in body["files"].items():
         try:
-            actual = file_sha256(path.parent / name)
+            actual = file_sha256(path.parent / entry["file"])
         except FileNotFoundError:
+            if path.exists() and read_record_digest(path) != claimed:
+                return None  # replaced by another process meanwhile: a miss
             return _damaged(path, f"{name} is missing")
-        if actual != digest:
+        if actual != entry["sha256"]:
             return _damaged(path, f"checksum mismatch in {name}")
     return body
+
+
+def read_record_digest(path: Path) -> str | None:
+    """The ``record_sha256`` of a record file now (None if unreadable)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("record_sha256")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _damaged(path: Path, why: str) -> None:

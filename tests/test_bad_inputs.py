@@ -355,14 +355,12 @@ def _head_case(kind: str) -> Callable[[Path], str]:
         head = probes.train_head(X, y, kind=kind, seed=0, **params)
         want = head.predict_proba(X)
         folder = cache_root() / "heads" / head.key
-        if kind == "logreg":
-            target, inside = folder / "head.npz", np.ascontiguousarray(head.estimator.coef_).tobytes()
+        if kind == "logreg":  # head.npz (stored as head.<digest>.npz)
+            target, inside = next(folder.glob("head*.npz")), np.ascontiguousarray(head.estimator.coef_).tobytes()
         else:
-            import torch
-
             weight = next(iter(head.estimator.net.state_dict().values()))
-            target, inside = folder / "head.safetensors", weight.detach().cpu().contiguous().numpy().tobytes()
-            assert isinstance(weight, torch.Tensor)
+            target = next(folder.glob("head*.safetensors"))
+            inside = weight.detach().cpu().contiguous().numpy().tobytes()
         _flip_two_bytes(target, inside)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -593,6 +591,60 @@ def test_nothing_in_mtlib_unpickles():
     assert offenders == []
     vectors = (root / "models" / "adapters" / "static_vectors.py").read_text()
     assert vectors.count("KeyedVectors.load(") == 1 and "pickle_allowed(allow_pickle)" in vectors
+
+
+def test_records_detect_damage_and_a_replaced_entry_is_a_miss(tmp_path):
+    from mtlib.cache import read_record, record_file, write_record
+
+    path = tmp_path / "entry" / "thing.json"
+    write_record(path, {"accuracy": 0.75}, {"data.bin": b"0123456789"})
+    body = read_record(path)
+    assert body["accuracy"] == 0.75 and record_file(path.parent, body, "data.bin").read_bytes() == b"0123456789"
+    stored = record_file(path.parent, body, "data.bin")
+    stored.write_bytes(b"0123456780")
+    with pytest.warns(UserWarning, match="checksum mismatch in data.bin"):
+        assert read_record(path) is None
+    write_record(path, {"accuracy": 0.75}, {"data.bin": b"0123456789"})
+    path.write_text(path.read_text().replace("0.75", "0.5"))
+    with pytest.warns(UserWarning, match="record checksum mismatch"):
+        assert read_record(path) is None
+    path.write_text("{not json")
+    with pytest.warns(UserWarning, match="unreadable record"):
+        assert read_record(path) is None
+    assert read_record(tmp_path / "absent" / "thing.json") is None
+    # the same entry written twice with other bytes: each record names its own file, both readable
+    write_record(path, {"v": 1}, {"data.bin": b"first"})
+    write_record(path, {"v": 2}, {"data.bin": b"second"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_record(path)["v"] == 2
+
+
+def test_damaged_fine_tuned_weights_are_retrained_with_a_warning(tiny_bert_dir):
+    from mtlib import models
+    from mtlib.models import factory
+
+    texts = [f"{w} garden" for w in ("cherry", "apple", "rose", "tulip")] + \
+        [f"{w} barks" for w in ("dog", "poodle", "wolf", "fox")]
+    train = (texts, [1] * 4 + [0] * 4)
+    kwargs = dict(how="finetune", heldout_fraction=0, epochs=1, batch_size=8, device="cpu", seed=3)
+    clf = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    weights = clf.weights_file
+    assert weights.exists() and weights.name.startswith("weights.") and weights.suffix == ".safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-10] ^= 0x5A
+    data[-200] ^= 0x5A
+    weights.write_bytes(bytes(data))
+    factory._MEMO.clear()
+    before = factory.fits
+    with pytest.warns(UserWarning, match="damaged entry"):
+        again = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    assert factory.fits == before + 1 and not again.training.from_cache
+    factory._MEMO.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        third = models.classifier(str(tiny_bert_dir), train, **kwargs)
+    assert third.training.from_cache and factory.fits == before + 1
 
 
 # --------------------------------------------------------------------------- the before/after table

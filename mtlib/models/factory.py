@@ -31,7 +31,16 @@ from typing import Any
 import numpy as np
 
 from mtlib.batching import inference_context, resolve_device, run_batched
-from mtlib.cache import cache_root, cached_rows, read_record, stable_hash, write_record
+from mtlib.cache import (
+    addressed_name,
+    cache_root,
+    cached_rows,
+    read_record,
+    record_file,
+    sha256_hex,
+    stable_hash,
+    write_record,
+)
 from mtlib.models.base import Model, label_position, softmax
 from mtlib.models.heads import FORMAT, HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 
@@ -211,6 +220,8 @@ class FineTunedClassifier(Model):
                  use_cache: bool = True) -> None:
         super().__init__(f"{base.name}+finetuned", f"{base.identity}+finetune:{training.key}", device, use_cache)
         self.base, self.folder, self.labels, self.training = base, folder, list(labels), training
+        #: The weights (content-addressed ``weights.<digest>.safetensors``, set from the cache record).
+        self.weights_file = folder / "weights.safetensors"
         self.net: Any = None
         self.encoder: Any = None
         self.max_tokens = 65536 if device.startswith("cuda") else 2048
@@ -229,7 +240,7 @@ class FineTunedClassifier(Model):
         from safetensors.torch import load_file
 
         self._build()
-        self.net.load_state_dict(load_file(str(self.folder / "weights.safetensors")))
+        self.net.load_state_dict(load_file(str(self.weights_file)))
         self.net.to(self.device).eval()
 
     def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
@@ -548,8 +559,9 @@ def classifier(
                 clf: Model = HeadClassifier(base, loaded[0], classes, training)
                 _MEMO[key] = clf
                 return clf
-        elif "weights.safetensors" in record.get("files_sha256", {}):  # digest checked by read_record
+        elif "weights.safetensors" in record["files"]:  # its digest checked by read_record
             clf = FineTunedClassifier(base, folder, classes, training, device, use_cache)
+            clf.weights_file = record_file(folder, record, "weights.safetensors")
             _MEMO[key] = clf
             return clf
 
@@ -583,6 +595,8 @@ def classifier(
         if how == "head":
             save_head(clf.head, folder, {"labels": meta["labels"]})
         write_record(folder / "classifier.json", meta, {"weights.safetensors": weights} if how != "head" else None)
+        if how != "head":
+            clf.weights_file = folder / addressed_name("weights.safetensors", sha256_hex(weights))
         _MEMO[key] = clf
     return clf
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.cache import read_record, write_record
+from mtlib.cache import read_record, record_file, write_record
 from mtlib.models.base import softmax
 
 HEADS = ("linear", "mlp")
@@ -250,6 +250,8 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
 def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) -> None:
     """Write ``head.npz`` (+ ``head.safetensors`` for an MLP), then ``head.json`` with their SHA-256.
 
+    The array files are content-addressed (``head.<digest>.npz``; see :func:`mtlib.cache.write_record`).
+
     Every file is written atomically and ``head.json`` (meta, settings, the
     digests; :func:`mtlib.cache.write_record`) last, so it marks the head complete.
     """
@@ -277,7 +279,7 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
     if record is None:
         return None
     try:
-        with np.load(folder / "head.npz", allow_pickle=False) as data:
+        with np.load(record_file(folder, record, "head.npz"), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
         warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
@@ -292,7 +294,7 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
         head.k = int(record["k"])
         head.net = head._build(len(arrays["mean"]), head.k)
         try:
-            head.net.load_state_dict(load_file(str(folder / "head.safetensors")))
+            head.net.load_state_dict(load_file(str(record_file(folder, record, "head.safetensors"))))
         except (OSError, RuntimeError, ValueError) as err:
             warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
             return None
