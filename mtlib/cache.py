@@ -109,8 +109,7 @@ def write_record(path: Path, record: dict[str, Any], files: dict[str, bytes] | N
     for name, data in (files or {}).items():
         digest = sha256_hex(data)
         actual = addressed_name(name, digest)
-        if not (path.parent / actual).exists():
-            atomic_write_bytes(path.parent / actual, data)
+        atomic_write_bytes(path.parent / actual, data)  # also over a damaged copy of the same name
         stored[name] = {"file": actual, "sha256": digest}
     body = {**record, "files": stored}
     body["record_sha256"] = stable_hash(body, 64)
