@@ -12,6 +12,15 @@ Storage is log-structured: each call that computes new outputs appends one
 renamed (atomic on POSIX), with a checksum of its arrays. A shard that fails
 to load or whose checksum does not match is reported, deleted and its entries
 recomputed on the next request. Many small shards are compacted into one.
+Several processes may share a namespace: compaction writes the merged shard
+before deleting the old ones, and a shard that vanishes while a process reads
+the folder (another process compacted it away) is a miss that sends the reader
+back to list the folder again, never "damage".
+
+Other entries (trained heads, fine-tuned weights) are a folder of data files
+(``.npz`` arrays, ``safetensors``) and a JSON record holding their SHA-256
+and its own (:func:`write_record` / :func:`read_record`); a digest that does
+not match is reported and the entry retrained. Nothing is ever unpickled.
 
 The root folder is ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``.
 """
