@@ -126,15 +126,9 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
                              "(pass max_tokens= to parse bigger trees)")
         if root is not None:
             raise ValueError(f"unexpected text after the tree at character {at}")
-        if state == "open":
-            if tok != "(":
-                raise ValueError(f"expected '(' at character {at}")
-            if len(stack) >= max_depth:
-                raise ValueError(f"tree nested deeper than {max_depth} levels at character {at} "
-                                 "(pass max_depth= to parse deeper trees)")
-            stack.append([None, [], None])
-            state = "label"
-        elif state == "label":
+        if state == "open" and tok != "(":
+            raise ValueError(f"expected '(' at character {at}")
+        if state == "label":
             if tok in "()":
                 raise ValueError(f"node without a label at character {at}")
             stack[-1][0] = tok
@@ -144,7 +138,7 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
                 raise ValueError(f"word {tok!r} beside sub-trees at character {at}")
             stack[-1][2] = tok
             state = "close"
-        elif tok == "(":
+        elif tok == "(":  # the root (state "open") or a child
             if state == "close":
                 raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {at}")
             if len(stack) >= max_depth:
