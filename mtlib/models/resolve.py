@@ -202,6 +202,8 @@ def offline_status(spec: ModelSpec) -> str:
     if spec.kind == "packaged-vectors":
         return "packaged" if spec.packaged and _packaged_path(spec.packaged) else "missing"
     if spec.kind == "gensim":
+        if Path(os.path.expanduser(spec.source)).is_file():
+            return "path"
         return "gensim-data" if _gensim_data_path(spec.source) else "download"
     if _hf_cache_path(spec.source):
         return "hf-cache"
