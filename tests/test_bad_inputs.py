@@ -311,6 +311,8 @@ CASES.update({
     "model/model_refused": (_pickle_refused("vectors.model"), "clear"),
     "model/folder_without_config": (case_model_folder_without_config, "clear"),
     "vectors/glove_dimension_changes": (_vectors_case("glove.txt", b"red 0.1 0.2 0.3\ncar 0.1 0.2\n", 2), "clear"),
+    "vectors/glove_short_row_broadcast": (_vectors_case("glove.txt", b"red 0.1 0.2\ncar 0.1\nsky 1 2\n", 2), "clear"),
+    "vectors/word2vec_count_too_small": (_vectors_case("w2v.txt", b"1 2\nred 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
     "vectors/glove_not_a_number": (_vectors_case("glove.txt", b"red 0.1 0.2\ncar 0.1 zz\nsky 1 2\n", 2), "clear"),
     "vectors/word2vec_count_too_big": (_vectors_case("w2v.txt", b"5 2\nred 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
     "vectors/word2vec_dimension_zero": (_vectors_case("w2v.txt", b"2 0\nred\ncar\n", 1), "clear"),

@@ -137,12 +137,16 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
             with opener(path, "rt", encoding="utf-8") as fh:
                 first = fh.readline().split()
             has_header = len(first) == 2 and all(tok.isdigit() for tok in first)
+            _check_text_vectors(path)
             kv = KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=not has_header)
     except (ValueError, TypeError, EOFError, OSError, IndexError, KeyError, UnicodeDecodeError) as err:
         if isinstance(err, DataFormatError):
             raise
         if fmt == "text":
-            _locate_text_problem(path)
+            try:
+                _check_text_vectors(path, parse=True)
+            except (OSError, EOFError):  # not even readable (a .gz that is not gzip): reported below
+                pass
         expected = {"binary": "a word2vec binary file ('<count> <dim>' header, then each word and its dim "
                               "float32 values)",
                     "pickle": "a gensim KeyedVectors file"}.get(fmt, "a word2vec/GloVe text file")
@@ -154,11 +158,16 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
     return kv
 
 
-def _locate_text_problem(path: Path) -> None:
-    """Scan a word2vec/GloVe text file for its first malformed line (only after gensim failed to read it).
+def _check_text_vectors(path: Path, parse: bool = False) -> None:
+    """Check every line of a word2vec/GloVe text file has the same number of values (and the header's count).
+
+    gensim alone would broadcast a short row (``car 0.1`` in a 2-d file
+    reads as ``[0.1, 0.1]``), so this pass runs before it; it counts
+    separators only (C speed). With ``parse`` (after gensim failed) every
+    value is also parsed as a number, to name the line gensim choked on.
 
     Raises:
-        DataFormatError: the line, and what was expected there.
+        DataFormatError: the first malformed line, and what was expected there.
     """
     import gzip
 
@@ -169,26 +178,32 @@ def _locate_text_problem(path: Path) -> None:
     n_vectors = 0
     with opener(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
-            try:
-                parts = raw.decode("utf-8").rstrip().split(" ")
-            except UnicodeDecodeError as err:
-                raise DataFormatError(path, number, "UTF-8 text", f"byte 0x{raw[err.start]:02x} at column "
-                                      f"{err.start + 1}") from None
-            if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                count, dim = int(parts[0]), int(parts[1])
+            line = raw.rstrip()
+            if not line:
                 continue
-            if not raw.strip():
+            if number == 1 and line.count(b" ") == 1 and all(p.isdigit() for p in line.split(b" ")):
+                count, dim = (int(p) for p in line.split(b" "))
                 continue
+            width = line.count(b" ")
             want = f"'<word> <v1> ... <v{dim}>'" if dim else "'<word> <v1> ... <vd>'"
-            try:
-                values = [float(v) for v in parts[1:]]
-            except ValueError:
-                raise DataFormatError(path, number, f"{want}, all numbers", raw.decode().rstrip()[:80]) from None
             if dim is None:
-                dim = len(values)
-            if len(values) != dim or dim < 1:
-                raise DataFormatError(path, number, f"{want}: {dim} numbers after the word, as on the lines "
-                                      f"before", f"{len(values)} numbers")
+                dim = width
+            if width != dim or dim < 1:
+                shown = line[:80].decode("utf-8", "replace")
+                raise DataFormatError(path, number, f"{want}: {dim} numbers after the word, as "
+                                      f"{'the header says' if count is not None else 'on the first line'}",
+                                      f"{width} values: {shown}")
+            if parse:
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise DataFormatError(path, number, "UTF-8 text", f"byte 0x{line[err.start]:02x} at column "
+                                          f"{err.start + 1}") from None
+                try:
+                    [float(v) for v in line.split(b" ")[1:]]
+                except ValueError:
+                    raise DataFormatError(path, number, f"{want}, all numbers",
+                                          line[:80].decode("utf-8", "replace")) from None
             n_vectors += 1
     if count is not None and count != n_vectors:
         raise DataFormatError(path, 1, f"a header '<count> <dim>' whose count matches the {n_vectors} vector lines",
