@@ -12,6 +12,15 @@ Storage is log-structured: each call that computes new outputs appends one
 renamed (atomic on POSIX), with a checksum of its arrays. A shard that fails
 to load or whose checksum does not match is reported, deleted and its entries
 recomputed on the next request. Many small shards are compacted into one.
+Several processes may share a namespace: compaction writes the merged shard
+before deleting the old ones, and a shard that vanishes while a process reads
+the folder (another process compacted it away) is a miss that sends the reader
+back to list the folder again, never "damage".
+
+Other entries (trained heads, fine-tuned weights) are a folder of data files
+(``.npz`` arrays, ``safetensors``) and a JSON record holding their SHA-256
+and its own (:func:`write_record` / :func:`read_record`); a digest that does
+not match is reported and the entry retrained. Nothing is ever unpickled.
 
 The root folder is ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``.
 """
@@ -37,6 +46,9 @@ log = logging.getLogger(__name__)
 
 CACHE_ENV = "MTLIB_CACHE"
 _COMPACT_AFTER = 32
+_VANISHED = object()
+#: Superseded data files of an entry younger than this are left alone (a concurrent writer's).
+_KEEP_SECONDS = 600
 
 
 def cache_root() -> Path:
@@ -74,6 +86,110 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def sha256_hex(data: bytes) -> str:
+    """Hex SHA-256 of bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's contents, read in 4 MB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_record(path: Path, record: dict[str, Any], files: dict[str, bytes] | None = None) -> None:
+    """Write an entry's data files, then a JSON record holding their SHA-256 and its own, all atomically.
+
+    Data files are content-addressed (``head.npz`` is stored as
+    ``head.<digest>.npz``), so two processes writing the same entry at once
+    never pair one's record with the other's file; the record is written
+    last and marks the entry complete. :func:`read_record` checks every
+    digest, so a damaged entry is never used.
+
+    Args:
+        path: The JSON record, e.g. ``<entry>/head.json``.
+        record: JSON-serialisable contents.
+        files: Data files of the entry by logical name (``"head.npz"``), in the same folder.
+    """
+    stored = {}
+    for name, data in (files or {}).items():
+        digest = sha256_hex(data)
+        actual = addressed_name(name, digest)
+        atomic_write_bytes(path.parent / actual, data)  # also over a damaged copy of the same name
+        stored[name] = {"file": actual, "sha256": digest}
+    body = {**record, "files": stored}
+    body["record_sha256"] = stable_hash(body, 64)
+    atomic_write_bytes(path, json.dumps(body, indent=1, default=str).encode())
+    import time
+
+    for name, entry in stored.items():  # earlier versions of the entry (e.g. one found damaged)
+        stem, dot, suffix = name.rpartition(".")
+        for old in path.parent.glob(f"{stem}.*.{suffix}" if dot else f"{name}.*"):
+            try:  # not one a concurrent writer of the same entry has just written
+                if old.name != entry["file"] and time.time() - old.stat().st_mtime > _KEEP_SECONDS:
+                    old.unlink(missing_ok=True)
+            except FileNotFoundError:
+                pass
+
+
+def addressed_name(name: str, digest: str) -> str:
+    """The stored name of a data file: ``head.npz`` with digest ``ab12...`` is ``head.ab12....npz``."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}.{digest[:16]}.{suffix}" if dot else f"{name}.{digest[:16]}"
+
+
+def record_file(folder: Path, record: dict[str, Any], name: str) -> Path:
+    """Where the data file ``name`` (e.g. ``"head.npz"``) of a record read by :func:`read_record` is."""
+    return folder / record["files"][name]["file"]
+
+
+def read_record(path: Path) -> dict[str, Any] | None:
+    """A record written by :func:`write_record` whose digests all match; None when absent.
+
+    A damaged record or data file is reported with a warning and the entry
+    treated as missing (the caller recomputes and overwrites it). A file that
+    disappears while being read (another process replacing the entry) is a
+    miss, not damage.
+    """
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        return _damaged(path, f"unreadable record: {err}")
+    if not isinstance(body, dict) or "record_sha256" not in body or not isinstance(body.get("files"), dict):
+        return _damaged(path, "record without checksums (an older format)")
+    claimed = body.pop("record_sha256")
+    if stable_hash(body, 64) != claimed:
+        return _damaged(path, "record checksum mismatch")
+    for name, entry in body["files"].items():
+        try:
+            actual = file_sha256(path.parent / entry["file"])
+        except FileNotFoundError:
+            if path.exists() and read_record_digest(path) != claimed:
+                return None  # replaced by another process meanwhile: a miss
+            return _damaged(path, f"{name} is missing")
+        if actual != entry["sha256"]:
+            return _damaged(path, f"checksum mismatch in {name}")
+    return body
+
+
+def read_record_digest(path: Path) -> str | None:
+    """The ``record_sha256`` of a record file now (None if unreadable)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("record_sha256")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _damaged(path: Path, why: str) -> None:
+    warnings.warn(f"mtlib cache: damaged entry {path.parent} ({why}); it is recomputed", stacklevel=3)
+    return None
+
+
 def _checksum(keys: np.ndarray, values: np.ndarray) -> str:
     h = hashlib.sha256()
     h.update(np.ascontiguousarray(keys).tobytes())
@@ -105,12 +221,23 @@ class ArrayCache:
 
     # -- reading -----------------------------------------------------------
     def _load(self) -> None:
+        for _attempt in range(5):
+            if self._load_once():
+                return
+        # the folder kept changing under us (others compacting): what was read is still correct
+
+    def _load_once(self) -> bool:
+        """Read every shard; False when one vanished meanwhile (another process compacted it away)."""
         self._index, self._shards, self._files = {}, [], []
         if not self.folder.exists():
-            return
+            return True
+        complete = True
         for path in sorted(self.folder.glob("shard-*.npz")):
             loaded = self._read_shard(path)
             if loaded is None:
+                continue
+            if loaded is _VANISHED:
+                complete = False  # its rows are in the compacted shard that replaced it: list again
                 continue
             keys, values = loaded
             shard_id = len(self._shards)
@@ -118,9 +245,11 @@ class ArrayCache:
             self._files.append(path)
             for row, key in enumerate(keys):
                 self._index[bytes(key)] = (shard_id, row)
+        return complete
 
     @staticmethod
-    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None | object:
+        """``(keys, values)``; None for a damaged shard (warned and removed); ``_VANISHED`` if it is gone."""
         try:
             with np.load(path, allow_pickle=False) as data:
                 keys, values, checksum = data["keys"], data["values"], str(data["checksum"])
@@ -129,6 +258,8 @@ class ArrayCache:
             if _checksum(keys, values) != checksum:
                 raise ValueError("checksum mismatch")
             return keys, values
+        except FileNotFoundError:
+            return _VANISHED
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
             warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed")
             path.unlink(missing_ok=True)

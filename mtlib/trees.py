@@ -21,9 +21,19 @@ from dataclasses import dataclass
 _TOKEN = re.compile(r"\(|\)|[^ \t\n\r\f\v()]+")
 
 
+#: Deepest nesting :func:`parse_tree` accepts by default. SST's deepest tree is under 60 levels; the
+#: bound keeps every recursive consumer (TRE's composition, ``repr``) far from Python's recursion limit.
+MAX_DEPTH = 300
+#: Most tokens (brackets, labels, words) in one tree by default; SST's longest line has under 600.
+MAX_TOKENS = 200_000
+
+
 @dataclass(frozen=True)
 class Tree:
     """A node: its label, its children, and for a pre-terminal its word.
+
+    Traversals (:meth:`leaves`, :attr:`height`, :meth:`subtrees`, ``str``)
+    are iterative, so they work at any depth.
 
     Attributes:
         label: Node label as written (SST: ``"0"``..``"4"``).
@@ -42,9 +52,7 @@ class Tree:
 
     def leaves(self) -> list[str]:
         """The words, left to right."""
-        if self.word is not None:
-            return [self.word]
-        return [w for c in self.children for w in c.leaves()]
+        return [t.word for t in self.subtrees() if t.word is not None]
 
     @property
     def sentence(self) -> str:
@@ -54,65 +62,111 @@ class Tree:
     @property
     def height(self) -> int:
         """Edges on the longest root-to-word path (a pre-terminal has height 1)."""
-        if self.word is not None:
-            return 1
-        return 1 + max(c.height for c in self.children)
+        best, stack = 0, [(self, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if node.word is not None:
+                best = max(best, depth)
+            stack.extend((c, depth + 1) for c in node.children)
+        return best
 
     def subtrees(self) -> Iterator[Tree]:
         """Every node, pre-order (root first)."""
-        yield self
-        for c in self.children:
-            yield from c.subtrees()
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
 
     def __str__(self) -> str:
-        if self.word is not None:
-            return f"({self.label} {self.word})"
-        return f"({self.label} " + " ".join(str(c) for c in self.children) + ")"
+        parts: list[str] = []
+        stack: list[Tree | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                parts.append(item)
+            elif item.word is not None:
+                parts.append(f"({item.label} {item.word})")
+            else:
+                parts.append(f"({item.label} ")
+                stack.append(")")
+                for i, c in enumerate(reversed(item.children)):
+                    stack.append(c)
+                    if i < len(item.children) - 1:
+                        stack.append(" ")
+        return "".join(parts)
 
 
-def parse_tree(text: str) -> Tree:
-    """Parse one bracketed tree.
+def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_TOKENS) -> Tree:
+    """Parse one bracketed tree, iteratively (no recursion, tokens streamed).
+
+    Args:
+        text: One tree, e.g. ``"(3 (2 It) (4 good))"``.
+        max_depth: Nesting deeper than this is an error (raise it for
+            unusual treebanks).
+        max_tokens: A tree with more tokens is an error: a runaway line fails
+            after reading at most this many tokens, in bounded memory.
 
     Raises:
-        ValueError: unbalanced brackets, a node without a label, or trailing
-            text; the message gives the character position.
+        ValueError: unbalanced brackets, a node without a label, trailing
+            text, or a tree past the depth/size bounds; the message gives the
+            character position.
     """
-    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
-    if not tokens:
-        raise ValueError("empty tree")
-    pos = 0
-
-    def node() -> Tree:
-        nonlocal pos
-        if pos >= len(tokens) or tokens[pos][0] != "(":
-            at = tokens[pos][1] if pos < len(tokens) else len(text)
+    tokens = _TOKEN.finditer(text)
+    # each open node: [label, children, word]
+    stack: list[list] = []
+    root: Tree | None = None
+    state = "open"  # what comes next: "open" '(' ; "label"; "body" (word, '(' or ')'); "close" (')' after a word)
+    count = 0
+    for m in tokens:
+        tok, at = m.group(), m.start()
+        count += 1
+        if count > max_tokens:
+            raise ValueError(f"tree larger than {max_tokens:,} tokens at character {at} "
+                             "(pass max_tokens= to parse bigger trees)")
+        if root is not None:
+            raise ValueError(f"unexpected text after the tree at character {at}")
+        if state == "open" and tok != "(":
             raise ValueError(f"expected '(' at character {at}")
-        pos += 1
-        if pos >= len(tokens) or tokens[pos][0] in "()":
-            raise ValueError(f"node without a label at character {tokens[pos - 1][1]}")
-        label = tokens[pos][0]
-        pos += 1
-        if pos < len(tokens) and tokens[pos][0] not in "()":
-            word = tokens[pos][0]
-            pos += 1
-            if pos >= len(tokens) or tokens[pos][0] != ")":
-                raise ValueError(f"expected ')' after word {word!r} at character {tokens[pos - 1][1]}")
-            pos += 1
-            return Tree(label, (), word)
-        children = []
-        while pos < len(tokens) and tokens[pos][0] == "(":
-            children.append(node())
-        if pos >= len(tokens) or tokens[pos][0] != ")":
-            raise ValueError(f"unbalanced brackets: missing ')' for node {label!r}")
-        pos += 1
-        if not children:
-            raise ValueError(f"node {label!r} has neither children nor a word")
-        return Tree(label, tuple(children))
-
-    tree = node()
-    if pos != len(tokens):
-        raise ValueError(f"unexpected text after the tree at character {tokens[pos][1]}")
-    return tree
+        if state == "label":
+            if tok in "()":
+                raise ValueError(f"node without a label at character {at}")
+            stack[-1][0] = tok
+            state = "body"
+        elif state == "body" and tok not in "()":
+            if stack[-1][1]:
+                raise ValueError(f"word {tok!r} beside sub-trees at character {at}")
+            stack[-1][2] = tok
+            state = "close"
+        elif tok == "(":  # the root (state "open") or a child
+            if state == "close":
+                raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {at}")
+            if len(stack) >= max_depth:
+                raise ValueError(f"tree nested deeper than {max_depth} levels at character {at} "
+                                 "(pass max_depth= to parse deeper trees)")
+            stack.append([None, [], None])
+            state = "label"
+        elif tok == ")":
+            label, children, word = stack.pop()
+            if word is None and not children:
+                raise ValueError(f"node {label!r} has neither children nor a word")
+            node = Tree(label, (), word) if word is not None else Tree(label, tuple(children))
+            if stack:
+                stack[-1][1].append(node)
+                state = "body"
+            else:
+                root = node
+        else:  # a word where ')' was due
+            raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {at}")
+    if count == 0:
+        raise ValueError("empty tree")
+    if root is None:
+        if state == "label":
+            raise ValueError(f"node without a label at character {len(text)}")
+        if state == "close":
+            raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {len(text)}")
+        raise ValueError(f"unbalanced brackets: missing ')' for node {stack[-1][0]!r}")
+    return root
 
 
 # ---------------------------------------------------------------------------

@@ -6,8 +6,10 @@
 - :mod:`mtlib.data.cogalex`: CogALex-V and CogALex-VI lexical relations.
 - :mod:`mtlib.data.adjectives`: the Montague adjective and noun lists.
 
-Every loader rejects malformed input with :class:`DataFormatError`, which
-names the file, the line and what was expected.
+Every loader reads text through :func:`mtlib.data.tsv.text_lines` (UTF-8,
+byte-order mark dropped, line numbers) and rejects malformed input with
+:class:`DataFormatError`, which names the file, the line and what was
+expected: another encoding, an empty or header-only file, a cut row.
 """
 
 from mtlib.data.errors import DataFormatError, data_dir

@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from mtlib.data.errors import DataFormatError, resolve_data_path
+from mtlib.data.tsv import nonblank_lines, text_lines
 
 ADJECTIVE_TYPES = ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")
 TYPE_NAMES = {"S-I": "subsective intersective", "S-NI": "subsective non-intersective",
@@ -38,10 +39,9 @@ WIDE_COLUMNS = {"Subsective (Intersective)": "S-I", "Subsective (Non-Intersectiv
 
 
 def _first_line(path: Path) -> str:
-    with open(path, encoding="utf-8-sig") as fh:
-        for raw in fh:
-            if raw.strip() and not raw.lstrip().startswith("#"):
-                return raw.rstrip("\r\n")
+    for _, line in nonblank_lines(path):
+        if not line.lstrip().startswith("#"):
+            return line
     return ""
 
 
@@ -57,8 +57,7 @@ def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
             ``SYN`` column, a synonym without a word, or a word listed twice.
     """
     path = resolve_data_path(path)
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        table = list(csv.reader(fh))
+    table = list(csv.reader(line + "\n" for _, line in text_lines(path)))
     if not table:
         raise DataFormatError(path, 0, "a header of class columns", "an empty file")
     header = [h.strip() for h in table[0]]
@@ -90,6 +89,8 @@ def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
                                       word)
             seen[word] = number
             rows.append((word, cls, number, synonym))
+    if not rows:
+        raise DataFormatError(path, 0, "at least one word below the header", "no words")
     return pd.DataFrame(rows, columns=["word", "class", "line", "synonym"])
 
 
@@ -109,30 +110,30 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
         return load_wide_csv(path)[["word", "class", "line"]]
     rows, seen = [], {}
     header_seen = False
-    with open(path, encoding="utf-8") as fh:
-        for number, raw in enumerate(fh, start=1):
-            line = raw.rstrip("\r\n")
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            fields = [f.strip() for f in line.split("\t")]
-            while fields and not fields[-1]:
-                fields.pop()
-            if not header_seen:
-                if fields[:2] != ["word", "class"]:
-                    raise DataFormatError(path, number, "the header 'word<TAB>class'", line)
-                header_seen = True
-                continue
-            if len(fields) != 2:
-                raise DataFormatError(path, number, "two tab-separated columns: word, class", line)
-            word, cls = fields
-            if cls not in CLASSES:
-                raise DataFormatError(path, number, f"a class in {list(CLASSES)}", cls)
-            if word in seen:
-                raise DataFormatError(path, number, f"each word once ({word!r} is already on line {seen[word]})", line)
-            seen[word] = number
-            rows.append((word, cls, number))
+    for number, line in text_lines(path):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        while fields and not fields[-1]:
+            fields.pop()
+        if not header_seen:
+            if fields[:2] != ["word", "class"]:
+                raise DataFormatError(path, number, "the header 'word<TAB>class'", line)
+            header_seen = True
+            continue
+        if len(fields) != 2:
+            raise DataFormatError(path, number, "two tab-separated columns: word, class", line)
+        word, cls = fields
+        if cls not in CLASSES:
+            raise DataFormatError(path, number, f"a class in {list(CLASSES)}", cls)
+        if word in seen:
+            raise DataFormatError(path, number, f"each word once ({word!r} is already on line {seen[word]})", line)
+        seen[word] = number
+        rows.append((word, cls, number))
     if not header_seen:
         raise DataFormatError(path, 0, "the header 'word<TAB>class'", "no header")
+    if not rows:
+        raise DataFormatError(path, 0, "at least one 'word<TAB>class' line after the header", "no words")
     return pd.DataFrame(rows, columns=["word", "class", "line"])
 
 

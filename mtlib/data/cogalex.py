@@ -70,6 +70,9 @@ def read_pairs(path: str | os.PathLike, allowed: Sequence[str] = RELATIONS_VI,
         if rel not in allowed:
             raise DataFormatError(path, number, f"a relation label in {list(allowed)}", fields[2])
         rows.append((fields[0], fields[1], (mapping or {}).get(rel, rel), number))
+    if not rows:
+        raise DataFormatError(path, 0, f"at least one 'word1<TAB>word2<TAB>REL' line with REL in {list(allowed)}",
+                              "an empty file")
     return pd.DataFrame(rows, columns=["word1", "word2", "relation", "line"])
 
 

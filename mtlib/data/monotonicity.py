@@ -67,10 +67,17 @@ def load_contexts(path: str | os.PathLike = BUNDLED_CONTEXTS) -> pd.DataFrame:
             ``x`` (or with it twice), or an unknown monotonicity.
     """
     path = resolve_data_path(path)
-    header, rows_iter = read_header(path)
+    header, rows_iter = read_header(path, keep_trailing=True)
     col = header_index(path, header, ["context", "monotonicity"])
+    width = max(col.values()) + 1
     rows = []
     for number, fields in rows_iter:
+        if len(fields) < width:  # a cut row, not empty cells: those keep their tabs
+            cut = header[len(fields) - 1] if fields else "nothing"
+            raise DataFormatError(path, number, f"{width} tab-separated columns ({', '.join(header)}), empty cells "
+                                  f"kept as empty fields; the row stops after column {cut!r}", "\t".join(fields))
+        while fields and not fields[-1]:
+            fields.pop()
         if len(fields) <= max(col["context"], col["monotonicity"]):
             raise DataFormatError(path, number, f"at least {max(col.values()) + 1} tab-separated columns",
                                   "\t".join(fields))
@@ -86,7 +93,7 @@ def load_contexts(path: str | os.PathLike = BUNDLED_CONTEXTS) -> pd.DataFrame:
                "operator": fields[col["operator"]] if "operator" in col and col["operator"] < len(fields) else "",
                "line": number}
         for g in GRAMMAR:
-            # a short row lost its trailing empty cells: empty means 0, as mid-row
+            # trailing empty cells (their tabs present) mean 0, as mid-row
             row[g] = _flag(path, number, g, fields[col[g]] if col[g] < len(fields) else "") if g in col else True
         rows.append(row)
     if not rows:

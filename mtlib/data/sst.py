@@ -17,18 +17,11 @@ from pathlib import Path
 import pandas as pd
 
 from mtlib.data.errors import DataFormatError, resolve_data_path
+from mtlib.data.tsv import nonblank_lines as _lines
 from mtlib.trees import parse_tree
 
 BUNDLED_REVIEWS = "sentiment/reviews.txt"
 _SST_LABELS = frozenset("01234")
-
-
-def _lines(path: Path):
-    with open(path, encoding="utf-8-sig") as fh:
-        for number, raw in enumerate(fh, start=1):
-            line = raw.rstrip("\r\n")
-            if line.strip():
-                yield number, line
 
 
 def load_sst_sentences(path: str | os.PathLike, *, fine: bool | None = None) -> pd.DataFrame:
@@ -106,8 +99,11 @@ def load_sst_trees(path: str | os.PathLike, *, binary: bool = True) -> pd.DataFr
             dropped += 1
             continue
         rows.append((tree.sentence, label, fine_label, tree, number))
-    if not rows and not any(True for _ in _lines(path)):
+    if not rows and not dropped:
         raise DataFormatError(path, 0, "at least one bracketed tree", "an empty file")
+    if not rows:
+        raise DataFormatError(path, 0, "at least one tree with a non-neutral root (label 0, 1, 3 or 4)",
+                              f"{dropped} trees, all neutral (2)")
     out = pd.DataFrame(rows, columns=["text", "label", "fine_label", "tree", "line"])
     out.attrs.update(fine=True, dropped_neutral=dropped, source=str(path))
     return out

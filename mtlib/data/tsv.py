@@ -1,33 +1,97 @@
-"""Tab-separated reading shared by the loaders: line numbers, trailing tabs, headers."""
+"""Text reading shared by every loader: UTF-8 checked line by line, line numbers, trailing tabs, headers.
+
+One reader, :func:`text_lines`, serves every loader, so every loader treats
+encodings the same way: UTF-8, with or without a byte-order mark; any other
+encoding (Latin-1, UTF-16, random bytes) is a :class:`DataFormatError`
+naming the file, the line and the byte that is not UTF-8.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mtlib.data.errors import DataFormatError
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
-def tsv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+
+def _not_utf8(path: Path, number: int, line: str) -> DataFormatError:
+    raw = line.encode("utf-8", "surrogateescape")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return DataFormatError(path, number, "UTF-8 text (save the file as UTF-8)",
+                               f"byte 0x{raw[err.start]:02x} at column {err.start + 1}, not UTF-8")
+    return DataFormatError(path, number, "UTF-8 text (save the file as UTF-8)")  # pragma: no cover
+
+
+def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, line)`` for every line, line ends (``\\n``, ``\\r\\n``, ``\\r``) stripped.
+
+    The file must be UTF-8; a leading byte-order mark is dropped. Lines are
+    decoded one at a time, so the error points at the first line that is
+    not UTF-8.
+
+    Raises:
+        DataFormatError: a UTF-16 byte-order mark (line 1) or a line that is
+            not valid UTF-8, naming the file, the line and the offending byte.
+    """
+    path = Path(path)
+    with open(path, "rb") as fh:
+        if fh.read(2) in _UTF16_BOMS:
+            raise DataFormatError(path, 1, "UTF-8 text (save the file as UTF-8)", "a UTF-16 byte-order mark")
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as fh:
+        for number, raw in enumerate(fh, start=1):
+            line = raw.rstrip("\r\n")
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _not_utf8(path, number, line) from None
+            if "\x00" in line:
+                raise DataFormatError(path, number, "UTF-8 text (save the file as UTF-8)",
+                                      f"a NUL byte at column {line.index(chr(0)) + 1} (UTF-16 or binary data?)")
+            yield number, line
+
+
+def nonblank_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
+    """:func:`text_lines` without the blank lines."""
+    return ((n, line) for n, line in text_lines(path) if line.strip())
+
+
+def tsv_rows(path: str | os.PathLike, *, keep_trailing: bool = False) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` for non-empty lines, trailing empty fields dropped.
 
     Real files (NLI-XY, CogALex) carry stray trailing tabs and CRLF line ends;
     both are tolerated here, once, for every loader.
+
+    Args:
+        keep_trailing: Keep trailing empty fields (to tell a row cut short
+            from one whose last cells are empty).
     """
-    with open(path, encoding="utf-8-sig") as fh:
-        for number, raw in enumerate(fh, start=1):
-            line = raw.rstrip("\r\n")
-            if not line.strip():
-                continue
-            fields = line.split("\t")
+    for number, line in nonblank_lines(path):
+        fields = line.split("\t")
+        if not keep_trailing:
             while fields and fields[-1].strip() == "":
                 fields.pop()
-            yield number, [f.strip() for f in fields]
+        yield number, [f.strip() for f in fields]
 
 
 def header_index(path: Path, header: Sequence[str], required: Sequence[str]) -> dict[str, int]:
-    """Column positions by name; raises when a required column is missing."""
-    index = {name: i for i, name in enumerate(header) if name}
+    """Column positions by name.
+
+    Raises:
+        DataFormatError: a required column is missing, or a column is named twice.
+    """
+    index: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if not name:
+            continue
+        if name in index:
+            raise DataFormatError(path, 1, f"each column named once ({name!r} is column {index[name] + 1} and "
+                                  f"column {i + 1})", "\t".join(header))
+        index[name] = i
     missing = [c for c in required if c not in index]
     if missing:
         raise DataFormatError(path, 1, f"a header with columns {list(required)} (missing {missing})",
@@ -35,15 +99,17 @@ def header_index(path: Path, header: Sequence[str], required: Sequence[str]) -> 
     return index
 
 
-def read_header(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+def read_header(path: Path, *, keep_trailing: bool = False) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """The header fields of a TSV file and an iterator over the rows after it.
 
     Raises:
         DataFormatError: the file is empty.
     """
-    rows = tsv_rows(path)
+    rows = tsv_rows(path, keep_trailing=keep_trailing)
     try:
         _, header = next(rows)
     except StopIteration:
         raise DataFormatError(path, 0, "a header line", "an empty file") from None
+    while header and not header[-1]:
+        header.pop()
     return header, rows

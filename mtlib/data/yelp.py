@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from mtlib.data.errors import DataFormatError, resolve_data_path
+from mtlib.data.tsv import text_lines as _raw_lines
 
 BUNDLED_DIR = "yelp_style"
 SPLITS = ("train", "dev", "test")
@@ -38,13 +39,6 @@ DIRECTIONS = ("neg_to_pos", "pos_to_neg")
 REFERENCE_FORMATS = ("auto", "li", "rpryzant")
 _SENTIMENT_FILE = re.compile(r"^sentiment\.(\w+)\.([^.]+)$")
 _PAIR_COLUMNS = ["source", "rewrite", "direction", "file", "line"]
-
-
-def _raw_lines(path: Path):
-    """``(number, line)`` for every line, line ends stripped (UTF-8, BOM tolerated)."""
-    with open(path, encoding="utf-8-sig") as fh:
-        for number, raw in enumerate(fh, start=1):
-            yield number, raw.rstrip("\r\n")
 
 
 def _folder(directory: str | os.PathLike) -> Path:

@@ -63,7 +63,7 @@ def build(resolved: Resolved, device: str = "auto", *, use_cache: bool = True) -
     return ADAPTERS[resolved.kind](resolved, device, use_cache)
 
 
-def load(name_or_path: str, device: str = "auto", *, use_cache: bool = True) -> Model:
+def load(name_or_path: str, device: str = "auto", *, use_cache: bool = True, allow_pickle: bool = False) -> Model:
     """Load a model by registry name, hub id or local path.
 
     Args:
@@ -73,19 +73,24 @@ def load(name_or_path: str, device: str = "auto", *, use_cache: bool = True) -> 
             folder, or a word2vec/GloVe file.
         device: ``"auto"`` (cuda, then mps, then cpu), or an explicit device.
         use_cache: Cache outputs on disk (``$MTLIB_CACHE``).
+        allow_pickle: Let gensim unpickle a ``.kv`` / ``.model`` file given
+            as the path (it can run code; refused unless asked for, or
+            ``$MTLIB_ALLOW_PICKLE=1``).
 
     Returns:
         A :class:`Model`; loading the same name twice in a process returns
         the same object.
 
     Raises:
-        ModelNotFoundError: unknown name (the message lists the known ones) or
-            a hub model while offline (the message says how to get it).
+        ModelNotFoundError: unknown name (the message lists the known ones),
+            a hub model while offline (the message says how to get it), a
+            path that is not a model, or a pickled file without the opt-in.
+        DataFormatError: a word-vector file that is malformed (file and line).
     """
     key = (str(name_or_path), device, use_cache)
     if key in _LOADED:
         return _LOADED[key]
-    resolved = resolve(str(name_or_path))
+    resolved = resolve(str(name_or_path), allow_pickle=allow_pickle)
     model = build(resolved, device, use_cache=use_cache)
     _LOADED[key] = model
     return model

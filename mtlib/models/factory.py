@@ -31,7 +31,16 @@ from typing import Any
 import numpy as np
 
 from mtlib.batching import inference_context, resolve_device, run_batched
-from mtlib.cache import atomic_write_bytes, cache_root, cached_rows, stable_hash
+from mtlib.cache import (
+    addressed_name,
+    cache_root,
+    cached_rows,
+    read_record,
+    record_file,
+    sha256_hex,
+    stable_hash,
+    write_record,
+)
 from mtlib.models.base import Model, label_position, softmax
 from mtlib.models.heads import FORMAT, HEADS, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 
@@ -211,6 +220,8 @@ class FineTunedClassifier(Model):
                  use_cache: bool = True) -> None:
         super().__init__(f"{base.name}+finetuned", f"{base.identity}+finetune:{training.key}", device, use_cache)
         self.base, self.folder, self.labels, self.training = base, folder, list(labels), training
+        #: The weights (content-addressed ``weights.<digest>.safetensors``, set from the cache record).
+        self.weights_file = folder / "weights.safetensors"
         self.net: Any = None
         self.encoder: Any = None
         self.max_tokens = 65536 if device.startswith("cuda") else 2048
@@ -229,7 +240,7 @@ class FineTunedClassifier(Model):
         from safetensors.torch import load_file
 
         self._build()
-        self.net.load_state_dict(load_file(str(self.folder / "weights.safetensors")))
+        self.net.load_state_dict(load_file(str(self.weights_file)))
         self.net.to(self.device).eval()
 
     def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
@@ -362,11 +373,12 @@ def _finetune(model: Model, data: dict[str, Any], s: dict[str, Any], labels: lis
     return net, encoder, log.losses
 
 
-def _save_weights(net: Any, folder: Path) -> None:
+def _weights_bytes(net: Any) -> bytes:
+    """The network's weights as ``safetensors`` bytes (stored with their SHA-256 in ``classifier.json``)."""
     from safetensors.torch import save
 
     state = {k: v.detach().cpu().contiguous().clone() for k, v in net.state_dict().items()}
-    atomic_write_bytes(folder / "weights.safetensors", save(state))
+    return save(state)
 
 
 def _defaults(how: str, head: str, kind: str, epochs: int | None, lr: float | None,
@@ -547,8 +559,9 @@ def classifier(
                 clf: Model = HeadClassifier(base, loaded[0], classes, training)
                 _MEMO[key] = clf
                 return clf
-        elif (folder / "weights.safetensors").exists():
+        elif "weights.safetensors" in record["files"]:  # its digest checked by read_record
             clf = FineTunedClassifier(base, folder, classes, training, device, use_cache)
+            clf.weights_file = record_file(folder, record, "weights.safetensors")
             _MEMO[key] = clf
             return clf
 
@@ -568,8 +581,7 @@ def classifier(
         training.train_log = losses
         if base.kind == "hf-classifier":
             training.head = "native"
-        if use_cache:
-            _save_weights(net, folder)
+        weights = _weights_bytes(net) if use_cache else None
         clf = FineTunedClassifier(base, folder, classes, training, device, use_cache)
         clf.net, clf.encoder = net.eval(), encoder
     training.seconds = time.perf_counter() - start
@@ -582,7 +594,9 @@ def classifier(
                 "identity": base.identity}
         if how == "head":
             save_head(clf.head, folder, {"labels": meta["labels"]})
-        atomic_write_bytes(folder / "classifier.json", json.dumps(meta, indent=1).encode())
+        write_record(folder / "classifier.json", meta, {"weights.safetensors": weights} if how != "head" else None)
+        if how != "head":
+            clf.weights_file = folder / addressed_name("weights.safetensors", sha256_hex(weights))
         _MEMO[key] = clf
     return clf
 
@@ -612,10 +626,8 @@ def _check_init(init: Model, base: Model, how: str, head: str, labels: Sequence[
 
 
 def _read_record(folder: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads((folder / "classifier.json").read_text())
-    except (OSError, ValueError):
-        return None
+    """``classifier.json`` with every digest checked (a damaged entry warns and retrains)."""
+    return read_record(folder / "classifier.json")
 
 
 def _native(base: Model, train: Any, valid: Any, labels: Sequence[Any] | None) -> Model:

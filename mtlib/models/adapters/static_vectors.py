@@ -79,7 +79,7 @@ class GensimModel(StaticVectorsModel):
             kv = api.load(resolved.spec.source if resolved.spec else resolved.name)
             identity = f"{resolved.name}@gensim-data"
         else:
-            kv = _load_keyed_vectors(resolved.path, KeyedVectors)
+            kv = _load_keyed_vectors(resolved.path, KeyedVectors, resolved.allow_pickle)
             identity = model_identity(resolved)
         super().__init__(resolved.name, identity, use_cache)
         self.kv = kv
@@ -111,17 +111,100 @@ class PackagedVectorsModel(StaticVectorsModel):
         self.vocab = {w: i for i, w in enumerate(words)}
 
 
-def _load_keyed_vectors(path: Path, KeyedVectors):
-    """Load a ``.kv`` file, a binary word2vec file or a text word2vec/GloVe file."""
-    if path.suffix == ".kv" or path.suffix == ".model":
-        return KeyedVectors.load(str(path))
-    binary = path.suffix == ".bin" or path.name.endswith(".bin.gz")
-    if binary:
-        return KeyedVectors.load_word2vec_format(str(path), binary=True)
+def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
+    """Load a word2vec binary file, a word2vec/GloVe text file, or (opted in) a gensim ``.kv``/``.model`` file.
+
+    Raises:
+        PickleRefusedError: a pickled file without the opt-in.
+        DataFormatError: gensim cannot read the file, or it holds no vectors;
+            for text files the first malformed line is named.
+    """
+    from mtlib.data.errors import DataFormatError
+    from mtlib.models.resolve import pickle_allowed, refuse_pickle, vector_format
+
+    fmt = vector_format(path) or ("binary" if path.suffix == ".gz" and path.name.endswith(".bin.gz") else "text")
+    try:
+        if fmt == "pickle":
+            if not pickle_allowed(allow_pickle):
+                raise refuse_pickle(path)
+            kv = KeyedVectors.load(str(path))
+        elif fmt == "binary":
+            kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
+        else:
+            import gzip
+
+            opener = gzip.open if path.suffix == ".gz" else open
+            with opener(path, "rt", encoding="utf-8") as fh:
+                first = fh.readline().split()
+            has_header = len(first) == 2 and all(tok.isdigit() for tok in first)
+            _check_text_vectors(path)
+            kv = KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=not has_header)
+    except (ValueError, TypeError, EOFError, OSError, IndexError, KeyError, UnicodeDecodeError) as err:
+        if isinstance(err, DataFormatError):
+            raise
+        if fmt == "text":
+            try:
+                _check_text_vectors(path, parse=True)
+            except (OSError, EOFError):  # not even readable (a .gz that is not gzip): reported below
+                pass
+        expected = {"binary": "a word2vec binary file ('<count> <dim>' header, then each word and its dim "
+                              "float32 values)",
+                    "pickle": "a gensim KeyedVectors file"}.get(fmt, "a word2vec/GloVe text file")
+        raise DataFormatError(path, 0, f"{expected}; gensim could not read it", f"{type(err).__name__}: {err}") \
+            from None
+    if len(kv) == 0 or kv.vector_size < 1:
+        raise DataFormatError(path, 0, "at least one word vector of dimension >= 1",
+                              f"{len(kv)} vectors of dimension {kv.vector_size}")
+    return kv
+
+
+def _check_text_vectors(path: Path, parse: bool = False) -> None:
+    """Check every line of a word2vec/GloVe text file has the same number of values (and the header's count).
+
+    gensim alone would broadcast a short row (``car 0.1`` in a 2-d file
+    reads as ``[0.1, 0.1]``), so this pass runs before it; it counts
+    separators only (C speed). With ``parse`` (after gensim failed) every
+    value is also parsed as a number, to name the line gensim choked on.
+
+    Raises:
+        DataFormatError: the first malformed line, and what was expected there.
+    """
     import gzip
 
+    from mtlib.data.errors import DataFormatError
+
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        first = fh.readline().split()
-    has_header = len(first) == 2 and all(tok.isdigit() for tok in first)
-    return KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=not has_header)
+    dim = count = None
+    n_vectors = 0
+    with opener(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            line = raw.rstrip()
+            if not line:
+                continue
+            if number == 1 and line.count(b" ") == 1 and all(p.isdigit() for p in line.split(b" ")):
+                count, dim = (int(p) for p in line.split(b" "))
+                continue
+            width = line.count(b" ")
+            want = f"'<word> <v1> ... <v{dim}>'" if dim else "'<word> <v1> ... <vd>'"
+            if dim is None:
+                dim = width
+            if width != dim or dim < 1:
+                shown = line[:80].decode("utf-8", "replace")
+                raise DataFormatError(path, number, f"{want}: {dim} numbers after the word, as "
+                                      f"{'the header says' if count is not None else 'on the first line'}",
+                                      f"{width} values: {shown}")
+            if parse:
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise DataFormatError(path, number, "UTF-8 text", f"byte 0x{line[err.start]:02x} at column "
+                                          f"{err.start + 1}") from None
+                try:
+                    [float(v) for v in line.split(b" ")[1:]]
+                except ValueError:
+                    raise DataFormatError(path, number, f"{want}, all numbers",
+                                          line[:80].decode("utf-8", "replace")) from None
+            n_vectors += 1
+    if count is not None and count != n_vectors:
+        raise DataFormatError(path, 1, f"a header '<count> <dim>' whose count matches the {n_vectors} vector lines",
+                              f"count {count}")
