@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -248,6 +248,9 @@ class DistanceOrder(Relation):
         near, far = np.asarray(near, dtype=float), np.asarray(far, dtype=float)
         if near.ndim != 1 or near.shape != far.shape:
             raise ValueError(f"near {near.shape} and far {far.shape} must be 1-D arrays of one length")
+        if np.isnan(near).any() or np.isnan(far).any():
+            raise ValueError(f"{self.name}: {int(np.isnan(near).sum() + np.isnan(far).sum())} NaN distances "
+                             "(drop the cases whose texts have no vector before checking)")
         n = len(near)
         start = time.perf_counter()
         bad = near > far
@@ -467,7 +470,8 @@ def _chi2_stat(k: np.ndarray, n: np.ndarray) -> float:
         return float(np.nansum(np.where(expected > 0, (table - expected) ** 2 / expected, 0.0)))
 
 
-def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], types: pd.Series, permutations: int = 2000, seed: int = 0) -> dict[str, float | str]:
+def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], types: pd.Series,
+                         permutations: int = 2000, seed: int = 0) -> dict[str, float | str]:
     """Do consistency scores differ between adjective types?
 
     Two tests, both named in the output:
@@ -511,10 +515,8 @@ def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], ty
         keep = nn > 0
         return _chi2_stat(kk[keep], nn[keep]), int(keep.sum())
 
-    from mtlib.stats import permutation_test
-
     observed, n_groups = stat(label)
-    _, p_permutation = permutation_test(lambda lab: stat(lab)[0], label, permutations=permutations, seed=seed)
+    _, p_permutation = stats.permutation_test(lambda lab: stat(lab)[0], label, permutations=permutations, seed=seed)
     dof = max(1, n_groups - 1)
     return {"chi2": observed, "dof": dof, "p_chi2": float(sstats.chi2.sf(observed, dof)),
             "p_permutation": p_permutation,

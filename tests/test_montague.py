@@ -182,6 +182,8 @@ def test_distance_order_is_a_relation_with_only_check():
     assert own == {"check"}
     with pytest.raises(ValueError, match="one length"):
         mg.DistanceOrder("toy").check(np.zeros(3), np.zeros(4))
+    with pytest.raises(ValueError, match="NaN"):
+        mg.DistanceOrder("toy").check(np.zeros(3), np.array([0.0, np.nan, 1.0]))
 
 
 # ---------------------------------------------------------------------------
