@@ -44,6 +44,8 @@ from mtlib.data.adjectives import ADJECTIVE_TYPES, TYPE_NAMES
 from mtlib.relations import Relation, RelationResult
 from mtlib.similarity import normalize_rows
 
+#: Rows per chunk of :meth:`EmbeddingTable.distance` (a few MB of gathered vectors at a time).
+DISTANCE_CHUNK = 4096
 #: Cosine distances at or above this are "unrelated": a split that far apart
 #: constrains nothing (the reading that reproduces the published numbers).
 MAX_SPLIT_DISTANCE = 1.0
@@ -67,13 +69,26 @@ def splits(terms: Sequence[str]) -> list[tuple[str, str]]:
     Returns:
         ``2**(h-1) - 1`` pairs of texts for a phrase of ``h`` terms.
     """
-    h = len(terms)
+    return [(phrase(*(terms[i] for i in part)), phrase(*(terms[i] for i in rest)))
+            for part, rest in split_positions(len(terms))]
+
+
+def split_positions(h: int) -> list[tuple[list[int], list[int]]]:
+    """The term positions of every split of an ``h``-term phrase (see :func:`splits`): ``(part, rest)`` pairs."""
     out = []
     for mask in range(1 << (h - 1)):
         part = [0] + [i for i in range(1, h) if mask >> (i - 1) & 1]
         rest = [i for i in range(h) if i not in part]
         if rest:
-            out.append((phrase(*(terms[i] for i in part)), phrase(*(terms[i] for i in rest))))
+            out.append((part, rest))
+    return out
+
+
+def _join(terms: np.ndarray, positions: Sequence[int]) -> np.ndarray:
+    """The sub-phrase at ``positions`` of every row of ``terms`` ``(n, h)`` (object strings), shape ``(n,)``."""
+    out = terms[:, positions[0]]
+    for i in positions[1:]:
+        out = out + " " + terms[:, i]
     return out
 
 
@@ -154,6 +169,9 @@ class EmbeddingTable:
     def __init__(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         self.texts = list(texts)
         self.row = {t: i for i, t in enumerate(self.texts)}
+        self._index = pd.Index(np.asarray(self.texts, dtype=object), dtype=object)
+        if not self._index.is_unique:
+            raise ValueError("EmbeddingTable texts must be unique")
         vectors = np.asarray(vectors, dtype=np.float64)
         self.valid = ~np.isnan(vectors).any(axis=1)
         self.unit = normalize_rows(np.nan_to_num(vectors))
@@ -164,13 +182,33 @@ class EmbeddingTable:
         return cls(texts, model.embed(list(texts)))
 
     def rows(self, texts: Sequence[str] | np.ndarray) -> np.ndarray:
-        """Row indices of texts (any shape of array of strings)."""
+        """Row indices of texts (any shape of array of strings).
+
+        Raises:
+            KeyError: a text that was not embedded (the first few are named).
+        """
         arr = np.asarray(texts, dtype=object)
-        return np.vectorize(self.row.__getitem__, otypes=[np.int64])(arr) if arr.size else arr.astype(np.int64)
+        if not arr.size:
+            return arr.astype(np.int64)
+        idx = self._index.get_indexer(arr.ravel()).astype(np.int64)
+        if (idx < 0).any():
+            raise KeyError(f"texts not embedded: {list(arr.ravel()[idx < 0][:5])}")
+        return idx.reshape(arr.shape)
 
     def distance(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Cosine distance between rows ``a`` and ``b`` (index arrays of one shape)."""
-        return 1.0 - np.einsum("...d,...d->...", self.unit[a], self.unit[b])
+        """Cosine distance between rows ``a`` and ``b`` (index arrays broadcast to one shape).
+
+        Computed in chunks of rows, so no ``(n, d)`` copy of the gathered
+        vectors is ever made for the 44k phrases (memory bandwidth, not
+        arithmetic, is what this costs).
+        """
+        a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+        flat_a, flat_b = a.ravel(), b.ravel()
+        out = np.empty(flat_a.shape, dtype=np.float64)
+        for start in range(0, len(flat_a), DISTANCE_CHUNK):
+            sl = slice(start, start + DISTANCE_CHUNK)
+            out[sl] = 1.0 - np.einsum("nd,nd->n", self.unit[flat_a[sl]], self.unit[flat_b[sl]])
+        return out.reshape(a.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -264,34 +302,44 @@ class DistanceOrder(Relation):
             gcode = group_frame.groupby(list(group_frame.columns), sort=True, observed=True).ngroup().to_numpy()
             first = pd.Series(np.arange(n)).groupby(gcode).first().to_numpy()
             group_values = group_frame.iloc[first].reset_index(drop=True)
-        pool = pd.unique(item_frame.to_numpy().ravel())
-        where = pd.Index(pool)
-        codes = np.column_stack([where.get_indexer(item_frame[c]) for c in item_frame.columns])
-        # one entry per (item tuple, group): the unit the bootstrap reweights
-        entries, inverse = np.unique(np.column_stack([codes, gcode]), axis=0, return_inverse=True)
-        inverse = inverse.ravel()
+        pool, codes = _item_codes(item_frame)
+        # one entry per (item tuple, group): the unit the bootstrap reweights; keys in mixed radix
+        radix = [len(pool)] * codes.shape[1] + [int(gcode.max()) + 1 if n else 1]
+        keys, inverse = np.unique(np.ravel_multi_index((*codes.T, gcode), radix), return_inverse=True)
+        entries = np.column_stack(np.unravel_index(keys, radix)) if n else np.zeros((0, len(radix)), np.int64)
         v_e = np.bincount(inverse, weights=bad, minlength=len(entries))
         c_e = np.bincount(inverse, minlength=len(entries)).astype(float)
         per_item = _per_item(item_frame.columns, group_values, entries, v_e, c_e, pool)
         seconds = time.perf_counter() - start
-        sel = {None: np.ones(len(entries), dtype=bool)}
-        if group_values is not None:
-            sel.update({g: entries[:, -1] == g for g in range(len(group_values))})
-        intervals = _intervals(entries[:, :-1], v_e, c_e, sel, pool, strata, n_boot, seed)
+        n_groups = 0 if group_values is None else len(group_values)
+        # column 0: every entry (overall); column 1 + g: the entries of group g
+        member = np.zeros((len(entries), 1 + n_groups))
+        member[:, 0] = 1.0
+        if n_groups:
+            member[np.arange(len(entries)), 1 + entries[:, -1]] = 1.0
+        low, high = _intervals(entries[:, :-1], v_e, c_e, member, pool, strata, n_boot, seed)
         table = None
         if group_values is not None:
             table = group_values.copy()
-            table["violations"] = [int(v_e[sel[g]].sum()) for g in range(len(table))]
-            table["cases"] = [int(c_e[sel[g]].sum()) for g in range(len(table))]
+            table["violations"] = (v_e @ member[:, 1:]).round().astype(np.int64)
+            table["cases"] = (c_e @ member[:, 1:]).round().astype(np.int64)
             table["rate"] = table["violations"] / table["cases"]
-            table["ci_low"] = [intervals[g][0] for g in range(len(table))]
-            table["ci_high"] = [intervals[g][1] for g in range(len(table))]
+            table["ci_low"], table["ci_high"] = low[1:], high[1:]
             table = table.set_index(list(group_values.columns))
         violations, cases = int(bad.sum()), n
         method = f"bootstrap over items (B={n_boot}{', within strata' if strata is not None else ''})"
         return RelationResult(self.name, cases, violations, violations / cases if cases else float("nan"),
-                              intervals[None][0], intervals[None][1], method, per_item, table,
+                              float(low[0]), float(high[0]), method, per_item, table,
                               {"n_items": len(pool), "count_seconds": seconds})
+
+
+def _item_codes(item_frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """One pool of item labels over all columns, and each case's codes into it, shape ``(n, k)``."""
+    per_column = [pd.factorize(item_frame[c]) for c in item_frame.columns]
+    pool = pd.unique(np.concatenate([np.asarray(u, dtype=object) for _, u in per_column]))
+    where = pd.Index(pool, dtype=object)
+    codes = [where.get_indexer(np.asarray(u, dtype=object))[c] for c, u in per_column]
+    return np.asarray(pool, dtype=object), np.column_stack(codes).astype(np.int64)
 
 
 def _per_item(columns: Sequence[str], group_values: pd.DataFrame | None, entries: np.ndarray, v_e: np.ndarray,
@@ -309,21 +357,19 @@ def _per_item(columns: Sequence[str], group_values: pd.DataFrame | None, entries
     return frame
 
 
-def _intervals(entry_items: np.ndarray, v_e: np.ndarray, c_e: np.ndarray, sel: dict, pool: np.ndarray,
-               strata: Mapping[Any, Any] | None, n_boot: int, seed: int) -> dict:
-    """Percentile intervals of the violation rate of each selection of entries, one set of item weights."""
+def _intervals(entry_items: np.ndarray, v_e: np.ndarray, c_e: np.ndarray, member: np.ndarray, pool: np.ndarray,
+               strata: Mapping[Any, Any] | None, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile intervals of the violation rate of each column of ``member`` (entries x selections)."""
     if not n_boot or not len(entry_items):
-        return {g: (np.nan, np.nan) for g in sel}
+        return np.full(member.shape[1], np.nan), np.full(member.shape[1], np.nan)
     weights = _stratified_weights(pool, strata, n_boot, seed)
     w = weights[:, entry_items[:, 0]]
     for j in range(1, entry_items.shape[1]):
         w = w * weights[:, entry_items[:, j]]
-    out = {}
-    for g, mask in sel.items():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rates = (w[:, mask] @ v_e[mask]) / (w[:, mask] @ c_e[mask])
-        out[g] = stats.percentile_interval(rates)
-    return out
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = (w @ (v_e[:, None] * member)) / (w @ (c_e[:, None] * member))  # (n_boot, selections)
+    bounds = np.array([stats.percentile_interval(rates[:, j]) for j in range(member.shape[1])])
+    return bounds[:, 0], bounds[:, 1]
 
 
 #: Eq. 3: the phrase is closer to each of its terms than any split of it is to its complement.
@@ -383,11 +429,10 @@ def intersectivity(table: EmbeddingTable, phrases: pd.DataFrame, term_columns: S
         have embeddings; the others are dropped (count them with ``len``).
     """
     terms = phrases[list(term_columns)].to_numpy(dtype=object)
-    split_texts = np.array([[s for pair in splits(list(row)) for s in pair] for row in terms], dtype=object)
-    split_texts = split_texts.reshape(len(terms), -1, 2)
     p_idx = table.rows(phrases["phrase"].to_numpy(dtype=object))
     t_idx = table.rows(terms)
-    s_idx = table.rows(split_texts)
+    s_idx = np.stack([np.stack([table.rows(_join(terms, part)), table.rows(_join(terms, rest))], axis=-1)
+                      for part, rest in split_positions(terms.shape[1])], axis=1)  # (n, splits, 2)
     ok = _valid(table, p_idx, t_idx, s_idx)
     d_terms = table.distance(p_idx[:, None], t_idx)  # (n, h)
     d_splits = table.distance(s_idx[..., 0], s_idx[..., 1])  # (n, m)
@@ -437,10 +482,19 @@ def intersective_pairs(table: EmbeddingTable, phrase_set: PhraseSet) -> pd.DataF
     a1, a2 = np.nonzero(~np.eye(len(adjs), dtype=bool))
     ok = pair_ok[a1] & pair_ok[a2]  # (A(A-1), P)
     i, p = np.nonzero(ok)
-    words, types = adjs["word"].to_numpy(dtype=object), adjs["type"].to_numpy(dtype=object)
-    return pd.DataFrame({"adj1": words[a1[i]], "adj2": words[a2[i]], "type1": types[a1[i]], "type2": types[a2[i]],
-                         "noun1": nouns[iu[0][p]], "noun2": nouns[iu[1][p]],
-                         "near": pair_d[a1[i], p], "far": pair_d[a2[i], p]})
+    # labels as categoricals built from codes: 61 x 60 x 66 cases, no per-case string work
+    words = pd.Index(adjs["word"].to_numpy(dtype=object), dtype=object)
+    type_cats = _type_order(adjs["type"])
+    type_code = pd.Index(type_cats).get_indexer(adjs["type"].to_numpy(dtype=object))
+    noun_cats = pd.Index(nouns, dtype=object)
+    return pd.DataFrame({
+        "adj1": pd.Categorical.from_codes(a1[i], categories=words),
+        "adj2": pd.Categorical.from_codes(a2[i], categories=words),
+        "type1": pd.Categorical.from_codes(type_code[a1[i]], categories=type_cats),
+        "type2": pd.Categorical.from_codes(type_code[a2[i]], categories=type_cats),
+        "noun1": pd.Categorical.from_codes(iu[0][p], categories=noun_cats),
+        "noun2": pd.Categorical.from_codes(iu[1][p], categories=noun_cats),
+        "near": pair_d[a1[i], p], "far": pair_d[a2[i], p]})
 
 
 def type_pair_matrix(scores: pd.DataFrame, order: Sequence[str] = ADJECTIVE_TYPES) -> pd.DataFrame:
@@ -598,10 +652,16 @@ def _typed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Type columns as categoricals in the paper's order (unknown types after, sorted)."""
     out = {}
     for c in columns:
-        present = set(frame[c])
-        cats = [t for t in ADJECTIVE_TYPES if t in present] + sorted(present - set(ADJECTIVE_TYPES))
-        out[c] = pd.Categorical(frame[c], categories=cats)
+        codes, present = pd.factorize(frame[c])
+        cats = _type_order(present)
+        out[c] = pd.Categorical.from_codes(pd.Index(cats).get_indexer(present)[codes], categories=cats)
     return pd.DataFrame(out)
+
+
+def _type_order(types: Sequence[str]) -> list[str]:
+    """Types in the paper's order, unknown ones after, sorted."""
+    present = set(types)
+    return [t for t in ADJECTIVE_TYPES if t in present] + sorted(present - set(ADJECTIVE_TYPES))
 
 
 @dataclass
