@@ -103,7 +103,8 @@ def test_bundled_lexicon_is_the_papers_appendix_and_subsamples_in_the_loader():
     small, few = adjective_lists.load_lexicon(max_per_type=2, max_nouns=3)
     assert len(small) == 10 and few == nouns[:3] and small["word"].tolist()[:2] == adjs["word"].tolist()[:2]
     with pytest.raises(ValueError, match="no word list"):
-        adjective_lists.load_lexicon(bundled=False)
+        adjective_lists.load_lexicon([])
+    assert adjective_lists.load_lexicon([], bundled=True)[1] == nouns
     by_type = mg.build_phrases(small, few).adjectives_by_type()
     assert by_type.loc["NS-Pr", "name"] == adjective_lists.TYPE_NAMES["NS-Pr"]
 

@@ -137,9 +137,9 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["word", "class", "line"])
 
 
-def load_lexicon(paths: Sequence[str | os.PathLike] = (), *, bundled: bool = True, max_per_type: int = 0,
-                 max_nouns: int = 0) -> tuple[pd.DataFrame, list[str]]:
-    """Adjectives (with types) and nouns from the bundled list and/or a user's word lists.
+def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,), *, bundled: bool = False,
+                 max_per_type: int = 0, max_nouns: int = 0) -> tuple[pd.DataFrame, list[str]]:
+    """Adjectives (with types) and nouns from word lists (by default the bundled one).
 
     Later files add words. A word repeated across files with the same class
     is kept once (so the authors' full list can be given beside the bundled
@@ -147,7 +147,8 @@ def load_lexicon(paths: Sequence[str | os.PathLike] = (), *, bundled: bool = Tru
 
     Args:
         paths: Word lists in either format (see the module docstring).
-        bundled: Start from the bundled Appendix A list (:data:`BUNDLED_WORDS`).
+        bundled: Read the bundled Appendix A list (:data:`BUNDLED_WORDS`) before ``paths``
+            (``load_lexicon(user_lists, bundled=True)``: the bundled list extended by a user's).
         max_per_type: Keep at most this many adjectives of each type, in file order (0 keeps all).
         max_nouns: Keep at most this many nouns (0 keeps all).
 
@@ -156,11 +157,11 @@ def load_lexicon(paths: Sequence[str | os.PathLike] = (), *, bundled: bool = Tru
         list of nouns.
 
     Raises:
-        ValueError: no word list at all (``bundled=False`` and no ``paths``).
+        ValueError: no word list at all (no ``paths`` and ``bundled=False``).
     """
     paths = [*([BUNDLED_WORDS] if bundled else []), *paths]
     if not paths:
-        raise ValueError("no word list: give paths or bundled=True")
+        raise ValueError("no word list: give paths, or bundled=True for the bundled Appendix A list")
     frames = []
     origin: dict[str, tuple[str, str]] = {}
     for p in paths:
