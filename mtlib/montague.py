@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -679,6 +679,8 @@ class MontagueReport:
         missing_words: Adjectives and nouns without a vector.
         type_tests: One row per test: :func:`type_difference_test` outcome.
         embed_seconds, test_seconds: Time to embed every text; to run the tests.
+        cases: Test name -> one row per case (per phrase; per adjective pair and noun pair for
+            ``intersective_pairs``) with its ``near`` and ``far`` distances; not saved as tables.
     """
 
     model: str
@@ -689,6 +691,7 @@ class MontagueReport:
     type_tests: pd.DataFrame
     embed_seconds: float
     test_seconds: float
+    cases: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
     @property
     def paper_model(self) -> bool:
@@ -836,7 +839,7 @@ def run_tests(model: Any, phrases: PhraseSet, *, name: str | None = None,
         columns=["model", "test", "chi2", "dof", "p_chi2", "p_permutation", "method"])
     excluded = phrases.n_phrases - len(cases["intersective_an"]) - len(cases["intersective_aan"])
     return MontagueReport(name, results, len(phrases.texts), excluded, missing, type_tests, embed_seconds,
-                          test_seconds)
+                          test_seconds, cases)
 
 
 def _unit_counts(result: RelationResult, unit: Sequence[str]) -> pd.DataFrame:

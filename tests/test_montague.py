@@ -224,6 +224,9 @@ def test_run_tests_report_metrics_tables_and_record(tmp_path):
     assert "paper_match/table6" not in metrics  # not a published model
     assert set(report.type_tests["test"]) == set(mg.TESTS)
     assert report.matrix("intersective_pairs").shape == (5, 5)
+    per_phrase = report.cases["nonsubsective"]
+    assert len(per_phrase) == len(phrases.an) - 3 and (per_phrase["near"] > per_phrase["far"]).sum() == (
+        report.results["nonsubsective"].violations)
     run = results.Run("04_test", profile="smoke", out_dir=str(tmp_path))
     path_name = "/some/folder/my model"
     recorded = run.record_report(report, model=path_name, primary=False)
