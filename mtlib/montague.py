@@ -7,8 +7,12 @@ each other (intersectivity, Eq. 3); phrases sharing an intersective adjective
 ("Canadian writer", "Canadian surgeon") should be closer than phrases sharing a
 non-intersective one (Eq. 5); and a non-subsective adjective ("fake",
 "former") should pull the phrase towards itself and away from the noun (Eq. 7).
-Each test is a *consistency score*: the mean truth value over phrases of the
-regular language ``(adj)+ noun``, grouped by adjective type.
+Each test is an order relation between two cosine distances per case
+(:class:`DistanceOrder`, a :class:`mtlib.relations.Relation`): ``near <= far``.
+Its *consistency score* E is the share of cases where it holds (1 - the
+violation rate), over phrases of the regular language ``(adj)+ noun``, grouped
+by adjective type, with per-adjective counts and a bootstrap interval over
+adjectives like every other relation of the project.
 
 Everything is computed in matrix form: every unique text (words, AN and AAN
 phrases, adjective pairs) is embedded once, rows are L2-normalised, and each
@@ -20,19 +24,28 @@ published numbers: each ``d(p, t_i)`` is compared with the distance between
 every split of the phrase into a sub-phrase and its complement (each embedded
 as text), a split counting only when its distance is below 1. With this
 reading the MiniLM rows of the paper's Tables 2 and 6 reproduce exactly.
+
+Entry point: :func:`run_tests` (one model, every test) -> :class:`MontagueReport`
+(``metrics()``, ``tables()``, ``headline``), recorded with ``Run.record_report``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from mtlib.data.adjectives import ADJECTIVE_TYPES
+from mtlib import papers, stats
+from mtlib.data.adjectives import ADJECTIVE_TYPES, TYPE_NAMES
+from mtlib.relations import Relation, RelationResult
 from mtlib.similarity import normalize_rows
 
+#: Rows per chunk of :meth:`EmbeddingTable.distance` (a few MB of gathered vectors at a time).
+DISTANCE_CHUNK = 4096
 #: Cosine distances at or above this are "unrelated": a split that far apart
 #: constrains nothing (the reading that reproduces the published numbers).
 MAX_SPLIT_DISTANCE = 1.0
@@ -56,13 +69,26 @@ def splits(terms: Sequence[str]) -> list[tuple[str, str]]:
     Returns:
         ``2**(h-1) - 1`` pairs of texts for a phrase of ``h`` terms.
     """
-    h = len(terms)
+    return [(phrase(*(terms[i] for i in part)), phrase(*(terms[i] for i in rest)))
+            for part, rest in split_positions(len(terms))]
+
+
+def split_positions(h: int) -> list[tuple[list[int], list[int]]]:
+    """The term positions of every split of an ``h``-term phrase (see :func:`splits`): ``(part, rest)`` pairs."""
     out = []
     for mask in range(1 << (h - 1)):
         part = [0] + [i for i in range(1, h) if mask >> (i - 1) & 1]
         rest = [i for i in range(h) if i not in part]
         if rest:
-            out.append((phrase(*(terms[i] for i in part)), phrase(*(terms[i] for i in rest))))
+            out.append((part, rest))
+    return out
+
+
+def _join(terms: np.ndarray, positions: Sequence[int]) -> np.ndarray:
+    """The sub-phrase at ``positions`` of every row of ``terms`` ``(n, h)`` (object strings), shape ``(n,)``."""
+    out = terms[:, positions[0]]
+    for i in positions[1:]:
+        out = out + " " + terms[:, i]
     return out
 
 
@@ -89,6 +115,24 @@ class PhraseSet:
     def n_phrases(self) -> int:
         """AN plus AAN phrases (61 x 12 + 61 x 60 x 12 = 44,652 for the paper's lists)."""
         return len(self.an) + len(self.aan)
+
+    def counts(self) -> dict[str, int]:
+        """Sizes for ``metrics.json``: adjectives, nouns, AN and AAN phrases, unique texts."""
+        return {"n_adjectives": len(self.adjectives), "n_nouns": len(self.nouns), "n_phrases_an": len(self.an),
+                "n_phrases_aan": len(self.aan), "n_texts": len(self.texts)}
+
+    def summary(self) -> str:
+        """One line: how many words, phrases and texts to embed."""
+        return (f"{len(self.adjectives)} adjectives, {len(self.nouns)} nouns: {len(self.an)} AN + "
+                f"{len(self.aan):,} AAN phrases = {self.n_phrases:,}; {len(self.texts):,} unique texts to embed "
+                "per model")
+
+    def adjectives_by_type(self) -> pd.DataFrame:
+        """One row per adjective type (in the paper's order): its name and its adjectives."""
+        words = self.adjectives.groupby("type", sort=False)["word"].apply(", ".join)
+        order = [t for t in ADJECTIVE_TYPES if t in words.index] + [t for t in words.index if t not in ADJECTIVE_TYPES]
+        return pd.DataFrame({"name": [TYPE_NAMES.get(t, t) for t in order], "adjectives": words[order].to_list()},
+                            index=pd.Index(order, name="type"))
 
 
 def build_phrases(adjectives: pd.DataFrame, nouns: Sequence[str], *, with_aan: bool = True) -> PhraseSet:
@@ -125,6 +169,9 @@ class EmbeddingTable:
     def __init__(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         self.texts = list(texts)
         self.row = {t: i for i, t in enumerate(self.texts)}
+        self._index = pd.Index(np.asarray(self.texts, dtype=object), dtype=object)
+        if not self._index.is_unique:
+            raise ValueError("EmbeddingTable texts must be unique")
         vectors = np.asarray(vectors, dtype=np.float64)
         self.valid = ~np.isnan(vectors).any(axis=1)
         self.unit = normalize_rows(np.nan_to_num(vectors))
@@ -135,13 +182,223 @@ class EmbeddingTable:
         return cls(texts, model.embed(list(texts)))
 
     def rows(self, texts: Sequence[str] | np.ndarray) -> np.ndarray:
-        """Row indices of texts (any shape of array of strings)."""
+        """Row indices of texts (any shape of array of strings).
+
+        Raises:
+            KeyError: a text that was not embedded (the first few are named).
+        """
         arr = np.asarray(texts, dtype=object)
-        return np.vectorize(self.row.__getitem__, otypes=[np.int64])(arr) if arr.size else arr.astype(np.int64)
+        if not arr.size:
+            return arr.astype(np.int64)
+        idx = self._index.get_indexer(arr.ravel()).astype(np.int64)
+        if (idx < 0).any():
+            raise KeyError(f"texts not embedded: {list(arr.ravel()[idx < 0][:5])}")
+        return idx.reshape(arr.shape)
 
     def distance(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Cosine distance between rows ``a`` and ``b`` (index arrays of one shape)."""
-        return 1.0 - np.einsum("...d,...d->...", self.unit[a], self.unit[b])
+        """Cosine distance between rows ``a`` and ``b`` (index arrays broadcast to one shape).
+
+        Computed in chunks of rows, so no ``(n, d)`` copy of the gathered
+        vectors is ever made for the 44k phrases (memory bandwidth, not
+        arithmetic, is what this costs).
+        """
+        a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+        flat_a, flat_b = a.ravel(), b.ravel()
+        out = np.empty(flat_a.shape, dtype=np.float64)
+        for start in range(0, len(flat_a), DISTANCE_CHUNK):
+            sl = slice(start, start + DISTANCE_CHUNK)
+            out[sl] = 1.0 - np.einsum("nd,nd->n", self.unit[flat_a[sl]], self.unit[flat_b[sl]])
+        return out.reshape(a.shape)
+
+
+# ---------------------------------------------------------------------------
+# The relation: near <= far, counted exactly, bootstrapped over adjectives
+# ---------------------------------------------------------------------------
+
+
+def _label(value: Any) -> str:
+    """A group label for metric keys: ``"S-I"`` or ``"S-I,S-NI"`` for a tuple."""
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def _frame(labels: pd.DataFrame | pd.Series | Sequence[Any] | None, n: int, what: str) -> pd.DataFrame | None:
+    if labels is None:
+        return None
+    frame = labels.to_frame() if isinstance(labels, pd.Series) else pd.DataFrame(labels)
+    if frame.shape[1] == 1 and list(frame.columns) == [0]:
+        frame.columns = [what]
+    if len(frame) != n:
+        raise ValueError(f"{len(frame)} {what} labels for {n} cases")
+    return frame.reset_index(drop=True)
+
+
+def _stratified_weights(pool: np.ndarray, strata: Mapping[Any, Any] | pd.Series | None, n_boot: int,
+                        seed: int) -> np.ndarray:
+    """Bootstrap multiplicities of the items ``(n_boot, len(pool))``, items resampled within their stratum."""
+    labels = (pd.Series(strata).reindex(pool) if strata is not None else pd.Series(index=pool, dtype=object))
+    codes = pd.factorize(labels.fillna("").to_numpy(dtype=object).astype(str))[0]
+    weights = np.zeros((n_boot, len(pool)))
+    for s in range(codes.max() + 1 if len(codes) else 0):
+        idx = np.flatnonzero(codes == s)
+        weights[:, idx] = stats.bootstrap_weights(len(idx), n_boot, seed + s)
+    return weights
+
+
+class DistanceOrder(Relation):
+    """An order relation over distances: every case must have ``near <= far`` (Carvalho et al. Eq. 3, 5, 7).
+
+    Each Montague test compares two cosine distances per case, e.g. Eq. 7
+    ``d(p, a) <= d(p, n)``: the case holds when ``near <= far`` (ties hold,
+    as the paper's ``<=``) and is violated otherwise. The consistency score E
+    of the paper is ``1 - rate`` (computed exactly as ``holds / cases``).
+
+    Cases belong to *items* (the adjective of an AN phrase, both adjectives
+    of an AAN phrase): ``per_item`` counts per item tuple, and the 95%
+    interval resamples items (within their stratum, e.g. the adjective's
+    type, so every type keeps its size), a case weighted by the product of
+    its items' multiplicities. Phrases sharing an adjective are not
+    independent; this interval respects that.
+    """
+
+    family = "distance order"
+
+    def check(self, near: np.ndarray, far: np.ndarray, items: pd.DataFrame | Sequence[Any] | None = None,
+              groups: pd.DataFrame | Sequence[Any] | None = None, strata: Mapping[Any, Any] | None = None,
+              n_boot: int = 1000, seed: int = 0) -> RelationResult:
+        """Count cases with ``near > far``, per item and per group, with bootstrap intervals over items.
+
+        Args:
+            near, far: The two distances of each case, shape ``(n,)``.
+            items: Item labels of each case, ``(n,)`` or a DataFrame ``(n, k)``
+                (e.g. columns ``adj1, adj2``: labels of all columns share one
+                pool of items); ``None``: each case is its own item.
+            groups: Group labels of each case (e.g. ``type`` or ``type1, type2``,
+                categorical columns keep their category order); ``None``: no breakdown.
+            strata: Stratum of each item label (e.g. adjective -> type); items
+                are resampled within strata.
+            n_boot: Bootstrap replicates (0 skips the intervals).
+            seed: Seeds the bootstrap.
+
+        Returns:
+            A :class:`RelationResult`; ``groups`` has ``violations, cases,
+            rate, ci_low, ci_high`` per group, ``per_item`` one row per item tuple.
+        """
+        near, far = np.asarray(near, dtype=float), np.asarray(far, dtype=float)
+        if near.ndim != 1 or near.shape != far.shape:
+            raise ValueError(f"near {near.shape} and far {far.shape} must be 1-D arrays of one length")
+        if np.isnan(near).any() or np.isnan(far).any():
+            raise ValueError(f"{self.name}: {int(np.isnan(near).sum() + np.isnan(far).sum())} NaN distances "
+                             "(drop the cases whose texts have no vector before checking)")
+        n = len(near)
+        start = time.perf_counter()
+        bad = near > far
+        item_frame = _frame(items, n, "item")
+        if item_frame is None:
+            item_frame = pd.DataFrame({"item": np.arange(n)})
+        group_frame = _frame(groups, n, "group")
+        if group_frame is None:
+            gcode, group_values = np.zeros(n, dtype=np.int64), None
+        else:
+            gcode = group_frame.groupby(list(group_frame.columns), sort=True, observed=True).ngroup().to_numpy()
+            first = pd.Series(np.arange(n)).groupby(gcode).first().to_numpy()
+            group_values = group_frame.iloc[first].reset_index(drop=True)
+        pool, codes = _item_codes(item_frame)
+        # one entry per (item tuple, group): the unit the bootstrap reweights; keys in mixed radix
+        radix = [len(pool)] * codes.shape[1] + [int(gcode.max()) + 1 if n else 1]
+        keys, inverse = np.unique(np.ravel_multi_index((*codes.T, gcode), radix), return_inverse=True)
+        entries = np.column_stack(np.unravel_index(keys, radix)) if n else np.zeros((0, len(radix)), np.int64)
+        v_e = np.bincount(inverse, weights=bad, minlength=len(entries))
+        c_e = np.bincount(inverse, minlength=len(entries)).astype(float)
+        per_item = _per_item(item_frame.columns, group_values, entries, v_e, c_e, pool)
+        seconds = time.perf_counter() - start
+        n_groups = 0 if group_values is None else len(group_values)
+        # column 0: every entry (overall); column 1 + g: the entries of group g
+        member = np.zeros((len(entries), 1 + n_groups))
+        member[:, 0] = 1.0
+        if n_groups:
+            member[np.arange(len(entries)), 1 + entries[:, -1]] = 1.0
+        low, high = _intervals(entries[:, :-1], v_e, c_e, member, pool, strata, n_boot, seed)
+        table = None
+        if group_values is not None:
+            table = group_values.copy()
+            table["violations"] = (v_e @ member[:, 1:]).round().astype(np.int64)
+            table["cases"] = (c_e @ member[:, 1:]).round().astype(np.int64)
+            table["rate"] = table["violations"] / table["cases"]
+            table["ci_low"], table["ci_high"] = low[1:], high[1:]
+            table = table.set_index(list(group_values.columns))
+        violations, cases = int(bad.sum()), n
+        method = f"bootstrap over items (B={n_boot}{', within strata' if strata is not None else ''})"
+        return RelationResult(self.name, cases, violations, violations / cases if cases else float("nan"),
+                              float(low[0]), float(high[0]), method, per_item, table,
+                              {"n_items": len(pool), "count_seconds": seconds})
+
+
+def _item_codes(item_frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """One pool of item labels over all columns, and each case's codes into it, shape ``(n, k)``."""
+    per_column = [pd.factorize(item_frame[c]) for c in item_frame.columns]
+    pool = pd.unique(np.concatenate([np.asarray(u, dtype=object) for _, u in per_column]))
+    where = pd.Index(pool, dtype=object)
+    codes = [where.get_indexer(np.asarray(u, dtype=object))[c] for c, u in per_column]
+    return np.asarray(pool, dtype=object), np.column_stack(codes).astype(np.int64)
+
+
+def _per_item(columns: Sequence[str], group_values: pd.DataFrame | None, entries: np.ndarray, v_e: np.ndarray,
+              c_e: np.ndarray, pool: np.ndarray) -> pd.DataFrame:
+    """Counts per item tuple (with its group when each tuple lies in one group)."""
+    units, unit_of_entry = np.unique(entries[:, :-1], axis=0, return_inverse=True)
+    unit_of_entry = unit_of_entry.ravel()
+    frame = pd.DataFrame({c: pool[units[:, j]] for j, c in enumerate(columns)})
+    if group_values is not None and len(units) == len(entries):
+        for c in group_values.columns:
+            frame[c] = group_values[c].to_numpy()[entries[:, -1]]
+    frame["violations"] = np.bincount(unit_of_entry, weights=v_e, minlength=len(units)).astype(np.int64)
+    frame["cases"] = np.bincount(unit_of_entry, weights=c_e, minlength=len(units)).astype(np.int64)
+    frame["rate"] = frame["violations"] / frame["cases"]
+    return frame
+
+
+def _intervals(entry_items: np.ndarray, v_e: np.ndarray, c_e: np.ndarray, member: np.ndarray, pool: np.ndarray,
+               strata: Mapping[Any, Any] | None, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile intervals of the violation rate of each column of ``member`` (entries x selections)."""
+    if not n_boot or not len(entry_items):
+        return np.full(member.shape[1], np.nan), np.full(member.shape[1], np.nan)
+    weights = _stratified_weights(pool, strata, n_boot, seed)
+    w = weights[:, entry_items[:, 0]]
+    for j in range(1, entry_items.shape[1]):
+        w = w * weights[:, entry_items[:, j]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = (w @ (v_e[:, None] * member)) / (w @ (c_e[:, None] * member))  # (n_boot, selections)
+    bounds = np.array([stats.percentile_interval(rates[:, j]) for j in range(member.shape[1])])
+    return bounds[:, 0], bounds[:, 1]
+
+
+#: Eq. 3: the phrase is closer to each of its terms than any split of it is to its complement.
+INTERSECTIVITY = DistanceOrder("intersectivity (Eq. 3)")
+#: Eq. 5: ``d(a1 n1, a1 n2) <= d(a2 n1, a2 n2)``.
+PAIR_INTERSECTIVITY = DistanceOrder("phrase-pair intersectivity (Eq. 5)")
+#: Eq. 7: ``d(p, a) <= d(p, n)``.
+NONSUBSECTIVITY = DistanceOrder("non-subsectivity (Eq. 7)")
+
+
+def consistency(result: RelationResult) -> pd.DataFrame:
+    """The paper's consistency score E per group, from a :class:`DistanceOrder` result with groups.
+
+    Returns:
+        Indexed like ``result.groups``: ``E`` (holds / cases, exact),
+        ``ci_low``, ``ci_high`` (the interval of E: one minus the violation
+        rate's), ``k`` (cases that hold) and ``n`` (cases).
+    """
+    g = result.groups
+    if g is None:
+        raise ValueError(f"{result.relation}: no groups to score (check() was called without groups)")
+    k = (g["cases"] - g["violations"]).astype(np.int64)
+    return pd.DataFrame({"E": k / g["cases"], "ci_low": 1.0 - g["ci_high"], "ci_high": 1.0 - g["ci_low"], "k": k,
+                         "n": g["cases"].astype(np.int64)}, index=g.index)
+
+
+# ---------------------------------------------------------------------------
+# The three tests: the two distances of every case
+# ---------------------------------------------------------------------------
 
 
 def _valid(table: EmbeddingTable, *index_arrays: np.ndarray) -> np.ndarray:
@@ -156,62 +413,65 @@ def intersectivity(table: EmbeddingTable, phrases: pd.DataFrame, term_columns: S
     """Single-phrase intersectivity (Eq. 3): the phrase is closer to each term than its parts are to each other.
 
     For a phrase p = t_1 .. t_h and every split (S, S^c) of it into a
-    sub-phrase and its complement: ``d(p, t_i) <= d(S, S^c)`` for all i. For
-    h = 2 the only split is (t_1, t_2), which is Eq. 3 as printed.
+    sub-phrase and its complement: ``d(p, t_i) <= d(S, S^c)`` for all i, i.e.
+    ``near = max_i d(p, t_i) <= far = min d(S, S^c)``. For h = 2 the only
+    split is (t_1, t_2), which is Eq. 3 as printed.
 
     Args:
         table: Embeddings of every text involved.
         phrases: One row per phrase with a ``phrase`` column and the term columns.
         term_columns: Columns holding the terms in order, e.g. ``["adj", "noun"]``.
         max_split_distance: Splits at this distance or more constrain nothing
-            (``None``: every split counts).
+            (``None``: every split counts); with no split left, ``far`` is inf.
 
     Returns:
-        ``phrases`` plus ``holds`` (bool), for phrases whose texts all have
-        embeddings; the others are dropped (count them with ``len``).
+        ``phrases`` plus ``near`` and ``far``, for phrases whose texts all
+        have embeddings; the others are dropped (count them with ``len``).
     """
     terms = phrases[list(term_columns)].to_numpy(dtype=object)
-    h = terms.shape[1]
-    split_texts = np.array([[s for pair in splits(list(row)) for s in pair] for row in terms], dtype=object)
-    split_texts = split_texts.reshape(len(terms), -1, 2)
     p_idx = table.rows(phrases["phrase"].to_numpy(dtype=object))
     t_idx = table.rows(terms)
-    s_idx = table.rows(split_texts)
+    s_idx = np.stack([np.stack([table.rows(_join(terms, part)), table.rows(_join(terms, rest))], axis=-1)
+                      for part, rest in split_positions(terms.shape[1])], axis=1)  # (n, splits, 2)
     ok = _valid(table, p_idx, t_idx, s_idx)
     d_terms = table.distance(p_idx[:, None], t_idx)  # (n, h)
     d_splits = table.distance(s_idx[..., 0], s_idx[..., 1])  # (n, m)
     binding = d_splits if max_split_distance is None else np.where(d_splits < max_split_distance, d_splits, np.inf)
-    holds = d_terms.max(axis=1) <= binding.min(axis=1)
     out = phrases.loc[ok].copy()
-    out["holds"] = holds[ok]
-    out["n_terms"] = h
+    out["near"] = d_terms.max(axis=1)[ok]
+    out["far"] = binding.min(axis=1)[ok]
     return out
 
 
 def nonsubsectivity(table: EmbeddingTable, an: pd.DataFrame) -> pd.DataFrame:
-    """Non-subsectivity (Eq. 7): ``d(p, a) <= d(p, n)``, the adjective pulls the phrase to itself."""
+    """Non-subsectivity (Eq. 7): ``near = d(p, a) <= far = d(p, n)``, the adjective pulls the phrase to itself.
+
+    Returns:
+        ``an`` plus ``near`` and ``far`` for phrases with embeddings.
+    """
     p, a, n = (table.rows(an[c].to_numpy(dtype=object)) for c in ("phrase", "adj", "noun"))
     ok = _valid(table, p, a, n)
     out = an.loc[ok].copy()
-    out["holds"] = (table.distance(p, a) <= table.distance(p, n))[ok]
+    out["near"] = table.distance(p, a)[ok]
+    out["far"] = table.distance(p, n)[ok]
     return out
 
 
 def intersective_pairs(table: EmbeddingTable, phrase_set: PhraseSet) -> pd.DataFrame:
-    """Phrase-pair intersectivity (Eq. 5) for every ordered pair of different adjectives.
+    """Phrase-pair intersectivity (Eq. 5): one case per ordered adjective pair and unordered noun pair.
 
     Reading implemented (the literal one of §3.4): for adjectives a1 != a2 and
-    every unordered pair of different nouns {n1, n2}, the test holds when
-    ``d(a1 n1, a1 n2) <= d(a2 n1, a2 n2)``. The score of a type pair (T1, T2)
-    pools all a1 of type T1 and a2 of type T2; since distances rarely tie,
-    (T, T) is 0.5 and (T1, T2) is about 1 - (T2, T1).
+    every unordered pair of different nouns {n1, n2}, ``near = d(a1 n1, a1 n2)``
+    and ``far = d(a2 n1, a2 n2)``. The score of a type pair (T1, T2) pools all
+    a1 of type T1 and a2 of type T2; since distances rarely tie, (T, T) is 0.5
+    and (T1, T2) is about 1 - (T2, T1).
 
     Returns:
-        One row per ordered adjective pair: ``adj1, adj2, type1, type2,
-        k`` (noun pairs where the test holds) and ``n`` (noun pairs compared).
+        One row per case with both phrases of both adjectives embedded:
+        ``adj1, adj2, type1, type2, noun1, noun2, near, far``.
     """
     adjs = phrase_set.adjectives
-    nouns = phrase_set.nouns
+    nouns = np.asarray(phrase_set.nouns, dtype=object)
     iu = np.triu_indices(len(nouns), k=1)
     an_rows = table.rows(np.array([[phrase(a, n) for n in nouns] for a in adjs["word"]], dtype=object))
     unit = table.unit[an_rows]  # (A, N, d)
@@ -219,45 +479,35 @@ def intersective_pairs(table: EmbeddingTable, phrase_set: PhraseSet) -> pd.DataF
     pair_d = dist[:, iu[0], iu[1]]  # (A, P)
     valid = table.valid[an_rows]
     pair_ok = valid[:, iu[0]] & valid[:, iu[1]]  # (A, P)
-    both = pair_ok[:, None, :] & pair_ok[None, :, :]
-    k = ((pair_d[:, None, :] <= pair_d[None, :, :]) & both).sum(-1)  # (A, A)
-    n = both.sum(-1)
-    words, types = adjs["word"].to_numpy(), adjs["type"].to_numpy()
-    a1, a2 = np.nonzero(~np.eye(len(words), dtype=bool))
-    return pd.DataFrame({"adj1": words[a1], "adj2": words[a2], "type1": types[a1], "type2": types[a2],
-                         "k": k[a1, a2], "n": n[a1, a2]})
+    a1, a2 = np.nonzero(~np.eye(len(adjs), dtype=bool))
+    ok = pair_ok[a1] & pair_ok[a2]  # (A(A-1), P)
+    i, p = np.nonzero(ok)
+    # labels as categoricals built from codes: 61 x 60 x 66 cases, no per-case string work
+    words = pd.Index(adjs["word"].to_numpy(dtype=object), dtype=object)
+    type_cats = _type_order(adjs["type"])
+    type_code = pd.Index(type_cats).get_indexer(adjs["type"].to_numpy(dtype=object))
+    noun_cats = pd.Index(nouns, dtype=object)
+    return pd.DataFrame({
+        "adj1": pd.Categorical.from_codes(a1[i], categories=words),
+        "adj2": pd.Categorical.from_codes(a2[i], categories=words),
+        "type1": pd.Categorical.from_codes(type_code[a1[i]], categories=type_cats),
+        "type2": pd.Categorical.from_codes(type_code[a2[i]], categories=type_cats),
+        "noun1": pd.Categorical.from_codes(iu[0][p], categories=noun_cats),
+        "noun2": pd.Categorical.from_codes(iu[1][p], categories=noun_cats),
+        "near": pair_d[a1[i], p], "far": pair_d[a2[i], p]})
 
 
-def consistency(per_item: pd.DataFrame, by: Sequence[str] | str, *, order: Sequence[str] = ADJECTIVE_TYPES,
-                k: str | None = None, n: str | None = None) -> pd.DataFrame:
-    """Consistency score E (mean truth value) per group.
-
-    Args:
-        per_item: Either one row per phrase with a bool ``holds`` column, or
-            pre-counted rows with columns ``k`` (true) and ``n`` (compared).
-        by: Grouping column(s), e.g. ``"type"`` or ``["type1", "type2"]``.
-        order: Category order of the type columns.
-
-    Returns:
-        Indexed by the group: ``E``, ``k``, ``n``.
-    """
-    by = [by] if isinstance(by, str) else list(by)
-    k = k or ("k" if "k" in per_item else None)
-    n = n or ("n" if "n" in per_item else None)
-    frame = per_item[by].copy()
-    frame["k"] = per_item[k] if k else per_item["holds"].astype(int)
-    frame["n"] = per_item[n] if n else 1
-    for col in by:
-        present = [t for t in order if t in set(frame[col])]
-        frame[col] = pd.Categorical(frame[col], categories=present + sorted(set(frame[col]) - set(order)))
-    out = frame.groupby(by, observed=True)[["k", "n"]].sum()
-    out.insert(0, "E", out["k"] / out["n"])
-    return out
+def type_pair_matrix(scores: pd.DataFrame, order: Sequence[str] = ADJECTIVE_TYPES) -> pd.DataFrame:
+    """Pivot a two-level consistency table (:func:`consistency`) into a T1 x T2 matrix of E."""
+    matrix = scores["E"].unstack()
+    rows = [t for t in order if t in matrix.index] + [t for t in matrix.index if t not in order]
+    cols = [t for t in order if t in matrix.columns] + [t for t in matrix.columns if t not in order]
+    return matrix.reindex(index=rows, columns=cols)
 
 
-def type_pair_matrix(scores: pd.DataFrame) -> pd.DataFrame:
-    """Pivot a two-level consistency table into a T1 x T2 matrix of E."""
-    return scores["E"].unstack()
+# ---------------------------------------------------------------------------
+# Do adjective types differ? (beyond the paper)
+# ---------------------------------------------------------------------------
 
 
 def truncate(value: float, decimals: int = 4) -> float:
@@ -274,7 +524,8 @@ def _chi2_stat(k: np.ndarray, n: np.ndarray) -> float:
         return float(np.nansum(np.where(expected > 0, (table - expected) ** 2 / expected, 0.0)))
 
 
-def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], types: pd.Series, permutations: int = 2000, seed: int = 0) -> dict[str, float | str]:
+def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], types: pd.Series,
+                         permutations: int = 2000, seed: int = 0) -> dict[str, float | str]:
     """Do consistency scores differ between adjective types?
 
     Two tests, both named in the output:
@@ -318,87 +569,38 @@ def type_difference_test(per_adjective: pd.DataFrame, *, unit: Sequence[str], ty
         keep = nn > 0
         return _chi2_stat(kk[keep], nn[keep]), int(keep.sum())
 
-    from mtlib.stats import permutation_test
-
     observed, n_groups = stat(label)
-    _, p_permutation = permutation_test(lambda lab: stat(lab)[0], label, permutations=permutations, seed=seed)
+    _, p_permutation = stats.permutation_test(lambda lab: stat(lab)[0], label, permutations=permutations, seed=seed)
     dof = max(1, n_groups - 1)
     return {"chi2": observed, "dof": dof, "p_chi2": float(sstats.chi2.sf(observed, dof)),
             "p_permutation": p_permutation,
             "method": f"chi-square of independence; adjective-label permutation test (B={permutations})"}
 
 
-def per_adjective_counts(per_phrase: pd.DataFrame, unit: Sequence[str]) -> pd.DataFrame:
-    """Sum ``holds`` per adjective (or adjective pair): columns ``unit``, ``k``, ``n``."""
-    grouped = per_phrase.groupby(list(unit), sort=False)["holds"].agg(["sum", "count"]).reset_index()
-    return grouped.rename(columns={"sum": "k", "count": "n"})
+# ---------------------------------------------------------------------------
+# Paper values (mtlib.papers) and the comparison with them
+# ---------------------------------------------------------------------------
 
-
-# Published values (Carvalho et al., Tables 6, 7, 8; 4 decimals, truncated), rows by registry name.
-_T = ADJECTIVE_TYPES
-_T6_COLUMNS = [(a, b) for b in _T for a in _T]  # (first adjective, second adjective), as printed
-_T7_COLUMNS = [(a, b) for i, a in enumerate(_T) for b in _T[i:]]
-PAPER_TABLE6 = {
-    "sbert": [0.7939, 0.7348, 0.7741, 0.8495, 0.7651, 0.7525, 0.5694, 0.7494, 0.8253, 0.7175, 0.7875, 0.7247,
-              0.6635, 0.7605, 0.7860, 0.8463, 0.8244, 0.7497, 0.8021, 0.8015, 0.7752, 0.6898, 0.7880, 0.8412, 0.8194],
-    "distilroberta": [0.9810, 0.9633, 0.9576, 0.9751, 0.9823, 0.9507, 0.9305, 0.8868, 0.8918, 0.9537, 0.9430,
-                      0.9002, 0.8520, 0.8992, 0.9372, 0.9816, 0.9573, 0.9309, 0.9523, 0.9841, 0.9949, 0.9953,
-                      0.9845, 0.9920, 1.0],
-    "t5": [0.9962, 0.9898, 0.9935, 0.9978, 1.0, 0.9734, 0.9694, 0.9454, 0.9375, 0.9722, 0.9946, 0.9742, 0.9392,
-           0.9600, 0.9825, 0.9972, 0.9751, 0.9594, 0.9317, 0.9861, 0.9949, 0.9953, 0.9835, 0.9900, 1.0],
-    "dpr": [0.8249, 0.8169, 0.7730, 0.8441, 0.8358, 0.8257, 0.8000, 0.7232, 0.8055, 0.9074, 0.7567, 0.7011,
-            0.6255, 0.7352, 0.8034, 0.8814, 0.8660, 0.7768, 0.8942, 0.8769, 0.8560, 0.8935, 0.7993, 0.8234, 0.875],
-    "labse": [0.9204, 0.9343, 0.9534, 0.9139, 0.9671, 0.9431, 0.9555, 0.9295, 0.9394, 0.9814, 0.9584, 0.9274,
-              0.8360, 0.8858, 0.9588, 0.8874, 0.9176, 0.8536, 0.6483, 0.9166, 0.9848, 0.9861, 0.9701, 0.9523, 1.0],
-    "minilm": [0.9803, 0.9444, 0.9764, 0.9924, 0.9722, 0.9217, 0.8805, 0.9022, 0.9037, 0.9398, 0.9725, 0.9130,
-               0.9102, 0.9433, 0.9393, 0.9880, 0.9196, 0.9488, 0.9565, 0.9464, 0.9747, 0.9675, 0.9619, 0.9742,
-               0.8888],
-    "glove": [1.0, 1.0, 1.0, 0.9393, 1.0, 1.0, 1.0, 1.0, 0.9414, 1.0, 1.0, 1.0, 0.9992, 0.9442, 1.0, 0.9393,
-              0.9414, 0.9442, 0.8873, 0.9345, 1.0, 1.0, 1.0, 0.9345, 1.0],
-    "word2vec": [0.9969, 1.0, 0.9691, 0.9404, 1.0, 1.0, 1.0, 0.9686, 0.9394, 1.0, 0.9691, 0.9404, 0.9394,
-                 0.9122, 0.9691, 0.9404, 0.9394, 0.9122, 0.8736, 0.9404, 1.0, 1.0, 0.9691, 0.9404, 1.0],
-}
-PAPER_TABLE7 = {
-    "sbert": [0.5, 0.7561, 0.7549, 0.7883, 0.6382, 0.5, 0.5686, 0.5704, 0.3213, 0.5, 0.4899, 0.3045, 0.5, 0.2805, 0.5],
-    "distilroberta": [0.5, 0.7594, 0.7006, 0.5545, 0.7700, 0.5, 0.4463, 0.3109, 0.4872, 0.5, 0.3577, 0.5372, 0.5,
-                      0.6966, 0.5],
-    "t5": [0.5, 0.6641, 0.6300, 0.5409, 0.7550, 0.5, 0.4454, 0.3849, 0.5333, 0.5, 0.4113, 0.6131, 0.5, 0.7212, 0.5],
-    "dpr": [0.5, 0.3728, 0.3944, 0.4504, 0.6454, 0.5, 0.5078, 0.5705, 0.7304, 0.5, 0.5627, 0.7100, 0.5, 0.6635, 0.5],
-    "labse": [0.5, 0.4252, 0.3386, 0.5268, 0.3316, 0.5, 0.4155, 0.6216, 0.3877, 0.5, 0.6838, 0.5209, 0.5, 0.2902,
-              0.5],
-    "minilm": [0.5, 0.7048, 0.7275, 0.5197, 0.8909, 0.5, 0.4987, 0.3521, 0.6598, 0.5, 0.3227, 0.6686, 0.5, 0.8222,
-               0.5],
-    "glove": [0.5, 0.6565, 0.6940, 0.7022, 0.4684, 0.5, 0.5428, 0.5552, 0.3215, 0.5, 0.5087, 0.2626, 0.5, 0.2558,
-              0.5],
-    "word2vec": [0.5, 0.7536, 0.6518, 0.4879, 0.9982, 0.5, 0.4289, 0.2953, 0.8103, 0.5, 0.3817, 0.8503, 0.5, 0.8642,
-                 0.5],
-}
-PAPER_TABLE8 = {
-    "sbert": [0.8030, 0.5000, 0.4907, 0.5833, 0.7777], "distilroberta": [0.7424, 0.5000, 0.5432, 0.7380, 0.3333],
-    "t5": [0.6818, 0.5416, 0.5864, 0.6547, 0.4166], "dpr": [0.4772, 0.3750, 0.4907, 0.5595, 0.3611],
-    "labse": [0.3560, 0.3055, 0.5123, 0.3273, 0.1944], "minilm": [0.6136, 0.4861, 0.4320, 0.6785, 0.1111],
-    "glove": [0.6060, 0.2222, 0.2191, 0.3214, 0.2777], "word2vec": [0.5530, 0.2083, 0.3364, 0.4940, 0.0],
-}
-PAPER_TABLE1 = {  # 2 decimals, as printed
-    "sbert": [0.95, 0.97, 0.99, 1.0, 0.97], "distilroberta": [1.0] * 5, "t5": [1.0] * 5,
-    "dpr": [1.0, 1.0, 0.98, 1.0, 1.0], "labse": [1.0] * 5, "minilm": [1.0] * 5, "glove": [1.0] * 5,
-    "word2vec": [1.0] * 5,
-}
+_PAPER_TABLES = {1: papers.CARVALHO_TABLE1, 6: papers.CARVALHO_TABLE6, 7: papers.CARVALHO_TABLE7,
+                 8: papers.CARVALHO_TABLE8}
+#: Models of this project shown beside a different model of the paper (never compared cell by cell):
+#: registry name -> (paper row, label of that row).
+PAPER_COUNTERPARTS = {"glove-50d": ("glove", "glove 300d (paper, printed)")}
 
 
 def paper_values(table: int, model: str) -> pd.Series | None:
     """A model's row of the paper's Table 1, 6, 7 or 8, indexed like our results (``None`` if absent).
 
     Model names are registry names (``minilm``, ``sbert``, ``glove`` ...); the
-    ``-hub`` suffix is ignored.
+    ``-hub`` suffix is ignored. Values come from :mod:`mtlib.papers`.
     """
-    key = model.removesuffix("-hub")
-    source = {1: PAPER_TABLE1, 6: PAPER_TABLE6, 7: PAPER_TABLE7, 8: PAPER_TABLE8}[table]
+    key = str(model).removesuffix("-hub")
+    source = _PAPER_TABLES[table]
     if key not in source:
         return None
     if table in (1, 8):
-        return pd.Series(source[key], index=pd.Index(list(_T), name="type"))
-    columns = _T6_COLUMNS if table == 6 else _T7_COLUMNS
+        return pd.Series(source[key], index=pd.Index(list(papers.CARVALHO_TYPES), name="type"))
+    columns = papers.CARVALHO_TABLE6_COLUMNS if table == 6 else papers.CARVALHO_TABLE7_COLUMNS
     return pd.Series(source[key], index=pd.MultiIndex.from_tuples(columns, names=["type1", "type2"]))
 
 
@@ -416,8 +618,279 @@ def compare_with_paper(ours: pd.Series, paper: pd.Series, decimals: int = 4) -> 
     return frame
 
 
+# ---------------------------------------------------------------------------
+# One model, every test: run_tests -> MontagueReport
+# ---------------------------------------------------------------------------
+
+
+class TestSpec(NamedTuple):
+    """How one Montague test is checked and reported.
+
+    Attributes:
+        relation: The :class:`DistanceOrder` it checks.
+        items: Case columns naming its adjectives (the bootstrap's items).
+        groups: Case columns naming their types (the breakdown).
+        table: The paper table holding its published values.
+    """
+
+    relation: DistanceOrder
+    items: tuple[str, ...]
+    groups: tuple[str, ...]
+    table: int
+
+
+#: Metric name -> test. Metric keys are ``<name>/<type>`` or ``<name>/<type1>,<type2>``.
+TESTS = {
+    "intersective_an": TestSpec(INTERSECTIVITY, ("adj",), ("type",), 1),
+    "intersective_aan": TestSpec(INTERSECTIVITY, ("adj1", "adj2"), ("type1", "type2"), 6),
+    "intersective_pairs": TestSpec(PAIR_INTERSECTIVITY, ("adj1", "adj2"), ("type1", "type2"), 7),
+    "nonsubsective": TestSpec(NONSUBSECTIVITY, ("adj",), ("type",), 8),
+}
+
+
+def _typed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Type columns as categoricals in the paper's order (unknown types after, sorted)."""
+    out = {}
+    for c in columns:
+        codes, present = pd.factorize(frame[c])
+        cats = _type_order(present)
+        out[c] = pd.Categorical.from_codes(pd.Index(cats).get_indexer(present)[codes], categories=cats)
+    return pd.DataFrame(out)
+
+
+def _type_order(types: Sequence[str]) -> list[str]:
+    """Types in the paper's order, unknown ones after, sorted."""
+    present = set(types)
+    return [t for t in ADJECTIVE_TYPES if t in present] + sorted(present - set(ADJECTIVE_TYPES))
+
+
+@dataclass
+class MontagueReport:
+    """The three Montague tests (four tables) of one model on one phrase set.
+
+    Attributes:
+        model: The model's name (registry name or path, as given).
+        results: Test name (see :data:`TESTS`) -> :class:`RelationResult`
+            (``groups`` per type or type pair, ``per_item`` per adjective or
+            adjective pair, bootstrap intervals over adjectives within types).
+        n_texts: Unique texts embedded.
+        excluded_phrases: AN and AAN phrases dropped because a text has no
+            vector (a word out of a static model's vocabulary).
+        missing_words: Adjectives and nouns without a vector.
+        type_tests: One row per test: :func:`type_difference_test` outcome.
+        embed_seconds, test_seconds: Time to embed every text; to run the tests.
+        cases: Test name -> one row per case (per phrase; per adjective pair and noun pair for
+            ``intersective_pairs``) with its ``near`` and ``far`` distances; not saved as tables.
+    """
+
+    model: str
+    results: dict[str, RelationResult]
+    n_texts: int
+    excluded_phrases: int
+    missing_words: list[str]
+    type_tests: pd.DataFrame
+    embed_seconds: float
+    test_seconds: float
+    cases: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+
+    @property
+    def paper_model(self) -> bool:
+        """Whether the paper publishes this model's rows (``minilm`` does)."""
+        return paper_values(6, self.model) is not None
+
+    @property
+    def headline(self) -> list[str]:
+        """Keys for the runner's summary: overall consistency, and the Table 6 match when published."""
+        heads = ["intersective_an/overall", "intersective_aan/overall", "nonsubsective/overall"]
+        return heads + (["paper_match/table6"] if self.paper_model else [])
+
+    def consistency(self, test: str) -> pd.DataFrame:
+        """E with its interval, k and n per type (or type pair) of one test (see :func:`consistency`)."""
+        return consistency(self.results[test])
+
+    def matrix(self, test: str) -> pd.DataFrame:
+        """A type-pair test as a T1 x T2 matrix of E (rows: first adjective / a1)."""
+        return type_pair_matrix(self.consistency(test))
+
+    def per_adjective(self, test: str) -> pd.DataFrame:
+        """Per adjective (or adjective pair): ``k`` (holds), ``n``, ``E`` and its type(s)."""
+        frame = self.results[test].per_item.copy()
+        frame.insert(len(frame.columns) - 3, "k", frame["cases"] - frame["violations"])
+        return frame.rename(columns={"cases": "n"}).drop(columns=["violations", "rate"]).assign(
+            E=lambda d: d["k"] / d["n"])
+
+    def comparison(self, table: int) -> pd.DataFrame | None:
+        """Our scores beside the paper's Table ``table`` (1, 6, 7 or 8), or ``None`` when not published."""
+        paper = paper_values(table, self.model)
+        if paper is None:
+            return None
+        test = next(name for name, spec in TESTS.items() if spec.table == table)
+        return compare_with_paper(self.consistency(test)["E"], paper, papers.CARVALHO_DECIMALS[table])
+
+    def fidelity(self) -> pd.DataFrame:
+        """Per published table: ``model, table, cells, matching, max_abs_gap`` (empty when not published)."""
+        rows = []
+        for table in (1, 6, 8, 7):
+            cmp = self.comparison(table)
+            if cmp is not None:
+                rows.append({"model": self.model, "table": table, "cells": len(cmp),
+                             "matching": int(cmp["match"].sum()), "max_abs_gap": float(cmp["gap"].abs().max())})
+        return pd.DataFrame(rows, columns=["model", "table", "cells", "matching", "max_abs_gap"])
+
+    def metrics(self) -> dict[str, Any]:
+        """Flat metrics without a model prefix (``Run.record_report`` adds it).
+
+        Per test and group: ``<test>/<group>`` (E), ``<test>_ci_low/<group>``,
+        ``<test>_ci_high/<group>``, ``<test>_cases/<group>``; the same with
+        group ``overall``; ``paper_match|paper_cells|paper_max_gap/table<N>``
+        for a published model; ``type_test_p_permutation|type_test_p_chi2/<test>``;
+        ``n_texts``, ``excluded_phrases``, ``missing_words``; ``embed_seconds``, ``test_seconds``.
+        """
+        out: dict[str, Any] = {}
+        for test, result in self.results.items():
+            frame = self.consistency(test)
+            k = result.cases - result.violations
+            overall = pd.DataFrame({"E": [k / result.cases if result.cases else np.nan],
+                                    "ci_low": [1.0 - result.ci_high], "ci_high": [1.0 - result.ci_low],
+                                    "n": [result.cases]}, index=["overall"])
+            for label, row in [*zip(map(_label, frame.index), frame.itertuples()), ("overall", *overall.itertuples())]:
+                out[f"{test}/{label}"] = float(row.E)
+                out[f"{test}_ci_low/{label}"] = float(row.ci_low)
+                out[f"{test}_ci_high/{label}"] = float(row.ci_high)
+                out[f"{test}_cases/{label}"] = int(row.n)
+        for row in self.fidelity().itertuples():
+            out[f"paper_match/table{row.table}"] = int(row.matching)
+            out[f"paper_cells/table{row.table}"] = int(row.cells)
+            out[f"paper_max_gap/table{row.table}"] = float(row.max_abs_gap)
+        for row in self.type_tests.itertuples():
+            out[f"type_test_p_permutation/{row.test}"] = float(row.p_permutation)
+            out[f"type_test_p_chi2/{row.test}"] = float(row.p_chi2)
+        out.update({"n_texts": self.n_texts, "excluded_phrases": self.excluded_phrases,
+                    "missing_words": len(self.missing_words), "embed_seconds": self.embed_seconds,
+                    "test_seconds": self.test_seconds})
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Named tables to save: consistency with intervals per test, per-adjective counts, paper comparisons.
+
+        (The type-difference tests are in :attr:`type_tests`; :func:`type_tests_table` stacks them over models.)
+        """
+        out = {f"consistency_{test}": self.consistency(test).reset_index() for test in self.results}
+        out.update({f"per_adjective_{test}": self.per_adjective(test) for test in self.results})
+        out["table6_intersective_aan"] = self.matrix("intersective_aan")
+        out["table7_intersective_pairs"] = self.matrix("intersective_pairs")
+        for table in (1, 6, 7, 8):
+            cmp = self.comparison(table)
+            if cmp is not None:
+                out[f"paper_table{table}"] = cmp.reset_index()
+        return out
+
+    def summary(self) -> str:
+        """One line: texts embedded, times, exclusions, and the paper match when published."""
+        text = (f"{self.model}: embedded {self.n_texts:,} texts in {self.embed_seconds:.1f} s, tests in "
+                f"{self.test_seconds:.2f} s, {self.excluded_phrases} phrases excluded")
+        if self.missing_words:
+            text += f" (words without a vector: {', '.join(self.missing_words[:20])})"
+        fid = self.fidelity()
+        if len(fid):
+            text += "; paper cells matched: " + ", ".join(f"Table {r.table} {r.matching}/{r.cells}"
+                                                          for r in fid.itertuples())
+        return text
+
+
+def run_tests(model: Any, phrases: PhraseSet, *, name: str | None = None,
+              max_split_distance: float | None = MAX_SPLIT_DISTANCE, n_boot: int = 1000, permutations: int = 2000,
+              seed: int = 0) -> MontagueReport:
+    """Embed every text once and run the three Montague tests (four tables) on one model.
+
+    Args:
+        model: Anything with ``embed(texts) -> (n, d)`` (NaN rows: no vector).
+        phrases: From :func:`build_phrases`.
+        name: The model's name for the report and the paper lookup (default ``model.name``).
+        max_split_distance: See :func:`intersectivity`.
+        n_boot: Bootstrap replicates over adjectives (0 skips the intervals).
+        permutations: Label shuffles of the type-difference tests (0 skips them).
+        seed: Seeds the bootstrap and the permutations.
+
+    Returns:
+        A :class:`MontagueReport`.
+    """
+    name = str(name if name is not None else getattr(model, "name", type(model).__name__))
+    start = time.perf_counter()
+    table = EmbeddingTable.from_model(model, phrases.texts)
+    embed_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    cases = {"intersective_an": intersectivity(table, phrases.an, ["adj", "noun"],
+                                               max_split_distance=max_split_distance),
+             "intersective_aan": intersectivity(table, phrases.aan, ["adj1", "adj2", "noun"],
+                                                max_split_distance=max_split_distance),
+             "intersective_pairs": intersective_pairs(table, phrases),
+             "nonsubsective": nonsubsectivity(table, phrases.an)}
+    types = phrases.adjectives.set_index("word")["type"]
+    results = {test: spec.relation.check(frame["near"].to_numpy(), frame["far"].to_numpy(),
+                                         frame[list(spec.items)], _typed(frame, spec.groups), types, n_boot, seed)
+               for test, (frame, spec) in ((t, (cases[t], s)) for t, s in TESTS.items())}
+    test_seconds = time.perf_counter() - start
+    words = [*phrases.adjectives["word"], *phrases.nouns]
+    missing = [w for w, ok in zip(words, table.valid[table.rows(words)]) if not ok]
+    type_tests = pd.DataFrame([{"model": name, "test": test, **type_difference_test(
+        _unit_counts(results[test], TESTS[test].items), unit=list(TESTS[test].items), types=types,
+        permutations=permutations, seed=seed)} for test in TESTS] if permutations else [],
+        columns=["model", "test", "chi2", "dof", "p_chi2", "p_permutation", "method"])
+    excluded = phrases.n_phrases - len(cases["intersective_an"]) - len(cases["intersective_aan"])
+    return MontagueReport(name, results, len(phrases.texts), excluded, missing, type_tests, embed_seconds,
+                          test_seconds, cases)
+
+
+def _unit_counts(result: RelationResult, unit: Sequence[str]) -> pd.DataFrame:
+    """Per-item counts as ``unit..., k, n`` (what :func:`type_difference_test` reads)."""
+    frame = result.per_item
+    return pd.DataFrame({**{c: frame[c] for c in unit}, "k": frame["cases"] - frame["violations"],
+                         "n": frame["cases"]})
+
+
+# ---------------------------------------------------------------------------
+# Several models side by side
+# ---------------------------------------------------------------------------
+
+
+def across_models(reports: Mapping[str, MontagueReport], test: str) -> pd.DataFrame:
+    """One row per model (E per type of a one-type test), plus the paper's printed row of each model it publishes.
+
+    A model with a different counterpart in the paper (:data:`PAPER_COUNTERPARTS`, e.g. ``glove-50d`` beside
+    the paper's GloVe 300d) gets that row, labelled as such, to read beside it; it is not compared.
+    """
+    table = pd.DataFrame({name: r.consistency(test)["E"] for name, r in reports.items()}).T
+    number = TESTS[test].table
+    for name in reports:
+        key, label = PAPER_COUNTERPARTS.get(name, (name, f"{name} (paper, printed)"))
+        paper = paper_values(number, key)
+        if paper is not None and label not in table.index:
+            table.loc[label] = paper.reindex(table.columns)
+    return table.rename_axis(index="model", columns="type")
+
+
+def long_form(table: pd.DataFrame, value: str = "E") -> pd.DataFrame:
+    """A models x types table as rows ``model, type, <value>`` (for grouped bar charts)."""
+    return table.rename_axis(index="model", columns="type").stack().rename(value).reset_index()
+
+
+def fidelity_table(reports: Mapping[str, MontagueReport]) -> pd.DataFrame:
+    """Every report's :meth:`MontagueReport.fidelity`, stacked (empty when no model is published)."""
+    frames = [r.fidelity() for r in reports.values()]
+    return (pd.concat(frames, ignore_index=True) if frames else
+            pd.DataFrame(columns=["model", "table", "cells", "matching", "max_abs_gap"]))
+
+
+def type_tests_table(reports: Mapping[str, MontagueReport]) -> pd.DataFrame:
+    """Every report's type-difference tests, stacked."""
+    return pd.concat([r.type_tests for r in reports.values()], ignore_index=True)
+
+
 __all__ = [
-    "MAX_SPLIT_DISTANCE", "PhraseSet", "EmbeddingTable", "build_phrases", "splits", "phrase", "intersectivity",
-    "nonsubsectivity", "intersective_pairs", "consistency", "type_pair_matrix", "truncate",
-    "type_difference_test", "per_adjective_counts", "paper_values", "compare_with_paper",
+    "MAX_SPLIT_DISTANCE", "PAPER_COUNTERPARTS", "TESTS", "DistanceOrder", "INTERSECTIVITY", "PAIR_INTERSECTIVITY",
+    "NONSUBSECTIVITY", "MontagueReport", "PhraseSet", "EmbeddingTable", "TestSpec", "across_models",
+    "build_phrases", "compare_with_paper", "consistency", "fidelity_table", "intersectivity", "intersective_pairs",
+    "long_form", "nonsubsectivity", "paper_values", "phrase", "run_tests", "splits", "truncate",
+    "type_difference_test", "type_pair_matrix", "type_tests_table",
 ]

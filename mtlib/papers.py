@@ -12,3 +12,81 @@ Values are typed in from the papers (facts from the papers), never computed here
 """
 
 from __future__ import annotations
+
+
+# ---------------------------------------------------------------------------
+# Carvalho et al., "Montague semantics and modifier consistency measurement in
+# neural language models" (notebook 04)
+# ---------------------------------------------------------------------------
+
+#: Carvalho et al., Appendix A / Table 5: the adjective types, in the order of the tables' columns.
+CARVALHO_TYPES = ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")
+
+#: Carvalho et al., Appendix B, Table 6 column order: ``(first adjective type, second adjective type)``,
+#: the second type varying slowest, as printed.
+CARVALHO_TABLE6_COLUMNS = tuple((a, b) for b in CARVALHO_TYPES for a in CARVALHO_TYPES)
+
+#: Carvalho et al., Appendix B, Table 7 column order: ``(a1 type, a2 type)`` with a2 not before a1.
+CARVALHO_TABLE7_COLUMNS = tuple((a, b) for i, a in enumerate(CARVALHO_TYPES) for b in CARVALHO_TYPES[i:])
+
+#: Carvalho et al., §4.2.1, Table 1: consistency of single-phrase intersectivity (Eq. 3-4) on AN phrases,
+#: per adjective type (columns :data:`CARVALHO_TYPES`); printed with at most 2 decimals. Rows by registry name.
+CARVALHO_TABLE1: dict[str, tuple[float, ...]] = {
+    "sbert": (0.95, 0.97, 0.99, 1.0, 0.97), "distilroberta": (1.0,) * 5, "t5": (1.0,) * 5,
+    "dpr": (1.0, 1.0, 0.98, 1.0, 1.0), "labse": (1.0,) * 5, "minilm": (1.0,) * 5, "glove": (1.0,) * 5,
+    "word2vec": (1.0,) * 5,
+}
+
+#: Carvalho et al., Appendix B, Table 6 (Table 2 is its (X, S-I) columns): consistency of single-phrase
+#: intersectivity on AAN phrases per ordered type pair (columns :data:`CARVALHO_TABLE6_COLUMNS`);
+#: 4 decimals, truncated. Rows by registry name.
+CARVALHO_TABLE6: dict[str, tuple[float, ...]] = {
+    "sbert": (0.7939, 0.7348, 0.7741, 0.8495, 0.7651, 0.7525, 0.5694, 0.7494, 0.8253, 0.7175, 0.7875, 0.7247,
+              0.6635, 0.7605, 0.7860, 0.8463, 0.8244, 0.7497, 0.8021, 0.8015, 0.7752, 0.6898, 0.7880, 0.8412, 0.8194),
+    "distilroberta": (0.9810, 0.9633, 0.9576, 0.9751, 0.9823, 0.9507, 0.9305, 0.8868, 0.8918, 0.9537, 0.9430,
+                      0.9002, 0.8520, 0.8992, 0.9372, 0.9816, 0.9573, 0.9309, 0.9523, 0.9841, 0.9949, 0.9953,
+                      0.9845, 0.9920, 1.0),
+    "t5": (0.9962, 0.9898, 0.9935, 0.9978, 1.0, 0.9734, 0.9694, 0.9454, 0.9375, 0.9722, 0.9946, 0.9742, 0.9392,
+           0.9600, 0.9825, 0.9972, 0.9751, 0.9594, 0.9317, 0.9861, 0.9949, 0.9953, 0.9835, 0.9900, 1.0),
+    "dpr": (0.8249, 0.8169, 0.7730, 0.8441, 0.8358, 0.8257, 0.8000, 0.7232, 0.8055, 0.9074, 0.7567, 0.7011,
+            0.6255, 0.7352, 0.8034, 0.8814, 0.8660, 0.7768, 0.8942, 0.8769, 0.8560, 0.8935, 0.7993, 0.8234, 0.875),
+    "labse": (0.9204, 0.9343, 0.9534, 0.9139, 0.9671, 0.9431, 0.9555, 0.9295, 0.9394, 0.9814, 0.9584, 0.9274,
+              0.8360, 0.8858, 0.9588, 0.8874, 0.9176, 0.8536, 0.6483, 0.9166, 0.9848, 0.9861, 0.9701, 0.9523, 1.0),
+    "minilm": (0.9803, 0.9444, 0.9764, 0.9924, 0.9722, 0.9217, 0.8805, 0.9022, 0.9037, 0.9398, 0.9725, 0.9130,
+               0.9102, 0.9433, 0.9393, 0.9880, 0.9196, 0.9488, 0.9565, 0.9464, 0.9747, 0.9675, 0.9619, 0.9742,
+               0.8888),
+    "glove": (1.0, 1.0, 1.0, 0.9393, 1.0, 1.0, 1.0, 1.0, 0.9414, 1.0, 1.0, 1.0, 0.9992, 0.9442, 1.0, 0.9393,
+              0.9414, 0.9442, 0.8873, 0.9345, 1.0, 1.0, 1.0, 0.9345, 1.0),
+    "word2vec": (0.9969, 1.0, 0.9691, 0.9404, 1.0, 1.0, 1.0, 0.9686, 0.9394, 1.0, 0.9691, 0.9404, 0.9394,
+                 0.9122, 0.9691, 0.9404, 0.9394, 0.9122, 0.8736, 0.9404, 1.0, 1.0, 0.9691, 0.9404, 1.0),
+}
+
+#: Carvalho et al., Appendix B, Table 7 (Table 3 summarises it): consistency of phrase-pair intersectivity
+#: (Eq. 5-6) per type pair (columns :data:`CARVALHO_TABLE7_COLUMNS`); 4 decimals, truncated.
+CARVALHO_TABLE7: dict[str, tuple[float, ...]] = {
+    "sbert": (0.5, 0.7561, 0.7549, 0.7883, 0.6382, 0.5, 0.5686, 0.5704, 0.3213, 0.5, 0.4899, 0.3045, 0.5, 0.2805, 0.5),
+    "distilroberta": (0.5, 0.7594, 0.7006, 0.5545, 0.7700, 0.5, 0.4463, 0.3109, 0.4872, 0.5, 0.3577, 0.5372, 0.5,
+                      0.6966, 0.5),
+    "t5": (0.5, 0.6641, 0.6300, 0.5409, 0.7550, 0.5, 0.4454, 0.3849, 0.5333, 0.5, 0.4113, 0.6131, 0.5, 0.7212, 0.5),
+    "dpr": (0.5, 0.3728, 0.3944, 0.4504, 0.6454, 0.5, 0.5078, 0.5705, 0.7304, 0.5, 0.5627, 0.7100, 0.5, 0.6635, 0.5),
+    "labse": (0.5, 0.4252, 0.3386, 0.5268, 0.3316, 0.5, 0.4155, 0.6216, 0.3877, 0.5, 0.6838, 0.5209, 0.5, 0.2902,
+              0.5),
+    "minilm": (0.5, 0.7048, 0.7275, 0.5197, 0.8909, 0.5, 0.4987, 0.3521, 0.6598, 0.5, 0.3227, 0.6686, 0.5, 0.8222,
+               0.5),
+    "glove": (0.5, 0.6565, 0.6940, 0.7022, 0.4684, 0.5, 0.5428, 0.5552, 0.3215, 0.5, 0.5087, 0.2626, 0.5, 0.2558,
+              0.5),
+    "word2vec": (0.5, 0.7536, 0.6518, 0.4879, 0.9982, 0.5, 0.4289, 0.2953, 0.8103, 0.5, 0.3817, 0.8503, 0.5, 0.8642,
+                 0.5),
+}
+
+#: Carvalho et al., §4.2.3 and Appendix B, Table 8 (Table 4 rounds it to 3 decimals): consistency of
+#: non-subsectivity (Eq. 7-8) per adjective type (columns :data:`CARVALHO_TYPES`); 4 decimals, truncated.
+CARVALHO_TABLE8: dict[str, tuple[float, ...]] = {
+    "sbert": (0.8030, 0.5000, 0.4907, 0.5833, 0.7777), "distilroberta": (0.7424, 0.5000, 0.5432, 0.7380, 0.3333),
+    "t5": (0.6818, 0.5416, 0.5864, 0.6547, 0.4166), "dpr": (0.4772, 0.3750, 0.4907, 0.5595, 0.3611),
+    "labse": (0.3560, 0.3055, 0.5123, 0.3273, 0.1944), "minilm": (0.6136, 0.4861, 0.4320, 0.6785, 0.1111),
+    "glove": (0.6060, 0.2222, 0.2191, 0.3214, 0.2777), "word2vec": (0.5530, 0.2083, 0.3364, 0.4940, 0.0),
+}
+
+#: Carvalho et al.: decimals each table is printed with (Table 1: at most 2; Tables 6-8: 4, truncated).
+CARVALHO_DECIMALS = {1: 2, 6: 4, 7: 4, 8: 4}

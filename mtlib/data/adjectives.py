@@ -28,6 +28,7 @@ from mtlib.data.errors import DataFormatError, resolve_data_path
 from mtlib.data.tsv import nonblank_lines, text_lines
 
 ADJECTIVE_TYPES = ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")
+#: Each type's name, for tables (Carvalho et al. §2.2, Table 5).
 TYPE_NAMES = {"S-I": "subsective intersective", "S-NI": "subsective non-intersective",
               "NS-Pl": "plain non-subsective", "NS-Pr": "privative non-subsective", "A": "ambiguous"}
 CLASSES = (*ADJECTIVE_TYPES, "noun")
@@ -137,17 +138,31 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["word", "class", "line"])
 
 
-def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,)) -> tuple[pd.DataFrame, list[str]]:
-    """Adjectives (with types) and nouns from one or more word lists.
+def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,), *, bundled: bool = False,
+                 max_per_type: int = 0, max_nouns: int = 0) -> tuple[pd.DataFrame, list[str]]:
+    """Adjectives (with types) and nouns from word lists (by default the bundled one).
 
     Later files add words. A word repeated across files with the same class
     is kept once (so the authors' full list can be given beside the bundled
     one); with another class it is an error naming both files.
 
+    Args:
+        paths: Word lists in either format (see the module docstring).
+        bundled: Read the bundled Appendix A list (:data:`BUNDLED_WORDS`) before ``paths``
+            (``load_lexicon(user_lists, bundled=True)``: the bundled list extended by a user's).
+        max_per_type: Keep at most this many adjectives of each type, in file order (0 keeps all).
+        max_nouns: Keep at most this many nouns (0 keeps all).
+
     Returns:
         ``(adjectives, nouns)``: a DataFrame ``word, type`` in file order and a
         list of nouns.
+
+    Raises:
+        ValueError: no word list at all (no ``paths`` and ``bundled=False``).
     """
+    paths = [*([BUNDLED_WORDS] if bundled else []), *paths]
+    if not paths:
+        raise ValueError("no word list: give paths, or bundled=True for the bundled Appendix A list")
     frames = []
     origin: dict[str, tuple[str, str]] = {}
     for p in paths:
@@ -164,5 +179,7 @@ def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,)) -> tuple
         frames.append(df[~df["word"].isin(repeated)])
     words = pd.concat(frames, ignore_index=True)
     adjectives = words[words["class"] != "noun"].rename(columns={"class": "type"})[["word", "type"]]
+    if max_per_type:
+        adjectives = adjectives.groupby("type", sort=False).head(max_per_type)
     nouns = words.loc[words["class"] == "noun", "word"].tolist()
-    return adjectives.reset_index(drop=True), nouns
+    return adjectives.reset_index(drop=True), nouns[:max_nouns] if max_nouns else nouns
