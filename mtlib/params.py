@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import json
 import math
 import re
@@ -165,9 +166,15 @@ def declared(notebook: str | Path) -> dict[str, Declared]:
     Raises:
         ConfigError: no parameters cell, or a line that is not ``name: type = literal``.
     """
+    notebook = Path(notebook)
+    return dict(_declared(str(notebook.resolve()), notebook.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=64)
+def _declared(path: str, mtime_ns: int) -> dict[str, Declared]:
     import nbformat
 
-    notebook = Path(notebook)
+    notebook = Path(path)
     nb = nbformat.read(notebook, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if not cells:
