@@ -734,7 +734,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  bad parameter: {line}")
             for line in missing_inputs(job.parameters, root, job.cwd):
                 print(f"  missing input: {line}")
-        return 0
+        return 1 if any(job.problems for job in jobs) else 0
     for job in jobs:
         _clear_outputs(job, out, profile)
     print(f"mtlib.run: {len(jobs)} notebook(s), profile {profile}")
