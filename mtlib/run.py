@@ -3,13 +3,30 @@
 It finds ``notebooks/[0-9][0-9]_*.ipynb`` (``00_template`` excluded), gives
 each the parameters of the chosen profile (a name from
 ``notebooks/profiles/<name>.yaml``, or the path of a user's own YAML file; ``-p
-NN.key=value`` overrides one value, parsed as YAML), checks that the input
-files the parameters name exist (a missing one fails that notebook before it
-runs, naming the file),
+NN.key=value`` overrides one value, parsed as YAML), checks the parameters
+against their types and rules (:mod:`mtlib.params`, ``notebooks/parameters.yaml``)
+and that the input files they name exist (a bad value or a missing file fails
+that notebook before it runs, with the message; the others run),
 executes it in its own papermill process (a failure or a crash cannot take
 the others down), prints a summary table, writes
-``papermill_runs/<profile>/REPORT.md`` linking every figure, table and metric,
-and exits non-zero if any notebook failed.
+``papermill_runs/<profile>/REPORT.md`` linking every figure, table and metric
+that exists, and exits non-zero if any notebook failed.
+
+Profiles: a YAML error, a ``notebooks:`` that is not a mapping or a notebook
+key that matches no notebook stops the run with the file and line. Notebook
+keys are read as written, so ``01:`` unquoted works (YAML alone would make it
+the integer 1); a one-digit key ``1:`` is read as ``"01"`` with a note. A name
+in a notebook's block that it does not declare is an error with the closest
+name suggested; a string given for a list parameter (``-p 01.models=minilm``)
+is wrapped into a list with a note.
+
+Faults: papermill (and so its kernel) runs in its own process group. On
+SIGTERM or SIGINT the runner stops the running notebook's papermill and
+kernel, writes ``REPORT.md`` (finished notebooks, the ``interrupted`` one with
+what it recorded, the ``not run`` ones) and exits with 128 + the signal (143,
+130). A papermill killed by a signal is reported as such (``killed by
+SIGKILL``). ``params.json`` of each run holds the parameters passed, merged
+with what the notebook's ``Run`` wrote.
 
 The executor is one small interface (:class:`Executor`): today's is
 sequential; a distributed one only has to map :func:`execute_job` over jobs,

@@ -226,3 +226,15 @@ def test_bad_option_on_the_command_line_prints_no_traceback(tmp_path):
 def test_profile_rules_are_valid_yaml_with_quoted_keys():
     data = yaml.safe_load((NB_DIR / "parameters.yaml").read_text())
     assert all(isinstance(k, str) and re.fullmatch(r"\d\d", k) for k in data)
+
+
+@pytest.mark.parametrize("which", ["99", "one past the last", "one before the first"])
+def test_layer_out_of_range_names_the_parameter_when_the_model_is_loaded(tiny_bert_dir, which):
+    from mtlib import models
+
+    model = models.load(str(tiny_bert_dir), device="cpu")
+    n = model.num_layers
+    layer = {"99": 99, "one past the last": n + 1, "one before the first": -(n + 2)}[which]
+    assert model.features(["a tree"], layer=-(n + 1)).pooled.shape[0] == 1  # the ends of the range work
+    with pytest.raises(ValueError, match=rf"layer={layer}: .* has {n} layers.*'layer' parameter.*-{n + 1}\.\.{n}"):
+        model.features(["a tree"], layer=layer)
