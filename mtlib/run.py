@@ -148,8 +148,13 @@ def execute_job(job: NotebookJob) -> JobResult:
             try:
                 out, err_text = proc.communicate()
             except BaseException:
-                stop_process_tree(proc)
-                write_params(job)
+                # a second Ctrl-C must not cut the clean-up short: hold the signals until the children are gone
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, signals_raise.SIGNALS)
+                try:
+                    stop_process_tree(proc)
+                    write_params(job)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
                 raise
             status = "ok" if proc.returncode == 0 else "failed"
             error = "" if status == "ok" else exit_reason(proc.returncode, err_text + out)
