@@ -29,7 +29,7 @@ clause must hold::
 
     >= N   > N   <= N   < N   != N      a number compared with N
     in [a, b]  in (a, b)  in [a, b)  in (a, b]     a number in an interval
-    one of a, b, c          the value is one of these (parsed as YAML scalars)
+    one of a, b, c          the value is one of these (numbers compare as numbers, the rest as strings)
     non-empty               a list, mapping or string with at least one entry
     length N                a list of exactly N entries
     str | int | float | bool | list | dict       the value's type
@@ -94,7 +94,8 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
     Args:
         path: The file.
         raw_keys_under: Top-level keys whose mapping's keys are kept as written
-            (``01:`` unquoted stays the string ``"01"``, not the integer 1).
+            (``01:`` unquoted stays the string ``"01"``, not the integer 1);
+            ``""`` means the top-level mapping's own keys.
 
     Returns:
         ``(data, lines)``, ``lines[("notebooks", "01")]`` being the line of that key.
@@ -117,11 +118,13 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
         if node is None:
             return None, lines
         if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if key.value in raw_keys_under and isinstance(value, yaml.MappingNode):
-                    for sub, _ in value.value:
-                        if isinstance(sub, yaml.ScalarNode) and sub.tag.endswith((":int", ":float")):
-                            sub.tag = "tag:yaml.org,2002:str"  # keep "01" as written
+            mappings = [node] if "" in raw_keys_under else []
+            mappings += [value for key, value in node.value
+                         if key.value in raw_keys_under and isinstance(value, yaml.MappingNode)]
+            for mapping in mappings:
+                for sub, _ in mapping.value:
+                    if isinstance(sub, yaml.ScalarNode) and sub.tag.endswith((":int", ":float")):
+                        sub.tag = "tag:yaml.org,2002:str"  # keep "01" as written
         _key_lines(node, (), lines)
         data = loader.construct_document(node)
     except yaml.YAMLError as err:
@@ -255,7 +258,9 @@ def parse_clause(text: str) -> Check:
             return [] if ok else [("", v, f"a number {t}")]
         return interval
     if m := re.fullmatch(r"one of (.+)", t):
-        allowed = [yaml.safe_load(x.strip()) for x in m.group(1).split(",")]
+        # numbers are numbers, anything else a string (so "yes"/"no" stay words, unlike plain YAML)
+        allowed = [yaml.safe_load(x.strip()) if re.fullmatch(_NUM, x.strip()) else x.strip()
+                   for x in m.group(1).split(",")]
         words = ", ".join(str(a) for a in allowed)
 
         def one_of(v: Any, _: Any) -> list[tuple[str, Any, str]]:
@@ -330,7 +335,7 @@ def load_rules(notebooks_dir: str | Path) -> dict[str, dict[str, Rule]]:
     path = Path(notebooks_dir) / RULES_FILE
     if not path.exists():
         return {}
-    data, lines = read_yaml(path, raw_keys_under=())
+    data, lines = read_yaml(path, raw_keys_under=("",))
     data = data or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}:1: expected a mapping of notebook numbers to {{parameter: rule}}")
@@ -339,7 +344,7 @@ def load_rules(notebooks_dir: str | Path) -> dict[str, dict[str, Rule]]:
         if not isinstance(block, dict):
             raise ConfigError(f"{path}:{lines.get((str(nb),), 1)}: notebook {nb!r}: expected a mapping "
                               "{parameter: rule}")
-        key = f"{int(nb):02d}" if isinstance(nb, int) else str(nb)
+        key = f"0{nb}" if str(nb).isdigit() and len(str(nb)) == 1 else str(nb)
         out[key] = {str(p): compile_rule(str(r), f"{path.parent.name}/{path.name}:{lines.get((str(nb), str(p)), 1)}")
                     for p, r in block.items()}
     return out

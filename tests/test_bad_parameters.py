@@ -238,3 +238,8 @@ def test_layer_out_of_range_names_the_parameter_when_the_model_is_loaded(tiny_be
     assert model.features(["a tree"], layer=-(n + 1)).pooled.shape[0] == 1  # the ends of the range work
     with pytest.raises(ValueError, match=rf"layer={layer}: .* has {n} layers.*'layer' parameter.*-{n + 1}\.\.{n}"):
         model.features(["a tree"], layer=layer)
+
+
+def test_rules_file_keys_are_read_as_written(tmp_path):
+    (tmp_path / "parameters.yaml").write_text('01:\n  n_boot: ">= 1"\n7:\n  seed: ">= 0"\n')
+    assert set(P.load_rules(tmp_path)) == {"01", "07"}
