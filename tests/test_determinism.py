@@ -62,7 +62,7 @@ def test_two_smoke_runs_with_fresh_caches_agree(path, smoke_runs):
     if diff and len(misnamed) == len(diff):
         # every difference is a duration recorded outside timing/ (e.g. count_seconds/english/hyp, seconds_total):
         # named here, not hidden; it goes away when the notebook records it under a key Run.record files in timing/
-        pytest.xfail(f"{path.stem}: durations outside timing/ differ (give them a key whose part ends in "
-                     f"'seconds' at the end, or record them under timing/): " + "; ".join(misnamed))
+        pytest.xfail(f"{path.stem}: durations outside timing/ differ (record them under timing/, e.g. "
+                     f"a key whose last part ends in 'seconds'): " + "; ".join(misnamed))
     assert not diff, f"{path.stem}: {len(diff)} non-timing metric(s) differ between two runs:\n" + "\n".join(diff)
     assert len([k for k in ma if not k.startswith(TIMING_PREFIX)]) > 3  # something real was compared
