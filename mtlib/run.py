@@ -443,7 +443,9 @@ def notebook_parameters(notebook: Path, profile_data: dict[str, Any], profile: s
     merged.update({"profile": profile, "out_dir": str(out_dir)})
     if device:
         merged["device"] = device
-    unknown = sorted(set(merged) - declared - {"profile", "out_dir", "device"})
+    # defaults meant for other notebooks; an undeclared name in this notebook's own block is an error
+    # (check_parameters)
+    unknown = sorted(set(profile_data.get("defaults") or {}) - declared - {"profile", "out_dir", "device"})
     if unknown:
         print(f"  note: {notebook.name} does not declare {', '.join(unknown)}; not passed")
     return {k: v for k, v in merged.items() if k in declared}
