@@ -199,6 +199,11 @@ class Run:
         out_dir: Output root override (the notebooks' ``out_dir`` parameter).
         params: The notebook's parameters, saved in ``params.json``.
 
+    Raises:
+        mtlib.params.ParameterError: a parameter of the notebook
+            ``notebooks/<stem>.ipynb`` breaks its type or its rule in
+            ``notebooks/parameters.yaml`` (:func:`mtlib.params.check_run`).
+
     Example:
         >>> run = Run("00_template", profile="smoke", out_dir=tmp)  # doctest: +SKIP
         >>> run.record("accuracy", 0.91)                             # doctest: +SKIP
@@ -207,6 +212,9 @@ class Run:
 
     def __init__(self, stem: str, profile: str = "quick", out_dir: str | None = None,
                  params: Mapping[str, Any] | None = None) -> None:
+        from mtlib.params import check_run
+
+        check_run(stem, params)  # the same check the runner makes, for a run started in JupyterLab
         self.stem, self.profile = stem, profile
         root = output_root(out_dir)
         self.layout = RunLayout(root, profile, stem)

@@ -44,6 +44,16 @@ def _isolated_environment(tmp_path_factory):
             os.environ[k] = v
 
 
+@pytest.fixture(scope="session")
+def smoke_runs(request, tmp_path_factory):
+    """Smoke runs of the notebooks, once per session (tests/smoke_runs.py); paired when determinism is tested."""
+    from tests.smoke_runs import SmokeRuns
+
+    pairs = any(getattr(getattr(item, "module", None), "__name__", "").endswith("test_determinism")
+                for item in request.session.items)
+    return SmokeRuns(tmp_path_factory.mktemp("smoke"), pairs=pairs)
+
+
 def _wordpiece_tokenizer(sentences):
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import BertTokenizerFast

@@ -14,7 +14,6 @@ import papermill
 import pytest
 import yaml
 
-from mtlib import run as runner
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -106,11 +105,11 @@ SIGNED = ("spearman_", "partial_spearman_")  # correlations: in [-1, 1]
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
-def test_notebook_runs_in_the_smoke_profile(path, tmp_path):
+def test_notebook_runs_in_the_smoke_profile(path, smoke_runs):
     number = path.stem[:2]
-    status = runner.main(["--profile", "smoke", "--only", number, "--root", str(ROOT), "--out-dir", str(tmp_path)])
-    run_dir = tmp_path / "papermill_runs" / "smoke" / path.stem
-    assert status == 0, (run_dir / "REPORT.md").read_text() if (run_dir / "REPORT.md").exists() else "failed"
+    smoke = smoke_runs.get(number)  # one run per session, shared with tests/test_determinism.py
+    tmp_path, run_dir, status = smoke.out_dir, smoke.run_dir, smoke.returncode
+    assert status == 0, smoke.log[-3000:]
     metrics = json.loads((run_dir / "metrics.json").read_text())
     for key in EXPECTED.get(number, []):
         assert key in metrics, f"{path.stem}: metrics.json lacks {key}"

@@ -152,6 +152,10 @@ class TransformerModel(Model):
             raise ValueError("every input needs the same number of spans")
         if spans and layer is None:
             raise ValueError("spans need a layer (e.g. layer=-2 for the second-to-last)")
+        if layer is not None and not -(self.num_layers + 1) <= layer <= self.num_layers:
+            raise ValueError(f"layer={layer}: {self.name} has {self.num_layers} layers, so the hidden-state index "
+                             f"(the notebooks' 'layer' parameter) must be in {-(self.num_layers + 1)}.."
+                             f"{self.num_layers} (0 = embeddings, -1 = last layer)")
         if layer is not None and layer < 0:
             layer = self.num_layers + 1 + layer
         items = []
