@@ -21,8 +21,6 @@ from scipy import stats as sstats
 
 from mtlib.counting import count_order_violations, count_transitivity_violations
 
-Z95 = 1.959963984540054
-
 
 def wilson_interval(k: Any, n: Any, alpha: float = 0.05) -> tuple[Any, Any]:
     """Wilson score interval for a proportion ``k / n`` (vectorised).
