@@ -843,12 +843,17 @@ class LexicalTransitivityReport:
         """Does an accurate head still break transitivity? Stated from this run (Markdown)."""
         return claims.transitivity_contrast(self.table5, self.heads)
 
+    def _bars(self) -> pd.DataFrame:
+        """Table 5 with a ``label`` column ``language · relation`` for bar charts."""
+        bars = self.table5.reset_index()
+        bars["label"] = bars["language"] + " · " + bars["relation"]
+        return bars
+
     def figure_table5(self):
         """Violation rate per language and relation, with bootstrap intervals."""
         from mtlib import plots
 
-        bars = self.table5.reset_index()
-        bars["label"] = bars["language"] + " · " + bars["relation"]
+        bars = self._bars()
         return plots.rate_bars(bars, label="label", hue="relation", xlim=(0, 1),
                                title=f"Three-way transitivity violations ({self.model}"
                                      f"{', fine-tuned' if self.finetuned else ''})",
@@ -858,8 +863,7 @@ class LexicalTransitivityReport:
         """The same rates beside Table 5 (languages the paper did not test have no paper bar)."""
         from mtlib import plots
 
-        bars = self.table5.reset_index()
-        bars["label"] = bars["language"] + " · " + bars["relation"]
+        bars = self._bars()
         side = pd.concat([bars.assign(source=f"mtlib: {self.model}")[["label", "rate", "source"]],
                           bars.assign(source="Manino et al. Table 5", rate=bars["paper_rate"])[
                               ["label", "rate", "source"]]])

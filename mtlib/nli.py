@@ -326,7 +326,7 @@ class CompositionalityReport:
         r = self.result
         return (f"{self.model}: s_ent from {self.ent.source}; probe accuracy {self.probe_accuracy.accuracy:.4f}; "
                 f"NLI accuracy {self.nli_accuracy.accuracy:.4f}; {r.cases:,} cases counted in "
-                f"{r.extra['count_seconds']:.3f} s; violation rate {r.rate:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]")
+                f"{r.extra['count_seconds']:.3f} s; violation rate {stats.rate_text(r.rate, r.ci_low, r.ci_high)}")
 
     def accuracy_sentences(self) -> str:
         """The NLI and probe accuracies beside their baselines, as Markdown."""

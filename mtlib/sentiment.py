@@ -297,7 +297,7 @@ class SystematicityReport:
         r = self.result
         return (f"{self.model}: {len(self.sources) * (1 + len(self.transformations)):,} texts scored in "
                 f"{self.infer_seconds:.1f} s; {r.extra['pairs']:,} pairs counted exactly in "
-                f"{r.extra['count_seconds']:.3f} s; violation rate {r.rate:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]")
+                f"{r.extra['count_seconds']:.3f} s; violation rate {stats.rate_text(r.rate, r.ci_low, r.ci_high)}")
 
     def misclassified_sentence(self, n_top: int) -> str:
         """The paper's observation (top reviews are misclassified), stated from this run."""

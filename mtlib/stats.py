@@ -40,6 +40,11 @@ def wilson_interval(k: Any, n: Any, alpha: float = 0.05) -> tuple[Any, Any]:
     return (float(low), float(high)) if low.ndim == 0 else (low, high)
 
 
+def rate_text(rate: float, low: float, high: float, digits: int = 4) -> str:
+    """A rate and its interval as text: ``0.1277 [0.1101, 0.1460]``."""
+    return f"{rate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
 def bootstrap_weights(n_items: int, n_boot: int, seed: int) -> np.ndarray:
     """Multinomial resampling weights, shape ``(n_boot, n_items)``, each row summing to ``n_items``."""
     rng = np.random.default_rng(seed)
