@@ -25,6 +25,10 @@ of model:
   only when ``n (n - 1) <= max_pairs``; otherwise the paper's sampled
   procedure (:func:`sampled_transitivity`) predicts only the pairs that random
   triples need.
+
+The experiment of notebook 03 is one call per model: ``report = transitivity(model, load_data(languages))``
+returns a :class:`LexicalTransitivityReport` (Table 5 in every language, the supervised contrast, the sampled
+procedure, the words in most violations) that :meth:`mtlib.results.Run.record_report` records.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ input: the hidden states of the insertion tokens at a chosen layer (their
 word pieces found through the tokenizer's offset mapping) and the
 entailment score, either from the model's own ENTAILMENT label or from a
 head trained here on frozen pooled features (never on the test contexts).
+
+The experiment is one call: ``report = compositionality(model, load_data(...))`` returns a
+:class:`CompositionalityReport` (Tables 3-4, up against down, the rate against chance) that
+:meth:`mtlib.results.Run.record_report` records.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ engine: the paper's transformations, a sentiment scorer built from any model
 (through :func:`mtlib.models.classifier`: a model's own positive class, or
 a frozen encoder plus a logistic-regression head trained here), and the pairs behind the geometric
 picture of §4.2.
+
+The experiment is one call: ``report = systematicity(model, sources, transformations)`` returns a
+:class:`SystematicityReport` (Tables 1-2, the misclassification tests, figures) that
+:meth:`mtlib.results.Run.record_report` records.
 """
 
 from __future__ import annotations
