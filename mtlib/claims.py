@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mtlib import papers
+
 #: Significance level of the named tests the sentences report.
 ALPHA = 0.05
 
@@ -242,8 +244,9 @@ def compositionality_sentence(result, chance: pd.DataFrame, by_mono: pd.DataFram
         by_mono: Rows ``up``/``down`` (index ``monotonicity``) with ``rate, ci_low, ci_high``.
         p_permutation: The context-label permutation test of up versus down (NaN when not run).
     """
+    paper = papers.MANINO_S51
     text = (f"Overall violation rate **{result.rate:.3f}** [{result.ci_low:.3f}, {result.ci_high:.3f}] over "
-            f"{int(result.cases):,} cases (paper: 0.406).")
+            f"{int(result.cases):,} cases (paper: {paper['violation_rate/overall']}).")
     if len(chance):
         row = chance.iloc[0]
         verdict = _side(row["p_value"], row["effect"], "significantly below chance (0.5)",
@@ -256,7 +259,7 @@ def compositionality_sentence(result, chance: pd.DataFrame, by_mono: pd.DataFram
         order = "lower" if up["rate"] < down["rate"] else "higher"
         text += (f" Upward contexts {up['rate']:.3f} [{up['ci_low']:.3f}, {up['ci_high']:.3f}] vs downward "
                  f"{down['rate']:.3f} [{down['ci_low']:.3f}, {down['ci_high']:.3f}]: up is {order} than down "
-                 "(paper: 0.312 vs 0.519, up lower)")
+                 f"(paper: {paper['violation_rate/up']} vs {paper['violation_rate/down']}, up lower)")
         if np.isfinite(p_permutation):
             sig = "significant" if p_permutation < ALPHA else "not significant"
             text += f"; the difference is {sig} (context-label permutation test, p = {p_permutation:.3g})."

@@ -25,6 +25,10 @@ of model:
   only when ``n (n - 1) <= max_pairs``; otherwise the paper's sampled
   procedure (:func:`sampled_transitivity`) predicts only the pairs that random
   triples need.
+
+The experiment of notebook 03 is one call per model: ``report = transitivity(model, load_data(languages))``
+returns a :class:`LexicalTransitivityReport` (Table 5 in every language, the supervised contrast, the sampled
+procedure, the words in most violations) that :meth:`mtlib.results.Run.record_report` records.
 """
 
 from __future__ import annotations
@@ -32,12 +36,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from functools import cached_property
+from typing import Any, ClassVar, Union
 
 import numpy as np
 import pandas as pd
 
-from mtlib import stats
+from mtlib import claims, papers, stats
 from mtlib.counting import sample_triples
 from mtlib.data.cogalex import stable_split
 from mtlib.models.heads import pair_features
@@ -46,13 +51,8 @@ from mtlib.relations import RelationResult, ThreeWayTransitivity
 #: The two heads: short name -> relation label in the data.
 RELATIONS: dict[str, str] = {"syn": "SYN", "hyp": "HYP"}
 
-#: Manino et al. Table 5: proportion of violated triples (fine-tuned XLM-R, CogALex-VI test words).
-TABLE5: dict[str, tuple[float, float]] = {
-    "english": (0.809, 0.723),
-    "german": (0.760, 0.713),
-    "chinese": (0.610, 0.606),
-    "italian": (0.659, 0.741),
-}
+#: Manino et al. Table 5 (kept here as an alias; the table lives in :mod:`mtlib.papers`).
+TABLE5: dict[str, tuple[float, float]] = papers.MANINO_TABLE5
 
 TRAIN_SPLITS = ("train",)
 TEST_SPLITS = ("test", "gold")
@@ -574,6 +574,25 @@ class TransitivityReport:
     matrices: dict[str, np.ndarray] | None
     predict_seconds: float
 
+    headline: ClassVar[tuple[str, ...]] = tuple(f"violation_rate/{rel}" for rel in RELATIONS)
+
+    #: Metric name -> column of :attr:`table`; each gives ``<metric>/<relation>``.
+    COLUMNS: ClassVar[dict[str, str]] = {
+        "violation_rate": "rate", "cases": "cases", "violations": "violations", "triples": "triples",
+        "positive_rate": "positive_rate", "method": "method", "sampled_rate": "sampled_rate",
+        "sampled_cases": "sampled_cases", "count_seconds": "count_seconds"}
+
+    def metrics(self) -> dict[str, Any]:
+        """Flat metrics ``<metric>/<relation>`` (``violation_rate/syn``, its ``_ci_low``/``_ci_high``...)."""
+        out: dict[str, Any] = {"predict_seconds": self.predict_seconds}
+        for rel, row in self.table.iterrows():
+            out.update({f"{key}/{rel}": row[col] for key, col in self.COLUMNS.items() if col in row.index})
+            out.update({f"violation_rate/{rel}_ci_low": row["ci_low"], f"violation_rate/{rel}_ci_high": row["ci_high"]})
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"transitivity": self.table}
+
 
 def check_transitivity(model: PairModel, words: Sequence[str], *, max_pairs: int = 1_000_000,
                        n_sample: int = 100_000, n_boot: int = 200, seed: int = 0, threshold: float = 0.5,
@@ -641,3 +660,260 @@ def most_violating_words(per_item: Mapping[str, pd.DataFrame | RelationResult], 
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["relation", "rank", "word", "violations", "cases", "rate"])
 
+
+
+# ---------------------------------------------------------------------------
+# The experiment of notebook 03: every language, one report per model
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class LexicalData:
+    """Word pairs of each language: training pairs, gold test pairs and the vocabulary under test.
+
+    Attributes:
+        splits: Language -> ``{"train": pairs, "test": pairs, "words": list}``.
+        dataset: ``CogALex-VI``, ``CogALex-V``, ``bundled`` or ``pairs`` (decides whether Table 5 applies).
+        note: How a single file was split (empty otherwise).
+    """
+
+    splits: dict[str, dict[str, Any]]
+    dataset: str
+    note: str = ""
+
+    @property
+    def languages(self) -> list[str]:
+        return list(self.splits)
+
+    def metrics(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"dataset": self.dataset}
+        for lang, d in self.splits.items():
+            out.update({f"vocabulary/{lang}": len(d["words"]), f"train_pairs/{lang}": len(d["train"]),
+                        f"test_pairs/{lang}": len(d["test"])})
+        return out
+
+    def overview(self) -> pd.DataFrame:
+        """Pairs per split and relation, vocabulary size and ordered triples, one column per language."""
+        rows = {}
+        for lang, d in self.splits.items():
+            n = len(d["words"])
+            rows[lang] = {"train pairs": len(d["train"]), "test pairs": len(d["test"]),
+                          **{f"test {r}": int((d["test"]["relation"] == r).sum())
+                             for r in sorted(d["test"]["relation"].unique())},
+                          "vocabulary n": n, "ordered triples n(n-1)(n-2)": n * (n - 1) * (n - 2)}
+        return pd.DataFrame(rows).fillna(0).astype(int)
+
+
+def load_data(languages: Sequence[str], data_dir: str = "", *, vocabulary_split: str = "test",
+              max_vocabulary: int = 0, seed: int = 0) -> LexicalData:
+    """Pairs of every language (:func:`mtlib.data.cogalex.load_lexical_relations`), split, and their vocabulary.
+
+    Args:
+        languages: Languages to load.
+        data_dir: Empty for the bundled pairs, a CogALex-VI folder or a CogALex-V file.
+        vocabulary_split: ``test``: words of the gold test pairs (the paper); ``all``: of every pair.
+        max_vocabulary: Keep a random subset of this many words per language (0 keeps all).
+        seed: Seeds the subset.
+    """
+    from mtlib.data import cogalex
+
+    if vocabulary_split not in ("test", "all"):
+        raise ValueError(f"vocabulary_split must be 'test' or 'all', got {vocabulary_split!r}")
+    splits, attrs = {}, {}
+    for lang in languages:
+        pairs = cogalex.load_lexical_relations(lang, data_dir)
+        train, test = split_pairs(pairs)
+        words = vocabulary(test if vocabulary_split == "test" else pairs, max_vocabulary, seed)
+        splits[lang] = {"train": train, "test": test, "words": words}
+        attrs = attrs or dict(pairs.attrs)
+    return LexicalData(splits, attrs.get("dataset", "bundled"), attrs.get("note", ""))
+
+
+@dataclass
+class LexicalTransitivityReport:
+    """Three-way transitivity of one model in every language, beside its supervised accuracy (§6.1).
+
+    A report for :meth:`mtlib.results.Run.record_report`: metric keys
+    ``<metric>/<language>/<relation>`` (``violation_rate/english/syn``,
+    ``accuracy/english/hyp``...), tables and :attr:`headline` (the first
+    language's rates).
+
+    Attributes:
+        model: Model name.
+        data: The pairs and vocabularies.
+        reports: Language -> :class:`TransitivityReport`.
+        scores: Language -> :func:`evaluate` on the gold test pairs.
+        finetuned: Whether the model was fine-tuned on word pairs (else frozen vectors and heads).
+        train_seconds: Language -> time to build the model and score the test pairs.
+        n_top: Words per language and relation in the ranking of violations.
+    """
+
+    model: str
+    data: LexicalData
+    reports: dict[str, TransitivityReport]
+    scores: dict[str, pd.DataFrame]
+    finetuned: bool = False
+    train_seconds: dict[str, float] = field(default_factory=dict)
+    n_top: int = 10
+
+    @property
+    def relation(self) -> ThreeWayTransitivity:
+        """The relation checked (its diagram is the paper's Figure 5)."""
+        return ThreeWayTransitivity(r"three-way transitivity of $v_{syn}$ and $v_{hyp}$")
+
+    @property
+    def headline(self) -> list[str]:
+        lang = self.data.languages[0]
+        return [f"violation_rate/{lang}/{rel}" for rel in RELATIONS]
+
+    @cached_property
+    def table5(self) -> pd.DataFrame:
+        """Table 5: one row per (language, relation) with the paper's rate where it applies."""
+        table = pd.concat({lang: r.table for lang, r in self.reports.items()}, names=["language"])
+        paper = table5_frame(self.data.dataset)
+        table["paper_rate"] = [paper.loc[lang, rel] if lang in paper.index else float("nan")
+                               for lang, rel in table.index]
+        return table
+
+    @cached_property
+    def accuracy(self) -> pd.DataFrame:
+        """Supervised scores of each head on each language's gold test pairs."""
+        return pd.concat(self.scores, names=["language"])
+
+    @cached_property
+    def heads(self) -> dict[tuple[str, str], claims.AccuracyReport]:
+        """(language, relation) -> the head's accuracy beside its majority-class baseline."""
+        return {(lang, rel): rep for lang, frame in self.scores.items()
+                for rel, rep in claims.binary_scores_report(frame).items()}
+
+    @cached_property
+    def sampled_vs_exhaustive(self) -> pd.DataFrame:
+        """The paper's sampled procedure beside the exact count (``difference`` = sampled - exact)."""
+        cols = ["method", "rate", "ci_low", "ci_high", "cases", "sampled_rate", "sampled_ci_low", "sampled_ci_high",
+                "sampled_cases", "sampled_triples"]
+        compare = self.table5[[c for c in cols if c in self.table5]].copy()
+        if "sampled_rate" in compare:
+            compare["difference"] = compare["sampled_rate"] - compare["rate"]
+        return compare
+
+    @cached_property
+    def top_words(self) -> dict[str, pd.DataFrame]:
+        """Language -> the ``n_top`` words in the most violated triples per relation (languages with an exact
+        count)."""
+        return {lang: most_violating_words(r.results, self.n_top) for lang, r in self.reports.items() if r.results}
+
+    def rates(self) -> pd.Series:
+        """Violation rate per (language, relation)."""
+        return self.table5["rate"]
+
+    def metrics(self) -> dict[str, Any]:
+        """Flat metrics without a model prefix: ``<metric>/<language>/<relation>`` and the data sizes."""
+        out: dict[str, Any] = dict(self.data.metrics())
+        for lang, rep in self.reports.items():
+            for key, value in rep.metrics().items():
+                head, _, tail = key.partition("/")
+                out[f"{head}/{lang}/{tail}" if tail else f"{head}/{lang}"] = value
+            if lang in self.train_seconds:
+                out[f"train_seconds/{lang}"] = self.train_seconds[lang]
+        for (lang, rel), head in self.heads.items():
+            out.update(head.metrics(f"accuracy/{lang}/{rel}"))
+            out[f"f1/{lang}/{rel}"] = self.scores[lang].loc[rel, "f1"]
+        for lang, top in self.top_words.items():
+            out[f"top_words/{lang}"] = {rel: top[top["relation"] == rel]["word"].tolist() for rel in RELATIONS}
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Table 5, the supervised accuracy, sampled against exhaustive, and each language's top words."""
+        return {"table5_violation_rate": self.table5, "supervised_accuracy": self.accuracy,
+                "sampled_vs_exhaustive": self.sampled_vs_exhaustive,
+                **{f"top_words_{lang}": top for lang, top in self.top_words.items()}}
+
+    def summary(self) -> str:
+        """One line per language: how the rates were counted, and in what time."""
+        lines = []
+        for lang, rep in self.reports.items():
+            n = len(self.data.splits[lang]["words"])
+            if not rep.results:
+                lines.append(f"{self.model}, {lang}: n = {n} words, n(n-1) = {n * (n - 1):,} ordered pairs: too many "
+                             "for an exhaustive count, the sampled procedure only")
+                continue
+            counts = ", ".join(f"{rel} {r.extra['count_seconds']:.3f} s" for rel, r in rep.results.items())
+            lines.append(f"{self.model}, {lang}: {n} words, {n * (n - 1):,} ordered pairs predicted in "
+                         f"{rep.predict_seconds:.2f} s; {n * (n - 1) * (n - 2):,} ordered triples counted exactly "
+                         f"({counts})")
+        return "\n".join(lines)
+
+    def sentence(self) -> str:
+        """Does an accurate head still break transitivity? Stated from this run (Markdown)."""
+        return claims.transitivity_contrast(self.table5, self.heads)
+
+    def _bars(self) -> pd.DataFrame:
+        """Table 5 with a ``label`` column ``language · relation`` for bar charts."""
+        bars = self.table5.reset_index()
+        bars["label"] = bars["language"] + " · " + bars["relation"]
+        return bars
+
+    def figure_table5(self):
+        """Violation rate per language and relation, with bootstrap intervals."""
+        from mtlib import plots
+
+        bars = self._bars()
+        return plots.rate_bars(bars, label="label", hue="relation", xlim=(0, 1),
+                               title=f"Three-way transitivity violations ({self.model}"
+                                     f"{', fine-tuned' if self.finetuned else ''})",
+                               xlabel="proportion of violated triples among cases (95% bootstrap interval over words)")
+
+    def figure_vs_paper(self):
+        """The same rates beside Table 5 (languages the paper did not test have no paper bar)."""
+        from mtlib import plots
+
+        bars = self._bars()
+        side = pd.concat([bars.assign(source=f"mtlib: {self.model}")[["label", "rate", "source"]],
+                          bars.assign(source="Manino et al. Table 5", rate=bars["paper_rate"])[
+                              ["label", "rate", "source"]]])
+        return plots.grouped_bars(side.dropna(), x="label", y="rate", hue="source",
+                                  title="Violation rate: ours and the paper's", ylabel="proportion of violated triples")
+
+
+def transitivity(model: str, data: LexicalData, *, finetune: bool = False, head_kind: str = "logreg",
+                 epochs: int = 5, batch_size: int = 32, lr: float = 1e-5, pooling: str = "first",
+                 predict_batch_size: int = 512, max_pairs: int = 5_000_000, n_sample: int = 200_000,
+                 n_boot: int = 1000, n_top: int = 10, seed: int = 0,
+                 device: str = "auto") -> LexicalTransitivityReport:
+    """Three-way transitivity of a lexical-relation model in every language of ``data``.
+
+    Frozen (``finetune=False``): one head per relation on the model's word
+    vectors, trained per language. Fine-tuned: one pair classifier trained on
+    every language's training pairs (the paper's multilingual model). Then
+    :func:`check_transitivity` per language (exhaustive count through
+    :class:`mtlib.relations.ThreeWayTransitivity`, and the sampled procedure)
+    and :func:`evaluate` on the gold test pairs.
+
+    Args:
+        model: Registry name or path.
+        data: :func:`load_data`.
+        finetune: Fine-tune the model on word pairs instead of heads on frozen vectors.
+        head_kind: Head on frozen vectors: ``logreg`` or ``mlp``.
+        epochs, batch_size, lr, pooling: Fine-tuning settings.
+        predict_batch_size: Word pairs per forward pass of a fine-tuned model.
+        max_pairs: Most ordered pairs a fine-tuned model predicts for the exhaustive count.
+        n_sample: Random triples of the sampled procedure.
+        n_boot: Bootstrap replicates over words.
+        n_top: Words per language and relation in the ranking of violations.
+        seed, device: As everywhere.
+    """
+    settings = dict(head=head_kind, seed=seed, device=device, epochs=epochs, batch_size=batch_size, lr=lr,
+                    pooling=pooling)
+    shared = None
+    if finetune:
+        train_all = pd.concat([d["train"] for d in data.splits.values()], ignore_index=True)
+        shared = pair_model(model, train_all, None, how="finetune", **settings)
+    reports, scores, seconds = {}, {}, {}
+    for lang, d in data.splits.items():
+        start = time.perf_counter()
+        fitted = shared if shared is not None else pair_model(model, d["train"], d["test"], how="head", **settings)
+        scores[lang] = evaluate(fitted, d["test"], batch_size=predict_batch_size)
+        seconds[lang] = time.perf_counter() - start
+        reports[lang] = check_transitivity(fitted, d["words"], max_pairs=max_pairs, n_sample=n_sample, n_boot=n_boot,
+                                           seed=seed, batch_size=predict_batch_size)
+    return LexicalTransitivityReport(str(model), data, reports, scores, finetune, seconds, n_top)

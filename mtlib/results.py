@@ -71,8 +71,9 @@ def model_slug(name: str) -> str:
 
 
 def timing_key(key: str) -> str:
-    """``key`` under :data:`TIMING_PREFIX` when its last part is a duration (``*seconds``)."""
-    if key.startswith(TIMING_PREFIX) or not key.rsplit("/", 1)[-1].endswith("seconds"):
+    """``key`` under :data:`TIMING_PREFIX` when one of its parts is a duration (``*seconds``, as in
+    ``count_seconds/english/syn``)."""
+    if key.startswith(TIMING_PREFIX) or not any(part.endswith("seconds") for part in key.split("/")):
         return key
     return TIMING_PREFIX + key
 
@@ -244,8 +245,8 @@ class Run:
 
         Keys are flat strings such as ``"violation_rate/overall"``; values are
         numbers, strings, or small lists/dicts/DataFrames. ``headline=True``
-        puts the keys in the runner's summary table. A duration (a key whose
-        last part ends in ``seconds``) is stored under ``timing/``.
+        puts the keys in the runner's summary table. A duration (a key with a
+        part ending in ``seconds``) is stored under ``timing/``.
         """
         items = dict(key) if isinstance(key, Mapping) else {key: value}
         for k, v in items.items():

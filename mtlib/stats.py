@@ -21,8 +21,6 @@ from scipy import stats as sstats
 
 from mtlib.counting import count_order_violations, count_transitivity_violations
 
-Z95 = 1.959963984540054
-
 
 def wilson_interval(k: Any, n: Any, alpha: float = 0.05) -> tuple[Any, Any]:
     """Wilson score interval for a proportion ``k / n`` (vectorised).
@@ -40,6 +38,11 @@ def wilson_interval(k: Any, n: Any, alpha: float = 0.05) -> tuple[Any, Any]:
         low, high = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
     low, high = np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
     return (float(low), float(high)) if low.ndim == 0 else (low, high)
+
+
+def rate_text(rate: float, low: float, high: float, digits: int = 4) -> str:
+    """A rate and its interval as text: ``0.1277 [0.1101, 0.1460]``."""
+    return f"{rate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def bootstrap_weights(n_items: int, n_boot: int, seed: int) -> np.ndarray:

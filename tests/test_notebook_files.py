@@ -29,6 +29,7 @@ import pytest  # noqa: E402
 from mtlib import export, plots, results  # noqa: E402
 from mtlib import notebooks as nbfiles  # noqa: E402
 from mtlib import run as runner  # noqa: E402
+from mtlib.results import RunLayout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -244,12 +245,12 @@ def fixture_run(tmp_path_factory):
 
 def test_runner_executes_with_the_mtlib_kernel_and_writes_html_beside_the_notebook(fixture_run):
     root, status = fixture_run
-    run_dir = root / "papermill_runs" / "smoke" / "01_fixture"
-    assert status == 0, (root / "papermill_runs" / "smoke" / "REPORT.md").read_text()
+    run_dir = RunLayout(root, "smoke", "01_fixture").run_dir
+    assert status == 0, RunLayout(root, "smoke", "01_fixture").report_path.read_text()
     executed = nbformat.read(run_dir / "01_fixture.ipynb", as_version=4)
     assert executed.metadata.kernelspec.name == "mtlib"
     assert (run_dir / "01_fixture.html").exists()
-    report = (root / "papermill_runs" / "smoke" / "REPORT.md").read_text()
+    report = RunLayout(root, "smoke", "01_fixture").report_path.read_text()
     assert "(01_fixture/01_fixture.html)" in report
 
 
@@ -257,7 +258,7 @@ def test_html_renders_maths_offline_and_every_image_has_alt_text(fixture_run):
     from bs4 import BeautifulSoup
 
     root, _ = fixture_run
-    run_dir = root / "papermill_runs" / "smoke" / "01_fixture"
+    run_dir = RunLayout(root, "smoke", "01_fixture").run_dir
     text = (run_dir / "01_fixture.html").read_text()
     _assert_offline_html(text)
     soup = BeautifulSoup(text, "html.parser")
@@ -270,7 +271,7 @@ def test_html_renders_maths_offline_and_every_image_has_alt_text(fixture_run):
     index = results.read_figures(run_dir)
     assert len(images) == 1 and images[0]["alt"] == index["counts"]["alt"] == "Counts per group: bars; x: a, b."
     assert all(img.get("alt") and img["alt"] != DEFAULT_ALT for img in images)
-    report = (root / "papermill_runs" / "smoke" / "REPORT.md").read_text()
+    report = RunLayout(root, "smoke", "01_fixture").report_path.read_text()
     assert "![Counts per group: bars; x: a, b.](../../figures/smoke/01_fixture/counts.png)" in report
 
 

@@ -14,6 +14,9 @@ import papermill
 import pytest
 import yaml
 
+from mtlib import expected
+from mtlib import run as runner
+from mtlib.results import RunLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -103,14 +106,25 @@ COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", 
 SIGNED = ("spearman_", "partial_spearman_")  # correlations: in [-1, 1]
 
 
+def _run(number: str, profile: str, out: Path) -> tuple[int, RunLayout]:
+    """Run one notebook through the runner; its outputs' layout."""
+    stem = next(nb.stem for nb in EXPERIMENTS if nb.stem.startswith(number))
+    status = runner.main(["--profile", profile, "--only", number, "--root", str(ROOT), "--out-dir", str(out)])
+    return status, RunLayout(out, profile, stem)
+
+
+def _failure(layout: RunLayout) -> str:
+    return layout.report_path.read_text() if layout.report_path.exists() else f"{layout.stem} failed, no REPORT.md"
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
 def test_notebook_runs_in_the_smoke_profile(path, smoke_runs):
     number = path.stem[:2]
     smoke = smoke_runs.get(number)  # one run per session, shared with tests/test_determinism.py
-    tmp_path, run_dir, status = smoke.out_dir, smoke.run_dir, smoke.returncode
-    assert status == 0, smoke.log[-3000:]
-    metrics = json.loads((run_dir / "metrics.json").read_text())
+    layout = RunLayout(smoke.out_dir, "smoke", path.stem)
+    assert smoke.returncode == 0, _failure(layout) + "\n" + smoke.log[-3000:]
+    metrics = json.loads(layout.metrics_path.read_text())
     for key in EXPECTED.get(number, []):
         assert key in metrics, f"{path.stem}: metrics.json lacks {key}"
         if key in COUNTS:
@@ -119,6 +133,42 @@ def test_notebook_runs_in_the_smoke_profile(path, smoke_runs):
             assert isinstance(metrics[key], float) and -1.0 <= metrics[key] <= 1.0, f"{key} = {metrics[key]}"
         elif not key.endswith("_p"):
             assert _finite_rate(metrics[key]), f"{key} = {metrics[key]} is not a rate in [0, 1]"
-    figures = list((tmp_path / "figures" / "smoke" / path.stem).glob("*.png"))
+    figures = list(layout.figures_dir.glob("*.png"))
     assert figures and all(f.with_suffix(".pdf").exists() for f in figures)
-    assert (tmp_path / "papermill_runs" / "smoke" / "REPORT.md").exists()
+    assert layout.report_path.exists()
+    # the pinned smoke values of notebooks/profiles/expected.yaml (every notebook's block, when it has one)
+    mismatches = expected.check(number, "smoke", metrics)
+    assert not mismatches, "pinned smoke values not reproduced:\n" + "\n".join(map(str, mismatches))
+
+
+@pytest.mark.notebook
+def test_notebook_04_reproduces_its_published_cells_in_the_quick_profile(tmp_path):
+    """The 35 published MiniLM cells of Carvalho et al. (pinned in expected.yaml, block "04" / quick)."""
+    pinned = expected.expectations("04", "quick")
+    assert pinned, ('notebooks/profiles/expected.yaml has no "04": quick: block: the published MiniLM cells of '
+                    "notebook 04 are not pinned, so nothing would catch a regression")
+    status, layout = _run("04", "quick", tmp_path)
+    assert status == 0, _failure(layout)
+    mismatches = expected.check("04", "quick", json.loads(layout.metrics_path.read_text()))
+    assert not mismatches, f"{len(mismatches)} of {len(pinned)} pinned cells not reproduced:\n" + "\n".join(
+        map(str, mismatches))
+
+
+def test_expected_values_check_fails_when_a_value_is_changed_by_hand(tmp_path):
+    """On a temporary copy of expected.yaml: metrics equal to the pinned values pass; one edited value fails."""
+    source = ROOT / expected.EXPECTED_FILE
+    copy = tmp_path / "expected.yaml"
+    copy.write_text(source.read_text())
+    pinned = expected.expectations("01", "smoke", path=copy)
+    assert pinned, 'expected.yaml has no "01": smoke: block'
+    metrics = {key: exp.value for key, exp in pinned.items()}
+    assert expected.check("01", "smoke", metrics, path=copy) == []
+    key, exp = next((k, e) for k, e in pinned.items() if e.tol is not None)
+    lines = copy.read_text().splitlines()
+    assert key in lines[exp.line - 1], (key, lines[exp.line - 1])
+    lines[exp.line - 1] = lines[exp.line - 1].replace(f"value: {exp.value!r}", f"value: {exp.value + 0.01!r}")
+    copy.write_text("\n".join(lines) + "\n")
+    mismatches = expected.check("01", "smoke", metrics, path=copy)
+    assert [m.key for m in mismatches] == [key]
+    assert mismatches[0].expected == pytest.approx(exp.value + 0.01) and mismatches[0].actual == exp.value
+    assert key in str(mismatches[0]) and "expected" in str(mismatches[0])

@@ -9,6 +9,7 @@ import nbformat
 import pytest
 
 from mtlib import run as runner
+from mtlib.results import RunLayout
 
 PARAMS = '''profile: str = "quick"  # run profile
 out_dir: str = ""  # output root
@@ -71,14 +72,15 @@ def test_run_keeps_going_after_a_failure_and_reports(project, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "01_ok" in out and "02_fail" in out and "failed" in out and "value=7" in out
-    ok_dir = project / "papermill_runs" / "smoke" / "01_ok"
+    ok, fail = RunLayout(project, "smoke", "01_ok"), RunLayout(project, "smoke", "02_fail")
+    ok_dir = ok.run_dir
     assert json.loads((ok_dir / "metrics.json").read_text())["value"] == 7
     assert (ok_dir / "01_ok.ipynb").exists()
-    assert (project / "figures" / "smoke" / "01_ok" / "line.png").exists()
-    assert (project / "figures" / "smoke" / "01_ok" / "line.pdf").exists()
-    fail_metrics = json.loads((project / "papermill_runs" / "smoke" / "02_fail" / "metrics.json").read_text())
+    assert (ok.figures_dir / "line.png").exists()
+    assert (ok.figures_dir / "line.pdf").exists()
+    fail_metrics = json.loads(fail.metrics_path.read_text())
     assert fail_metrics["before_failure"] == 1
-    report = (project / "papermill_runs" / "smoke" / "REPORT.md").read_text()
+    report = ok.report_path.read_text()
     assert "01_ok" in report and "02_fail" in report and "line.png" in report
     assert "this notebook fails on purpose" in report
 

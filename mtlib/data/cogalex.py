@@ -176,11 +176,6 @@ def stable_split(word1: str, word2: str, test_fraction: float = TEST_FRACTION) -
     return "test" if int.from_bytes(digest[:4], "big") / 2**32 < test_fraction else "train"
 
 
-def bundled_languages() -> list[str]:
-    """Languages with a bundled ``<lang>.tsv`` file."""
-    return sorted(p.stem for p in (data_dir() / BUNDLED_DIR).glob("*.tsv"))
-
-
 def load_lexical_relations(language: str, source: str | os.PathLike = "") -> pd.DataFrame:
     """Pairs of one language from any of the three layouts.
 
