@@ -407,7 +407,7 @@ def compositionality(model: str | Model, data: NLIData, *, layer: int = -2, enta
     probe, s_hyp = train_probe(hidden_vectors(features), items, train_mask, seed=seed)
     relation = PairwiseCompositionality("pairwise compositionality of NLI", hidden="s_{hyp}", output="s_{ent}")
     hid, out = s_hyp[~train_mask], ent.log_odds[~train_mask]
-    result = relation.check(hid, out, test["context_id"], data.direction, items=test["insertion_id"],
+    result = relation.check(hid, out, test["context_id"], data.direction, per_item=test["insertion_id"],
                             group_info=data.contexts.set_index("context_id")[["context", "monotonicity", "operator"]],
                             item_info=data.insertions.set_index("insertion_id")[["x", "y", "relation"]],
                             n_boot=n_boot, seed=seed)
@@ -416,7 +416,7 @@ def compositionality(model: str | Model, data: NLIData, *, layer: int = -2, enta
         mask = (test["monotonicity"] == mono).to_numpy()
         if mask.any():
             part = relation.check(hid[mask], out[mask], test["context_id"][mask], data.direction,
-                                  items=test["insertion_id"][mask], n_boot=n_boot, seed=seed)
+                                  per_item=test["insertion_id"][mask], n_boot=n_boot, seed=seed)
             rows.append({"monotonicity": mono, "rate": part.rate, "ci_low": part.ci_low, "ci_high": part.ci_high,
                          "cases": part.cases, "violations": part.violations, "contexts": part.extra["n_groups"],
                          "paper_rate": papers.MANINO_S51[f"violation_rate/{mono}"]})
