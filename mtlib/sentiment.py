@@ -380,5 +380,9 @@ def systematicity(model: str | SentimentScorer, sources: pd.DataFrame, transform
     infer_seconds = time.perf_counter() - start
     relation = PairwiseSystematicity("pairwise systematicity of s_pos")
     result = relation.check_many(src, flw, n_boot=n_boot, seed=seed)
+    # texts for result.examples() / to_html(): the worst violated pairs shown with their reviews
+    texts = list(sources["text"])
+    result.details["src_text"] = texts
+    result.details["flw_text"] = {t.name: [t(x) for x in texts] for t in transformations}
     return SystematicityReport(scorer.name, sources.reset_index(drop=True), list(transformations), src, flw, result,
                                relation, dict(scorer.info), infer_seconds)
