@@ -386,6 +386,34 @@ def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path
     return path
 
 
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """The executor flags: sequential (default) or Dask, with fan-out, retries and a scheduler address."""
+    group = parser.add_argument_group("executor (see mtlib.dask_executor)")
+    group.add_argument("--executor", choices=("sequential", "dask"), default="sequential",
+                       help="sequential (default): one notebook after the other here; dask: jobs on a Dask cluster")
+    group.add_argument("--workers", type=int, default=2,
+                       help="dask: worker processes of the LocalCluster started here (default 2)")
+    group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="dask: an existing scheduler, e.g. tcp://host:8786, instead of a LocalCluster")
+    group.add_argument("--fan-out", default="", metavar="models[,seeds]",
+                       help="dask: one job per model (and/or seed) to fill the shared $MTLIB_CACHE, then one "
+                       "gather job per notebook with every model that writes the outputs")
+    group.add_argument("--retries", type=int, default=1, help="dask: extra attempts of a failed job (default 1)")
+
+
+def make_executor(args: argparse.Namespace) -> Executor:
+    """The executor the command line asks for; Dask flags without ``--executor dask`` are refused."""
+    if args.executor == "sequential":
+        given = [f for f, v in (("--scheduler", args.scheduler), ("--fan-out", args.fan_out)) if v]
+        if given:
+            raise SystemExit(f"{', '.join(given)} need --executor dask")
+        return SequentialExecutor()
+    from mtlib.dask_executor import DaskExecutor
+
+    axes = [a.strip() for a in args.fan_out.split(",") if a.strip()]
+    return DaskExecutor(workers=args.workers, scheduler=args.scheduler, fan_out=axes, retries=args.retries)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m mtlib.run", description=__doc__.split("\n\n")[0])
@@ -402,6 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=None, help="seconds per notebook cell before it is stopped")
     parser.add_argument("--root", default=None, help="project folder (default: found from the working directory)")
     parser.add_argument("--out-dir", default=None, help="where figures/ and papermill_runs/ go (default: the project)")
+    add_executor_arguments(parser)
     args = parser.parse_args(argv)
     root = Path(args.root).resolve() if args.root else project_root()
     out = Path(args.out_dir).resolve() if args.out_dir else root
@@ -424,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             res = JobResult(stem, "failed", 0.0, "missing input: " + "; ".join(lines) + " (see data/README.md)")
             print(f"  {stem}: not run, missing input:\n    " + "\n    ".join(lines), flush=True)
             results.append(res)
-    for res in SequentialExecutor().map([job for job in jobs if not missing[job.stem]]):
+    for res in make_executor(args).map([job for job in jobs if not missing[job.stem]]):
         print(f"  {res.stem}: {res.status} in {res.seconds:.1f} s" + (f" ({res.error})" if res.error else ""),
               flush=True)
         results.append(res)
