@@ -172,15 +172,13 @@ def run_job(dj: DaskJob) -> Outcome:
             scratch = Path(tmp) / "out"
             profile = str(job.parameters.get("profile", "scratch"))
             job = replace(job, parameters={**job.parameters, "out_dir": str(scratch)},
-                          output=RunLayout(scratch, profile, job.stem).notebook_path)
+                          output=RunLayout(scratch, profile, job.stem).notebook_path, html=False)
         result = execute_job(job)
         by_model: dict[str, int] = {}
         if calls_log.exists():
             for line in calls_log.read_text(encoding="utf-8").splitlines():
                 model, _, n = line.rpartition("\t")
                 by_model[model] = by_model.get(model, 0) + int(n)
-    if dj.kind == "fan-out":
-        result.html = None  # it lived in the scratch folder
     outcome = Outcome(dj.name, dj.kind, result, sum(by_model.values()), worker, host, calls_by_model=by_model)
     if result.status != "ok":
         raise JobFailed(outcome)

@@ -52,6 +52,7 @@ class NotebookJob:
         cwd: Working directory of the kernel.
         env: Extra environment variables for the kernel.
         timeout: Seconds before the notebook is stopped (``None``: no limit).
+        html: Export the executed notebook as HTML (a Dask fan-out job, whose outputs are scratch, does not).
     """
 
     notebook: Path
@@ -60,6 +61,7 @@ class NotebookJob:
     cwd: Path
     env: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
+    html: bool = True
 
     @property
     def stem(self) -> str:
@@ -116,7 +118,7 @@ def execute_job(job: NotebookJob) -> JobResult:
         except OSError as err:
             status, error = "failed", str(err)
     seconds = time.perf_counter() - start  # the notebook's execution, not its export
-    html, html_error = _export_html(job.output)
+    html, html_error = _export_html(job.output) if job.html else (None, "")
     return JobResult(job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"),
                      html, html_error)
 

@@ -1,0 +1,109 @@
+"""The Dask executor against the sequential runner: wall time, gather share, same metrics.
+
+Both runs execute the same notebooks in the same profile (default: smoke,
+all notebooks), each with its own fresh cache (``$MTLIB_CACHE``) and output
+folder, one after the other in this process: first sequentially, then on a
+LocalCluster of ``--workers`` processes (``threads_per_worker=1``) with
+``--fan-out`` (default ``models``). Figures:
+
+- ``speedup``: sequential wall time / Dask wall time (the Dask time includes
+  starting the cluster);
+- ``gather_share``: the gather jobs' share of all job seconds of the Dask run
+  (the overhead of drawing the cross-model outputs once more from the cache);
+- ``fanout_job_seconds`` / ``gather_job_seconds`` per notebook, the per-job
+  times an estimate for a larger cluster starts from;
+- ``metrics_equal``: notebooks whose ``metrics.json`` (durations aside) is
+  the same in both runs, out of those that ran in both.
+
+Usage: ``python benchmarks/bench_runner.py [--profile smoke] [--only 01,04] [--workers 2] [--fan-out models]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _comparable(metrics: dict) -> dict:
+    return {k: v for k, v in metrics.items()
+            if not k.startswith("timing/") and not any(p.endswith("seconds") for p in k.split("/"))}
+
+
+def _run(executor, profile: str, only: list[str] | None, out: Path, cache: Path) -> tuple[float, dict]:
+    """Wall seconds and {stem: JobResult} of one run with its own cache."""
+    from mtlib import run as runner
+
+    old = os.environ.get("MTLIB_CACHE")
+    os.environ["MTLIB_CACHE"] = str(cache)
+    try:
+        jobs = runner.build_jobs(profile, only, None, ROOT, None, out)
+        start = time.perf_counter()
+        results = {r.stem: r for r in executor.map(jobs)}
+        return time.perf_counter() - start, results
+    finally:
+        if old is None:
+            os.environ.pop("MTLIB_CACHE", None)
+        else:
+            os.environ["MTLIB_CACHE"] = old
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--only", default="", help="comma-separated notebook numbers (default: all)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--fan-out", default="models")
+    args = parser.parse_args()
+    from mtlib import run as runner
+    from mtlib.dask_executor import DaskExecutor
+
+    only = [o for o in args.only.split(",") if o] or None
+    axes = [a for a in args.fan_out.split(",") if a]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    with tempfile.TemporaryDirectory(prefix="bench-runner-") as tmp:
+        tmp = Path(tmp)
+        seq_s, seq = _run(runner.SequentialExecutor(), args.profile, only, tmp / "seq", tmp / "cache-seq")
+        dask = DaskExecutor(workers=args.workers, fan_out=axes, retries=1, echo=lambda line: None)
+        dask_s, par = _run(dask, args.profile, only, tmp / "dask", tmp / "cache-dask")
+        equal, compared = [], 0
+        for stem in seq:
+            if seq[stem].status == "ok" and par.get(stem) and par[stem].status == "ok":
+                compared += 1
+                if _comparable(seq[stem].metrics) == _comparable(par[stem].metrics):
+                    equal.append(stem)
+    job_s = {"fan-out": 0.0, "gather": 0.0, "whole": 0.0}
+    per_nb: dict[str, dict[str, list[float]]] = {}
+    for o in dask.outcomes:
+        job_s[o.kind] += o.result.seconds
+        per_nb.setdefault(o.result.stem, {}).setdefault(o.kind, []).append(round(o.result.seconds, 1))
+    total = sum(job_s.values())
+    print(f"profile {args.profile}, {len(seq)} notebooks, load average at start {load:.1f} "
+          f"(other processes on this machine inflate both times)")
+    print(f"sequential: {seq_s:.1f} s wall; dask ({args.workers} workers, fan-out {args.fan_out or 'none'}): "
+          f"{dask_s:.1f} s wall -> speedup {seq_s / dask_s:.2f}x")
+    print(f"job seconds on dask: fan-out {job_s['fan-out']:.1f}, gather {job_s['gather']:.1f}, "
+          f"unsplit {job_s['whole']:.1f}; gather share {job_s['gather'] / total:.1%}")
+    print(f"failed: sequential {[s for s, r in seq.items() if r.status != 'ok']}, "
+          f"dask {[s for s, r in par.items() if r.status != 'ok']}")
+    print(f"metrics equal (durations aside): {len(equal)}/{compared}: {', '.join(equal)}")
+    for stem, kinds in sorted(per_nb.items()):
+        print(f"  {stem}: {json.dumps(kinds)}; sequential {seq[stem].seconds:.1f} s")
+    for figure, value, unit in (("speedup", seq_s / dask_s, "x"), ("sequential_seconds", seq_s, "s"),
+                                ("dask_seconds", dask_s, "s"), ("gather_share", job_s["gather"] / total, "ratio"),
+                                ("metrics_equal", len(equal), f"of {compared}")):
+        print(json.dumps({"bench": "runner", "figure": figure, "value": round(value, 4), "unit": unit,
+                          "profile": args.profile, "workers": args.workers, "load": round(load, 1)}))
+    print(json.dumps({"bench": "runner", "figure": "job_seconds", "value": per_nb, "unit": "s",
+                      "sequential": {s: round(r.seconds, 1) for s, r in seq.items()}}))
+
+
+if __name__ == "__main__":
+    main()
