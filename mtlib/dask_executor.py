@@ -270,6 +270,8 @@ class DaskExecutor:
     # -- running -----------------------------------------------------------
     def map(self, jobs: Sequence[NotebookJob]) -> Iterator[JobResult]:
         """Run every job; yields each notebook's result when its gather (or whole) job ends."""
+        if not jobs:
+            return
         cache = os.environ.get(CACHE_ENV)
         if cache:  # every worker uses the cache of the machine that starts the run
             jobs = [replace(j, env={**j.env, CACHE_ENV: cache}) for j in jobs]

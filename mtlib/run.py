@@ -112,7 +112,7 @@ def execute_job(job: NotebookJob) -> JobResult:
         jupyter_path = os.pathsep.join(p for p in (str(kernels), os.environ.get("JUPYTER_PATH", "")) if p)
         env = {**os.environ, **job.env, "JUPYTER_PATH": jupyter_path}
         try:
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, preexec_fn=_die_with_parent())
             status = "ok" if proc.returncode == 0 else "failed"
             error = "" if status == "ok" else _last_error(proc.stderr + proc.stdout)
         except OSError as err:
@@ -121,6 +121,21 @@ def execute_job(job: NotebookJob) -> JobResult:
     html, html_error = _export_html(job.output) if job.html else (None, "")
     return JobResult(job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"),
                      html, html_error)
+
+
+def _die_with_parent() -> Any:
+    """On Linux, a ``preexec_fn`` that makes the papermill process die with the process that started it
+    (a Dask worker killed or shut down mid-job leaves no notebook running on); elsewhere ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here, not in the forked child
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
 
 
 def _export_html(executed: Path) -> tuple[Path | None, str]:
