@@ -118,7 +118,8 @@ def needs_gpu(parameters: dict[str, Any]) -> bool:
         return True
     if device != "auto":
         return False
-    names = {m for p in fanout.AXES["models"] for m in (parameters.get(p) or []) if isinstance(m, str)}
+    lists = [parameters.get(p) for p in fanout.AXES["models"]]
+    names = {m for value in lists if isinstance(value, list) for m in value if isinstance(m, str)}
     for name in names:
         spec = REGISTRY.get(name)
         if spec is None or (spec.kind == "transformer" and not spec.packaged):
@@ -262,9 +263,10 @@ class DaskExecutor:
                 parts, notes = fanout.split(job.notebook, job.parameters, self.fan_out)
                 for note in notes:
                     self.echo(f"  note: {note}")
-            fan = [DaskJob(replace(job, parameters=p.parameters), "fan-out", p.label, needs_gpu(p.parameters))
-                   for p in parts]
-            out.append((fan, DaskJob(job, "gather" if fan else "whole", "", needs_gpu(job.parameters))))
+            fan = [DaskJob(replace(job, parameters=p.parameters), "fan-out", p.label,
+                           needs_gpu(fanout.declared_values(job.notebook, p.parameters))) for p in parts]
+            gpu = needs_gpu(fanout.declared_values(job.notebook, job.parameters))
+            out.append((fan, DaskJob(job, "gather" if fan else "whole", "", gpu)))
         return out
 
     # -- running -----------------------------------------------------------
