@@ -11,9 +11,11 @@ the others down), prints a summary table, writes
 ``papermill_runs/<profile>/REPORT.md`` linking every figure, table and metric,
 and exits non-zero if any notebook failed.
 
-The executor is one small interface (:class:`Executor`): today's is
-sequential; a distributed one only has to map :func:`execute_job` over jobs,
-since a job carries everything it needs and the runner keeps no global state.
+The executor is one small interface (:class:`Executor`): sequential by
+default; ``--executor dask`` (``--workers N`` for a LocalCluster or
+``--scheduler ADDRESS``, ``--fan-out models[,seeds]``, ``--retries``) maps
+:func:`execute_job` over the jobs on Dask (:mod:`mtlib.dask_executor`), since a
+job carries everything it needs and the runner keeps no global state.
 """
 
 from __future__ import annotations
