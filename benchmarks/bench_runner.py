@@ -4,10 +4,11 @@ Both runs execute the same notebooks in the same profile (default: smoke,
 all notebooks), each with its own fresh cache (``$MTLIB_CACHE``) and output
 folder, one after the other in this process: first sequentially, then on a
 LocalCluster of ``--workers`` processes (``threads_per_worker=1``) with
-``--fan-out`` (default ``models``). Figures:
+``--fan-out`` (default ``models``), and in between on the same cluster size
+without fan-out (notebooks in parallel, whole). Figures:
 
-- ``speedup``: sequential wall time / Dask wall time (the Dask time includes
-  starting the cluster);
+- ``speedup_fanout`` / ``speedup_no_fanout``: sequential wall time / Dask
+  wall time (which includes starting the cluster);
 - ``gather_share``: the gather jobs' share of all job seconds of the Dask run
   (the overhead of drawing the cross-model outputs once more from the cache);
 - ``fanout_job_seconds`` / ``gather_job_seconds`` per notebook, the per-job
@@ -34,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 def _comparable(metrics: dict) -> dict:
     return {k: v for k, v in metrics.items()
-            if not k.startswith("timing/") and not any(p.endswith("seconds") for p in k.split("/"))}
+            if not k.startswith("timing/") and not any("seconds" in p for p in k.split("/"))}
 
 
 def _run(executor, profile: str, only: list[str] | None, out: Path, cache: Path) -> tuple[float, dict]:
@@ -55,6 +56,12 @@ def _run(executor, profile: str, only: list[str] | None, out: Path, cache: Path)
             os.environ["MTLIB_CACHE"] = old
 
 
+def _equal(seq: dict, par: dict) -> tuple[list[str], int]:
+    """Notebooks whose metrics (durations aside) are the same in both runs, and how many ran ok in both."""
+    both = [s for s in seq if seq[s].status == "ok" and par.get(s) and par[s].status == "ok"]
+    return [s for s in both if _comparable(seq[s].metrics) == _comparable(par[s].metrics)], len(both)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="smoke")
@@ -68,36 +75,41 @@ def main() -> None:
     only = [o for o in args.only.split(",") if o] or None
     axes = [a for a in args.fan_out.split(",") if a]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"profile {args.profile}, load average at start {load:.1f} (other processes inflate every time)", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as tmp:
         tmp = Path(tmp)
         seq_s, seq = _run(runner.SequentialExecutor(), args.profile, only, tmp / "seq", tmp / "cache-seq")
+        print(f"sequential: {seq_s:.1f} s wall", flush=True)
+        plain = DaskExecutor(workers=args.workers, retries=1, echo=lambda line: None)
+        plain_s, par_plain = _run(plain, args.profile, only, tmp / "plain", tmp / "cache-plain")
+        print(f"dask, {args.workers} workers, no fan-out: {plain_s:.1f} s wall", flush=True)
         dask = DaskExecutor(workers=args.workers, fan_out=axes, retries=1, echo=lambda line: None)
         dask_s, par = _run(dask, args.profile, only, tmp / "dask", tmp / "cache-dask")
-        equal, compared = [], 0
-        for stem in seq:
-            if seq[stem].status == "ok" and par.get(stem) and par[stem].status == "ok":
-                compared += 1
-                if _comparable(seq[stem].metrics) == _comparable(par[stem].metrics):
-                    equal.append(stem)
+        print(f"dask, {args.workers} workers, fan-out {args.fan_out}: {dask_s:.1f} s wall", flush=True)
+    equal, compared = _equal(seq, par)
+    equal_plain, compared_plain = _equal(seq, par_plain)
     job_s = {"fan-out": 0.0, "gather": 0.0, "whole": 0.0}
     per_nb: dict[str, dict[str, list[float]]] = {}
     for o in dask.outcomes:
         job_s[o.kind] += o.result.seconds
         per_nb.setdefault(o.result.stem, {}).setdefault(o.kind, []).append(round(o.result.seconds, 1))
     total = sum(job_s.values())
-    print(f"profile {args.profile}, {len(seq)} notebooks, load average at start {load:.1f} "
-          f"(other processes on this machine inflate both times)")
-    print(f"sequential: {seq_s:.1f} s wall; dask ({args.workers} workers, fan-out {args.fan_out or 'none'}): "
-          f"{dask_s:.1f} s wall -> speedup {seq_s / dask_s:.2f}x")
-    print(f"job seconds on dask: fan-out {job_s['fan-out']:.1f}, gather {job_s['gather']:.1f}, "
+    print(f"speedup over sequential: {seq_s / plain_s:.2f}x without fan-out, {seq_s / dask_s:.2f}x with fan-out "
+          f"{args.fan_out}")
+    print(f"job seconds with fan-out: fan-out {job_s['fan-out']:.1f}, gather {job_s['gather']:.1f}, "
           f"unsplit {job_s['whole']:.1f}; gather share {job_s['gather'] / total:.1%}")
     print(f"failed: sequential {[s for s, r in seq.items() if r.status != 'ok']}, "
-          f"dask {[s for s, r in par.items() if r.status != 'ok']}")
-    print(f"metrics equal (durations aside): {len(equal)}/{compared}: {', '.join(equal)}")
+          f"dask {[s for s, r in par.items() if r.status != 'ok']}, "
+          f"dask without fan-out {[s for s, r in par_plain.items() if r.status != 'ok']}")
+    print(f"metrics equal to sequential (durations aside): fan-out {len(equal)}/{compared}, "
+          f"no fan-out {len(equal_plain)}/{compared_plain}; differing: "
+          f"{sorted(set(seq) - set(equal)) or 'none'}")
     for stem, kinds in sorted(per_nb.items()):
         print(f"  {stem}: {json.dumps(kinds)}; sequential {seq[stem].seconds:.1f} s")
-    for figure, value, unit in (("speedup", seq_s / dask_s, "x"), ("sequential_seconds", seq_s, "s"),
-                                ("dask_seconds", dask_s, "s"), ("gather_share", job_s["gather"] / total, "ratio"),
+    for figure, value, unit in (("speedup_fanout", seq_s / dask_s, "x"), ("speedup_no_fanout", seq_s / plain_s, "x"),
+                                ("sequential_seconds", seq_s, "s"), ("dask_seconds", dask_s, "s"),
+                                ("dask_no_fanout_seconds", plain_s, "s"),
+                                ("gather_share", job_s["gather"] / total, "ratio"),
                                 ("metrics_equal", len(equal), f"of {compared}")):
         print(json.dumps({"bench": "runner", "figure": figure, "value": round(value, 4), "unit": unit,
                           "profile": args.profile, "workers": args.workers, "load": round(load, 1)}))
