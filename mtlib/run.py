@@ -456,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     jobs = build_jobs(args.profile, args.only.split(",") if args.only else None, args.device, root, args.timeout, out,
                       args.param)
     profile = profile_name(args.profile)
+    executor = make_executor(args)  # bad executor flags fail here, before any output is cleared
     if args.list:
         for job in jobs:
             print(f"{job.stem}: {json.dumps(job.parameters, sort_keys=True)}")
@@ -472,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             res = JobResult(stem, "failed", 0.0, "missing input: " + "; ".join(lines) + " (see data/README.md)")
             print(f"  {stem}: not run, missing input:\n    " + "\n    ".join(lines), flush=True)
             results.append(res)
-    for res in make_executor(args).map([job for job in jobs if not missing[job.stem]]):
+    for res in executor.map([job for job in jobs if not missing[job.stem]]):
         print(f"  {res.stem}: {res.status} in {res.seconds:.1f} s" + (f" ({res.error})" if res.error else ""),
               flush=True)
         results.append(res)
