@@ -28,9 +28,11 @@ what it recorded, the ``not run`` ones) and exits with 128 + the signal (143,
 SIGKILL``). ``params.json`` of each run holds the parameters passed, merged
 with what the notebook's ``Run`` wrote.
 
-The executor is one small interface (:class:`Executor`): today's is
-sequential; a distributed one only has to map :func:`execute_job` over jobs,
-since a job carries everything it needs and the runner keeps no global state.
+The executor is one small interface (:class:`Executor`): sequential by
+default; ``--executor dask`` (``--workers N`` for a LocalCluster or
+``--scheduler ADDRESS``, ``--fan-out models[,seeds]``, ``--retries``) maps
+:func:`execute_job` over the jobs on Dask (:mod:`mtlib.dask_executor`), since a
+job carries everything it needs and the runner keeps no global state.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class NotebookJob:
         env: Extra environment variables for the kernel.
         timeout: Seconds before the notebook is stopped (``None``: no limit).
         problems: Why its parameters are refused (:mod:`mtlib.params`); such a job is not run.
+        html: Export the executed notebook as HTML (a Dask fan-out job, whose outputs are scratch, does not).
     """
 
     notebook: Path
@@ -84,6 +87,7 @@ class NotebookJob:
     env: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
     problems: tuple[str, ...] = ()
+    html: bool = True
 
     @property
     def stem(self) -> str:
@@ -141,7 +145,7 @@ def execute_job(job: NotebookJob) -> JobResult:
         try:
             # own process group: a signal meant for the runner does not hit papermill, and we can stop it whole
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    start_new_session=True)
+                                    start_new_session=True, preexec_fn=_die_with_parent())
         except OSError as err:
             status, error = "failed", str(err)
         else:
@@ -160,7 +164,7 @@ def execute_job(job: NotebookJob) -> JobResult:
             error = "" if status == "ok" else exit_reason(proc.returncode, err_text + out)
     seconds = time.perf_counter() - start  # the notebook's execution, not its export
     write_params(job)
-    html, html_error = _export_html(job.output)
+    html, html_error = _export_html(job.output) if job.html else (None, "")
     return JobResult(job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"),
                      html, html_error)
 
@@ -265,6 +269,19 @@ def write_params(job: NotebookJob) -> Path | None:
     except OSError:
         return None
     return path
+def _die_with_parent() -> Any:
+    """On Linux, a ``preexec_fn`` that makes the papermill process die with the process that started it
+    (a Dask worker killed or shut down mid-job leaves no notebook running on); elsewhere ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here, not in the forked child
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
 
 
 def _export_html(executed: Path) -> tuple[Path | None, str]:
@@ -726,6 +743,32 @@ def run_jobs(executor: Executor, jobs: Sequence[NotebookJob]) -> tuple[list[JobR
                                      read_metrics(job.output.parent / "metrics.json")))
         print(f"\nmtlib.run: received {name}; notebooks stopped, report written", flush=True)
     return results, signum
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """The executor flags: sequential (default) or Dask, with fan-out, retries and a scheduler address."""
+    group = parser.add_argument_group("executor (see mtlib.dask_executor)")
+    group.add_argument("--executor", choices=("sequential", "dask"), default="sequential",
+                       help="sequential (default): one notebook after the other here; dask: jobs on a Dask cluster")
+    group.add_argument("--workers", type=int, default=2,
+                       help="dask: worker processes of the LocalCluster started here (default 2)")
+    group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="dask: an existing scheduler, e.g. tcp://host:8786, instead of a LocalCluster")
+    group.add_argument("--fan-out", default="", metavar="models[,seeds]",
+                       help="dask: one job per model (and/or seed) to fill the shared $MTLIB_CACHE, then one "
+                       "gather job per notebook with every model that writes the outputs")
+    group.add_argument("--retries", type=int, default=1, help="dask: extra attempts of a failed job (default 1)")
+
+
+def make_executor(args: argparse.Namespace) -> Executor:
+    """The executor the command line asks for; Dask flags without ``--executor dask`` are refused."""
+    if args.executor == "sequential":
+        given = [f for f, v in (("--scheduler", args.scheduler), ("--fan-out", args.fan_out)) if v]
+        if given:
+            raise SystemExit(f"{', '.join(given)} need --executor dask")
+        return SequentialExecutor()
+    from mtlib.dask_executor import DaskExecutor
+
+    axes = [a.strip() for a in args.fan_out.split(",") if a.strip()]
+    return DaskExecutor(workers=args.workers, scheduler=args.scheduler, fan_out=axes, retries=args.retries)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -745,12 +788,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds per notebook cell before it is stopped (default: no limit)")
     parser.add_argument("--root", default=None, help="project folder (default: found from the working directory)")
     parser.add_argument("--out-dir", default=None, help="where figures/ and papermill_runs/ go (default: the project)")
+    add_executor_arguments(parser)
     args = parser.parse_args(argv)
     root = Path(args.root).resolve() if args.root else project_root()
     out = output_folder(args.out_dir, root)
     jobs = build_jobs(args.profile, args.only.split(",") if args.only else None, args.device, root, args.timeout, out,
                       args.param)
     profile = profile_name(args.profile)
+    executor = make_executor(args)  # bad executor flags fail here, before any output is cleared
     if args.list:
         for job in jobs:
             print(f"{job.stem}: {json.dumps(job.parameters, sort_keys=True)}")
@@ -763,7 +808,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _clear_outputs(job, out, profile)
     print(f"mtlib.run: {len(jobs)} notebook(s), profile {profile}")
     runnable, results = preflight(jobs, root)
-    ran, signum = run_jobs(SequentialExecutor(), runnable)
+    ran, signum = run_jobs(executor, runnable)
     results += ran
     print()
     print(summary_table(results))

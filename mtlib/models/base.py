@@ -4,6 +4,7 @@ and the two small numeric helpers every adapter shares (log-odds, masked mean).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +12,10 @@ from typing import Any
 import numpy as np
 
 from mtlib.cache import ArrayCache
+
+#: When set, every batch a model sends through its network appends ``<model name><TAB><batches>`` to this
+#: file: the Dask executor counts the forward calls of a job with it (0 in a gather job = cache hits only).
+CALLS_LOG_ENV = "MTLIB_CALLS_LOG"
 
 
 def log_odds(scores: np.ndarray, column: int) -> np.ndarray:
@@ -110,11 +115,24 @@ class Model:
         self.name, self.identity, self.device = name, identity, device
         self.labels: list[Any] = []
         self.use_cache = use_cache
-        self.calls = 0
+        self._calls = 0
         self._caches: dict[tuple[Any, ...], ArrayCache] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, identity={self.identity!r}, device={self.device!r})"
+
+    @property
+    def calls(self) -> int:
+        """Batches sent through the underlying model so far (adapters add 1 per batch)."""
+        return getattr(self, "_calls", 0)
+
+    @calls.setter
+    def calls(self, value: int) -> None:
+        log = os.environ.get(CALLS_LOG_ENV)
+        if log and value > self.calls:
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(f"{self.name}\t{value - self.calls}\n")
+        self._calls = value
 
     def _cache(self, *op: Any) -> ArrayCache | None:
         """The disk-cache namespace of one operation, opened once per model object."""
