@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,28 +37,9 @@ from scipy import stats as sstats
 
 from mtlib import stats
 from mtlib.data.yelp import DIRECTIONS
+from mtlib.papers import BHATHENA_PAIRS, BHATHENA_TABLE1
+from mtlib.threads import cpu_threads, limit_threads
 
-#: Where the paper's numbers come from.
-PAPER_SOURCE = "Bhathena, Willis, Dass, 'Evaluating Compositionality of Sentence Representation Models', §3.1, Table 1"
-#: Pairs before and after the Appendix B cleaning rules (§3.1: 500 reference pairs, 353 kept).
-PAPER_PAIRS = {"before": 500, "after": 353, "source": "Bhathena et al., §3.1 and Appendix B"}
-#: Table 1 as printed: encoder, final layers, mode, test accuracy, PSS, relative (all in percent).
-PAPER_TABLE1: tuple[tuple[str, str, str, float, float, float], ...] = (
-    ("BERT", "Linear", "FB", 79.2, 59.5, 75.1),
-    ("BERT", "Linear", "FT", 81.3, 73.7, 90.7),
-    ("ELMo", "Linear", "FB", 75.3, 57.2, 76.0),
-    ("ELMo", "Linear", "FT", 75.8, 67.9, 89.6),
-    ("ELMo", "DNN", "FB", 77.0, 57.5, 74.7),
-    ("ELMo", "DNN", "FT", 77.2, 70.0, 90.7),
-    ("USE DAN", "DNN", "FB", 75.3, 62.3, 82.8),
-    ("USE DAN", "DNN", "FT", 79.6, 69.4, 87.2),
-    ("USE DAN", "Linear", "FB", 69.3, 49.9, 71.9),
-    ("USE DAN", "Linear", "FT", 78.1, 69.1, 88.5),
-    ("USE Transformer", "Linear", "FB", 76.5, 65.7, 85.9),
-    ("USE Transformer", "Linear", "FT", 82.3, 73.7, 89.5),
-    ("USE Transformer", "DNN", "FB", 78.7, 65.7, 83.5),
-    ("USE Transformer", "DNN", "FT", 80.2, 69.4, 86.5),
-)
 #: Head names: mtlib's (``mtlib.models.classifier``) to the paper's "Final Layers".
 FINAL_LAYERS = {"linear": "Linear", "mlp": "DNN", "native": "native"}
 #: The paper's DNN head: two hidden layers of 500 and 100 units.
@@ -168,7 +148,7 @@ def clean_pairs(pairs: pd.DataFrame, *, tokenize: str = "whitespace") -> tuple[p
 def cleaning_report_with_paper(report: pd.DataFrame) -> pd.DataFrame:
     """The cleaning report beside the paper's 500 -> 353 (the paper gives no per-rule counts) and the kept share."""
     out = report.copy()
-    out["paper (all)"] = [PAPER_PAIRS["before"]] + [np.nan] * len(RULES) + [PAPER_PAIRS["after"]]
+    out["paper (all)"] = [BHATHENA_PAIRS["before"]] + [np.nan] * len(RULES) + [BHATHENA_PAIRS["after"]]
     before = report.loc["before cleaning", "all"]
     out["share of all"] = report["all"] / before if before else np.nan
     return out
@@ -181,7 +161,7 @@ def cleaning_note(report: pd.DataFrame) -> str:
     tok = report.attrs.get("tokenize", "whitespace")
     note = (f"Cleaning kept {kept} of {before} pairs ({kept / before:.1%})" if before else "No pairs to clean")
     note += f"; removed: {'; '.join(parts)} (tokens compared case-insensitively, {tok} tokenisation)."
-    note += f" The paper kept {PAPER_PAIRS['after']} of {PAPER_PAIRS['before']} ({PAPER_PAIRS['after'] / 500:.1%})."
+    note += f" The paper kept {BHATHENA_PAIRS['after']} of {BHATHENA_PAIRS['before']} ({BHATHENA_PAIRS['after'] / BHATHENA_PAIRS['before']:.1%})."
     if before and not kept:
         note += " Cleaning removed every pair: PSS is undefined (nan) for this data."
     return note
@@ -451,35 +431,6 @@ def subsample(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "label") -> 
     return pd.concat(parts).sort_index()
 
 
-@contextmanager
-def _torch_threads(n: int | None):
-    """Run a block with ``n`` torch CPU threads (``None``: unchanged).
-
-    Workaround, easy to remove: the factory's MLP head trains on tiny
-    batches (64 x d); on a shared 2-core CPU, two torch threads spin against
-    each other and one fit took 39 s instead of 0.7 s (measured under load
-    7-10). One thread for those fits only; features are computed before, by
-    a Linear head fitted first, with every thread.
-    """
-    if n is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def _head_threads(device: str) -> int | None:
-    from mtlib.batching import resolve_device
-
-    return 1 if resolve_device(device) == "cpu" else None
-
-
 def run_settings(
     grid: Sequence[Setting],
     train: pd.DataFrame,
@@ -531,7 +482,8 @@ def run_settings(
                 if setting.head == "mlp" and setting.encoder not in warm:
                     # the encoder's features first, with every thread (the Linear head does it too)
                     classifier(setting.encoder, train, how="head", head="linear", seed=seed, device=device)
-                with _torch_threads(_head_threads(device) if setting.head == "mlp" else None):
+                # the MLP head trains on tiny batches: one CPU thread (see mtlib.threads)
+                with limit_threads(cpu_threads(device) if setting.head == "mlp" else None):
                     model = classifier(setting.encoder, train, how="head", head=setting.head, seed=seed,
                                        lr=head_lr, device=device, **kw)
                 warm.add(setting.encoder)
@@ -603,9 +555,9 @@ def table1(outcomes: Sequence[Outcome], *, n_boot: int = 1000, seed: int = 0) ->
 
 
 def paper_table1() -> pd.DataFrame:
-    """The paper's Table 1 (:data:`PAPER_TABLE1`) as fractions, in :func:`table1`'s columns."""
+    """The paper's Table 1 (:data:`mtlib.papers.BHATHENA_TABLE1`) as fractions, in :func:`table1`'s columns."""
     rows = [{"setting": f"paper:{e}/{h}/{m}", "encoder": e, "final_layers": h, "mode": m, "accuracy": a / 100,
-             "pss": p / 100, "relative": r / 100, "source": "paper (Table 1)"} for e, h, m, a, p, r in PAPER_TABLE1]
+             "pss": p / 100, "relative": r / 100, "source": "paper (Table 1)"} for e, h, m, a, p, r in BHATHENA_TABLE1]
     return pd.DataFrame(rows).set_index("setting")
 
 

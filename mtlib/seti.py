@@ -27,7 +27,6 @@ cross-encoder.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from mtlib.papers import FU_FRANK_TABLE5, FU_FRANK_TABLE5_COLUMNS
+from mtlib.threads import limit_threads
 
 # --- facts from the paper ---------------------------------------------------------------------------
 
@@ -75,21 +77,8 @@ MISSING_RULES = {(1, "non-trivial"): 4, (2, "non-trivial"): 2, (3, "non-trivial-
                  (3, "non-trivial-R_ver"): 1}
 KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
 
-#: Table 5 of the paper: counts per task, setting, configuration, split and inference type.
-PAPER_TABLE5 = pd.DataFrame(
-    [(1, "trivial", "PI_ver", 1680, 420, 63240, 3366, 842, 63240),
-     (1, "trivial", "PI_nat", 1686, 422, None, None, None, None),
-     (1, "non-trivial", "PI_ver", 600, 150, 22620, 1203, 301, 22620),
-     (1, "non-trivial", "PI_nat", 603, 151, None, None, None, None),
-     (2, "trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
-     (2, "non-trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
-     (3, "trivial", "PI_nat", 480, 120, 9000, 960, 240, 9000),
-     (3, "trivial", "CI", 480, 120, None, None, None, None),
-     (3, "non-trivial-R_ver", "PI_ver", 9048, 2262, 11310, 18096, 4524, 11310),
-     (3, "non-trivial-R_ver", "CI", 9048, 2262, None, None, None, None),
-     (3, "non-trivial-R_nat", "PI_nat", 600, 150, 11310, 1203, 301, 11310),
-     (3, "non-trivial-R_nat", "CI", 603, 151, None, None, None, None)],
-    columns=["task", "setting", "type", "cg_train", "cg_dev", "cg_test", "id_train", "id_dev", "id_test"])
+#: Table 5 of the paper (:data:`mtlib.papers.FU_FRANK_TABLE5`) as a DataFrame.
+PAPER_TABLE5 = pd.DataFrame(list(FU_FRANK_TABLE5), columns=list(FU_FRANK_TABLE5_COLUMNS))
 
 FUNCTION_WORDS = frozenset("a an the is are was were be being been by of to in on at into onto for with and or "
                            "not no some this that these those there his her its their one two".split())
@@ -757,15 +746,13 @@ def head_predictions(encoder: Any, train: pd.DataFrame, test: pd.DataFrame, *, s
     Returns:
         ``pred`` (0/1 per test row), ``prob`` (entailment probability), ``dev_accuracy``.
     """
-    from threadpoolctl import threadpool_limits
-
     from mtlib import models
 
     if train["label"].nunique() < 2:  # one class only (possible in a tiny subsample): predict it
         prob = np.full(len(test), float(train["label"].iloc[0]))
         return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
     # many small fits: one BLAS thread each is faster than two contending ones (10x on a loaded 2-core CPU)
-    with threadpool_limits(1):
+    with limit_threads(1):
         clf = models.classifier(encoder, pairs_frame(train), how="head", head=head, seed=seed,
                                 valid=pairs_frame(dev) if dev is not None and len(dev) else None, **kwargs)
         prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
@@ -961,12 +948,10 @@ def pair_classifier(model: Any, train: pd.DataFrame, *, how: str = "head", head:
     """The classifier factory on (premise, hypothesis) pairs of ``train``: a head on frozen pair features
     (``how="head"``) or a cross-encoder (``how="finetune"``), nothing held out; ``init`` continues training
     that classifier on ``train`` (which may then hold one class only)."""
-    from threadpoolctl import threadpool_limits
-
     from mtlib import models
 
     kwargs.setdefault("heldout_fraction", 0.0)
-    with threadpool_limits(1) if how == "head" else contextlib.nullcontext():
+    with limit_threads(1 if how == "head" else None):
         return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
 
 

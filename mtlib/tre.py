@@ -55,35 +55,21 @@ import torch
 from scipy import stats as sstats
 
 from mtlib.batching import resolve_device
+from mtlib.papers import BHATHENA_TABLE2, BHATHENA_TABLE2_SOURCE, BHATHENA_TABLE4
+from mtlib.threads import limit_threads
 from mtlib.trees import Tree, tree_impurity, weighted_node_switching
 
 COMPOSITIONS = ("add", "linear")
 UNSEEN = ("zero", "exclude")
 EPS = 1e-12
 
-# ---------------------------------------------------------------------------
-# The paper's printed values (Bhathena, Willis, Dass, "Evaluating Compositionality of
-# Sentence Representation Models"), in one place.
-# ---------------------------------------------------------------------------
-
-PAPER_SOURCE = "Bhathena et al. §4.3 Table 2 (Spearman TRE vs WNS on SST), Table 4 and Figure 3 (TI, WNS)"
-PAPER_TABLE2 = {"BERT": -0.1997, "ELMo": -0.344, "USE DAN": -0.485, "USE Transformer": -0.168}
 # registry names (and hub ids) of our encoders that are a paper encoder
 PAPER_ENCODERS = {"bert-base": "BERT", "bert-base-uncased": "BERT"}
-# (sentence as printed, TI, WNS): Table 4 rows, then the Figure 3 caption's sentence
-PAPER_EXAMPLES = [
-    ("If Steven Soderbergh 's ' Solaris ' is a failure it is a glorious failure", 2.51, 1.65, "Table 4"),
-    ("A sober and affecting chronicle of the leveling effect of loss .", 0.0, 0.23, "Table 4"),
-    ("Cool ?", 0.33, 2.5, "Table 4"),
-    ("Nothing is black and white .", 0.0, 0.0, "Table 4"),
-    ("A coda in every sense, The Pinochet Case splits time between a minute-by-minute account of the "
-     "British court's extradition chess game and the regime's talking-head survivors.", 1.95, 0.37, "Figure 3"),
-]
 
 
 def paper_table2(encoder: str) -> float:
     """The paper's Table 2 correlation for one of our encoders (``nan`` when the paper has none)."""
-    return PAPER_TABLE2.get(PAPER_ENCODERS.get(encoder, encoder), float("nan"))
+    return BHATHENA_TABLE2.get(PAPER_ENCODERS.get(encoder, encoder), float("nan"))
 
 
 def sentence_key(text: str) -> str:
@@ -102,7 +88,7 @@ def find_paper_examples(trees: Sequence[Tree], *, weight: str = "height", averag
     for i, t in enumerate(trees):
         where.setdefault(sentence_key(t.sentence), i)
     rows = []
-    for text, ti, wns, source in PAPER_EXAMPLES:
+    for text, ti, wns, source in BHATHENA_TABLE4:
         i = where.get(sentence_key(text))
         t = trees[i] if i is not None else None
         rows.append({"source": source, "sentence": text, "found": t is not None, "index": i,
@@ -323,13 +309,9 @@ def fit_tre(trees: Sequence[Tree], targets: np.ndarray, *, composition: str = "a
     enc = encode_trees(trees, vocab, tdtype)
     prim, weight = init_parameters(len(vocab), targets.shape[1], composition=composition, seed=seed,
                                    init_scale=init_scale, dtype=tdtype)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(num_threads or (1 if composition == "add" else threads))
-    try:
+    with limit_threads(num_threads or (1 if composition == "add" else None)):
         return _fit(enc, vocab, prim, weight, targets, composition, steps, lr, device, tdtype,
                     dict(composition=composition, steps=steps, lr=lr, init_scale=init_scale, seed=seed, dtype=dtype))
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _fit(enc: EncodedTrees, vocab: list[str], prim: torch.Tensor, weight: torch.Tensor | None, targets: np.ndarray,
@@ -581,7 +563,7 @@ def table2(frames: dict[str, pd.DataFrame], *, n_boot: int = 1000, seed: int = 0
     ran = {PAPER_ENCODERS.get(name, name) for name in frames}
     if paper_rows:
         rows += [{"encoder": f"{enc} (paper)", "split": "SST dev", "paper": value}
-                 for enc, value in PAPER_TABLE2.items() if enc not in ran]
+                 for enc, value in BHATHENA_TABLE2.items() if enc not in ran]
     return pd.DataFrame(rows)
 
 
@@ -638,7 +620,7 @@ def describe(table: pd.DataFrame) -> list[str]:
 
 
 __all__ = [
-    "COMPOSITIONS", "EncodedTrees", "PAPER_EXAMPLES", "PAPER_SOURCE", "PAPER_TABLE2", "TREModel",
+    "COMPOSITIONS", "EncodedTrees", "TREModel",
     "build_vocabulary", "compose_batched", "cosine_distance", "describe", "encode_trees", "find_paper_examples",
     "fit_tre", "fit_tre_reference", "init_parameters", "paper_table2", "partial_spearman", "sensitivity",
     "sentence_key", "spearman_ci", "split_summary", "table2", "table2_row", "tre_by_split", "tree_scores",

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib import pss
+from mtlib import papers, pss
 
 
 def _pairs(rows):
@@ -174,7 +174,7 @@ def test_paper_table_is_internally_consistent():
     assert len(paper) == 14
     # the paper's relative column is PSS / accuracy x 100, to its rounding
     assert np.allclose(paper["pss"] / paper["accuracy"], paper["relative"], atol=0.006)
-    assert pss.PAPER_PAIRS["before"] == 500 and pss.PAPER_PAIRS["after"] == 353
+    assert papers.BHATHENA_PAIRS["before"] == 500 and papers.BHATHENA_PAIRS["after"] == 353
 
 
 def test_settings_grid():
