@@ -93,9 +93,10 @@ EXPECTED = {
     "05": ["pss/linear/FB", "pss/mlp/FB", "pss/linear/FT", "accuracy/linear/FB", "accuracy/mlp/FT",
            "majority_baseline/linear/FB", "models/minilm-static/pss/linear/FB", "models/vader/pss/native",
            "models/vader/accuracy/native", "pairs_before_cleaning", "pairs_after_cleaning"],
-    "06": ["spearman_tre_wns/minilm", "spearman_tre_ti/minilm", "partial_spearman_tre_wns/minilm",
-           "spearman_tre_wns/minilm-static", "tre_mean/minilm/train", "tre_mean/minilm/heldout",
-           "tre_mean/minilm-static/train", "tre_mean/minilm-static/heldout", "n_sentences", "n_word_types"],
+    "06": ["spearman_tre_wns/heldout", "spearman_tre_ti/heldout", "partial_spearman_tre_wns/heldout",
+           "models/minilm-static/spearman_tre_wns/heldout", "tre_mean/train", "tre_mean/heldout",
+           "models/minilm-static/tre_mean/train", "models/minilm-static/tre_mean/heldout", "n_sentences",
+           "n_word_types"],
 }
 COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", "n_phrases_an", "n_phrases_aan",
           "cases/english/syn", "vocabulary/english", "n_insertion_pairs_with_reverses", "n_sentences", "n_word_types",
