@@ -288,3 +288,19 @@ def test_reports_record_the_one_key_scheme():
     # TRE ends come from held-out sentences with every word seen (none among 60 short random sentences)
     assert len(tre.extreme_trees(truth, report, 1)) == 2 + 2 * min(1, len(report.seen_heldout()))
     assert list(tre.table4_examples(truth, {"bag": report}, 2).columns[-2:]) == ["tre bag", "split bag"]
+
+
+def test_limit_threads_sets_and_restores_torch_and_blas_threads():
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from mtlib.threads import cpu_threads, limit_threads
+
+    before = torch.get_num_threads()
+    with limit_threads(1):
+        assert torch.get_num_threads() == 1
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+    assert torch.get_num_threads() == before
+    with limit_threads(None):
+        assert torch.get_num_threads() == before
+    assert cpu_threads("cpu") == 1 and cpu_threads("cpu", 3) == 3
