@@ -675,7 +675,8 @@ def ground_truth(data_path: str, *, fit_path: str = "", max_sentences: int = 0, 
 class TREReport:
     """One encoder's TRE on a :class:`GroundTruth` and its Table 2 rows (:func:`tree_reconstruction`).
 
-    Metric keys (no model prefix): ``tre_mean/<split>``, ``sentences/<split>``,
+    Metric keys (no model prefix): ``tre_mean/<split>``, ``sentences/<split>`` (``train``, ``heldout``,
+    ``no_target``),
     ``heldout_with_unseen``, ``tre_mean_all_seen/heldout``, and per split
     (``train``, ``heldout``) ``spearman_tre_wns/<split>``,
     ``spearman_tre_ti/<split>``, ``partial_spearman_tre_wns/<split>``,
@@ -717,7 +718,7 @@ class TREReport:
     def metrics(self) -> dict[str, Any]:
         f = self.frame
         out: dict[str, Any] = {f"tre_mean/{s}": float(f.loc[f["split"] == s, "tre"].mean()) for s in ("train", "heldout")}
-        out.update({f"sentences/{s}": int(n) for s, n in f["split"].value_counts().items()})
+        out.update({f"sentences/{s.replace(' ', '_')}": int(n) for s, n in f["split"].value_counts().items()})
         out["heldout_with_unseen"] = int((f["n_unseen"] > 0).sum())
         out["tre_mean_all_seen/heldout"] = float(self.seen_heldout().mean())
         for r in self.table.dropna(subset=["rho_tre_wns"]).itertuples():
