@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,28 +37,9 @@ from scipy import stats as sstats
 
 from mtlib import stats
 from mtlib.data.yelp import DIRECTIONS
+from mtlib.papers import BHATHENA_PAIRS, BHATHENA_TABLE1
+from mtlib.threads import cpu_threads, limit_threads
 
-#: Where the paper's numbers come from.
-PAPER_SOURCE = "Bhathena, Willis, Dass, 'Evaluating Compositionality of Sentence Representation Models', §3.1, Table 1"
-#: Pairs before and after the Appendix B cleaning rules (§3.1: 500 reference pairs, 353 kept).
-PAPER_PAIRS = {"before": 500, "after": 353, "source": "Bhathena et al., §3.1 and Appendix B"}
-#: Table 1 as printed: encoder, final layers, mode, test accuracy, PSS, relative (all in percent).
-PAPER_TABLE1: tuple[tuple[str, str, str, float, float, float], ...] = (
-    ("BERT", "Linear", "FB", 79.2, 59.5, 75.1),
-    ("BERT", "Linear", "FT", 81.3, 73.7, 90.7),
-    ("ELMo", "Linear", "FB", 75.3, 57.2, 76.0),
-    ("ELMo", "Linear", "FT", 75.8, 67.9, 89.6),
-    ("ELMo", "DNN", "FB", 77.0, 57.5, 74.7),
-    ("ELMo", "DNN", "FT", 77.2, 70.0, 90.7),
-    ("USE DAN", "DNN", "FB", 75.3, 62.3, 82.8),
-    ("USE DAN", "DNN", "FT", 79.6, 69.4, 87.2),
-    ("USE DAN", "Linear", "FB", 69.3, 49.9, 71.9),
-    ("USE DAN", "Linear", "FT", 78.1, 69.1, 88.5),
-    ("USE Transformer", "Linear", "FB", 76.5, 65.7, 85.9),
-    ("USE Transformer", "Linear", "FT", 82.3, 73.7, 89.5),
-    ("USE Transformer", "DNN", "FB", 78.7, 65.7, 83.5),
-    ("USE Transformer", "DNN", "FT", 80.2, 69.4, 86.5),
-)
 #: Head names: mtlib's (``mtlib.models.classifier``) to the paper's "Final Layers".
 FINAL_LAYERS = {"linear": "Linear", "mlp": "DNN", "native": "native"}
 #: The paper's DNN head: two hidden layers of 500 and 100 units.
@@ -168,7 +148,7 @@ def clean_pairs(pairs: pd.DataFrame, *, tokenize: str = "whitespace") -> tuple[p
 def cleaning_report_with_paper(report: pd.DataFrame) -> pd.DataFrame:
     """The cleaning report beside the paper's 500 -> 353 (the paper gives no per-rule counts) and the kept share."""
     out = report.copy()
-    out["paper (all)"] = [PAPER_PAIRS["before"]] + [np.nan] * len(RULES) + [PAPER_PAIRS["after"]]
+    out["paper (all)"] = [BHATHENA_PAIRS["before"]] + [np.nan] * len(RULES) + [BHATHENA_PAIRS["after"]]
     before = report.loc["before cleaning", "all"]
     out["share of all"] = report["all"] / before if before else np.nan
     return out
@@ -181,7 +161,7 @@ def cleaning_note(report: pd.DataFrame) -> str:
     tok = report.attrs.get("tokenize", "whitespace")
     note = (f"Cleaning kept {kept} of {before} pairs ({kept / before:.1%})" if before else "No pairs to clean")
     note += f"; removed: {'; '.join(parts)} (tokens compared case-insensitively, {tok} tokenisation)."
-    note += f" The paper kept {PAPER_PAIRS['after']} of {PAPER_PAIRS['before']} ({PAPER_PAIRS['after'] / 500:.1%})."
+    note += f" The paper kept {BHATHENA_PAIRS['after']} of {BHATHENA_PAIRS['before']} ({BHATHENA_PAIRS['after'] / BHATHENA_PAIRS['before']:.1%})."
     if before and not kept:
         note += " Cleaning removed every pair: PSS is undefined (nan) for this data."
     return note
@@ -328,8 +308,13 @@ class Setting:
 
     @property
     def key(self) -> str:
-        """The metrics path ``<encoder>/<head>/<mode>``."""
+        """The setting's name in tables: ``<encoder>/<head>/<mode>``."""
         return f"{self.encoder}/{self.head}/{self.mode}"
+
+    @property
+    def group(self) -> str:
+        """The setting within its encoder, in metric keys: ``<head>/<mode>``, or ``native``."""
+        return "native" if self.mode == "native" else f"{self.head}/{self.mode}"
 
 
 def settings_grid(encoders: Sequence[str], heads: Sequence[str], finetune: Sequence[str] = (),
@@ -451,35 +436,6 @@ def subsample(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "label") -> 
     return pd.concat(parts).sort_index()
 
 
-@contextmanager
-def _torch_threads(n: int | None):
-    """Run a block with ``n`` torch CPU threads (``None``: unchanged).
-
-    Workaround, easy to remove: the factory's MLP head trains on tiny
-    batches (64 x d); on a shared 2-core CPU, two torch threads spin against
-    each other and one fit took 39 s instead of 0.7 s (measured under load
-    7-10). One thread for those fits only; features are computed before, by
-    a Linear head fitted first, with every thread.
-    """
-    if n is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def _head_threads(device: str) -> int | None:
-    from mtlib.batching import resolve_device
-
-    return 1 if resolve_device(device) == "cpu" else None
-
-
 def run_settings(
     grid: Sequence[Setting],
     train: pd.DataFrame,
@@ -531,7 +487,8 @@ def run_settings(
                 if setting.head == "mlp" and setting.encoder not in warm:
                     # the encoder's features first, with every thread (the Linear head does it too)
                     classifier(setting.encoder, train, how="head", head="linear", seed=seed, device=device)
-                with _torch_threads(_head_threads(device) if setting.head == "mlp" else None):
+                # the MLP head trains on tiny batches: one CPU thread (see mtlib.threads)
+                with limit_threads(cpu_threads(device) if setting.head == "mlp" else None):
                     model = classifier(setting.encoder, train, how="head", head=setting.head, seed=seed,
                                        lr=head_lr, device=device, **kw)
                 warm.add(setting.encoder)
@@ -603,9 +560,9 @@ def table1(outcomes: Sequence[Outcome], *, n_boot: int = 1000, seed: int = 0) ->
 
 
 def paper_table1() -> pd.DataFrame:
-    """The paper's Table 1 (:data:`PAPER_TABLE1`) as fractions, in :func:`table1`'s columns."""
+    """The paper's Table 1 (:data:`mtlib.papers.BHATHENA_TABLE1`) as fractions, in :func:`table1`'s columns."""
     rows = [{"setting": f"paper:{e}/{h}/{m}", "encoder": e, "final_layers": h, "mode": m, "accuracy": a / 100,
-             "pss": p / 100, "relative": r / 100, "source": "paper (Table 1)"} for e, h, m, a, p, r in PAPER_TABLE1]
+             "pss": p / 100, "relative": r / 100, "source": "paper (Table 1)"} for e, h, m, a, p, r in BHATHENA_TABLE1]
     return pd.DataFrame(rows).set_index("setting")
 
 
@@ -733,21 +690,177 @@ def hardest_flips(outcomes: Sequence[Outcome], k: int = 10) -> pd.DataFrame:
     return out.sort_values("wrong", ascending=False, kind="stable").head(k)
 
 
-def metrics(outcomes: Sequence[Outcome], table: pd.DataFrame) -> dict[str, Any]:
-    """Flat metrics: ``pss/<encoder>/<head>/<mode>``, ``accuracy/...``, ``relative_pss/...`` and per seed."""
-    out: dict[str, Any] = {}
-    for key, r in table.iterrows():
-        out[f"pss/{key}"] = r["pss"]
-        out[f"accuracy/{key}"] = r["accuracy"]
-        out[f"relative_pss/{key}"] = r["relative"]
-        out[f"majority_baseline/{key}"] = r["majority_baseline"]
-        out[f"pss_ci/{key}"] = [r["pss_low"], r["pss_high"]]
-        out[f"accuracy_ci/{key}"] = [r["accuracy_low"], r["accuracy_high"]]
-    for o in outcomes:
-        if o.seed is not None:
-            out[f"seeds/{o.setting.key}/{o.seed}/pss"] = o.pss
-            out[f"seeds/{o.setting.key}/{o.seed}/accuracy"] = o.accuracy
-    return out
+@dataclass
+class CleaningReport:
+    """The pairs kept by the Appendix B rules (:func:`clean`), and what each rule removed.
+
+    Attributes:
+        pairs: The kept pairs (capped per direction when asked), ``source, rewrite, direction``.
+        report: :func:`clean_pairs`'s per-rule counts.
+    """
+
+    pairs: pd.DataFrame
+    report: pd.DataFrame
+    headline: tuple[str, ...] = ()
+
+    def metrics(self) -> dict[str, Any]:
+        """``pairs_before_cleaning``, ``pairs_after_cleaning`` (the pairs scored) and ``pairs_removed/<rule>``."""
+        r = self.report
+        return {"pairs_before_cleaning": int(r.loc["before cleaning", "all"]), "pairs_after_cleaning": len(self.pairs),
+                **{f"pairs_removed/{rule}": int(r.loc[RULE_NAMES[rule], "all"]) for rule in RULES}}
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"cleaning_report": cleaning_report_with_paper(self.report)}
+
+    @property
+    def note(self) -> str:
+        """One sentence: what the rules removed (:func:`cleaning_note`)."""
+        return cleaning_note(self.report)
+
+
+def clean(pairs: pd.DataFrame, *, tokenize: str = "whitespace", n_pairs: int = 0) -> CleaningReport:
+    """:func:`clean_pairs`, then at most ``n_pairs`` kept pairs per direction (0 keeps all), as a report."""
+    kept, report = clean_pairs(pairs, tokenize=tokenize)
+    if n_pairs:
+        kept = kept.groupby("direction", sort=False).head(n_pairs)
+    return CleaningReport(kept, report)
+
+
+@dataclass
+class ModelReport:
+    """One encoder's (or native model's) settings of :func:`polarity_sensitivity`.
+
+    Metric keys (no model prefix; ``<group>`` is :attr:`Setting.group`, ``linear/FB`` or ``native``):
+    ``pss/<group>``, ``accuracy/<group>``, ``relative_pss/<group>``,
+    ``majority_baseline/<group>``, ``pss_ci/<group>``, ``accuracy_ci/<group>``
+    (seed means and 95% intervals), ``pss/<group>/seed<k>`` and
+    ``accuracy/<group>/seed<k>``, ``pss_direction/<group>/<direction>``,
+    ``mcnemar_p/<comparison>/<group>/seed<k>`` and ``train_seconds``.
+    """
+
+    model: str
+    outcomes: list[Outcome]
+    table: pd.DataFrame
+    tests: pd.DataFrame
+    directions: pd.DataFrame
+
+    @property
+    def headline(self) -> list[str]:
+        return list(dict.fromkeys(f"pss/{o.setting.group}" for o in self.outcomes))
+
+    def metrics(self) -> dict[str, Any]:
+        groups = {o.setting.key: o.setting.group for o in self.outcomes}
+        out: dict[str, Any] = {}
+        for key, r in self.table.iterrows():
+            g = groups[key]
+            out.update({f"pss/{g}": r["pss"], f"accuracy/{g}": r["accuracy"], f"relative_pss/{g}": r["relative"],
+                        f"majority_baseline/{g}": r["majority_baseline"], f"pss_ci/{g}": [r["pss_low"], r["pss_high"]],
+                        f"accuracy_ci/{g}": [r["accuracy_low"], r["accuracy_high"]]})
+        for o in self.outcomes:
+            if o.seed is not None:
+                out[f"pss/{o.setting.group}/seed{o.seed}"] = o.pss
+                out[f"accuracy/{o.setting.group}/seed{o.seed}"] = o.accuracy
+        out.update({f"pss_direction/{groups[r.setting]}/{r.direction}": r.pss for r in self.directions.itertuples()})
+        out.update({f"mcnemar_p/{r.comparison.replace(' ', '_')}/{groups[r.a]}/seed{r.seed}": r.p_value
+                    for r in self.tests.itertuples()})
+        out["train_seconds"] = float(sum(o.info.get("seconds", 0.0) for o in self.outcomes))
+        return out
+
+
+@dataclass
+class PSSReport:
+    """Everything :func:`polarity_sensitivity` measured, across models.
+
+    Attributes:
+        outcomes: One :class:`Outcome` per setting and seed.
+        table: :func:`table1` (ours; fractions, intervals, seed spread).
+        tests: :func:`paired_tests` (McNemar, FB vs FT and Linear vs DNN).
+        directions: :func:`by_direction` (Appendix C).
+        direction_tests: :func:`direction_tests` (Fisher).
+        hardest: :func:`hardest_flips`.
+        models: Per encoder (then native model), its :class:`ModelReport`; the
+            first is the primary model.
+    """
+
+    outcomes: list[Outcome]
+    table: pd.DataFrame
+    tests: pd.DataFrame
+    directions: pd.DataFrame
+    direction_tests: pd.DataFrame
+    hardest: pd.DataFrame
+    models: dict[str, ModelReport]
+    headline: tuple[str, ...] = ()
+
+    @property
+    def primary(self) -> str | None:
+        """The first model (its values also go under plain keys)."""
+        return next(iter(self.models), None)
+
+    @property
+    def layout(self) -> pd.DataFrame:
+        """Table 1 in the paper's layout, the paper's rows below ours (:func:`table1_layout`)."""
+        return table1_layout(self.table)
+
+    @property
+    def direction_table(self) -> pd.DataFrame:
+        """PSS per setting (rows) and direction (columns), with the number of pairs."""
+        d = self.directions
+        return d.pivot(index="setting", columns="direction", values="pss").join(
+            d.groupby("setting")["n_pairs"].sum().rename("pairs"))
+
+    def metrics(self) -> dict[str, Any]:
+        """Run-level counts: ``n_settings`` and ``n_runs`` (settings x seeds, native models once)."""
+        return {"n_settings": len({o.setting for o in self.outcomes}), "n_runs": len(self.outcomes)}
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {"table1_pss": self.table, "table1_pss_paper_layout": self.layout,
+                "paired_tests_mcnemar": self.tests, "pss_by_direction": self.directions,
+                "direction_tests_fisher": self.direction_tests, "hardest_flips": self.hardest}
+
+    def conclusions(self, alpha: float = 0.05) -> list[str]:
+        """Sentences read off this run's tables (:func:`conclusions`)."""
+        return conclusions(self.table, self.tests, self.direction_tests, alpha=alpha)
+
+    def figures(self) -> dict[str, Any]:
+        """``pss_vs_accuracy`` (:func:`pss_vs_accuracy`) and ``table1_pss_bars`` (:func:`table1_bars`)."""
+        return {"pss_vs_accuracy": pss_vs_accuracy(self.table, title="PSS against test accuracy "
+                                                   "(ours filled, paper hollow)"),
+                "table1_pss_bars": table1_bars(self.table)}
+
+
+def polarity_sensitivity(grid: Sequence[Setting], train: pd.DataFrame, test: pd.DataFrame, pairs: pd.DataFrame, *,
+                         seeds: Sequence[int] = (0,), n_boot: int = 1000, seed: int = 0, n_hardest: int = 10,
+                         **kwargs: Any) -> PSSReport:
+    """Table 1 and its tests: train and score every setting (:func:`run_settings`), then tabulate.
+
+    Args:
+        grid: Settings from :func:`settings_grid` (encoders first, then native models).
+        train, test, pairs: As for :func:`run_settings`.
+        seeds: Training seeds.
+        n_boot: Bootstrap replicates of the intervals.
+        seed: Seeds the bootstraps.
+        n_hardest: Rows of the hardest-flips table.
+        **kwargs: Passed to :func:`run_settings` (``finetune_train``, ``device``, ``head_lr``,
+            ``finetune_settings``, ``classifier``, ``log``).
+    """
+    outcomes = run_settings(grid, train, test, pairs, seeds=seeds, **kwargs)
+    return report_from(outcomes, n_boot=n_boot, seed=seed, n_hardest=n_hardest)
+
+
+def report_from(outcomes: Sequence[Outcome], *, n_boot: int = 1000, seed: int = 0, n_hardest: int = 10) -> PSSReport:
+    """The :class:`PSSReport` of scored outcomes: Table 1, the tests, and one :class:`ModelReport` per encoder."""
+    outcomes = list(outcomes)
+    table = table1(outcomes, n_boot=n_boot, seed=seed)
+    tests = paired_tests(outcomes)
+    directions = by_direction(outcomes, n_boot=n_boot, seed=seed)
+    models: dict[str, ModelReport] = {}
+    for name in dict.fromkeys(o.setting.encoder for o in outcomes):
+        outs = [o for o in outcomes if o.setting.encoder == name]
+        keys = {o.setting.key for o in outs}
+        models[name] = ModelReport(name, outs, table[table.index.isin(keys)], tests[tests["encoder"] == name],
+                                   directions[directions["setting"].isin(keys)])
+    return PSSReport(outcomes, table, tests, directions, direction_tests(outcomes),
+                     hardest_flips(outcomes, k=n_hardest), models)
 
 
 # --------------------------------------------------------------------------
@@ -809,6 +922,22 @@ def pss_vs_accuracy(ours: pd.DataFrame, *, with_paper: bool = True,
     ax.set_title(title or "PSS against test accuracy")
     fig.tight_layout()
     return fig
+
+
+def table1_bars(ours: pd.DataFrame, *, with_paper: bool = True):
+    """Table 1 as horizontal bars: PSS per setting with its 95% interval, ours and the paper's.
+
+    Returns:
+        A matplotlib ``Figure``.
+    """
+    from mtlib import plots
+
+    bars = pd.concat([ours] + ([paper_table1()] if with_paper else [])).reset_index()
+    bars["label"] = bars["encoder"] + " · " + bars["final_layers"] + " · " + bars["mode"]
+    bars = bars.rename(columns={"pss_low": "ci_low", "pss_high": "ci_high"})
+    bars = bars.fillna({"ci_low": bars["pss"], "ci_high": bars["pss"]})
+    return plots.rate_bars(bars, label="label", rate="pss", hue="source", xlabel="PSS (95% bootstrap interval)",
+                           title="Table 1 as bars: PSS per setting", xlim=(0, 1))
 
 
 # --------------------------------------------------------------------------

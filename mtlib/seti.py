@@ -27,7 +27,6 @@ cross-encoder.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from mtlib.papers import FU_FRANK_TABLE5, FU_FRANK_TABLE5_COLUMNS
+from mtlib.threads import limit_threads
 
 # --- facts from the paper ---------------------------------------------------------------------------
 
@@ -75,21 +77,8 @@ MISSING_RULES = {(1, "non-trivial"): 4, (2, "non-trivial"): 2, (3, "non-trivial-
                  (3, "non-trivial-R_ver"): 1}
 KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
 
-#: Table 5 of the paper: counts per task, setting, configuration, split and inference type.
-PAPER_TABLE5 = pd.DataFrame(
-    [(1, "trivial", "PI_ver", 1680, 420, 63240, 3366, 842, 63240),
-     (1, "trivial", "PI_nat", 1686, 422, None, None, None, None),
-     (1, "non-trivial", "PI_ver", 600, 150, 22620, 1203, 301, 22620),
-     (1, "non-trivial", "PI_nat", 603, 151, None, None, None, None),
-     (2, "trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
-     (2, "non-trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
-     (3, "trivial", "PI_nat", 480, 120, 9000, 960, 240, 9000),
-     (3, "trivial", "CI", 480, 120, None, None, None, None),
-     (3, "non-trivial-R_ver", "PI_ver", 9048, 2262, 11310, 18096, 4524, 11310),
-     (3, "non-trivial-R_ver", "CI", 9048, 2262, None, None, None, None),
-     (3, "non-trivial-R_nat", "PI_nat", 600, 150, 11310, 1203, 301, 11310),
-     (3, "non-trivial-R_nat", "CI", 603, 151, None, None, None, None)],
-    columns=["task", "setting", "type", "cg_train", "cg_dev", "cg_test", "id_train", "id_dev", "id_test"])
+#: Table 5 of the paper (:data:`mtlib.papers.FU_FRANK_TABLE5`) as a DataFrame.
+PAPER_TABLE5 = pd.DataFrame(list(FU_FRANK_TABLE5), columns=list(FU_FRANK_TABLE5_COLUMNS))
 
 FUNCTION_WORDS = frozenset("a an the is are was were be being been by of to in on at into onto for with and or "
                            "not no some this that these those there his her its their one two".split())
@@ -757,15 +746,13 @@ def head_predictions(encoder: Any, train: pd.DataFrame, test: pd.DataFrame, *, s
     Returns:
         ``pred`` (0/1 per test row), ``prob`` (entailment probability), ``dev_accuracy``.
     """
-    from threadpoolctl import threadpool_limits
-
     from mtlib import models
 
     if train["label"].nunique() < 2:  # one class only (possible in a tiny subsample): predict it
         prob = np.full(len(test), float(train["label"].iloc[0]))
         return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
     # many small fits: one BLAS thread each is faster than two contending ones (10x on a loaded 2-core CPU)
-    with threadpool_limits(1):
+    with limit_threads(1):
         clf = models.classifier(encoder, pairs_frame(train), how="head", head=head, seed=seed,
                                 valid=pairs_frame(dev) if dev is not None and len(dev) else None, **kwargs)
         prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
@@ -961,12 +948,10 @@ def pair_classifier(model: Any, train: pd.DataFrame, *, how: str = "head", head:
     """The classifier factory on (premise, hypothesis) pairs of ``train``: a head on frozen pair features
     (``how="head"``) or a cross-encoder (``how="finetune"``), nothing held out; ``init`` continues training
     that classifier on ``train`` (which may then hold one class only)."""
-    from threadpoolctl import threadpool_limits
-
     from mtlib import models
 
     kwargs.setdefault("heldout_fraction", 0.0)
-    with threadpool_limits(1) if how == "head" else contextlib.nullcontext():
+    with limit_threads(1 if how == "head" else None):
         return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
 
 
@@ -1067,20 +1052,213 @@ def evaluate_finetune(model: str, datasets: Mapping[tuple[int, str, str, int], S
     return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
 
 
-def metric_records(scores: pd.DataFrame | None = None, fewshot: pd.DataFrame | None = None) -> dict[str, float]:
-    """Flat ``metrics.json`` keys: ``accuracy/<model>/task<k>/<setting>/<config>`` (mean over seeds) and
-    ``.../seed<k>``, ``baseline/...`` beside them, ``fewshot/<model>/task<k>/<shots>`` (mean over seeds)."""
-    out: dict[str, float] = {}
-    groups = scores.groupby(["model", "task", "setting", "config"]) if scores is not None and len(scores) else []
-    for (model, task, setting, config), part in groups:
-        key = f"{model}/task{task}/{setting}/{config}"
-        out[f"accuracy/{key}"] = float(part["accuracy"].mean())
-        out[f"baseline/{key}"] = float(part["baseline"].mean())
-        out.update({f"accuracy/{key}/seed{int(s)}": float(a) for s, a in zip(part["seed"], part["accuracy"])})
-    if fewshot is not None and len(fewshot):
-        for (model, task, shots), part in fewshot.groupby(["model", "task", "shots"]):
-            out[f"fewshot/{model}/task{task}/{int(shots)}"] = float(part["accuracy"].mean())
+# --- reports: what notebook 07 records, in the one key scheme -------------------------------------
+
+
+def _empty(columns: Sequence[str] = ()) -> pd.DataFrame:
+    return pd.DataFrame(columns=list(columns))
+
+
+@dataclass
+class PoolReport:
+    """The natural inferences found in a SICK-format file (:func:`natural_pool`).
+
+    Attributes:
+        sick: The loaded file.
+        found: Every natural inference :func:`extract_natural_inferences` finds (both directions).
+        pool: The subsample a run uses (:func:`subsample_pool`).
+    """
+
+    sick: pd.DataFrame
+    found: pd.DataFrame
+    pool: pd.DataFrame
+
+    @property
+    def counts(self) -> pd.Series:
+        """Lexical and structural inferences found (A→B), as the paper counts them."""
+        return self.found[self.found["direction"] == "AB"]["type"].value_counts()
+
+    @property
+    def headline(self) -> list[str]:
+        return list(self.metrics())
+
+    def metrics(self) -> dict[str, Any]:
+        """``pool/lexical``, ``pool/structural`` (A→B pairs found), ``pool/sick_pairs``, ``pool/used_inferences``."""
+        c = self.counts
+        return {"pool/lexical": int(c.get("lexical", 0)), "pool/structural": int(c.get("structural", 0)),
+                "pool/sick_pairs": len(self.sick), "pool/used_inferences": len(self.pool)}
+
+    def summary(self) -> str:
+        m = self.metrics()
+        return (f"{m['pool/sick_pairs']:,} SICK pairs: {m['pool/lexical']:,} lexical and {m['pool/structural']:,} "
+                f"structural (A→B); this run uses {m['pool/used_inferences']:,} directed inferences")
+
+    def table(self) -> pd.DataFrame:
+        """Used inferences per type and label."""
+        return self.pool.groupby(["type", "label"]).size().unstack().rename(
+            columns={0: "non-entailment", 1: "entailment"})
+
+
+def natural_pool(sick_path: str = "", n_lexical: int = 0, n_structural: int = 0, seed: int = 0) -> PoolReport:
+    """Load a SICK-format file (empty: the bundled pool), find its natural inferences, subsample them."""
+    from mtlib.data import sick as sick_data
+
+    frame = sick_data.load_sick(sick_path or sick_data.BUNDLED_SICK)
+    found = extract_natural_inferences(frame)
+    return PoolReport(frame, found, subsample_pool(found, n_lexical, n_structural, seed=seed))
+
+
+@dataclass
+class SetiReport:
+    """Scores of one model (or of several, after :func:`concat`) on the SETI settings.
+
+    Metric keys (no model prefix; one model's frames): ``accuracy/task<k>/<setting>/<config>`` (mean over
+    seeds) and ``.../seed<s>``, ``baseline/task<k>/<setting>/<config>`` (majority class),
+    ``fewshot/task<k>/<shots>`` (mean over seeds), ``finding/<finding>`` (a named test's outcome).
+
+    Attributes:
+        model: The model's label (``minilm``; ``minilm-ft`` for a fine-tuned cross-encoder).
+        scores: One row per setting, configuration and seed (``accuracy``, ``baseline``, sizes).
+        by_rule: Accuracy per composition rule / primitive kind, per run.
+        fewshot: One row per few-shot setting, shots and seed.
+        findings: :func:`findings` rows.
+        note: One line on how the run went (e.g. model calls).
+    """
+
+    model: str
+    scores: pd.DataFrame = field(default_factory=_empty)
+    by_rule: pd.DataFrame = field(default_factory=_empty)
+    fewshot: pd.DataFrame = field(default_factory=_empty)
+    findings: pd.DataFrame = field(default_factory=_empty)
+    note: str = ""
+
+    @property
+    def headline(self) -> list[str]:
+        return ["accuracy/task2/non-trivial/cg", "accuracy/task2/non-trivial/id"]
+
+    def metrics(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if len(self.scores):
+            for (task, setting, config), part in self.scores.groupby(["task", "setting", "config"], sort=False):
+                key = f"task{task}/{setting}/{config}"
+                out[f"accuracy/{key}"] = float(part["accuracy"].mean())
+                out[f"baseline/{key}"] = float(part["baseline"].mean())
+                out.update({f"accuracy/{key}/seed{int(s)}": float(a) for s, a in zip(part["seed"], part["accuracy"])})
+        if len(self.fewshot):
+            for (task, shots), part in self.fewshot.groupby(["task", "shots"]):
+                out[f"fewshot/task{task}/{int(shots)}"] = float(part["accuracy"].mean())
+        out.update({f"finding/{r.finding}": bool(r.holds) for r in self.findings.itertuples()})
+        return out
+
+    def summary_table(self) -> pd.DataFrame:
+        """Mean accuracy and majority baseline per model, task and setting (rows), configuration (columns)."""
+        keys = ["model", "task", "setting", "config"]
+        return self.scores.groupby(keys, sort=False)[["accuracy", "baseline"]].mean().unstack("config").round(3)
+
+    def task2_sentence(self) -> str:
+        """Task 2 non-trivial, CG against ID, beside the majority baselines (empty if not run)."""
+        m, key = self.metrics(), "task2/non-trivial"
+        if f"accuracy/{key}/cg" not in m or f"accuracy/{key}/id" not in m:
+            return f"Task 2 non-trivial was not run for {self.model}."
+        return (f"Task 2 non-trivial, {self.model}: CG {m[f'accuracy/{key}/cg']:.3f} vs ID {m[f'accuracy/{key}/id']:.3f} "
+                f"(majority baselines {m[f'baseline/{key}/cg']:.3f} and {m[f'baseline/{key}/id']:.3f})")
+
+
+def concat(reports: Iterable[SetiReport], model: str = "all") -> SetiReport:
+    """Several models' reports as one (frames stacked; for cross-model tables and figures)."""
+    reports = list(reports)
+
+    def stack(name: str) -> pd.DataFrame:
+        frames = [getattr(r, name) for r in reports if len(getattr(r, name))]
+        return pd.concat(frames, ignore_index=True) if frames else _empty()
+
+    return SetiReport(model, stack("scores"), stack("by_rule"), stack("fewshot"), stack("findings"))
+
+
+def test_findings(report: SetiReport, **kwargs: Any) -> SetiReport:
+    """§5's findings (:func:`findings`) tested on a several-model report's scores and few-shot curves."""
+    return SetiReport(report.model, findings=findings(report.scores, report.fewshot if len(report.fewshot) else None,
+                                                      **kwargs))
+
+
+def by_model(report: SetiReport) -> dict[str, SetiReport]:
+    """Split a several-model report (e.g. with :func:`findings` rows) into one report per model."""
+    frames = ("scores", "by_rule", "fewshot", "findings")
+    names = dict.fromkeys(m for f in frames for m in getattr(report, f).get("model", pd.Series(dtype=object)))
+    return {m: SetiReport(m, *(getattr(report, f)[getattr(report, f)["model"] == m] if len(getattr(report, f))
+                               else _empty() for f in frames)) for m in names}
+
+
+def head_report(model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], pool: pd.DataFrame, *,
+                template: str = TEMPLATE, verbs: Any = None, head: str = "linear", max_train: int = 0,
+                device: str = "auto") -> SetiReport:
+    """A frozen encoder with a head on pair features, on every dataset (:func:`evaluate_heads`).
+
+    Every sentence any dataset can use (:func:`universe`) is encoded once first; :attr:`SetiReport.note`
+    says how many model calls that and the runs took (0 when cached).
+    """
+    import mtlib
+
+    encoder = mtlib.models.load(model, device=device)
+    sentences = universe(pool, verbs, template)
+    before = encoder.calls
+    encoder.embed(sentences)
+    calls = encoder.calls
+    scores, rules = evaluate_heads(encoder, model, datasets, head=head, max_train=max_train)
+    note = (f"{model}: {len(sentences):,} sentences encoded in {calls - before} model calls (0 when cached); "
+            f"{len(scores)} runs added {encoder.calls - calls} model calls")
+    return SetiReport(model, scores, rules, note=note)
+
+
+def parse_settings(names: Sequence[str]) -> list[tuple[int, str]]:
+    """``["1/trivial", "2/non-trivial"]`` as ``[(1, "trivial"), (2, "non-trivial")]``; ``["all"]``: every setting.
+
+    Raises:
+        SetiError: a name that is not ``<task>/<setting>`` of :data:`SETTINGS`.
+    """
+    if list(names) == ["all"]:
+        return list(SETTINGS)
+    out = []
+    for name in names:
+        task, _, setting = str(name).partition("/")
+        if not task.isdigit() or (int(task), setting) not in SETTINGS:
+            raise SetiError(f"setting {name!r}: expected 'all' or <task>/<setting> among "
+                            f"{[f'{t}/{s}' for t, s in SETTINGS]}")
+        out.append((int(task), setting))
     return out
+
+
+def finetune_report(model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], *,
+                    settings: Sequence[str], seeds: Sequence[int], **kwargs: Any) -> SetiReport:
+    """``model`` fine-tuned as a cross-encoder on the named settings (:func:`evaluate_finetune`), labelled
+    ``<model>-ft``; ``settings`` as :func:`parse_settings` reads them, ``kwargs`` as for
+    :func:`evaluate_finetune`."""
+    name = f"{model}-ft"
+    scores, rules = evaluate_finetune(model, datasets, settings=parse_settings(settings), seeds=seeds, **kwargs)
+    if not len(scores):
+        return SetiReport(name)
+    return SetiReport(name, scores.assign(model=name), rules.assign(model=name))
+
+
+def fewshot_report(model: str, datasets: Mapping[tuple[int, str, str, int], SetiData], shots: Sequence[int], *,
+                   how: str = "head", mode: str = "add", fewshot_epochs: int = 3, head: str = "linear",
+                   max_train: int = 0, finetune_train_size: int = 0, epochs: int = 2, lr: float = 5e-5,
+                   device: str = "auto") -> SetiReport:
+    """The few-shot curves of §5.2 (:func:`evaluate_fewshot`) for one model.
+
+    ``how="head"``: the frozen encoder with a head trained on at most ``max_train`` items; ``"finetune"``:
+    the cross-encoder fine-tuned on at most ``finetune_train_size`` items for ``epochs`` epochs at ``lr``
+    (batch 16), labelled ``<model>-ft``.
+    """
+    import mtlib
+
+    check_fewshot(how, mode, fewshot_epochs, head)
+    encoder = mtlib.models.load(model, device=device)
+    kwargs: dict[str, Any] = dict(head=head, max_train=max_train) if how == "head" else dict(
+        max_train=finetune_train_size, epochs=epochs, lr=lr, batch_size=16, device=device)
+    frame = evaluate_fewshot(encoder, model, datasets, shots, how=how, mode=mode, fewshot_epochs=fewshot_epochs,
+                             **kwargs)
+    return SetiReport(model + ("-ft" if how == "finetune" else ""), fewshot=frame)
 
 
 def figure1(scores: pd.DataFrame):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib import pss
+from mtlib import papers, pss
 
 
 def _pairs(rows):
@@ -161,9 +161,16 @@ def test_tables_from_outcomes():
     assert hard.iloc[0]["wrong"] == 5 and hard.iloc[0]["runs"] == 5
     assert hard.index[0] == 7  # the only pair every run gets wrong
 
-    m = pss.metrics(outs, t1)
-    assert m["pss/enc/linear/FT"] == pytest.approx(13 / 16)
-    assert m["seeds/enc/linear/FB/1/pss"] == pytest.approx(0.5)
+    report = pss.report_from(outs, n_boot=200)
+    assert list(report.models) == ["enc"] and report.primary == "enc"
+    m = report.models["enc"].metrics()
+    assert m["pss/linear/FT"] == pytest.approx(13 / 16)
+    assert m["pss/linear/FB/seed1"] == pytest.approx(0.5)
+    assert m["pss_direction/linear/FB/pos_to_neg"] == pytest.approx(2 / 4)
+    assert m["mcnemar_p/FB_vs_FT/linear/FB/seed0"] == pytest.approx(0.125)
+    assert report.models["enc"].headline == ["pss/linear/FB", "pss/linear/FT", "pss/mlp/FB"]
+    assert report.metrics() == {"n_settings": 3, "n_runs": 5}
+    assert set(report.tables()) >= {"table1_pss", "paired_tests_mcnemar", "hardest_flips"}
     layout = pss.table1_layout(t1)
     assert layout.loc["enc/linear/FB", "PSS"].startswith("43.8 ± ")
     assert layout.loc["paper:BERT/Linear/FT", "PSS"] == "73.7"
@@ -174,7 +181,7 @@ def test_paper_table_is_internally_consistent():
     assert len(paper) == 14
     # the paper's relative column is PSS / accuracy x 100, to its rounding
     assert np.allclose(paper["pss"] / paper["accuracy"], paper["relative"], atol=0.006)
-    assert pss.PAPER_PAIRS["before"] == 500 and pss.PAPER_PAIRS["after"] == 353
+    assert papers.BHATHENA_PAIRS["before"] == 500 and papers.BHATHENA_PAIRS["after"] == 353
 
 
 def test_settings_grid():

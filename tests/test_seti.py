@@ -372,3 +372,32 @@ def test_bad_fewshot_parameters_are_clear(few_data, kwargs, match):
     args = {("fewshot_epochs" if k == "epochs" else k): v for k, v in kwargs.items()}
     with pytest.raises(seti.SetiError, match=match):
         seti.evaluate_fewshot(None, "m", few_data, [0], **args)
+
+
+def test_reports_give_the_one_key_scheme():
+    rows = [{"model": m, "task": 2, "setting": "non-trivial", "config": c, "seed": s, "accuracy": a, "baseline": 0.5}
+            for m in ("a", "b") for c, a0 in (("cg", 0.5), ("id", 0.9)) for s, a in ((0, a0), (1, a0 + 0.1))]
+    few = pd.DataFrame([{"model": "a", "task": 2, "setting": "non-trivial", "shots": k, "seed": 0, "accuracy": x}
+                        for k, x in ((0, 0.5), (2, 0.8))])
+    every = seti.concat([seti.SetiReport("a", pd.DataFrame(rows[:4])), seti.SetiReport("b", pd.DataFrame(rows[4:])),
+                         seti.SetiReport("a", fewshot=few)])
+    parts = seti.by_model(seti.concat([every, seti.test_findings(every)]))
+    assert list(parts) == ["a", "b"]
+    m = parts["a"].metrics()
+    assert m["accuracy/task2/non-trivial/cg"] == pytest.approx(0.55)
+    assert m["accuracy/task2/non-trivial/id/seed1"] == pytest.approx(1.0)
+    assert m["baseline/task2/non-trivial/cg"] == 0.5
+    assert m["fewshot/task2/2"] == pytest.approx(0.8)
+    assert m["finding/ID > CG, task 2 non-trivial"] is True
+    assert m["finding/few-shot: task 2 non-trivial gains by 2 shots"] is True
+    assert not any(k.startswith(("models/", "a/")) for k in m)  # the run adds the model prefix
+    assert "fewshot/task2/2" not in parts["b"].metrics()
+    assert set(parts["a"].headline) <= set(m)
+    assert "CG 0.550 vs ID 0.950" in parts["a"].task2_sentence()
+
+
+def test_parse_settings():
+    assert seti.parse_settings(["1/trivial", "3/non-trivial-R_ver"]) == [(1, "trivial"), (3, "non-trivial-R_ver")]
+    assert seti.parse_settings(["all"]) == list(seti.SETTINGS)
+    with pytest.raises(seti.SetiError, match="task1/trivial|<task>/<setting>"):
+        seti.parse_settings(["task1/trivial"])

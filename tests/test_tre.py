@@ -244,3 +244,63 @@ def test_partial_spearman_matches_residual_definition():
     res_y = ry - np.polyval(np.polyfit(rz, ry, 1), rz)
     expected = np.corrcoef(res_x, res_y)[0, 1]
     assert tre.partial_spearman(x, y, z, n_boot=0)["rho"] == pytest.approx(expected, abs=1e-10)
+
+
+class _BagOfWords:
+    """A stand-in encoder: fixed random vectors per word, summed (exactly additive, so TRE can reach 0)."""
+
+    name = "bag"
+
+    def __init__(self, dim: int = 8):
+        self.dim, self.vectors = dim, {}
+
+    def embed(self, texts):
+        rng = np.random.default_rng(0)
+        for w in sorted({w for t in texts for w in t.split()} - set(self.vectors)):
+            self.vectors[w] = rng.normal(size=self.dim)
+        return np.stack([sum(self.vectors[w] for w in t.split()) for t in texts]) if texts else np.zeros((0, self.dim))
+
+
+def test_reports_record_the_one_key_scheme():
+    truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=60)
+    m = truth.metrics()
+    assert m["n_sentences"] == 60 and m["n_fit_only"] == 0 and m["n_word_types"] > 0
+    assert m["spearman_ti_wns"] == pytest.approx(tre.spearman_ci(truth.scores["ti"], truth.scores["wns"])["rho"])
+    assert "paper_examples" in truth.tables()
+
+    report = tre.tree_reconstruction(_BagOfWords(), truth, seed=0, n_boot=20, device="cpu", steps=30,
+                                     heldout_fraction=0.25)
+    m = report.metrics()
+    assert report.split == "heldout" and report.headline == ["spearman_tre_wns/heldout"]
+    assert m["sentences/train"] + m["sentences/heldout"] == 60
+    assert m["tre_mean/train"] == pytest.approx(report.frame.loc[report.frame["split"] == "train", "tre"].mean())
+    row = report.table.set_index("split").loc["heldout"]
+    assert m["spearman_tre_wns/heldout"] == row["rho_tre_wns"]
+    assert not any(k.startswith(("models/", "bag")) for k in m)  # the run adds the model prefix
+    # the same fit and correlations as the functions it wraps
+    per, _ = tre.tre_by_split(truth.trees, report.targets, seed=0, steps=30, heldout_fraction=0.25, device="cpu")
+    np.testing.assert_array_equal(per["tre"].to_numpy(), report.frame["tre"].to_numpy())
+
+    table = tre.table2_from({"bag": report})
+    assert list(table["encoder"][:2]) == ["bag", "bag"] and table["encoder"].str.endswith("(paper)").sum() == 4
+    sweep = tre.sweep(report, truth, steps=[10])
+    assert set(sweep["setting"]) == {"steps"} and tre.sweep(report, truth).empty
+    # TRE ends come from held-out sentences with every word seen (none among 60 short random sentences)
+    assert len(tre.extreme_trees(truth, report, 1)) == 2 + 2 * min(1, len(report.seen_heldout()))
+    assert list(tre.table4_examples(truth, {"bag": report}, 2).columns[-2:]) == ["tre bag", "split bag"]
+
+
+def test_limit_threads_sets_and_restores_torch_and_blas_threads():
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from mtlib.threads import cpu_threads, limit_threads
+
+    before = torch.get_num_threads()
+    with limit_threads(1):
+        assert torch.get_num_threads() == 1
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+    assert torch.get_num_threads() == before
+    with limit_threads(None):
+        assert torch.get_num_threads() == before
+    assert cpu_threads("cpu") == 1 and cpu_threads("cpu", 3) == 3
