@@ -38,8 +38,9 @@ hooks:
 notebooks-fix: install
 	$(PY) -m mtlib.notebooks --fix notebooks/*.ipynb
 
+# two workers (2-core CI): the smoke runs stay together on one (xdist groups)
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 reproduce: install
 	$(PY) -m mtlib.run --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach x,$(PARAMS),-p $(x))

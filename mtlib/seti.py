@@ -752,7 +752,7 @@ def head_predictions(encoder: Any, train: pd.DataFrame, test: pd.DataFrame, *, s
         prob = np.full(len(test), float(train["label"].iloc[0]))
         return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
     # many small fits: one BLAS thread each is faster than two contending ones (10x on a loaded 2-core CPU)
-    with limit_threads(1):
+    with limit_threads(1, torch_too=False):
         clf = models.classifier(encoder, pairs_frame(train), how="head", head=head, seed=seed,
                                 valid=pairs_frame(dev) if dev is not None and len(dev) else None, **kwargs)
         prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
@@ -951,7 +951,7 @@ def pair_classifier(model: Any, train: pd.DataFrame, *, how: str = "head", head:
     from mtlib import models
 
     kwargs.setdefault("heldout_fraction", 0.0)
-    with limit_threads(1 if how == "head" else None):
+    with limit_threads(1 if how == "head" else None, torch_too=False):
         return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
 
 

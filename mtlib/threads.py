@@ -18,12 +18,15 @@ from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def limit_threads(n: int | None = 1) -> Iterator[None]:
+def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None]:
     """Run a block with at most ``n`` CPU threads in torch and in the BLAS/OpenMP pools.
 
     Args:
         n: Threads inside the block; ``None`` changes nothing (e.g. on a GPU,
             or for fits large enough to use every core).
+        torch_too: Also limit torch's intra-op threads. ``False`` for a block
+            that fits a small scikit-learn head but also encodes texts with a
+            transformer (SETI's heads): the encoder keeps every core.
 
     Example:
         >>> with limit_threads(1):        # doctest: +SKIP
@@ -36,7 +39,8 @@ def limit_threads(n: int | None = 1) -> Iterator[None]:
     from threadpoolctl import threadpool_limits
 
     before = torch.get_num_threads()
-    torch.set_num_threads(n)
+    if torch_too:
+        torch.set_num_threads(n)
     try:
         with threadpool_limits(n):
             yield

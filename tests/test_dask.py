@@ -24,6 +24,7 @@ distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("dask")  # one worker holds the module's LocalCluster
 ONLY = ["01", "04"]
 OVERRIDES = ["01.models=[minilm,vader]"]
 

@@ -2,12 +2,9 @@
 
 Only durations may differ, and they all live under ``timing/``
 (:data:`mtlib.results.TIMING_PREFIX`; ``Run.record`` moves every ``*seconds``
-key there). Any other key that differs is reported by name with both values:
-it is either a duration under another name (give it a ``*seconds`` name) or
-real nondeterminism (seed it). Differences that are all durations recorded
-outside ``timing/`` (a key with ``seconds`` in it) make the test xfail with
-the keys named, until the notebook records them where ``Run.record`` files
-durations; any other difference fails it.
+key there). Any other key that differs fails the test, reported by name with
+both values: it is either a duration under another name (give it a
+``*seconds`` name) or real nondeterminism (seed it).
 
 The first run is the one ``tests/test_notebooks.py`` checks (shared through
 the ``smoke_runs`` fixture, ``tests/smoke_runs.py``); the second is started
@@ -25,6 +22,8 @@ import pytest
 from mtlib.results import TIMING_PREFIX
 
 ROOT = Path(__file__).resolve().parents[1]
+# `make test` runs pytest on two workers: these share the smoke runs of test_notebooks.py on one worker
+pytestmark = pytest.mark.xdist_group("smoke")
 EXPERIMENTS = sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if not p.name.startswith("00_"))
 
 
@@ -58,11 +57,5 @@ def test_two_smoke_runs_with_fresh_caches_agree(path, smoke_runs):
     ma = json.loads((a.run_dir / "metrics.json").read_text())
     mb = json.loads((b.run_dir / "metrics.json").read_text())
     diff = metric_differences(ma, mb)
-    misnamed = [d for d in diff if "seconds" in d.split(":", 1)[0]]
-    if diff and len(misnamed) == len(diff):
-        # every difference is a duration recorded outside timing/ (e.g. count_seconds/english/hyp, seconds_total):
-        # named here, not hidden; it goes away when the notebook records it under a key Run.record files in timing/
-        pytest.xfail(f"{path.stem}: durations outside timing/ differ (record them under timing/, e.g. "
-                     f"a key whose last part ends in 'seconds'): " + "; ".join(misnamed))
     assert not diff, f"{path.stem}: {len(diff)} non-timing metric(s) differ between two runs:\n" + "\n".join(diff)
     assert len([k for k in ma if not k.startswith(TIMING_PREFIX)]) > 3  # something real was compared

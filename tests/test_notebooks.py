@@ -21,6 +21,8 @@ from mtlib.results import RunLayout
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 EXPERIMENTS = [nb for nb in NOTEBOOKS if not nb.name.startswith("00_")]
+# `make test` runs pytest on two workers: the smoke runs (shared with test_determinism.py) stay on one
+pytestmark = pytest.mark.xdist_group("smoke")
 
 
 def _tracked(path: Path) -> bool:
@@ -107,10 +109,11 @@ COUNTS = {"n_sources", "n_pairs", "n_contexts", "n_insertion_pairs", "n_cases", 
 SIGNED = ("spearman_", "partial_spearman_")  # correlations: in [-1, 1]
 
 
-def _run(number: str, profile: str, out: Path) -> tuple[int, RunLayout]:
-    """Run one notebook through the runner; its outputs' layout."""
+def _run(number: str, profile: str, out: Path, *extra: str) -> tuple[int, RunLayout]:
+    """Run one notebook through the runner (``extra``: more runner arguments); its outputs' layout."""
     stem = next(nb.stem for nb in EXPERIMENTS if nb.stem.startswith(number))
-    status = runner.main(["--profile", profile, "--only", number, "--root", str(ROOT), "--out-dir", str(out)])
+    status = runner.main(["--profile", profile, "--only", number, "--root", str(ROOT), "--out-dir", str(out),
+                          *extra])
     return status, RunLayout(out, profile, stem)
 
 
@@ -140,19 +143,6 @@ def test_notebook_runs_in_the_smoke_profile(path, smoke_runs):
     # the pinned smoke values of notebooks/profiles/expected.yaml (every notebook's block, when it has one)
     mismatches = expected.check(number, "smoke", metrics)
     assert not mismatches, "pinned smoke values not reproduced:\n" + "\n".join(map(str, mismatches))
-
-
-@pytest.mark.notebook
-def test_notebook_04_reproduces_its_published_cells_in_the_quick_profile(tmp_path):
-    """The 35 published MiniLM cells of Carvalho et al. (pinned in expected.yaml, block "04" / quick)."""
-    pinned = expected.expectations("04", "quick")
-    assert pinned, ('notebooks/profiles/expected.yaml has no "04": quick: block: the published MiniLM cells of '
-                    "notebook 04 are not pinned, so nothing would catch a regression")
-    status, layout = _run("04", "quick", tmp_path)
-    assert status == 0, _failure(layout)
-    mismatches = expected.check("04", "quick", json.loads(layout.metrics_path.read_text()))
-    assert not mismatches, f"{len(mismatches)} of {len(pinned)} pinned cells not reproduced:\n" + "\n".join(
-        map(str, mismatches))
 
 
 def test_expected_values_check_fails_when_a_value_is_changed_by_hand(tmp_path):
