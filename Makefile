@@ -36,7 +36,7 @@ hooks:
 
 # clear outputs and write the canonical metadata of every notebook
 notebooks-fix: install
-	$(PY) -m mtlib.notebooks --fix notebooks/*.ipynb
+	$(PY) -m mtlib.run.notebooks --fix notebooks/*.ipynb
 
 # two workers (2-core CI): the smoke runs stay together on one (xdist groups)
 test: install

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from mtlib import relations as R
-from mtlib import stats
-from mtlib import transformations as T
+from mtlib.analysis import stats
+from mtlib.relations import transformations as T
 from mtlib.data.sst import load_reviews
 from mtlib.testing import RelationGateError, assert_relation
 
@@ -49,7 +49,7 @@ def make_scorer(name: str, texts: list[str], train: Any) -> Any:
         from mtlib import models
 
         return models.load("vader")
-    from mtlib import sentiment
+    from mtlib.experiments import sentiment
 
     return sentiment.build_scorer(name, train["text"].tolist(), train["label"].tolist())
 

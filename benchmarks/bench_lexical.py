@@ -29,9 +29,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="n = 300")
     args = parser.parse_args()
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
-    from mtlib.counting import count_transitivity_violations
-    from mtlib.lexical import pair_features, prediction_matrix
-    from mtlib.probes import train_head
+    from mtlib.relations.counting import count_transitivity_violations
+    from mtlib.experiments.lexical import pair_features, prediction_matrix
+    from mtlib.models.probes import train_head
 
     n, d = (300 if args.quick else args.n), 384
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Benchmark of the exact violation counts in ``mtlib.counting``.
+"""Benchmark of the exact violation counts in ``mtlib.relations.counting``.
 
 Usage: ``python benchmarks/bench_relations.py [--quick]``
 
@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mtlib import counting
+from mtlib.relations import counting
 
 FULL_SIZES = {"order": 10_605, "order_large": 1_000_000, "transitivity": 2_000}
 QUICK_SIZES = {"order": 2_000, "order_large": 100_000, "transitivity": 500}

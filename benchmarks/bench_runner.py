@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument("--fan-out", default="models")
     args = parser.parse_args()
     from mtlib import run as runner
-    from mtlib.dask_executor import DaskExecutor
+    from mtlib.run.dask_executor import DaskExecutor
 
     only = [o for o in args.only.split(",") if o] or None
     axes = [a for a in args.fan_out.split(",") if a]

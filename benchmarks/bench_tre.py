@@ -4,7 +4,7 @@ Notebook 06 fits one primitive per word type to every sentence vector at
 once. The baseline is the approach of the reference TRE implementation
 (Andreas 2019), extended to trees: each step composes every tree
 recursively in Python, sums the per-sentence losses and takes one RMSProp
-step (:func:`mtlib.tre.fit_tre_reference`). Both are timed in this process on
+step (:func:`mtlib.experiments.tre.fit_tre_reference`). Both are timed in this process on
 the first 2,000 sentences of the bundled treebank with random target vectors
 of width 384 (the encoder does not matter for the optimisation), for
 additive composition (one sparse product in the batched version), and on
@@ -44,8 +44,8 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from mtlib import tre
-    from mtlib.trees import parse_tree
+    from mtlib.experiments import tre
+    from mtlib.data.trees import parse_tree
 
     n = 200 if args.quick else args.n
     sizes = {"add": n, "linear": min(n, args.linear_n)}

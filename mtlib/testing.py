@@ -8,7 +8,8 @@ often than allowed, so a small noisy sample does not pass by luck. The
 failure message gives the rate, its interval, the relation's description and
 the worst inputs. Drop into a lab's own pytest suite::
 
-    from mtlib import relations as R, transformations as T
+    from mtlib import relations as R
+    from mtlib.relations import transformations as T
     from mtlib.testing import assert_relation
 
     def test_sentiment_is_systematic():

@@ -32,7 +32,7 @@ class SmokeRun:
 
     @property
     def run_dir(self) -> Path:
-        from mtlib.results import RunLayout
+        from mtlib.run.results import RunLayout
 
         return RunLayout(self.out_dir, "smoke", self.stem).run_dir
 

@@ -5,7 +5,7 @@ inferences from. This file stands in for it: every sentence is written here
 from hand-made templates and word lists (short everyday scenes such as "A boy
 is jumping into the water"); nothing is copied from SICK, Flickr or any other
 corpus. It has the real ``SICK.txt`` layout, so :func:`mtlib.data.sick.load_sick`
-and :func:`mtlib.seti.extract_natural_inferences` read both:
+and :func:`mtlib.experiments.seti.extract_natural_inferences` read both:
 
 * tab-separated, CRLF line ends, header ``pair_ID sentence_A sentence_B
   entailment_label relatedness_score entailment_AB entailment_BA

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mtlib.utils.paths import project_root
+
 
 class DataFormatError(ValueError):
     """A data file does not have the expected format.
@@ -33,7 +35,6 @@ def data_dir() -> Path:
     here = Path(__file__).resolve().parents[2] / "data"
     if here.is_dir():
         return here
-    from mtlib.results import project_root
 
     return project_root() / "data"
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from mtlib.data.errors import DataFormatError, resolve_data_path
 from mtlib.data.tsv import nonblank_lines as _lines
-from mtlib.trees import parse_tree
+from mtlib.data.trees import parse_tree
 
 BUNDLED_REVIEWS = "sentiment/reviews.txt"
 _SST_LABELS = frozenset("01234")
@@ -76,7 +76,7 @@ def load_sst_trees(path: str | os.PathLike, *, binary: bool = True) -> pd.DataFr
 
     Returns:
         DataFrame with ``text`` (the leaves joined by spaces), ``label``,
-        ``fine_label`` (root, 0-4), ``tree`` (:class:`mtlib.trees.Tree`) and ``line``;
+        ``fine_label`` (root, 0-4), ``tree`` (:class:`mtlib.data.trees.Tree`) and ``line``;
         ``attrs["dropped_neutral"]`` counts the neutral roots dropped in binary mode.
 
     Raises:

@@ -44,8 +44,8 @@ from mtlib.models.factory import (
 )
 from mtlib.models.heads import LinearHead, MLPHead, pair_features
 from mtlib.models.identity import file_digest, model_identity
-from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, available, register
-from mtlib.models.resolve import Resolved, folder_kind, resolve
+from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, register
+from mtlib.models.resolve import Resolved, available, folder_kind, resolve
 from mtlib.models.spans import SpanRequest, find_substring, substring_token_mask
 
 _LOADED: dict[tuple[str, str, bool], Model] = {}

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.cache import ArrayCache
+from mtlib.utils.cache import ArrayCache
 
 #: When set, every batch a model sends through its network appends ``<model name><TAB><batches>`` to this
 #: file: the Dask executor counts the forward calls of a job with it (0 in a gather job = cache hits only).

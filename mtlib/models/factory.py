@@ -10,7 +10,7 @@ notebook:
   features once (pairs: ``[u, v, |u - v|, u * v]``) and a linear
   (logistic-regression) or MLP head is trained on them;
 - ``how="finetune"``: encoder and head are trained together through
-  :func:`mtlib.training.fit`, seeded, with length-bucketed batches padded to
+  :func:`mtlib.models.training.fit`, seeded, with length-bucketed batches padded to
   their longest member; pairs go through the tokenizer's pair encoding.
 
 Training is cached by (encoder identity, training-data hash, settings,
@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.batching import inference_context, resolve_device, run_batched
-from mtlib.cache import (
+from mtlib.utils.batching import inference_context, resolve_device, run_batched
+from mtlib.utils.cache import (
     addressed_name,
     cache_root,
     cached_rows,
@@ -350,7 +350,7 @@ def _finetune(model: Model, data: dict[str, Any], s: dict[str, Any], labels: lis
     import torch.nn.functional as F
 
     from mtlib.models.finetune import build_network
-    from mtlib.training import fit, length_bucketed_batches, seed_everything
+    from mtlib.models.training import fit, length_bucketed_batches, seed_everything
 
     seed_everything(s["seed"])
     net, encoder, _ = build_network(model, data["k"], labels, head=s["head"], hidden=s["hidden"],
@@ -521,7 +521,7 @@ def classifier(
         held = {"texts": v_texts, "pairs": v_pairs, "y": v_y}
         valid_hash = stable_hash([v_texts, v_pairs, v_labels], 24)
     elif heldout_fraction > 0:
-        from mtlib.probes import stratified_split
+        from mtlib.models.probes import stratified_split
 
         tr, te = stratified_split(y, heldout_fraction, seed)
         held = {"texts": [texts[i] for i in te], "pairs": [pairs[i] for i in te] if pairs is not None else None,

@@ -1,13 +1,13 @@
 """Classifier heads on feature matrices, stored as arrays (never pickled).
 
 Two kinds, shared by :func:`mtlib.models.classifier` (heads on frozen
-encoders) and :func:`mtlib.probes.train_head` (probes on any features):
+encoders) and :func:`mtlib.models.probes.train_head` (probes on any features):
 
 - :class:`LinearHead` (``"linear"``): standardised features and a
   scikit-learn logistic regression; kept as ``mean, scale, coef,
   intercept`` arrays (``.npz``), predicted with NumPy;
 - :class:`MLPHead` (``"mlp"``): a torch MLP with the given hidden sizes,
-  trained by :func:`mtlib.training.fit`; weights in ``safetensors``.
+  trained by :func:`mtlib.models.training.fit`; weights in ``safetensors``.
 
 Both fit on class indices ``0..k-1`` (``y_idx``); the caller keeps the class
 names. ``save(folder)`` / ``load_head(folder)`` write and read a head
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.cache import read_record, record_file, write_record
+from mtlib.utils.cache import read_record, record_file, write_record
 from mtlib.models.base import softmax
 
 HEADS = ("linear", "mlp")
@@ -140,7 +140,7 @@ class MLPHead:
 
     Args:
         hidden: Hidden layer sizes, e.g. ``(500, 100)``.
-        epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.training.fit`.
+        epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.models.training.fit`.
         seed: Seeds initialisation and shuffling.
         device: Where to train (predictions run on CPU).
     """
@@ -174,7 +174,7 @@ class MLPHead:
         import torch
         import torch.nn.functional as F
 
-        from mtlib.training import fit, seed_everything
+        from mtlib.models.training import fit, seed_everything
 
         X = np.asarray(X, dtype=np.float32)
         if init is not None:
@@ -250,10 +250,10 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
 def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) -> None:
     """Write ``head.npz`` (+ ``head.safetensors`` for an MLP), then ``head.json`` with their SHA-256.
 
-    The array files are content-addressed (``head.<digest>.npz``; see :func:`mtlib.cache.write_record`).
+    The array files are content-addressed (``head.<digest>.npz``; see :func:`mtlib.utils.cache.write_record`).
 
     Every file is written atomically and ``head.json`` (meta, settings, the
-    digests; :func:`mtlib.cache.write_record`) last, so it marks the head complete.
+    digests; :func:`mtlib.utils.cache.write_record`) last, so it marks the head complete.
     """
     buf = io.BytesIO()
     np.savez(buf, **{k: np.asarray(v) for k, v in head.arrays().items()})

@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from mtlib.cache import atomic_write_bytes, cache_root
+from mtlib.utils.cache import atomic_write_bytes, cache_root
 from mtlib.models.resolve import Resolved
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")

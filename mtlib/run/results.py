@@ -1,0 +1,371 @@
+"""The run contract: where a notebook's figures, tables and metrics go.
+
+Every notebook opens a :class:`Run` and, through it, writes
+
+- figures to ``figures/<profile>/<stem>/<name>.png`` and ``.pdf``;
+- tables to ``papermill_runs/<profile>/<stem>/tables/<name>.csv``;
+- flat metrics to ``papermill_runs/<profile>/<stem>/metrics.json``, started
+  afresh by each run and rewritten atomically after every :meth:`Run.record`,
+  so whatever a notebook computed before a failure is kept;
+- a figures index ``papermill_runs/<profile>/<stem>/figures.json``: each saved
+  figure's files and its short description (alt text), which the HTML export
+  and ``REPORT.md`` show with the image.
+
+All these paths come from :class:`RunLayout`, the one place that spells them.
+
+Metric keys follow one scheme:
+
+- ``models/<model>/<metric>/<group...>``: a value of one model (``<model>``
+  is :func:`model_slug` of its name, so a model given by path is safe);
+- ``<metric>/<group...>``: the same value for the primary model (the first in
+  the notebook's ``models``), e.g. ``violation_rate/T1``;
+- ``timing/...``: durations (``timing/models/minilm/count_seconds``), the only
+  keys that differ between two runs of the same profile;
+- ``_headline``: the keys the runner's summary shows.
+
+:meth:`Run.record_report` writes an experiment report in this scheme.
+
+The output root is the ``out_dir`` parameter when given, else ``$MTLIB_OUT``,
+else the project folder (the one holding ``notebooks/`` and ``mtlib/``) found
+from the working directory, else the working directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from mtlib.utils.cache import atomic_write_bytes
+from mtlib.utils.paths import project_root
+
+OUT_ENV = "MTLIB_OUT"
+#: File name of the figures index in a run folder.
+FIGURES_INDEX = "figures.json"
+#: Prefix of every timing metric: a determinism check compares all other keys exactly.
+TIMING_PREFIX = "timing/"
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def model_slug(name: str) -> str:
+    """A safe, unique name for a model in file names and metric keys.
+
+    A registered short name (``"minilm"``, ``"glove-50d"``) is kept as it is.
+    A path or hub id (``"/data/my model/"``, ``"org/bert"``) becomes its last
+    part, cleaned to ``[A-Za-z0-9._-]``, plus 8 hex digits of a hash of the
+    whole string, so two folders named ``model`` never share outputs.
+    """
+    text = str(name)
+    if _SAFE.match(text):
+        return text
+    tail = Path(text.rstrip("/\\")).name or "model"
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip("-.")[:40] or "model"
+    return f"{clean}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+def timing_key(key: str) -> str:
+    """``key`` under :data:`TIMING_PREFIX` when one of its parts is a duration (``*seconds``, as in
+    ``count_seconds/english/syn``)."""
+    if key.startswith(TIMING_PREFIX) or not any(part.endswith("seconds") for part in key.split("/")):
+        return key
+    return TIMING_PREFIX + key
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """Every output path of one notebook run; the only place that spells the layout.
+
+    ``<root>/figures/<profile>/<stem>/<name>.png|pdf`` and
+    ``<root>/papermill_runs/<profile>/<stem>/`` holding the executed notebook,
+    its HTML, ``metrics.json``, ``params.json``, ``figures.json`` and
+    ``tables/``; ``<root>/papermill_runs/<profile>/REPORT.md`` covers all
+    notebooks of the profile.
+    """
+
+    root: Path
+    profile: str
+    stem: str
+
+    @property
+    def profile_dir(self) -> Path:
+        """``papermill_runs/<profile>``: the runs of every notebook and ``REPORT.md``."""
+        return Path(self.root) / "papermill_runs" / self.profile
+
+    @property
+    def report_path(self) -> Path:
+        return self.profile_dir / "REPORT.md"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.profile_dir / self.stem
+
+    @property
+    def figures_dir(self) -> Path:
+        return Path(self.root) / "figures" / self.profile / self.stem
+
+    @property
+    def tables_dir(self) -> Path:
+        return self.run_dir / "tables"
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.run_dir / "metrics.json"
+
+    @property
+    def params_path(self) -> Path:
+        return self.run_dir / "params.json"
+
+    @property
+    def figures_index(self) -> Path:
+        return self.run_dir / FIGURES_INDEX
+
+    @property
+    def notebook_path(self) -> Path:
+        """The executed notebook."""
+        return self.run_dir / f"{self.stem}.ipynb"
+
+    @property
+    def html_path(self) -> Path:
+        return self.run_dir / f"{self.stem}.html"
+
+    def output_dirs(self) -> tuple[Path, Path]:
+        """The folders a new run of this notebook starts empty."""
+        return self.run_dir, self.figures_dir
+
+
+@runtime_checkable
+class Report(Protocol):
+    """What an experiment function returns (e.g. ``sentiment.systematicity``).
+
+    ``metrics()`` gives flat keys ``<metric>/<group...>`` without a model
+    prefix; :meth:`Run.record_report` adds it. ``tables()`` (optional) gives
+    named DataFrames to save; ``headline`` (optional) names the keys for the
+    runner's summary.
+    """
+
+    def metrics(self) -> Mapping[str, Any]: ...
+
+
+
+
+def output_root(out_dir: str | os.PathLike | None = None) -> Path:
+    """Resolve the output root (see the module docstring)."""
+    if out_dir:
+        return Path(out_dir).expanduser().resolve()
+    if os.environ.get(OUT_ENV):
+        return Path(os.environ[OUT_ENV]).expanduser().resolve()
+    return project_root()
+
+
+def _jsonable(value: Any) -> Any:
+    """Numbers, strings, lists and dicts as plain JSON; NaN/inf become None."""
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a small DataFrame
+        return [_jsonable(r) for r in value.to_dict(orient="records")]
+    return value
+
+
+class Run:
+    """One execution of one notebook under one profile.
+
+    Args:
+        stem: The notebook's file name without ``.ipynb``.
+        profile: ``"smoke"``, ``"quick"`` or ``"paper"`` (any name works).
+        out_dir: Output root override (the notebooks' ``out_dir`` parameter).
+        params: The notebook's parameters, saved in ``params.json``.
+
+    Raises:
+        mtlib.run.params.ParameterError: a parameter of the notebook
+            ``notebooks/<stem>.ipynb`` breaks its type or its rule in
+            ``notebooks/parameters.yaml`` (:func:`mtlib.run.params.check_run`).
+
+    Example:
+        >>> run = Run("00_template", profile="smoke", out_dir=tmp)  # doctest: +SKIP
+        >>> run.record("accuracy", 0.91)                             # doctest: +SKIP
+        >>> run.save_figure(fig, "accuracy")                         # doctest: +SKIP
+    """
+
+    def __init__(self, stem: str, profile: str = "quick", out_dir: str | None = None,
+                 params: Mapping[str, Any] | None = None) -> None:
+        from mtlib.run.params import check_run
+
+        check_run(stem, params)  # the same check the runner makes, for a run started in JupyterLab
+        self.stem, self.profile = stem, profile
+        root = output_root(out_dir)
+        self.layout = RunLayout(root, profile, stem)
+        self.figures_dir = self.layout.figures_dir
+        self.run_dir = self.layout.run_dir
+        self.tables_dir = self.layout.tables_dir
+        self.metrics_path = self.layout.metrics_path
+        self.figures_path = self.layout.figures_index
+        self.figures_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        # a run starts from empty metrics: metrics.json describes this execution only
+        self.metrics: dict[str, Any] = {}
+        self.headline: list[str] = []
+        # figures index of this execution: name -> {"alt", "png", "pdf"} (paths relative to the output root)
+        self.figures: dict[str, dict[str, str]] = {}
+        self.root = root
+        self.figures_path.unlink(missing_ok=True)
+        if params is not None:
+            atomic_write_bytes(self.layout.params_path,
+                               json.dumps(_jsonable(dict(params)), indent=2).encode())
+
+    def __repr__(self) -> str:
+        return f"Run({self.stem!r}, profile={self.profile!r}, run_dir='{self.run_dir}')"
+
+    def record(self, key: str | Mapping[str, Any], value: Any = None, *, headline: bool = False) -> None:
+        """Record one metric (``record("accuracy", 0.9)``) or several (``record({...})``).
+
+        Keys are flat strings such as ``"violation_rate/overall"``; values are
+        numbers, strings, or small lists/dicts/DataFrames. ``headline=True``
+        puts the keys in the runner's summary table. A duration (a key with a
+        part ending in ``seconds``) is stored under ``timing/``.
+        """
+        items = dict(key) if isinstance(key, Mapping) else {key: value}
+        for k, v in items.items():
+            k = timing_key(str(k))
+            self.metrics[k] = _jsonable(v)
+            if headline and k not in self.headline:
+                self.headline.append(k)
+        self.metrics["_headline"] = self.headline
+        atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
+
+    def record_report(self, report: Report | Mapping[str, Any], model: str | None = None, *,
+                      primary: bool = True, tables: bool = True) -> dict[str, Any]:
+        """Record an experiment report's metrics (and save its tables) in the one key scheme.
+
+        Scheme: ``models/<model>/<metric>/<group...>`` for every model's
+        values, and also ``<metric>/<group...>`` for the primary model (the
+        first in a notebook's ``models``). ``model`` is made safe with
+        :func:`model_slug`. Without ``model`` the keys are recorded as they are.
+        Durations go under ``timing/`` (see :meth:`record`).
+
+        Args:
+            report: An object with ``metrics()`` (and optionally ``tables()``
+                and ``headline``), or a plain mapping of metrics.
+            model: The model the report is about.
+            primary: Also record the plain keys (and the headline).
+            tables: Save ``report.tables()`` as ``<name>`` for the primary
+                model and ``<name>__<model>`` for the others.
+
+        Returns:
+            The keys and values recorded.
+        """
+        values = dict(report) if isinstance(report, Mapping) else dict(report.metrics())
+        slug = model_slug(model) if model is not None else None
+        out: dict[str, Any] = {}
+        if slug is not None:
+            out.update({f"models/{slug}/{k}": v for k, v in values.items()})
+        if slug is None or primary:
+            out.update(values)
+        self.record(out)
+        heads = [] if isinstance(report, Mapping) else list(getattr(report, "headline", ()) or ())
+        if heads and (slug is None or primary):
+            self.record({k: values[k] for k in heads if k in values}, headline=True)
+        if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
+            for name, frame in report.tables().items():
+                self.save_table(frame, name if (slug is None or primary) else f"{name}__{slug}")
+        return {timing_key(k): v for k, v in out.items()}
+
+    def save_figure(self, fig: Any, name: str, alt: str | None = None, *, dpi: int = 150,
+                    show: bool = True) -> list[Path]:
+        """Save a matplotlib figure as ``<name>.png`` and ``<name>.pdf``, with a description.
+
+        The description (alt text) goes into the figures index beside the
+        metrics; the HTML export and ``REPORT.md`` show it with the image.
+        Inside a Jupyter kernel the saved PNG is displayed with that alt text
+        and the figure is closed, so it appears once, where it is saved, in
+        JupyterLab and in papermill runs alike.
+
+        Args:
+            fig: A matplotlib ``Figure``.
+            name: File stem, unique within the notebook.
+            alt: One or two sentences: the title and what is plotted. Default:
+                derived from the figure's titles, axis labels and plot types
+                (:func:`mtlib.analysis.plots.describe_figure`).
+            dpi: Resolution of the PNG.
+            show: Display the PNG in the notebook (ignored outside a kernel).
+
+        Returns:
+            The two paths written.
+        """
+        from mtlib.analysis.plots import describe_figure
+
+        paths = []
+        for ext in ("png", "pdf"):
+            path = self.figures_dir / f"{name}.{ext}"
+            tmp = path.with_name(f".tmp-{path.name}")
+            fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=ext)
+            os.replace(tmp, path)
+            paths.append(path)
+        # described after drawing, when categorical tick labels exist
+        alt = " ".join((alt or describe_figure(fig) or name.replace("_", " ")).split())
+        self.figures[name] = {"alt": alt, **{p.suffix[1:]: p.relative_to(self.root).as_posix() for p in paths}}
+        atomic_write_bytes(self.figures_path, json.dumps(self.figures, indent=2, ensure_ascii=False).encode())
+        if show:
+            _display_in_kernel(fig, paths[0], alt, dpi)
+        return paths
+
+    def save_table(self, df: Any, name: str) -> Path:
+        """Save a DataFrame as ``tables/<name>.csv`` (index included)."""
+        self.tables_dir.mkdir(parents=True, exist_ok=True)
+        path = self.tables_dir / f"{name}.csv"
+        atomic_write_bytes(path, df.to_csv().encode())
+        return path
+
+
+def _display_in_kernel(fig: Any, png: Path, alt: str, dpi: int) -> None:
+    """Inside a Jupyter kernel, show the saved PNG with its alt text and close the figure."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+
+    data = png.read_bytes()
+    width = int.from_bytes(data[16:20], "big")  # PNG IHDR: width in pixels
+    # shown at the figure's own size (figure.dpi), not at the saved resolution
+    display(Image(data=data, format="png", width=max(1, round(width * fig.dpi / dpi)), alt=alt))
+    plt.close(fig)  # the inline backend would show it a second time at the end of the cell
+
+
+def read_figures(run_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
+    """Load a run folder's figures index (empty dict when missing or unreadable)."""
+    try:
+        data = json.loads((Path(run_dir) / FIGURES_INDEX).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_metrics(path: str | os.PathLike) -> dict[str, Any]:
+    """Load a ``metrics.json`` (empty dict when missing or unreadable)."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return {}

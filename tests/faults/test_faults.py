@@ -1,0 +1,181 @@
+"""Runner faults: a signal to the runner, a killed papermill, a failed notebook's report, params.json.
+
+Tiny fixture notebooks (a sleep, a failure) in a throw-away project, so each
+case costs one kernel start, not a real notebook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mtlib import run as runner
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PARAMS = '''profile: str = "quick"  # run profile
+out_dir: str = ""  # output root
+marker: str = ""  # file the notebook writes its kernel and papermill pids to
+n_boot: int = 10  # a number with a rule
+'''
+SLEEP = '''import os, pathlib, time
+from mtlib.run import results
+run = results.Run("{stem}", profile=profile, out_dir=out_dir, params=dict(n_boot=n_boot))
+run.record("started", 1)
+pathlib.Path(marker).write_text(f"{{os.getpid()}} {{os.getppid()}}")
+time.sleep(120)
+run.record("finished", 1)
+'''
+QUICK = '''from mtlib import results
+run = results.Run("{stem}", profile=profile, out_dir=out_dir, params=dict(n_boot=n_boot))
+run.record("value", n_boot, headline=True)
+'''
+EARLY_FAIL = '''raise RuntimeError("fails before any metric")
+'''
+
+
+def _notebook(path: Path, body: str) -> None:
+    params = nbformat.v4.new_code_cell(PARAMS)
+    params.metadata["tags"] = ["parameters"]
+    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(body.format(stem=path.stem))])
+    nb.metadata["kernelspec"] = {"name": "mtlib", "display_name": "Python (mtlib)", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def _project(root: Path, bodies: dict[str, str], profile: str = "notebooks: {}\n") -> Path:
+    (root / "mtlib").mkdir(parents=True)
+    nb_dir = root / "notebooks"
+    (nb_dir / "profiles").mkdir(parents=True)
+    for stem, body in bodies.items():
+        _notebook(nb_dir / f"{stem}.ipynb", body)
+    (nb_dir / "profiles" / "t.yaml").write_text(profile)
+    (nb_dir / "parameters.yaml").write_text('"01":\n  n_boot: ">= 1"\n"02":\n  n_boot: ">= 1"\n')
+    return root
+
+
+def _wait_for(path: Path, seconds: float = 120.0) -> str:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if path.exists() and path.read_text().strip():
+            return path.read_text()
+        time.sleep(0.2)
+    raise AssertionError(f"{path} never appeared")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead too
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return True
+
+
+def test_sigterm_to_the_runner_stops_children_and_writes_the_report(tmp_path):
+    sig = signal.SIGTERM
+    root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_after": QUICK})
+    marker = tmp_path / "pids"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "mtlib.run", "--profile", "t", "--root", str(root),
+                             "-p", f"01.marker={marker}"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    kernel, papermill = map(int, _wait_for(marker).split())
+    start = time.monotonic()
+    proc.send_signal(sig)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, out
+    assert time.monotonic() - start < 30
+    deadline = time.monotonic() + 10
+    while (_alive(kernel) or _alive(papermill)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(kernel) and not _alive(papermill), "the kernel or papermill outlived the runner"
+    report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
+    assert "| interrupted |" in report and f"stopped by {sig.name}" in report
+    assert "| 02_after | not run |" in report
+    run_dir = root / "papermill_runs" / "t" / "01_sleep"
+    assert json.loads((run_dir / "metrics.json").read_text())["started"] == 1  # what it recorded is kept
+    assert json.loads((run_dir / "params.json").read_text())["marker"] == str(marker)
+
+
+class _StoppedExecutor:
+    """Finishes the first job, then the runner is interrupted (as by Ctrl-C) during the second."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def map(self, jobs):
+        yield runner.JobResult(jobs[0].stem, "ok", 1.0)
+        jobs[1].output.parent.mkdir(parents=True)
+        jobs[1].output.write_text("{}")  # papermill had started it
+        raise self.exc
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), runner.Interrupted(signal.SIGINT)], ids=["ctrl-c", "handler"])
+def test_sigint_marks_running_and_pending_notebooks(tmp_path, exc):
+    jobs = [runner.NotebookJob(Path(f"{i:02d}_x.ipynb"), tmp_path / f"{i:02d}" / f"{i:02d}_x.ipynb", {}, tmp_path)
+            for i in (1, 2, 3)]
+    results, signum = runner.run_jobs(_StoppedExecutor(exc), jobs)
+    assert signum == signal.SIGINT
+    assert [(r.stem, r.status) for r in results] == [("01_x", "ok"), ("02_x", "interrupted"), ("03_x", "not run")]
+    assert "SIGINT" in results[1].error and "SIGINT" in results[2].error
+
+
+def test_signals_raise_turns_sigterm_into_an_exception():
+    with pytest.raises(runner.Interrupted) as err, runner.signals_raise():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+    assert err.value.signum == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the old handler is back
+
+
+def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path):
+    """One runner call: SIGKILL to papermill, a notebook failing before any metric, one that runs, one refused."""
+    root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_fail": EARLY_FAIL, "03_ok": QUICK, "04_bad": QUICK},
+                    profile="notebooks:\n  '03':\n    n_boot: 3\n")
+    (root / "notebooks" / "parameters.yaml").write_text('"04":\n  n_boot: ">= 1"\n')
+    marker = tmp_path / "pids"
+
+    def kill_papermill():
+        _, papermill = map(int, _wait_for(marker).split())
+        os.kill(papermill, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_papermill, daemon=True)
+    killer.start()
+    status = runner.main(["--profile", "t", "--root", str(root), "-p", f"01.marker={marker}", "-p", "04.n_boot=0"])
+    killer.join(5)
+    assert status == 1
+    runs = root / "papermill_runs" / "t"
+    report = (runs / "REPORT.md").read_text()
+    sections = dict(part.split("\n", 1) for part in report.split("\n## ")[1:])
+    # a killed papermill: the signal, not the kernel's last words
+    assert "papermill was killed by SIGKILL" in sections["01_sleep"]
+    assert "Parent appears to have exited" not in report
+    # a notebook that failed before recording anything: no link to a metrics.json that does not exist
+    assert not (runs / "02_fail" / "metrics.json").exists() and "metrics.json" not in sections["02_fail"]
+    assert "fails before any metric" in sections["02_fail"] and "[02_fail.ipynb]" in sections["02_fail"]
+    # the next notebook still ran; params.json: the runner's values merged with what Run wrote (one file)
+    assert "[metrics.json](03_ok/metrics.json)" in sections["03_ok"]
+    params = json.loads((runs / "03_ok" / "params.json").read_text())
+    assert params["n_boot"] == 3 and params["profile"] == "t" and params["out_dir"] == str(root)
+    assert json.loads((runs / "02_fail" / "params.json").read_text())["profile"] == "t"
+    # a refused parameter: not run, the message in the report, no executed notebook
+    assert "04.n_boot = 0: expected >= 1" in sections["04_bad"] and "[04_bad.ipynb]" not in sections["04_bad"]
+
+
+def test_exit_reason_names_the_signal_or_the_exit_code():
+    assert runner.exit_reason(-9, "[IPKernelApp] WARNING | Parent appears to have exited, shutting down.") == \
+        "papermill was killed by SIGKILL (exit status -9)"
+    assert runner.exit_reason(-15, "") == "papermill was killed by SIGTERM (exit status -15)"
+    assert runner.exit_reason(3, "") == "papermill exited with code 3 and no error message"
+    assert runner.exit_reason(1, "x\nValueError: bad\n") == "ValueError: bad"

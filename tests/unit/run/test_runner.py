@@ -1,0 +1,99 @@
+"""The papermill runner on tiny fixture notebooks: success, failure, summary, report, exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mtlib import run as runner
+from mtlib.run.results import RunLayout
+
+PARAMS = '''profile: str = "quick"  # run profile
+out_dir: str = ""  # output root
+value: int = 1  # a number to record
+'''
+
+OK_BODY = '''from mtlib import results
+import matplotlib.pyplot as plt
+run = results.Run("01_ok", profile=profile, out_dir=out_dir)
+fig, ax = plt.subplots()
+ax.plot([0, value])
+run.save_figure(fig, "line")
+run.record("value", value, headline=True)
+'''
+
+FAIL_BODY = '''from mtlib import results
+run = results.Run("02_fail", profile=profile, out_dir=out_dir)
+run.record("before_failure", 1)
+raise RuntimeError("this notebook fails on purpose")
+'''
+
+
+def _notebook(path: Path, body: str) -> None:
+    params = nbformat.v4.new_code_cell(PARAMS)
+    params.metadata["tags"] = ["parameters"]
+    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(body)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("project")
+    (root / "mtlib").mkdir()
+    nb_dir = root / "notebooks"
+    (nb_dir / "profiles").mkdir(parents=True)
+    _notebook(nb_dir / "00_template.ipynb", "raise RuntimeError('the template must not run')")
+    _notebook(nb_dir / "01_ok.ipynb", OK_BODY)
+    _notebook(nb_dir / "02_fail.ipynb", FAIL_BODY)
+    (nb_dir / "profiles" / "smoke.yaml").write_text(
+        "defaults:\n  value: 3\n  unused: 9\nnotebooks:\n  '01':\n    value: 7\n")
+    return root
+
+
+def test_discovery_skips_the_template(project):
+    found = [p.name for p in runner.discover(project / "notebooks")]
+    assert found == ["01_ok.ipynb", "02_fail.ipynb"]
+
+
+def test_profile_parameters_are_merged_and_filtered(project):
+    jobs = runner.build_jobs("smoke", root=project)
+    params = {j.stem: j.parameters for j in jobs}
+    assert params["01_ok"]["value"] == 7 and params["02_fail"]["value"] == 3
+    assert "unused" not in params["01_ok"] and params["01_ok"]["profile"] == "smoke"
+    assert jobs[0].env["HF_HUB_OFFLINE"] in ("1", "0") and jobs[0].env["MPLBACKEND"] == "Agg"
+
+
+def test_run_keeps_going_after_a_failure_and_reports(project, capsys):
+    status = runner.main(["--profile", "smoke", "--root", str(project)])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "01_ok" in out and "02_fail" in out and "failed" in out and "value=7" in out
+    ok, fail = RunLayout(project, "smoke", "01_ok"), RunLayout(project, "smoke", "02_fail")
+    ok_dir = ok.run_dir
+    assert json.loads((ok_dir / "metrics.json").read_text())["value"] == 7
+    assert (ok_dir / "01_ok.ipynb").exists()
+    assert (ok.figures_dir / "line.png").exists()
+    assert (ok.figures_dir / "line.pdf").exists()
+    fail_metrics = json.loads(fail.metrics_path.read_text())
+    assert fail_metrics["before_failure"] == 1
+    report = ok.report_path.read_text()
+    assert "01_ok" in report and "02_fail" in report and "line.png" in report
+    assert "this notebook fails on purpose" in report
+
+
+def test_only_selects_notebooks_and_exit_code_is_zero_when_all_pass(project, capsys):
+    assert runner.main(["--profile", "smoke", "--root", str(project), "--only", "01"]) == 0
+    assert "02_fail" not in capsys.readouterr().out
+
+
+def test_list_and_bad_arguments(project, capsys):
+    assert runner.main(["--profile", "smoke", "--root", str(project), "--list"]) == 0
+    assert '"value": 7' in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="matches no notebook"):
+        runner.main(["--profile", "smoke", "--root", str(project), "--only", "99"])
+    with pytest.raises(SystemExit, match="profiles found: smoke"):
+        runner.build_jobs("quick", root=project)
