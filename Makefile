@@ -11,7 +11,7 @@ PROFILE ?= quick
 ONLY ?=
 PARAMS ?=
 
-.PHONY: install kernel hooks notebooks-fix test reproduce smoke paper bench lab clean-outputs help
+.PHONY: install kernel hooks notebooks-fix check test reproduce smoke paper bench lab clean-outputs help
 
 help:
 	@echo "make reproduce | test | smoke | paper | bench | lab | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
@@ -38,8 +38,14 @@ hooks:
 notebooks-fix: install
 	$(PY) -m mtlib.run.notebooks --fix notebooks/*.ipynb
 
+# lint, format and types (rules in pyproject.toml); make test runs it first
+check: install
+	$(VENV)/bin/ruff check mtlib tests benchmarks notebooks
+	$(VENV)/bin/ruff format --check mtlib tests benchmarks
+	$(VENV)/bin/mypy
+
 # two workers (2-core CI): the smoke runs stay together on one (xdist groups)
-test: install
+test: install check
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 reproduce: install
