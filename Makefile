@@ -14,7 +14,7 @@ PARAMS ?=
 .PHONY: install kernel hooks notebooks-fix check test reproduce smoke paper bench lab clean-outputs help
 
 help:
-	@echo "make reproduce | test | smoke | paper | bench | lab | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
+	@echo "make reproduce | test | check | smoke | paper | bench | lab [NB=01] | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -60,8 +60,18 @@ paper: install
 bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
+# JupyterLab at the repository root (README, REPORT.md and the outputs in its file browser); as root it needs
+# --allow-root. NB=01 opens a scratch copy (scratch/, git-ignored) so the tracked notebook stays clean.
+NB ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
-	$(VENV)/bin/jupyter lab notebooks/
+	@if [ -n "$(NB)" ]; then \
+	  src=$$(ls notebooks/$(NB)_*.ipynb 2>/dev/null | head -1); \
+	  test -n "$$src" || { echo "make lab: no notebook notebooks/$(NB)_*.ipynb" >&2; exit 2; }; \
+	  mkdir -p scratch; dst=scratch/$$(basename $$src); \
+	  test -e $$dst || cp $$src $$dst; echo "scratch copy: $$dst"; \
+	  $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. $$dst; \
+	else $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=.; fi
 
 clean-outputs:
 	rm -rf figures/smoke figures/quick figures/paper papermill_runs/smoke papermill_runs/quick papermill_runs/paper
