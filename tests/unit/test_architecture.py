@@ -1,0 +1,144 @@
+"""The house rules, checked on the code itself (ARCHITECTURE.md).
+
+- Wings depend one way: ``utils <- data <- models <- relations <- analysis <- suite, experiments <- run``
+  (``testing`` on top); a module imports only from its own wing or those to its left.
+- No import cycle among mtlib modules, counting imports made inside functions.
+- An import inside a function defers a heavy third-party package only: never an mtlib module.
+- No module over 700 lines, no function over 100 lines.
+- Every public module declares ``__all__``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PKG = ROOT / "mtlib"
+#: Wing -> level; a module may import wings of its level or lower.
+LEVELS = {"utils": 0, "data": 1, "models": 2, "relations": 3, "analysis": 4, "suite": 5, "experiments": 5,
+          "run": 6, "testing": 7}
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 700, 100
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def wing(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def mtlib_imports(path: Path) -> list[tuple[str, bool, int]]:
+    """``(imported module, inside a function, line)`` for every import of an mtlib module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: list[tuple[str, bool, int]] = []
+    me = module_name(path)
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue  # annotations only: no runtime edge
+            if isinstance(child, ast.Import):
+                out.extend((a.name, in_function, child.lineno) for a in child.names if a.name.startswith("mtlib"))
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    pkg = me.split(".")[: len(me.split(".")) - child.level + (path.name == "__init__.py")]
+                    base = ".".join([*pkg, base] if base else pkg)
+                if base.startswith("mtlib"):
+                    for a in child.names:
+                        sub = f"{base}.{a.name}"
+                        out.append((sub if sub in MODULES else base, in_function, child.lineno))
+            visit(child, inner)
+
+    visit(tree, False)
+    return out
+
+
+EDGES = {m: mtlib_imports(p) for m, p in MODULES.items()}
+
+
+def test_no_upward_import_between_wings() -> None:
+    bad = []
+    for mod, imports in EDGES.items():
+        if mod == "mtlib" or wing(mod) not in LEVELS:
+            continue
+        for target, _, line in imports:
+            tw = wing(target)
+            if tw in LEVELS and LEVELS[tw] > LEVELS[wing(mod)]:  # type: ignore[index]
+                bad.append(f"{MODULES[mod].relative_to(ROOT)}:{line} imports {target} ({wing(mod)} -> {tw})")
+    assert not bad, "upward imports:\n" + "\n".join(bad)
+
+
+def test_no_mtlib_import_inside_a_function() -> None:
+    bad = [f"{MODULES[m].relative_to(ROOT)}:{line} imports {t} inside a function"
+           for m, imps in EDGES.items() for t, inner, line in imps if inner and m != "mtlib"]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycle() -> None:
+    graph = {m: {t for t, _, _ in imps if t in MODULES and t != m} for m, imps in EDGES.items() if m != "mtlib"}
+    # a face importing its own sub-modules is the package's definition, not a dependency back
+    graph = {m: {t for t in ts if not (t.startswith(m + ".") and MODULES[m].name == "__init__.py")}
+             for m, ts in graph.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def strongconnect(v: str) -> None:  # Tarjan, iterative enough for ~100 modules
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strongconnect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            strongconnect(v)
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_size_and_function_size(module: str) -> None:
+    path = MODULES[module]
+    text = path.read_text(encoding="utf-8")
+    n = len(text.splitlines())
+    assert n <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {n} lines (at most {MAX_MODULE_LINES})"
+    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines, line {node.lineno})"
+            for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno is not None and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long, f"{path.relative_to(ROOT)}: functions over {MAX_FUNCTION_LINES} lines: {', '.join(long)}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.split(".")[-1].startswith("_")
+                                          and MODULES[m].name != "__main__.py"))
+def test_public_module_declares_all(module: str) -> None:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    names = {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+    assert "__all__" in names, f"{MODULES[module].relative_to(ROOT)} declares no __all__"
