@@ -225,14 +225,14 @@ class _Lexicon:
         return np.stack([1 - pos, pos], axis=1)
 
 
-def test_predict_labels_and_evaluate_with_a_known_model():
+def test_predict_labels_and_evaluate_setting_with_a_known_model():
     model = _Lexicon()
     assert pss.predict_labels(model, ["good", "bad", "meh", "good"]).tolist() == [1, 0, -1, 1]
     assert model.seen == ["bad", "good", "meh"]  # each unique text once
     test = pd.DataFrame({"text": ["good day", "bad day", "plain day", "bad food"], "label": [1, 0, 1, 1]})
     pairs = _pairs([("bad day", "good day", "neg_to_pos"), ("good food", "plain food", "pos_to_neg"),
                     ("good x", "bad x", "pos_to_neg")])
-    out = pss.evaluate(model, pss.Setting("lex", "native", "native"), test, pairs)
+    out = pss.evaluate_setting(model, pss.Setting("lex", "native", "native"), test, pairs)
     assert out.accuracy == pytest.approx(2 / 4)  # the tie on "plain day" counts as wrong
     assert out.table["both_right"].tolist() == [True, False, True]
     assert out.pss == pytest.approx(2 / 3)
@@ -262,31 +262,13 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     assert all(o.pss == 1.0 and o.accuracy == 1.0 for o in outs)
 
 
-def test_validate_parameters():
-    ok = dict(encoders=["a"], heads=["linear"], finetune=[], native=[], seeds=[0], reference_format="auto",
-              clean_tokens="whitespace", n_boot=10, n_train=0)
-    pss.validate_parameters(**ok)
-    with pytest.raises(ValueError, match="finetune=.*subset"):
-        pss.validate_parameters(**{**ok, "finetune": ["b"]})
-    with pytest.raises(ValueError, match="n_train=-1"):
-        pss.validate_parameters(**{**ok, "n_train": -1})
-    with pytest.raises(ValueError, match="reference_format"):
-        pss.validate_parameters(**{**ok, "reference_format": "csv"})
-
-
 def test_settings_grid_with_fewer_fine_tuned_heads():
     grid = pss.settings_grid(["a", "b"], ["linear", "mlp"], finetune=["a", "b"], finetune_heads={"a": ["linear"]})
     assert [s.key for s in grid if s.mode == "FT"] == ["a/linear/FT", "b/linear/FT", "b/mlp/FT"]
-    ok = dict(encoders=["a"], heads=["linear", "mlp"], finetune=["a"], native=[], seeds=[0],
-              reference_format="auto", clean_tokens="whitespace", n_boot=10)
-    pss.validate_parameters(**ok, finetune_heads={"a": ["mlp"]})
-    with pytest.raises(ValueError, match="finetune_heads"):
-        pss.validate_parameters(**ok, finetune_heads={"b": ["mlp"]})
-    with pytest.raises(ValueError, match="finetune_heads"):
-        pss.validate_parameters(**ok, finetune_heads={"a": "mlp"})
-    pss.validate_parameters(**ok, finetune_settings={"a": {"lr": 1e-4, "epochs": 1}})
-    with pytest.raises(ValueError, match="finetune_settings"):
-        pss.validate_parameters(**ok, finetune_settings={"a": {"learning_rate": 1e-4}})
+    with pytest.raises(ValueError, match="heads"):
+        pss.settings_grid(["a"], ["linear", "cnn"])
+    with pytest.raises(ValueError, match="not in encoders"):
+        pss.settings_grid(["a"], ["linear"], finetune_heads={"b": ["mlp"]})
 
 
 def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_path, monkeypatch):
