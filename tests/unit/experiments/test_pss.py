@@ -76,8 +76,15 @@ def test_clean_pairs_rejects_bad_input():
 
 
 def test_pss_on_a_hand_made_prediction_table():
-    pairs = _pairs([("s1", "r1", "neg_to_pos"), ("s2", "r2", "neg_to_pos"), ("s3", "r3", "pos_to_neg"),
-                    ("s4", "r4", "pos_to_neg"), ("s5", "r5", "neg_to_pos")])
+    pairs = _pairs(
+        [
+            ("s1", "r1", "neg_to_pos"),
+            ("s2", "r2", "neg_to_pos"),
+            ("s3", "r3", "pos_to_neg"),
+            ("s4", "r4", "pos_to_neg"),
+            ("s5", "r5", "neg_to_pos"),
+        ]
+    )
     # gold: neg_to_pos -> (0, 1); pos_to_neg -> (1, 0)
     pred_source = [0, 0, 1, 0, 1]
     pred_rewrite = [1, 0, 0, 0, 1]
@@ -188,8 +195,15 @@ def test_paper_table_is_internally_consistent():
 def test_settings_grid():
     grid = pss.settings_grid(["a", "b"], ["linear", "mlp"], finetune=["a"], native=["vader"])
     keys = [s.key for s in grid]
-    assert keys == ["a/linear/FB", "a/mlp/FB", "b/linear/FB", "b/mlp/FB", "a/linear/FT", "a/mlp/FT",
-                    "vader/native/native"]
+    assert keys == [
+        "a/linear/FB",
+        "a/mlp/FB",
+        "b/linear/FB",
+        "b/mlp/FB",
+        "a/linear/FT",
+        "a/mlp/FT",
+        "vader/native/native",
+    ]
     with pytest.raises(ValueError, match="not in encoders"):
         pss.settings_grid(["a"], ["linear"], finetune=["c"])
     with pytest.raises(ValueError, match="heads"):
@@ -230,8 +244,13 @@ def test_predict_labels_and_evaluate_setting_with_a_known_model():
     assert pss.predict_labels(model, ["good", "bad", "meh", "good"]).tolist() == [1, 0, -1, 1]
     assert model.seen == ["bad", "good", "meh"]  # each unique text once
     test = pd.DataFrame({"text": ["good day", "bad day", "plain day", "bad food"], "label": [1, 0, 1, 1]})
-    pairs = _pairs([("bad day", "good day", "neg_to_pos"), ("good food", "plain food", "pos_to_neg"),
-                    ("good x", "bad x", "pos_to_neg")])
+    pairs = _pairs(
+        [
+            ("bad day", "good day", "neg_to_pos"),
+            ("good food", "plain food", "pos_to_neg"),
+            ("good x", "bad x", "pos_to_neg"),
+        ]
+    )
     out = pss.evaluate_setting(model, pss.Setting("lex", "native", "native"), test, pairs)
     assert out.accuracy == pytest.approx(2 / 4)  # the tie on "plain day" counts as wrong
     assert out.table["both_right"].tolist() == [True, False, True]
@@ -243,17 +262,34 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     calls = []
 
     def factory(name, train, **kw):
-        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train) if train is not None else 0,
-                      kw.get("hidden"), kw.get("lr")))
+        calls.append(
+            (
+                name,
+                kw.get("how"),
+                kw.get("head"),
+                kw.get("seed"),
+                len(train) if train is not None else 0,
+                kw.get("hidden"),
+                kw.get("lr"),
+            )
+        )
         return _Lexicon()
 
     train = pd.DataFrame({"text": ["good", "bad"] * 5, "label": [1, 0] * 5})
     ft_train = train.head(4)
     grid = pss.settings_grid(["enc"], ["linear", "mlp"], finetune=["enc"], native=["lex"])
     test = pd.DataFrame({"text": ["good", "bad"], "label": [1, 0]})
-    outs = pss.run_settings(grid, train, test, _pairs([("bad", "good", "neg_to_pos")]), seeds=[0, 1],
-                            finetune_train=ft_train, classifier=factory, log=None,
-                            finetune_settings={"enc": {"lr": 1e-4}})
+    outs = pss.run_settings(
+        grid,
+        train,
+        test,
+        _pairs([("bad", "good", "neg_to_pos")]),
+        seeds=[0, 1],
+        finetune_train=ft_train,
+        classifier=factory,
+        log=None,
+        finetune_settings={"enc": {"lr": 1e-4}},
+    )
     assert len(outs) == 2 * 2 + 2 * 2 + 1
     assert calls[0] == ("enc", "head", "linear", 0, 10, None, None)
     assert calls[2] == ("enc", "head", "mlp", 0, 10, (500, 100), None)
