@@ -50,23 +50,49 @@ from pathlib import Path
 
 SEED = 20230709
 DEFAULT_OUT = Path(__file__).resolve().parent / "SICK.txt"
-HEADER = ["pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score", "entailment_AB",
-          "entailment_BA", "sentence_A_original", "sentence_B_original", "sentence_A_dataset",
-          "sentence_B_dataset", "SemEval_set"]
+HEADER = [
+    "pair_ID",
+    "sentence_A",
+    "sentence_B",
+    "entailment_label",
+    "relatedness_score",
+    "entailment_AB",
+    "entailment_BA",
+    "sentence_A_original",
+    "sentence_B_original",
+    "sentence_A_dataset",
+    "sentence_B_dataset",
+    "SemEval_set",
+]
 
 # How many pairs of each family to write (the lexical quota is split over the relations below).
 QUOTAS = {"lexical": 900, "structural": 330, "unrelated": 160, "distractor": 110}
 LEXICAL_SHARES = {"syn": 0.2, "hyper": 0.25, "hypo": 0.1, "anto": 0.25, "other": 0.2}
 
 # Label of (A -> B, B -> A) for each relation of the substituted word in B to the one in A.
-LABELS = {"syn": ("ENTAILMENT", "ENTAILMENT"), "hyper": ("ENTAILMENT", "NEUTRAL"),
-          "hypo": ("NEUTRAL", "ENTAILMENT"), "anto": ("CONTRADICTION", "CONTRADICTION"),
-          "other": ("NEUTRAL", "NEUTRAL"), "same": ("ENTAILMENT", "ENTAILMENT"),
-          "swapped": ("CONTRADICTION", "CONTRADICTION"), "changed": ("NEUTRAL", "NEUTRAL"),
-          "unrelated": ("NEUTRAL", "NEUTRAL")}
-RELATEDNESS = {"syn": (4.6, 5.0), "hyper": (4.0, 4.8), "hypo": (4.0, 4.8), "anto": (3.2, 4.1),
-               "other": (3.0, 3.9), "same": (4.7, 5.0), "swapped": (3.6, 4.4), "changed": (3.0, 3.8),
-               "unrelated": (1.0, 2.2), "distractor": (2.8, 4.2)}
+LABELS = {
+    "syn": ("ENTAILMENT", "ENTAILMENT"),
+    "hyper": ("ENTAILMENT", "NEUTRAL"),
+    "hypo": ("NEUTRAL", "ENTAILMENT"),
+    "anto": ("CONTRADICTION", "CONTRADICTION"),
+    "other": ("NEUTRAL", "NEUTRAL"),
+    "same": ("ENTAILMENT", "ENTAILMENT"),
+    "swapped": ("CONTRADICTION", "CONTRADICTION"),
+    "changed": ("NEUTRAL", "NEUTRAL"),
+    "unrelated": ("NEUTRAL", "NEUTRAL"),
+}
+RELATEDNESS = {
+    "syn": (4.6, 5.0),
+    "hyper": (4.0, 4.8),
+    "hypo": (4.0, 4.8),
+    "anto": (3.2, 4.1),
+    "other": (3.0, 3.9),
+    "same": (4.7, 5.0),
+    "swapped": (3.6, 4.4),
+    "changed": (3.0, 3.8),
+    "unrelated": (1.0, 2.2),
+    "distractor": (2.8, 4.2),
+}
 
 # ---------------------------------------------------------------------------
 # Word lists: (word, [(other word, relation of other word to word)])
@@ -100,8 +126,16 @@ ADJECTIVES: dict[str, list[tuple[str, str]]] = {
     "brown": [("black", "anto"), ("white", "anto")],
     "black": [("brown", "anto"), ("dark", "hyper")],
 }
-ADJ_FOR = {"young": "H", "old": "HA", "little": "HA", "big": "HA", "tall": "H", "happy": "HA", "brown": "A",
-           "black": "A"}
+ADJ_FOR = {
+    "young": "H",
+    "old": "HA",
+    "little": "HA",
+    "big": "HA",
+    "tall": "H",
+    "happy": "HA",
+    "brown": "A",
+    "black": "A",
+}
 VERBS: dict[str, list[tuple[str, str]]] = {
     "jumping": [("leaping", "syn"), ("moving", "hyper"), ("diving", "other")],
     "running": [("moving", "hyper"), ("sprinting", "hypo"), ("walking", "anto"), ("racing", "syn")],
@@ -116,8 +150,20 @@ VERBS: dict[str, list[tuple[str, str]]] = {
     "resting": [("sleeping", "hypo"), ("relaxing", "syn"), ("working", "anto")],
     "climbing": [("descending", "anto"), ("moving", "hyper"), ("sitting", "anto")],
 }
-VERB_FOR = {"jumping": "HA", "running": "HA", "walking": "HA", "sitting": "HA", "standing": "HA", "playing": "HA",
-            "swimming": "HA", "smiling": "H", "laughing": "H", "dancing": "H", "resting": "HA", "climbing": "HA"}
+VERB_FOR = {
+    "jumping": "HA",
+    "running": "HA",
+    "walking": "HA",
+    "sitting": "HA",
+    "standing": "HA",
+    "playing": "HA",
+    "swimming": "HA",
+    "smiling": "H",
+    "laughing": "H",
+    "dancing": "H",
+    "resting": "HA",
+    "climbing": "HA",
+}
 # Places: (preposition, noun) with relations of the noun.
 PLACES: dict[str, list[tuple[str, str]]] = {
     "water": [("lake", "hypo"), ("pool", "hypo"), ("sand", "other")],
@@ -137,13 +183,17 @@ PLACES: dict[str, list[tuple[str, str]]] = {
 # Activity frames: verb -> list of (preposition, place) it combines with.
 FRAMES: dict[str, list[tuple[str, str]]] = {
     "jumping": [("into the", "water"), ("on the", "grass"), ("off the", "rock"), ("over the", "bench")],
-    "running": [("in the", "park"), ("along the", "beach"), ("across the", "field"), ("down the", "road"),
-                ("through the", "snow")],
+    "running": [
+        ("in the", "park"),
+        ("along the", "beach"),
+        ("across the", "field"),
+        ("down the", "road"),
+        ("through the", "snow"),
+    ],
     "walking": [("in the", "park"), ("along the", "beach"), ("down the", "road"), ("through the", "snow")],
     "sitting": [("on the", "bench"), ("on the", "grass"), ("in the", "kitchen"), ("on the", "rock")],
     "standing": [("on the", "stage"), ("in the", "kitchen"), ("near the", "tree"), ("in front of the", "house")],
-    "playing": [("in the", "snow"), ("in the", "park"), ("on the", "beach"), ("in the", "field"),
-                ("in the", "grass")],
+    "playing": [("in the", "snow"), ("in the", "park"), ("on the", "beach"), ("in the", "field"), ("in the", "grass")],
     "swimming": [("in the", "water")],
     "smiling": [("on the", "stage"), ("in the", "kitchen"), ("near the", "tree"), ("in the", "park")],
     "laughing": [("in the", "kitchen"), ("on the", "beach"), ("in front of the", "house")],
@@ -173,9 +223,16 @@ TRANSITIVE: list[tuple[str, str, list[str], list[str]]] = [
     ("chopping", "chopped", HUMANS, ["onion", "wood", "garlic", "carrot"]),
 ]
 # Agent/patient pairs that read sensibly both ways round (for swapped roles).
-ANIMATE_VERBS: list[tuple[str, str]] = [("chasing", "chased"), ("following", "followed"), ("hugging", "hugged"),
-                                        ("watching", "watched"), ("pushing", "pushed"), ("kissing", "kissed"),
-                                        ("feeding", "fed"), ("biting", "bitten")]
+ANIMATE_VERBS: list[tuple[str, str]] = [
+    ("chasing", "chased"),
+    ("following", "followed"),
+    ("hugging", "hugged"),
+    ("watching", "watched"),
+    ("pushing", "pushed"),
+    ("kissing", "kissed"),
+    ("feeding", "fed"),
+    ("biting", "bitten"),
+]
 ANIMATES = ["man", "woman", "boy", "girl", "dog", "cat", "kid", "detective", "policeman", "baby"]
 
 
@@ -219,8 +276,11 @@ def lexical_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
         if not any(quota.values()):
             break
         slots = []
-        slots += [("subject", other, rel) for other, rel in SUBJECTS[subject]
-                  if (other in ANIMALS) == (subject in ANIMALS) or rel in ("hyper", "other")]
+        slots += [
+            ("subject", other, rel)
+            for other, rel in SUBJECTS[subject]
+            if (other in ANIMALS) == (subject in ANIMALS) or rel in ("hyper", "other")
+        ]
         slots += [("verb", other, rel) for other, rel in VERBS[verb]]
         slots += [("place", other, rel) for other, rel in PLACES[place]]
         if adj:
@@ -230,8 +290,14 @@ def lexical_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
             continue
         slot, other, rel = rng.choice(slots)
         a = scene(subject, adj, verb, prep, place)
-        b = scene(*{"subject": (other, adj, verb, prep, place), "verb": (subject, adj, other, prep, place),
-                    "place": (subject, adj, verb, prep, other), "adj": (subject, other, verb, prep, place)}[slot])
+        b = scene(
+            *{
+                "subject": (other, adj, verb, prep, place),
+                "verb": (subject, adj, other, prep, place),
+                "place": (subject, adj, verb, prep, other),
+                "adj": (subject, other, verb, prep, place),
+            }[slot]
+        )
         if (a, b) in seen or (b, a) in seen:
             continue
         seen.add((a, b))
@@ -250,7 +316,7 @@ def passive(agent: str, participle: str, patient: str) -> str:
 
 def structural_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
     """Active/passive pairs: same roles, swapped roles (animate verbs) or one noun changed."""
-    same, swapped, changed = [], [], []
+    same, swapped = [], []
     for ing, participle, agents, patients in TRANSITIVE:
         for agent in agents:
             for patient in patients:
@@ -286,7 +352,7 @@ def structural_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
 def unrelated_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
     """Two scenes with a different subject, verb and place."""
     scenes = build_scenes(rng)
-    out = []
+    out: list[tuple[str, str, str]] = []
     for (s1, a1, v1, p1, l1), (s2, a2, v2, p2, l2) in zip(scenes[::2], scenes[1::2]):
         if len(out) >= n:
             break
@@ -297,7 +363,7 @@ def unrelated_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
 
 def distractor_pairs(rng: random.Random, n: int) -> list[tuple[str, str, str, str]]:
     """Pairs a one-substitution or active/passive rule must skip: ``(A, B, label_AB, label_BA)``."""
-    out = []
+    out: list[tuple[str, str, str, str]] = []
     for subject, adj, verb, prep, place in build_scenes(rng):
         if len(out) >= n:
             break

@@ -76,8 +76,15 @@ def test_clean_pairs_rejects_bad_input():
 
 
 def test_pss_on_a_hand_made_prediction_table():
-    pairs = _pairs([("s1", "r1", "neg_to_pos"), ("s2", "r2", "neg_to_pos"), ("s3", "r3", "pos_to_neg"),
-                    ("s4", "r4", "pos_to_neg"), ("s5", "r5", "neg_to_pos")])
+    pairs = _pairs(
+        [
+            ("s1", "r1", "neg_to_pos"),
+            ("s2", "r2", "neg_to_pos"),
+            ("s3", "r3", "pos_to_neg"),
+            ("s4", "r4", "pos_to_neg"),
+            ("s5", "r5", "neg_to_pos"),
+        ]
+    )
     # gold: neg_to_pos -> (0, 1); pos_to_neg -> (1, 0)
     pred_source = [0, 0, 1, 0, 1]
     pred_rewrite = [1, 0, 0, 0, 1]
@@ -188,8 +195,15 @@ def test_paper_table_is_internally_consistent():
 def test_settings_grid():
     grid = pss.settings_grid(["a", "b"], ["linear", "mlp"], finetune=["a"], native=["vader"])
     keys = [s.key for s in grid]
-    assert keys == ["a/linear/FB", "a/mlp/FB", "b/linear/FB", "b/mlp/FB", "a/linear/FT", "a/mlp/FT",
-                    "vader/native/native"]
+    assert keys == [
+        "a/linear/FB",
+        "a/mlp/FB",
+        "b/linear/FB",
+        "b/mlp/FB",
+        "a/linear/FT",
+        "a/mlp/FT",
+        "vader/native/native",
+    ]
     with pytest.raises(ValueError, match="not in encoders"):
         pss.settings_grid(["a"], ["linear"], finetune=["c"])
     with pytest.raises(ValueError, match="heads"):
@@ -225,14 +239,19 @@ class _Lexicon:
         return np.stack([1 - pos, pos], axis=1)
 
 
-def test_predict_labels_and_evaluate_with_a_known_model():
+def test_predict_labels_and_evaluate_setting_with_a_known_model():
     model = _Lexicon()
     assert pss.predict_labels(model, ["good", "bad", "meh", "good"]).tolist() == [1, 0, -1, 1]
     assert model.seen == ["bad", "good", "meh"]  # each unique text once
     test = pd.DataFrame({"text": ["good day", "bad day", "plain day", "bad food"], "label": [1, 0, 1, 1]})
-    pairs = _pairs([("bad day", "good day", "neg_to_pos"), ("good food", "plain food", "pos_to_neg"),
-                    ("good x", "bad x", "pos_to_neg")])
-    out = pss.evaluate(model, pss.Setting("lex", "native", "native"), test, pairs)
+    pairs = _pairs(
+        [
+            ("bad day", "good day", "neg_to_pos"),
+            ("good food", "plain food", "pos_to_neg"),
+            ("good x", "bad x", "pos_to_neg"),
+        ]
+    )
+    out = pss.evaluate_setting(model, pss.Setting("lex", "native", "native"), test, pairs)
     assert out.accuracy == pytest.approx(2 / 4)  # the tie on "plain day" counts as wrong
     assert out.table["both_right"].tolist() == [True, False, True]
     assert out.pss == pytest.approx(2 / 3)
@@ -243,17 +262,34 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     calls = []
 
     def factory(name, train, **kw):
-        calls.append((name, kw.get("how"), kw.get("head"), kw.get("seed"), len(train) if train is not None else 0,
-                      kw.get("hidden"), kw.get("lr")))
+        calls.append(
+            (
+                name,
+                kw.get("how"),
+                kw.get("head"),
+                kw.get("seed"),
+                len(train) if train is not None else 0,
+                kw.get("hidden"),
+                kw.get("lr"),
+            )
+        )
         return _Lexicon()
 
     train = pd.DataFrame({"text": ["good", "bad"] * 5, "label": [1, 0] * 5})
     ft_train = train.head(4)
     grid = pss.settings_grid(["enc"], ["linear", "mlp"], finetune=["enc"], native=["lex"])
     test = pd.DataFrame({"text": ["good", "bad"], "label": [1, 0]})
-    outs = pss.run_settings(grid, train, test, _pairs([("bad", "good", "neg_to_pos")]), seeds=[0, 1],
-                            finetune_train=ft_train, classifier=factory, log=None,
-                            finetune_settings={"enc": {"lr": 1e-4}})
+    outs = pss.run_settings(
+        grid,
+        train,
+        test,
+        _pairs([("bad", "good", "neg_to_pos")]),
+        seeds=[0, 1],
+        finetune_train=ft_train,
+        classifier=factory,
+        log=None,
+        finetune_settings={"enc": {"lr": 1e-4}},
+    )
     assert len(outs) == 2 * 2 + 2 * 2 + 1
     assert calls[0] == ("enc", "head", "linear", 0, 10, None, None)
     assert calls[2] == ("enc", "head", "mlp", 0, 10, (500, 100), None)
@@ -262,31 +298,13 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     assert all(o.pss == 1.0 and o.accuracy == 1.0 for o in outs)
 
 
-def test_validate_parameters():
-    ok = dict(encoders=["a"], heads=["linear"], finetune=[], native=[], seeds=[0], reference_format="auto",
-              clean_tokens="whitespace", n_boot=10, n_train=0)
-    pss.validate_parameters(**ok)
-    with pytest.raises(ValueError, match="finetune=.*subset"):
-        pss.validate_parameters(**{**ok, "finetune": ["b"]})
-    with pytest.raises(ValueError, match="n_train=-1"):
-        pss.validate_parameters(**{**ok, "n_train": -1})
-    with pytest.raises(ValueError, match="reference_format"):
-        pss.validate_parameters(**{**ok, "reference_format": "csv"})
-
-
 def test_settings_grid_with_fewer_fine_tuned_heads():
     grid = pss.settings_grid(["a", "b"], ["linear", "mlp"], finetune=["a", "b"], finetune_heads={"a": ["linear"]})
     assert [s.key for s in grid if s.mode == "FT"] == ["a/linear/FT", "b/linear/FT", "b/mlp/FT"]
-    ok = dict(encoders=["a"], heads=["linear", "mlp"], finetune=["a"], native=[], seeds=[0],
-              reference_format="auto", clean_tokens="whitespace", n_boot=10)
-    pss.validate_parameters(**ok, finetune_heads={"a": ["mlp"]})
-    with pytest.raises(ValueError, match="finetune_heads"):
-        pss.validate_parameters(**ok, finetune_heads={"b": ["mlp"]})
-    with pytest.raises(ValueError, match="finetune_heads"):
-        pss.validate_parameters(**ok, finetune_heads={"a": "mlp"})
-    pss.validate_parameters(**ok, finetune_settings={"a": {"lr": 1e-4, "epochs": 1}})
-    with pytest.raises(ValueError, match="finetune_settings"):
-        pss.validate_parameters(**ok, finetune_settings={"a": {"learning_rate": 1e-4}})
+    with pytest.raises(ValueError, match="heads"):
+        pss.settings_grid(["a"], ["linear", "cnn"])
+    with pytest.raises(ValueError, match="not in encoders"):
+        pss.settings_grid(["a"], ["linear"], finetune_heads={"b": ["mlp"]})
 
 
 def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_path, monkeypatch):

@@ -1,0 +1,274 @@
+"""Training and scoring one classifier per Table 1 setting: encoder x final layers x mode.
+
+Intuition: a :class:`Setting` names an encoder, a head (``linear``, ``mlp``
+= the paper's DNN, or the model's ``native`` output) and a mode (``FB``:
+frozen encoder, ``FT``: fine-tuned). :func:`run_settings` trains each through
+the classifier factory (:func:`mtlib.models.classifier`), frozen features
+shared by both heads and every seed, and :func:`evaluate_setting` scores it
+on the test sentences and the cleaned pairs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib import models
+from mtlib.experiments.pss.scoring import ABSTAIN, _binary, prediction_table, pss
+from mtlib.models.baseline import majority_baseline
+from mtlib.models.heads import HEADS
+from mtlib.utils.threads import cpu_threads, limit_threads
+
+__all__ = [
+    "FINAL_LAYERS",
+    "DNN_HIDDEN",
+    "MODES",
+    "Setting",
+    "settings_grid",
+    "Outcome",
+    "positive_column",
+    "predict_labels",
+    "evaluate_setting",
+    "run_settings",
+]
+
+#: Head names: mtlib's (``mtlib.models.classifier``) to the paper's "Final Layers".
+FINAL_LAYERS = {"linear": "Linear", "mlp": "DNN", "native": "native"}
+#: The paper's DNN head: two hidden layers of 500 and 100 units.
+DNN_HIDDEN = (500, 100)
+#: Training modes: frozen encoder (head trained), fine-tuned, or the model's own output.
+MODES = ("FB", "FT", "native")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of Table 1: an encoder, its final layers, and the training mode.
+
+    Attributes:
+        encoder: Registry name, hub id or path.
+        head: ``"linear"``, ``"mlp"`` (the paper's DNN) or ``"native"`` (the
+            model's own output, no training).
+        mode: ``"FB"`` (frozen encoder, head trained), ``"FT"`` (encoder and
+            head trained together) or ``"native"``.
+    """
+
+    encoder: str
+    head: str
+    mode: str
+
+    @property
+    def key(self) -> str:
+        """The setting's name in tables: ``<encoder>/<head>/<mode>``."""
+        return f"{self.encoder}/{self.head}/{self.mode}"
+
+    @property
+    def group(self) -> str:
+        """The setting within its encoder, in metric keys: ``<head>/<mode>``, or ``native``."""
+        return "native" if self.mode == "native" else f"{self.head}/{self.mode}"
+
+
+def settings_grid(
+    encoders: Sequence[str],
+    heads: Sequence[str],
+    finetune: Sequence[str] = (),
+    native: Sequence[str] = (),
+    finetune_heads: Mapping[str, Sequence[str]] | None = None,
+) -> list[Setting]:
+    """Table 1's crossing: every encoder x head in FB, the ``finetune`` encoders also in FT, natives alone.
+
+    Args:
+        finetune_heads: Per fine-tuned encoder, the heads to fine-tune (an
+            encoder not named gets every head of ``heads``); fine-tuning a
+            transformer is the expensive part of a CPU run.
+
+    Raises:
+        ValueError: an unknown head, or a fine-tuned encoder not among ``encoders``.
+    """
+    finetune_heads = dict(finetune_heads or {})
+    bad = [h for h in [*heads, *(h for hs in finetune_heads.values() for h in hs)] if h not in HEADS]
+    if bad:
+        raise ValueError(f"heads {bad}: expected 'linear' and/or 'mlp'")
+    stray = [e for e in [*finetune, *finetune_heads] if e not in encoders]
+    if stray:
+        raise ValueError(f"finetune lists {stray}, which are not in encoders {list(encoders)}")
+    grid = [Setting(e, h, "FB") for e in encoders for h in heads]
+    grid += [Setting(e, h, "FT") for e in finetune for h in finetune_heads.get(e, heads)]
+    grid += [Setting(m, "native", "native") for m in native]
+    return grid
+
+
+@dataclass
+class Outcome:
+    """One trained (or native) classifier scored on the test sentences and the pairs.
+
+    Attributes:
+        setting: What was trained.
+        seed: Training seed (``None`` for native models).
+        test_correct: Per test sentence, was it classified right; shape ``(n_test,)``.
+        table: :func:`prediction_table` over the kept pairs.
+        majority_baseline: Accuracy of always predicting the test set's majority class.
+        info: Training facts from the model (held-out accuracy, from cache, seconds).
+    """
+
+    setting: Setting
+    seed: int | None
+    test_correct: np.ndarray
+    table: pd.DataFrame
+    majority_baseline: float
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> float:
+        return float(self.test_correct.mean()) if len(self.test_correct) else float("nan")
+
+    @property
+    def pss(self) -> float:
+        return pss(self.table)
+
+
+def positive_column(labels: Sequence[Any]) -> int:
+    """Which column of ``classify`` is the positive class (label 1, ``positive``, ``POSITIVE``, ``pos``).
+
+    Raises:
+        ValueError: no label reads as positive.
+    """
+    names = [str(x).strip().lower() for x in labels]
+    for want in ("1", "positive", "pos", "label_1"):
+        if want in names:
+            return names.index(want)
+    raise ValueError(f"cannot tell the positive class among labels {list(labels)}")
+
+
+def predict_labels(model: Any, texts: Sequence[str]) -> np.ndarray:
+    """Labels from any mtlib classifier: 1 positive, 0 negative, -1 undecided (a tie).
+
+    A tie happens for lexicon models on a text with no sentiment word (VADER
+    and TextBlob give polarity 0, i.e. probabilities 0.5/0.5); it counts as
+    wrong whatever the gold label, rather than being given to one class by
+    an arbitrary tie-break. Each unique text goes through the model once.
+
+    Returns:
+        Shape ``(n,)``, int64.
+    """
+    texts = list(texts)
+    if not texts:
+        return np.zeros(0, np.int64)
+    unique, inverse = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
+    probs = np.asarray(model.classify(list(unique)), dtype=np.float64)
+    pos = positive_column(getattr(model, "labels", [0, 1]))
+    p_pos = probs[:, pos]
+    p_other = np.delete(probs, pos, axis=1).max(axis=1)
+    pred = np.where(p_pos > p_other, 1, np.where(p_pos < p_other, 0, ABSTAIN)).astype(np.int64)
+    return pred[inverse.reshape(-1)]
+
+
+def evaluate_setting(
+    model: Any, setting: Setting, test: pd.DataFrame, pairs: pd.DataFrame, seed: int | None = None
+) -> Outcome:
+    """Score one classifier: accuracy on ``test`` (``text``, ``label``) and the pair table.
+
+    Test sentences, sources and rewrites are classified in one call (each unique text once).
+    """
+    texts = [*test["text"], *pairs["source"], *pairs["rewrite"]]
+    pred = predict_labels(model, texts)
+    n_test, n_pairs = len(test), len(pairs)
+    y = _binary(test["label"].to_numpy(), "test labels")
+    table = prediction_table(pairs, pred[n_test : n_test + n_pairs], pred[n_test + n_pairs :])
+    majority = majority_baseline(y)
+    training = getattr(model, "training", None)
+    facts = training if isinstance(training, dict) else vars(training) if training is not None else {}
+    info = {k: facts[k] for k in ("heldout_accuracy", "majority_baseline", "from_cache") if k in facts}
+    info["undecided"] = int((pred == ABSTAIN).sum())
+    return Outcome(setting, seed, pred[:n_test] == y, table, majority, info)
+
+
+def run_settings(
+    grid: Sequence[Setting],
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    pairs: pd.DataFrame,
+    *,
+    seeds: Sequence[int] = (0,),
+    finetune_train: pd.DataFrame | None = None,
+    device: str = "auto",
+    head_lr: float | None = None,
+    finetune_settings: Mapping[str, Mapping[str, Any]] | None = None,
+    classifier: Callable[..., Any] | None = None,
+    log: Callable[[str], None] | None = print,
+) -> list[Outcome]:
+    """Train (or load from cache) one classifier per setting and seed and score it.
+
+    Frozen-encoder heads share the encoder's cached features: they are
+    computed once per encoder and reused by both heads and every seed (the
+    factory's feature cache). Native models run once (they have no seed).
+
+    Args:
+        grid: Settings from :func:`settings_grid`.
+        train: ``text, label`` for the heads.
+        test: ``text, label`` for accuracy (the paper: dev and test combined).
+        pairs: Cleaned pairs (``source, rewrite, direction``).
+        seeds: Training seeds.
+        finetune_train: The (smaller) training set of FT settings; ``train`` when ``None``.
+        head_lr: Learning rate of the FB MLP heads (``None``: the factory's default).
+        finetune_settings: Per fine-tuned encoder, factory settings such as
+            ``{"lr": 1e-4, "epochs": 1, "batch_size": 32}``; keys not given
+            keep the factory's defaults.
+        classifier: The factory, ``mtlib.models.classifier`` by default (tests pass a counting one).
+        log: Called with one line per trained setting (``None`` for silence).
+
+    Returns:
+        One :class:`Outcome` per (setting, seed), in grid order.
+    """
+    fit: Callable[..., Any] = models.classifier if classifier is None else classifier
+    outcomes = []
+    warm: set[str] = set()  # encoders whose frozen features are in the cache
+    for setting in grid:
+        for seed in [None] if setting.mode == "native" else seeds:
+            t0 = time.perf_counter()
+            if setting.mode == "native":
+                model = fit(setting.encoder, None, how="native", device=device)
+            elif setting.mode == "FB":
+                kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
+                if setting.head == "mlp" and setting.encoder not in warm:
+                    # the encoder's features first, with every thread (the Linear head does it too)
+                    fit(setting.encoder, train, how="head", head="linear", seed=seed, device=device)
+                # the MLP head trains on tiny batches: one CPU thread (see mtlib.utils.threads)
+                with limit_threads(cpu_threads(device) if setting.head == "mlp" else None):
+                    model = fit(
+                        setting.encoder,
+                        train,
+                        how="head",
+                        head=setting.head,
+                        seed=seed,
+                        lr=head_lr,
+                        device=device,
+                        **kw,
+                    )
+                warm.add(setting.encoder)
+            else:
+                kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
+                kw.update((finetune_settings or {}).get(setting.encoder, {}))
+                model = fit(
+                    setting.encoder,
+                    finetune_train if finetune_train is not None else train,
+                    how="finetune",
+                    head=setting.head,
+                    seed=seed,
+                    device=device,
+                    **kw,
+                )
+            out = evaluate_setting(model, setting, test, pairs, seed=seed)
+            out.info["seconds"] = time.perf_counter() - t0
+            outcomes.append(out)
+            if log:
+                log(
+                    f"{setting.key} seed={seed}: accuracy {out.accuracy:.3f} (majority {out.majority_baseline:.3f}), "
+                    f"PSS {out.pss:.3f} on {len(out.table)} pairs, {out.info['seconds']:.1f} s"
+                    + (" (cached)" if out.info.get("from_cache") else "")
+                )
+    return outcomes

@@ -1,0 +1,382 @@
+"""Scoring models on SETI: heads on frozen pair features, fine-tuned cross-encoders, few-shot curves.
+
+Intuition: every model goes through the classifier factory
+(:func:`mtlib.models.classifier`) on (premise, hypothesis) pairs: a head on
+frozen features ``[u, v, |u-v|, u*v]`` (each sentence encoded once and
+cached) or a cross-encoder fine-tuned end to end. A run's accuracy is read
+beside the majority-class baseline of its test set
+(:func:`mtlib.models.baseline.majority_baseline`) and per Table 3 rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib import models
+from mtlib.experiments.seti.build import SetiData, with_shots
+from mtlib.experiments.seti.facts import RULE_SYMBOLS, SetiError
+from mtlib.experiments.seti.inferences import _objects
+from mtlib.models.baseline import majority_baseline
+from mtlib.utils.threads import limit_threads
+
+__all__ = [
+    "pairs_frame",
+    "head_predictions",
+    "accuracy_by_rule",
+    "evaluate_heads",
+    "FEWSHOT_HOWS",
+    "FEWSHOT_MODES",
+    "check_fewshot",
+    "pair_classifier",
+    "pair_predictions",
+    "evaluate_fewshot",
+    "finetune_predictions",
+    "evaluate_finetune",
+]
+
+# --- models: encode once, train heads, score ------------------------------------------------------
+
+
+def pairs_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """Items as the classifier factory's training data: ``text`` (premise), ``text_pair`` (hypothesis) and
+    ``label`` (``"entailment"`` or ``"non-entailment"``)."""
+    return pd.DataFrame(
+        {
+            "text": _objects(items["premise"]),
+            "text_pair": _objects(items["hypothesis"]),
+            "label": np.where(items["label"].to_numpy().astype(int) == 1, "entailment", "non-entailment"),
+        }
+    )
+
+
+def head_predictions(
+    encoder: Any,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    *,
+    seed: int = 0,
+    head: str = "linear",
+    dev: pd.DataFrame | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """A head on frozen pair features ``[u, v, |u-v|, u*v]`` of ``train`` (the classifier factory,
+    ``how="head"``), scored on ``test``.
+
+    The encoder's embeddings are cached per sentence, so once :func:`universe` has been encoded no fit or
+    prediction sends a sentence through the model again.
+
+    Returns:
+        ``pred`` (0/1 per test row), ``prob`` (entailment probability), ``dev_accuracy``.
+    """
+    if train["label"].nunique() < 2:  # one class only (possible in a tiny subsample): predict it
+        prob = np.full(len(test), float(train["label"].iloc[0]))
+        return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
+    # many small fits: one BLAS thread each is faster than two contending ones (10x on a loaded 2-core CPU)
+    with limit_threads(1, torch_too=False):
+        clf: Any = models.classifier(  # a trained classifier: it has .training
+            encoder,
+            pairs_frame(train),
+            how="head",
+            head=head,
+            seed=seed,
+            valid=pairs_frame(dev) if dev is not None and len(dev) else None,
+            **kwargs,
+        )
+        prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
+    prob = np.asarray(prob, dtype=float)
+    return {"pred": (prob > 0.5).astype(int), "prob": prob, "dev_accuracy": clf.training.heldout_accuracy}
+
+
+def accuracy_by_rule(test: pd.DataFrame, pred: np.ndarray) -> pd.DataFrame:
+    """Accuracy per Table 3 rule (CI) and per primitive kind, with counts and the majority baseline."""
+    frame = test.assign(correct=(np.asarray(pred).astype(int) == test["label"].to_numpy().astype(int)))
+    frame = frame.assign(
+        group=np.where(
+            frame["kind"] == "CI",
+            frame["rule"].map(lambda r: f"{RULE_SYMBOLS.get(int(r), r)} rule {int(r)}"),
+            frame["kind"],
+        )
+    )
+    out = frame.groupby("group").agg(accuracy=("correct", "mean"), n=("correct", "size"), label=("label", "mean"))
+    return out
+
+
+def _score_rows(
+    model: str,
+    key: tuple[int, str, str, int],
+    data: SetiData,
+    pred: np.ndarray,
+    extra: dict[str, Any],
+    test: pd.DataFrame | None = None,
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    task, setting, config, seed = key
+    test = data.test if test is None else test
+    correct = np.asarray(pred).astype(int) == test["label"].to_numpy().astype(int)
+    row = {
+        "model": model,
+        "task": task,
+        "setting": setting,
+        "config": config,
+        "seed": seed,
+        "accuracy": float(correct.mean()),
+        "baseline": majority_baseline(test["label"].astype(int)),
+        "n_test": len(test),
+        "n_train": len(data.train),
+        **extra,
+    }
+    by_rule = (
+        accuracy_by_rule(test, pred)
+        .reset_index()
+        .assign(model=model, task=task, setting=setting, config=config, seed=seed)
+    )
+    return row, by_rule
+
+
+def evaluate_heads(
+    encoder: Any,
+    model: str,
+    datasets: Mapping[tuple[int, str, str, int], SetiData],
+    *,
+    head: str = "linear",
+    max_train: int = 0,
+    **kwargs: Any,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A head on frozen pair features for every dataset (seeded by the dataset's seed).
+
+    ``max_train`` > 0 trains on at most that many training items (spread evenly over kinds and rules).
+
+    Returns:
+        ``(scores, by_rule)``: one row per dataset (``accuracy``, majority ``baseline``, ``dev_accuracy``,
+        sizes) and one row per dataset and rule (accuracy per Table 3 rule / primitive kind).
+    """
+    rows, rules = [], []
+    for key, data in datasets.items():
+        train = _stratified(data.train, max_train, key[3], ["kind", "rule"])
+        out = head_predictions(encoder, train, data.test, dev=data.dev, seed=key[3], head=head, **kwargs)
+        row, by_rule = _score_rows(
+            model,
+            key,
+            data,
+            out["pred"],
+            {"how": f"head-{head}", "n_train": len(train), "dev_accuracy": out["dev_accuracy"]},
+        )
+        rows.append(row)
+        rules.append(by_rule)
+    return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
+
+
+FEWSHOT_HOWS = ("head", "finetune")
+FEWSHOT_MODES = ("add", "continue")
+
+
+def check_fewshot(how: str = "head", mode: str = "add", epochs: int = 3, head: str = "linear") -> None:
+    """Fail early, with the valid choices, on few-shot settings :func:`evaluate_fewshot` cannot run.
+
+    Raises:
+        SetiError: an unknown ``how`` or ``mode``, ``epochs`` not a positive integer, or ``mode="continue"``
+            with a logistic-regression head (it refits from scratch; continuing needs ``head="mlp"`` or
+            ``how="finetune"``).
+    """
+    if how not in FEWSHOT_HOWS:
+        raise SetiError(
+            f"fewshot_how={how!r} is not one of {FEWSHOT_HOWS} (head: frozen encoder and a trained "
+            "head; finetune: the model fine-tuned as a cross-encoder)"
+        )
+    if mode not in FEWSHOT_MODES:
+        raise SetiError(
+            f"fewshot_mode={mode!r} is not one of {FEWSHOT_MODES} (add: D_few joins the training "
+            "data; continue: train on D_train, then fewshot_epochs more epochs on D_few)"
+        )
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise SetiError(f"fewshot_epochs must be a positive integer, got {epochs!r}")
+    if mode == "continue" and how == "head" and head != "mlp":
+        raise SetiError(
+            f"fewshot_mode='continue' cannot continue a {head!r} head: a logistic-regression head "
+            "refits from scratch and forgets D_train. Use head='mlp' or fewshot_how='finetune'"
+        )
+
+
+def pair_classifier(
+    model: Any,
+    train: pd.DataFrame,
+    *,
+    how: str = "head",
+    head: str = "linear",
+    seed: int = 0,
+    init: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """The classifier factory on (premise, hypothesis) pairs of ``train``: a head on frozen pair features
+    (``how="head"``) or a cross-encoder (``how="finetune"``), nothing held out; ``init`` continues training
+    that classifier on ``train`` (which may then hold one class only)."""
+    kwargs.setdefault("heldout_fraction", 0.0)
+    with limit_threads(1 if how == "head" else None, torch_too=False):
+        return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
+
+
+def pair_predictions(clf: Any, test: pd.DataFrame) -> np.ndarray:
+    """0/1 predictions (entailment probability above 0.5) of a pair classifier on ``test``."""
+    prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
+    return (np.asarray(prob, dtype=float) > 0.5).astype(int)
+
+
+def evaluate_fewshot(
+    encoder: Any,
+    model: str,
+    datasets: Mapping[tuple[int, str, str, int], SetiData],
+    shots: Sequence[int],
+    *,
+    how: str = "head",
+    mode: str = "add",
+    fewshot_epochs: int = 3,
+    head: str = "linear",
+    max_train: int = 0,
+    **kwargs: Any,
+) -> pd.DataFrame:
+    """Accuracy against the number of D_few shots (§5.2), per dataset and seed.
+
+    Args:
+        encoder: A loaded model or a model name (frozen encoder for ``how="head"``, fine-tuned for
+            ``how="finetune"``).
+        model: The rows' model label; fine-tuned runs get ``-ft`` appended (as in Figure 1).
+        how: ``"head"`` (a head on frozen pair features) or ``"finetune"`` (a cross-encoder, the paper's method).
+        mode: ``"add"``: the first k D_few items join the training data (the paper's most plausible reading);
+            ``"continue"``: train on D_train, then ``fewshot_epochs`` more epochs on the k items alone, starting
+            from the trained weights (0 shots is the D_train model itself).
+        head: Head on frozen features (``"mlp"`` for ``mode="continue"``).
+        max_train: Train on at most this many D_train items (spread over kinds and rules; 0 keeps all).
+        kwargs: Further settings of the factory (e.g. ``epochs``, ``lr``, ``device`` when fine-tuning).
+
+    The test set is the same for every shot budget (D_few was taken out of it when the data was built).
+    """
+    check_fewshot(how, mode, fewshot_epochs, head)
+    rows = []
+    for key, data in datasets.items():
+        base = SetiData(
+            *key[:3], _stratified(data.train, max_train, key[3], ["kind", "rule"]), data.dev, data.test, data.few
+        )
+        if mode == "add" and how == "head":  # unchanged path of the frozen-head curves
+            preds = {
+                k: head_predictions(
+                    encoder, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head, **kwargs
+                )["pred"]
+                for k in shots
+            }
+        elif mode == "add":
+            preds = {
+                k: pair_predictions(
+                    pair_classifier(encoder, with_shots(base, k), how=how, seed=key[3], **kwargs), data.test
+                )
+                for k in shots
+            }
+        else:
+            first = pair_classifier(encoder, base.train, how=how, head=head, seed=key[3], **kwargs)
+            more = {**kwargs, "epochs": fewshot_epochs}
+            preds = {
+                k: pair_predictions(
+                    first
+                    if k == 0
+                    else pair_classifier(
+                        encoder,
+                        with_shots(base, k).iloc[len(base.train) :],
+                        how=how,
+                        head=head,
+                        seed=key[3],
+                        init=first,
+                        **more,
+                    ),
+                    data.test,
+                )
+                for k in shots
+            }
+        for k, pred in preds.items():
+            rows.append(
+                {
+                    "model": model + ("-ft" if how == "finetune" else ""),
+                    "task": key[0],
+                    "setting": key[1],
+                    "seed": key[3],
+                    "shots": int(k),
+                    "how": how,
+                    "mode": mode,
+                    "accuracy": float((pred == data.test["label"].to_numpy()).mean()),
+                    "baseline": majority_baseline(data.test["label"].astype(int)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _stratified(frame: pd.DataFrame, n: int, seed: int, by: str | list[str]) -> pd.DataFrame:
+    """At most ``n`` rows, spread evenly over the values of ``by``."""
+    if n <= 0 or len(frame) <= n:
+        return frame
+    rng = np.random.default_rng(seed)
+    order = frame.iloc[rng.permutation(len(frame))]
+    rank = order.groupby(by).cumcount()
+    return order.iloc[np.argsort(rank.to_numpy(), kind="stable")[:n]].sort_index()
+
+
+def finetune_predictions(
+    model: str,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    *,
+    seed: int = 0,
+    dev: pd.DataFrame | None = None,
+    epochs: int = 2,
+    lr: float = 5e-5,
+    batch_size: int = 16,
+    max_length: int = 128,
+    device: str = "auto",
+) -> np.ndarray:
+    """Fine-tune ``model`` as a cross-encoder on (premise, hypothesis) pairs and predict ``test`` (0/1).
+
+    Goes through the classifier factory (``mtlib.models.classifier(..., how="finetune")``, Adam, batch 16,
+    at most 128 tokens in the paper profile).
+    """
+    clf = models.classifier(
+        model,
+        pairs_frame(train),
+        how="finetune",
+        valid=pairs_frame(dev) if dev is not None else None,
+        heldout_fraction=0.0,
+        seed=seed,
+        epochs=epochs,
+        lr=lr,
+        batch_size=batch_size,
+        max_length=max_length,
+        device=device,
+    )
+    prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
+    return (np.asarray(prob) > 0.5).astype(int)
+
+
+def evaluate_finetune(
+    model: str,
+    datasets: Mapping[tuple[int, str, str, int], SetiData],
+    *,
+    settings: Sequence[tuple[int, str]],
+    seeds: Sequence[int],
+    train_size: int = 256,
+    test_size: int = 512,
+    **kwargs: Any,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fine-tune on a subsample of each chosen setting's training data (balanced by kind) and test on a
+    subsample of its test set (balanced by rule); ``kwargs`` go to :func:`finetune_predictions`."""
+    rows, rules = [], []
+    for key, data in datasets.items():
+        if (key[0], key[1]) not in set(settings) or key[3] not in set(seeds):
+            continue
+        train = _stratified(data.train, train_size, key[3], ["kind", "rule"])
+        test = _stratified(data.test, test_size, key[3], "rule")
+        pred = finetune_predictions(model, train, test, seed=key[3], **kwargs)
+        row, by_rule = _score_rows(model, key, data, pred, {"how": "finetune", "n_train": len(train)}, test)
+        rows.append(row)
+        rules.append(by_rule)
+    if not rows:
+        return pd.DataFrame(), pd.DataFrame()
+    return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
