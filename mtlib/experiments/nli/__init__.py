@@ -35,7 +35,12 @@ from mtlib.experiments.nli.scores import (
 
 # isort: split
 # level 2: the experiment of notebook 02
-from mtlib.experiments.nli.report import CompositionalityReport, compositionality, relation_symbol
+from mtlib.experiments.nli.report import (
+    CompositionalityReport,
+    compositionality,
+    rates_by_monotonicity,
+    relation_symbol,
+)
 
 __all__ = [
     "NLIData",
@@ -50,5 +55,6 @@ __all__ = [
     "train_probe",
     "CompositionalityReport",
     "compositionality",
+    "rates_by_monotonicity",
     "relation_symbol",
 ]

@@ -34,7 +34,7 @@ from mtlib.models import Model, TransformerModel
 from mtlib.models.probes import Head
 from mtlib.relations import PairwiseCompositionality, RelationResult
 
-__all__ = ["relation_symbol", "CompositionalityReport", "compositionality"]
+__all__ = ["relation_symbol", "CompositionalityReport", "rates_by_monotonicity", "compositionality"]
 
 
 def relation_symbol(relation: str) -> str:
@@ -223,6 +223,54 @@ class CompositionalityReport:
         )
 
 
+def rates_by_monotonicity(
+    relation: PairwiseCompositionality, hid: np.ndarray, out: np.ndarray, data: NLIData, *, n_boot: int, seed: int
+) -> pd.DataFrame:
+    """The relation on the upward and on the downward test contexts apart, beside the paper's rates.
+
+    Args:
+        relation: The relation checked.
+        hid: s_hyp of the test inputs, shape ``(m,)``.
+        out: s_ent of the test inputs (log-odds), shape ``(m,)``.
+        data: The inputs; ``data.test_items`` are the rows of ``hid`` and ``out``.
+        n_boot: Bootstrap replicates over insertion pairs (0 skips the intervals).
+        seed: Seeds the bootstrap.
+
+    Returns:
+        Index ``monotonicity`` (``up``, ``down``: those with test contexts), columns
+        ``rate, ci_low, ci_high, cases, violations, contexts, paper_rate``.
+    """
+    test = data.test_items
+    rows = []
+    for mono in ("up", "down"):
+        mask = (test["monotonicity"] == mono).to_numpy()
+        if mask.any():
+            part = relation.check(
+                hid[mask],
+                out[mask],
+                test["context_id"][mask],
+                data.direction,
+                per_item=test["insertion_id"][mask],
+                n_boot=n_boot,
+                seed=seed,
+            )
+            rows.append(
+                {
+                    "monotonicity": mono,
+                    "rate": part.rate,
+                    "ci_low": part.ci_low,
+                    "ci_high": part.ci_high,
+                    "cases": part.cases,
+                    "violations": part.violations,
+                    "contexts": part.extra["n_groups"],
+                    "paper_rate": papers.MANINO_S51[f"violation_rate/{mono}"],
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["monotonicity", "rate", "ci_low", "ci_high", "cases", "violations", "contexts", "paper_rate"]
+    ).set_index("monotonicity")
+
+
 def compositionality(
     model: str | Model,
     data: NLIData,
@@ -277,39 +325,12 @@ def compositionality(
         n_boot=n_boot,
         seed=seed,
     )
-    rows = []
-    for mono in ("up", "down"):
-        mask = (test["monotonicity"] == mono).to_numpy()
-        if mask.any():
-            part = relation.check(
-                hid[mask],
-                out[mask],
-                test["context_id"][mask],
-                data.direction,
-                per_item=test["insertion_id"][mask],
-                n_boot=n_boot,
-                seed=seed,
-            )
-            rows.append(
-                {
-                    "monotonicity": mono,
-                    "rate": part.rate,
-                    "ci_low": part.ci_low,
-                    "ci_high": part.ci_high,
-                    "cases": part.cases,
-                    "violations": part.violations,
-                    "contexts": part.extra["n_groups"],
-                    "paper_rate": papers.MANINO_S51[f"violation_rate/{mono}"],
-                }
-            )
-    by_mono = pd.DataFrame(
-        rows, columns=["monotonicity", "rate", "ci_low", "ci_high", "cases", "violations", "contexts", "paper_rate"]
-    ).set_index("monotonicity")
+    by_mono = rates_by_monotonicity(relation, hid, out, data, n_boot=n_boot, seed=seed)
+    assert result.groups is not None  # one row per context
     difference = (
         stats.compare_two_groups(result.groups, group="monotonicity", permutations=permutations, seed=seed)
         if len(by_mono) == 2
         else pd.DataFrame(columns=["test", "groups", "difference", "statistic", "p_value"])
     )
-    assert result.groups is not None  # one row per context
     chance = stats.one_sample_test(result.groups["rate"], 0.5)
     return CompositionalityReport(name, data, ent, probe, s_hyp, relation, result, by_mono, difference, chance)
