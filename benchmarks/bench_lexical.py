@@ -29,16 +29,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="n = 300")
     args = parser.parse_args()
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
-    from mtlib.relations.counting import count_transitivity_violations
+    # imported once the cache folder is set
     from mtlib.experiments.lexical import pair_features, prediction_matrix
     from mtlib.models.probes import train_head
+    from mtlib.relations import count_transitivity_violations
 
     n, d = (300 if args.quick else args.n), 384
     rng = np.random.default_rng(0)
     W = rng.normal(size=(n, d)).astype(np.float32)
     i, j = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
     X = pair_features(W[i], W[j])
-    y = (X[:, :d] @ rng.normal(size=d) + np.abs(X[:, 2 * d:3 * d]) @ rng.normal(size=d) > 1.0)
+    y = X[:, :d] @ rng.normal(size=d) + np.abs(X[:, 2 * d : 3 * d]) @ rng.normal(size=d) > 1.0
     head = train_head(X, y, seed=0, use_cache=False)
 
     tracemalloc.start()
@@ -63,13 +64,19 @@ def main() -> None:
     start = time.perf_counter()
     res = count_transitivity_violations(fast, per_item=True)
     t_count = time.perf_counter() - start
-    print(f"prediction matrix n={n}: matrix form {t_fast:.2f} s (peak {peak_fast:.0f} MB) vs head on every pair "
-          f"{t_slow:.2f} s: {t_slow / t_fast:.1f}x; {disagree} of {n * n:,} predictions differ (float rounding at "
-          f"the threshold); exhaustive count of {n * (n - 1) * (n - 2):,} triples {t_count:.2f} s "
-          f"({res.cases:,} cases)")
-    for figure, value, unit in (("matrix_form_seconds", t_fast, "s"), ("pairwise_head_seconds", t_slow, "s"),
-                                ("speedup", t_slow / t_fast, "x"), ("matrix_form_peak_memory", peak_fast, "MB"),
-                                ("exhaustive_count_seconds", t_count, "s")):
+    print(
+        f"prediction matrix n={n}: matrix form {t_fast:.2f} s (peak {peak_fast:.0f} MB) vs head on every pair "
+        f"{t_slow:.2f} s: {t_slow / t_fast:.1f}x; {disagree} of {n * n:,} predictions differ (float rounding at "
+        f"the threshold); exhaustive count of {n * (n - 1) * (n - 2):,} triples {t_count:.2f} s "
+        f"({res.cases:,} cases)"
+    )
+    for figure, value, unit in (
+        ("matrix_form_seconds", t_fast, "s"),
+        ("pairwise_head_seconds", t_slow, "s"),
+        ("speedup", t_slow / t_fast, "x"),
+        ("matrix_form_peak_memory", peak_fast, "MB"),
+        ("exhaustive_count_seconds", t_count, "s"),
+    ):
         print(json.dumps({"bench": f"lexical_n{n}", "figure": figure, "value": value, "unit": unit, "n": n}))
 
 

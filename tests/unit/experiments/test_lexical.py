@@ -7,19 +7,81 @@ import pandas as pd
 import pytest
 
 from mtlib.experiments import lexical as L
-from mtlib.relations.counting import count_transitivity_violations
+from mtlib.models import Model
 from mtlib.models.probes import train_head
-from mtlib.relations import ThreeWayTransitivity
+from mtlib.relations import ThreeWayTransitivity, count_transitivity_violations
 
-PAIRS = pd.DataFrame({
-    "word1": ["poodle", "dog", "happy", "glad", "cherry", "apple", "tree", "car", "dog", "king",
-              "cheap", "fruit", "story", "garden", "night", "film", "cast", "plot", "poodle", "table"],
-    "word2": ["dog", "animal", "glad", "joyful", "fruit", "fruit", "plant", "vehicle", "cat", "ruler",
-              "expensive", "table", "tale", "yard", "day", "movie", "crew", "story", "car", "desk"],
-    "relation": ["HYP", "HYP", "SYN", "SYN", "HYP", "HYP", "HYP", "HYP", "RANDOM", "SYN",
-                 "ANT", "RANDOM", "SYN", "SYN", "ANT", "SYN", "RANDOM", "RANDOM", "RANDOM", "RANDOM"],
-    "split": ["train"] * 14 + ["test"] * 6,
-})
+PAIRS = pd.DataFrame(
+    {
+        "word1": [
+            "poodle",
+            "dog",
+            "happy",
+            "glad",
+            "cherry",
+            "apple",
+            "tree",
+            "car",
+            "dog",
+            "king",
+            "cheap",
+            "fruit",
+            "story",
+            "garden",
+            "night",
+            "film",
+            "cast",
+            "plot",
+            "poodle",
+            "table",
+        ],
+        "word2": [
+            "dog",
+            "animal",
+            "glad",
+            "joyful",
+            "fruit",
+            "fruit",
+            "plant",
+            "vehicle",
+            "cat",
+            "ruler",
+            "expensive",
+            "table",
+            "tale",
+            "yard",
+            "day",
+            "movie",
+            "crew",
+            "story",
+            "car",
+            "desk",
+        ],
+        "relation": [
+            "HYP",
+            "HYP",
+            "SYN",
+            "SYN",
+            "HYP",
+            "HYP",
+            "HYP",
+            "HYP",
+            "RANDOM",
+            "SYN",
+            "ANT",
+            "RANDOM",
+            "SYN",
+            "SYN",
+            "ANT",
+            "SYN",
+            "RANDOM",
+            "RANDOM",
+            "RANDOM",
+            "RANDOM",
+        ],
+        "split": ["train"] * 14 + ["test"] * 6,
+    }
+)
 
 
 def _random_head(kind: str, W: np.ndarray, seed: int = 0):
@@ -96,8 +158,6 @@ def test_sampled_transitivity_from_matrices_matches_the_relation_on_a_complete_g
 
 
 def test_frozen_heads_end_to_end_with_a_stub_encoder():
-    from mtlib.models import Model
-
     class Stub(Model):
         def __init__(self):
             super().__init__("stub", "stub@1", use_cache=False)
@@ -113,7 +173,7 @@ def test_frozen_heads_end_to_end_with_a_stub_encoder():
     for rel in L.RELATIONS:
         assert mats[rel].shape == (len(words), len(words))
         assert mats[rel][0, 1] == (probs[rel][0] > 0.5)
-    scores = L.evaluate(model, test)
+    scores = L.evaluate_heads(model, test)
     assert list(scores.index) == ["syn", "hyp"] and scores["pairs"].tolist() == [6, 6]
 
 
@@ -122,8 +182,9 @@ def test_finetuned_pair_classifier_runs_and_is_seeded(tiny_bert_dir):
     words = L.vocabulary(PAIRS, max_words=8, seed=0)
     runs = []
     for _ in range(2):  # trained twice (no cache): seeded, so identical
-        clf = L.finetune_pair_classifier(str(tiny_bert_dir), train, epochs=1, batch_size=8, lr=1e-3, seed=5,
-                                         device="cpu", use_cache=False)
+        clf = L.finetune_pair_classifier(
+            str(tiny_bert_dir), train, epochs=1, batch_size=8, lr=1e-3, seed=5, device="cpu", use_cache=False
+        )
         probs = L.predict_pairs(clf, test["word1"], test["word2"], batch_size=4)
         mats = L.prediction_matrices(clf, words, max_pairs=100, batch_size=16)
         runs.append((probs, mats, clf.losses))

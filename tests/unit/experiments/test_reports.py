@@ -8,12 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib.experiments import lexical
 from mtlib.data import papers
-from mtlib.run import results
-from mtlib.experiments import sentiment
 from mtlib.data.sample import subsample
+from mtlib.experiments import lexical, sentiment
 from mtlib.relations import PairwiseSystematicity, ThreeWayTransitivity
+from mtlib.run import results
 
 
 class _LengthModel:
@@ -94,13 +93,15 @@ class _PairModel:
 
 def test_transitivity_report_keys_put_the_language_before_the_relation():
     words = [f"w{i}" for i in range(12)]
-    test = pd.DataFrame({"word1": words[:6], "word2": words[6:], "relation": ["SYN", "HYP", "RANDOM"] * 2,
-                         "split": "test"})
+    test = pd.DataFrame(
+        {"word1": words[:6], "word2": words[6:], "relation": ["SYN", "HYP", "RANDOM"] * 2, "split": "test"}
+    )
     data = lexical.LexicalData({"english": {"train": test, "test": test, "words": words}}, "bundled")
     model = _PairModel(words)
     per_language = lexical.check_transitivity(model, words, n_sample=500, n_boot=10, seed=1)
-    report = lexical.LexicalTransitivityReport("fake", data, {"english": per_language},
-                                               {"english": lexical.evaluate(model, test)}, n_top=2)
+    report = lexical.LexicalTransitivityReport(
+        "fake", data, {"english": per_language}, {"english": lexical.evaluate_heads(model, test)}, n_top=2
+    )
     m = report.metrics()
     direct = ThreeWayTransitivity("syn").check(model.prediction_matrices(words)["syn"], n_boot=0)
     assert m["violation_rate/english/syn"] == direct.rate and m["cases/english/syn"] == direct.cases
@@ -110,8 +111,7 @@ def test_transitivity_report_keys_put_the_language_before_the_relation():
     assert report.headline == ["violation_rate/english/syn", "violation_rate/english/hyp"]
     assert report.table5.loc[("english", "syn"), "paper_rate"] == papers.MANINO_TABLE5["english"][0]
     assert set(report.tables()) >= {"table5_violation_rate", "supervised_accuracy", "top_words_english"}
-    assert results.timing_key("models/fake/count_seconds/english/syn") == \
-        "timing/models/fake/count_seconds/english/syn"
+    assert results.timing_key("models/fake/count_seconds/english/syn") == "timing/models/fake/count_seconds/english/syn"
 
 
 def test_subsample_keeps_groups_and_order():

@@ -1,0 +1,351 @@
+"""The two lexical-relation models of notebook 03, behind one interface.
+
+Intuition: the test needs, from any model, the probability of each relation
+(``syn``, ``hyp``) for word pairs. Two kinds of model give it:
+
+- :class:`FrozenPairHeads`: word vectors from a frozen encoder and one
+  logistic-regression head per relation on the pair features (its matrices in
+  matrix form, :mod:`mtlib.experiments.lexical.matrix`);
+- :class:`FineTunedPairClassifier`: a transformer fine-tuned on word pairs
+  given as sentence pairs (the paper's model), one forward pass per pair.
+
+:func:`predict_pairs`, :func:`prediction_matrices` and :func:`evaluate_heads`
+(the supervised scores on gold pairs) take either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from mtlib import models as mt_models
+from mtlib.experiments.lexical.data import RELATIONS, relation_labels, vocabulary
+from mtlib.experiments.lexical.matrix import prediction_matrix
+from mtlib.models import pair_features
+
+__all__ = [
+    "PairModel",
+    "FrozenPairHeads",
+    "train_frozen_heads",
+    "PAIR_CLASSES",
+    "FineTunedPairClassifier",
+    "pair_classes",
+    "finetune_pair_classifier",
+    "pair_model",
+    "predict_pairs",
+    "prediction_matrices",
+    "evaluate_heads",
+]
+
+#: Either model.
+PairModel = Union["FrozenPairHeads", "FineTunedPairClassifier"]
+
+
+# ---------------------------------------------------------------------------
+# The quick model: frozen word vectors and one head per relation
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class FrozenPairHeads:
+    """Word vectors from a frozen encoder and one binary head per relation.
+
+    Attributes:
+        name: The encoder's name.
+        encoder: A :class:`mtlib.models.Model` with ``embed``.
+        heads: Relation (``syn``, ``hyp``) -> head classifier from
+            :func:`mtlib.models.classifier` (labels ``False, True``).
+        memo: Word -> vector, filled by :meth:`vectors` (one ``embed`` call
+            per batch of new words).
+    """
+
+    name: str
+    encoder: Any
+    heads: dict[str, Any]
+    memo: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def vectors(self, words: Sequence[str]) -> np.ndarray:
+        """Word vectors, shape ``(n, d)``; each unique word is encoded once."""
+        words = list(words)
+        new = [w for w in dict.fromkeys(words) if w not in self.memo]
+        if new:
+            self.memo.update(zip(new, np.asarray(self.encoder.embed(new), np.float32)))
+        if not words:
+            return np.zeros((0, next(iter(self.memo.values())).shape[0] if self.memo else 0), np.float32)
+        return np.stack([self.memo[w] for w in words])
+
+    def predict_pairs(
+        self, words_i: Sequence[str], words_j: Sequence[str], batch_size: int = 0
+    ) -> dict[str, np.ndarray]:
+        """Positive probability of each head for each pair, ``{relation: (m,)}``."""
+        X = pair_features(self.vectors(words_i), self.vectors(words_j))
+        return {rel: clf.head.predict_proba(X)[:, clf.label_index(True)] for rel, clf in self.heads.items()}
+
+    def prediction_matrices(self, words: Sequence[str], threshold: float = 0.5) -> dict[str, np.ndarray]:
+        """``{relation: (n, n) bool}`` in matrix form (:func:`prediction_matrix`)."""
+        W = self.vectors(words)
+        return {rel: prediction_matrix(head, W, threshold) for rel, head in self.heads.items()}
+
+
+def train_frozen_heads(
+    encoder: Any,
+    train: pd.DataFrame,
+    test: pd.DataFrame | None = None,
+    *,
+    kind: str = "logreg",
+    seed: int = 0,
+    use_cache: bool = True,
+    device: str = "auto",
+) -> FrozenPairHeads:
+    """Train the two heads on the pair features ``[u, v, |u-v|, u*v]`` of an encoder's word vectors.
+
+    Each head is :func:`mtlib.models.classifier` with ``how="head"`` on the
+    word pairs (a frozen encoder, features from its cached ``embed``).
+
+    Args:
+        encoder: A :class:`mtlib.models.Model` (``embed``) or a registry name, e.g. ``minilm``.
+        train: Training pairs (``word1, word2, relation``).
+        test: Gold test pairs for the heads' held-out accuracy (``None``: a
+            stratified 20% of ``train`` is held out instead).
+        kind: ``"logreg"``/``"linear"`` (matrix-form predictions) or ``"mlp"``.
+        seed: Seeds the heads.
+        use_cache: Reload identical heads from the disk cache.
+        device: Where an MLP head trains.
+
+    Returns:
+        The :class:`FrozenPairHeads`.
+    """
+    encoder = encoder if isinstance(encoder, mt_models.Model) else mt_models.load(str(encoder), device=device)
+    model = FrozenPairHeads(encoder.name, encoder, {})
+    model.vectors(vocabulary(train if test is None else pd.concat([train, test])))  # one embed call
+    for rel in RELATIONS:
+        valid = None if test is None else (list(test["word1"]), list(test["word2"]), relation_labels(test, rel))
+        model.heads[rel] = mt_models.classifier(
+            encoder,
+            (list(train["word1"]), list(train["word2"]), relation_labels(train, rel)),
+            how="head",
+            head="linear" if kind in ("logreg", "linear") else kind,
+            valid=valid,
+            heldout_fraction=0.2,
+            seed=seed,
+            device=device,
+            use_cache=use_cache,
+        )
+    return model
+
+
+# ---------------------------------------------------------------------------
+# The paper's model: a fine-tuned pair classifier
+# ---------------------------------------------------------------------------
+
+#: Classes of the fine-tuned pair classifier: the two relations and everything else.
+PAIR_CLASSES = ("SYN", "HYP", "OTHER")
+
+
+@dataclass
+class FineTunedPairClassifier:
+    """A transformer fine-tuned on word pairs (a cross-encoder over ``w1``, ``w2``).
+
+    One softmax over ``SYN, HYP, OTHER`` (the relations are exclusive in the
+    data); ``v_syn`` and ``v_hyp`` are P(SYN) and P(HYP) above the threshold.
+
+    Attributes:
+        name: The base model's name or path.
+        model: The classifier from :func:`mtlib.models.classifier` (``how="finetune"``);
+            its predictions are batched by length and cached.
+        relations: Head order.
+        losses: Mean training loss per epoch.
+    """
+
+    name: str
+    model: Any
+    relations: tuple[str, ...] = tuple(RELATIONS)
+    losses: list[float] = field(default_factory=list)
+
+    def predict_pairs(
+        self, words_i: Sequence[str], words_j: Sequence[str], batch_size: int = 256
+    ) -> dict[str, np.ndarray]:
+        """Probability of each relation for each pair, ``{relation: (m,)}``."""
+        probs = self.model.classify(list(words_i), list(words_j))
+        return {rel: probs[:, self.model.label_index(RELATIONS[rel])] for rel in self.relations}
+
+    def prediction_matrices(
+        self, words: Sequence[str], threshold: float = 0.5, batch_size: int = 256
+    ) -> dict[str, np.ndarray]:
+        """``{relation: (n, n) bool}`` from one prediction per ordered pair ``i != j``."""
+        words = list(words)
+        n = len(words)
+        i, j = np.nonzero(~np.eye(n, dtype=bool))
+        probs = self.predict_pairs([words[a] for a in i], [words[b] for b in j], batch_size)
+        mats = {}
+        for rel, p in probs.items():
+            adj = np.zeros((n, n), bool)
+            adj[i, j] = p > threshold
+            mats[rel] = adj
+        return mats
+
+
+def pair_classes(pairs: pd.DataFrame) -> np.ndarray:
+    """The fine-tuned classifier's label of each pair: ``SYN``, ``HYP`` or ``OTHER``, shape ``(m,)``."""
+    rel = pairs["relation"].to_numpy()
+    return np.where(np.isin(rel, list(RELATIONS.values())), rel, "OTHER").astype(object)
+
+
+def finetune_pair_classifier(
+    name_or_path: Any,
+    train: pd.DataFrame,
+    *,
+    epochs: int = 3,
+    batch_size: int = 32,
+    lr: float = 2e-5,
+    seed: int = 0,
+    device: str = "auto",
+    pooling: str = "first",
+    max_length: int = 32,
+    use_cache: bool = True,
+) -> FineTunedPairClassifier:
+    """Fine-tune a transformer on word pairs given as sentence pairs (Wachowiak et al. 2020).
+
+    :func:`mtlib.models.classifier` with ``how="finetune"``: the pair is the
+    tokenizer's pair encoding (``<s> w1 </s></s> w2 </s>`` for XLM-R), the
+    first token's last hidden state (or the mean of all tokens) feeds a linear
+    layer, trained with cross-entropy over ``SYN, HYP, OTHER`` through
+    :func:`mtlib.models.training.fit` (seeded, AdamW, 10% warm-up, length-bucketed
+    batches); cached like every classifier.
+
+    Args:
+        name_or_path: Registry name, hub id, local folder or loaded model.
+        train: Training pairs (``word1, word2, relation``).
+        epochs, batch_size, lr: Training settings.
+        seed: Seeds the head's initialisation, dropout and batch order.
+        device: ``"auto"`` or an explicit device.
+        pooling: ``"first"`` (first token) or ``"mean"``.
+        max_length: Truncation length of a tokenised pair.
+        use_cache: Reload an identical fine-tuning from the disk cache.
+
+    Returns:
+        The :class:`FineTunedPairClassifier`.
+    """
+    clf = mt_models.classifier(
+        name_or_path,
+        (list(train["word1"]), list(train["word2"]), pair_classes(train)),
+        how="finetune",
+        labels=list(PAIR_CLASSES),
+        heldout_fraction=0,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        seed=seed,
+        device=device,
+        pooling=pooling,
+        max_length=max_length,
+        use_cache=use_cache,
+    )
+    assert isinstance(clf, mt_models.FineTunedClassifier)
+    return FineTunedPairClassifier(
+        str(getattr(name_or_path, "name", name_or_path)), clf, losses=list(clf.training.train_log)
+    )
+
+
+def pair_model(
+    name: Any,
+    train: pd.DataFrame,
+    test: pd.DataFrame | None = None,
+    *,
+    how: str = "head",
+    head: str = "logreg",
+    seed: int = 0,
+    device: str = "auto",
+    epochs: int = 3,
+    batch_size: int = 32,
+    lr: float = 2e-5,
+    pooling: str = "first",
+) -> PairModel:
+    """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
+
+    Args:
+        name: Registry name, path or loaded model.
+        train: Training pairs; ``test``: gold pairs for the frozen heads' accuracy.
+        how: ``"head"`` (frozen word vectors, one head per relation) or
+            ``"finetune"`` (the paper's fine-tuned pair classifier).
+        head: Head of frozen vectors: ``"logreg"`` or ``"mlp"``.
+        seed, device: As everywhere.
+        epochs, batch_size, lr, pooling: Fine-tuning settings.
+    """
+    if how == "finetune":
+        return finetune_pair_classifier(
+            name, train, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, device=device, pooling=pooling
+        )
+    if how != "head":
+        raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
+    return train_frozen_heads(name, train, test, kind=head, seed=seed, device=device)
+
+
+# ---------------------------------------------------------------------------
+# One interface for both models
+# ---------------------------------------------------------------------------
+
+
+def predict_pairs(
+    model: PairModel, words_i: Sequence[str], words_j: Sequence[str], batch_size: int = 256
+) -> dict[str, np.ndarray]:
+    """Positive probability of each head for each pair ``(words_i[k], words_j[k])``.
+
+    Returns:
+        ``{relation: (m,) float}``.
+    """
+    return model.predict_pairs(words_i, words_j, batch_size)
+
+
+def prediction_matrices(
+    model: PairModel, words: Sequence[str], *, max_pairs: int = 1_000_000, threshold: float = 0.5, batch_size: int = 256
+) -> dict[str, np.ndarray] | None:
+    """The ``(n, n)`` Boolean prediction matrix of each relation, or None when too costly.
+
+    Frozen heads always give their matrices (matrix form, no per-pair call).
+    A fine-tuned model needs one forward pass per ordered pair: it predicts
+    them in batches when ``n (n - 1) <= max_pairs`` and returns None
+    otherwise (then use :func:`sampled_transitivity`).
+
+    Returns:
+        ``{relation: (n, n) bool}`` with a False diagonal, or None.
+    """
+    if isinstance(model, FrozenPairHeads):
+        return model.prediction_matrices(words, threshold)
+    n = len(words)
+    if n * (n - 1) > max_pairs:
+        return None
+    return model.prediction_matrices(words, threshold, batch_size)
+
+
+def evaluate_heads(model: PairModel, test: pd.DataFrame, threshold: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
+    """Supervised scores of each head on gold pairs (the paper's contrast).
+
+    Returns:
+        One row per relation: ``accuracy, precision, recall, f1, gold_positive,
+        predicted_positive, pairs``.
+    """
+    probs = predict_pairs(model, test["word1"], test["word2"], batch_size)
+    rows = {}
+    for rel, p in probs.items():
+        pred, gold = p > threshold, relation_labels(test, rel)
+        tp = int((pred & gold).sum())
+        precision = tp / pred.sum() if pred.sum() else float("nan")
+        recall = tp / gold.sum() if gold.sum() else float("nan")
+        f1 = 2 * tp / (pred.sum() + gold.sum()) if pred.sum() + gold.sum() else float("nan")
+        rows[rel] = {
+            "accuracy": float((pred == gold).mean()) if len(gold) else float("nan"),
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "gold_positive": int(gold.sum()),
+            "predicted_positive": int(pred.sum()),
+            "pairs": len(gold),
+        }
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "relation"
+    return frame

@@ -1,0 +1,280 @@
+"""The experiment of notebook 03: every language, one report per model (Manino et al. §6.1, Table 5).
+
+Intuition: :func:`transitivity` builds the model (heads on frozen vectors per
+language, or one fine-tuned pair classifier for all), scores it on the gold
+pairs and checks three-way transitivity on each language's vocabulary; the
+:class:`LexicalTransitivityReport` sets the violation rates beside the
+supervised accuracy (an accurate head can still break transitivity).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import pandas as pd
+
+from mtlib.analysis import claims, plots
+from mtlib.experiments.lexical.check import TransitivityReport, check_transitivity, most_violating_words
+from mtlib.experiments.lexical.data import RELATIONS, LexicalData, table5_frame
+from mtlib.experiments.lexical.pair_models import PairModel, evaluate_heads, pair_model
+from mtlib.relations import ThreeWayTransitivity
+
+__all__ = ["LexicalTransitivityReport", "transitivity"]
+
+
+@dataclass
+class LexicalTransitivityReport:
+    """Three-way transitivity of one model in every language, beside its supervised accuracy (§6.1).
+
+    A report for :meth:`mtlib.run.results.Run.record_report`: metric keys
+    ``<metric>/<language>/<relation>`` (``violation_rate/english/syn``,
+    ``accuracy/english/hyp``...), tables and :attr:`headline` (the first
+    language's rates).
+
+    Attributes:
+        model: Model name.
+        data: The pairs and vocabularies.
+        reports: Language -> :class:`TransitivityReport`.
+        scores: Language -> :func:`evaluate_heads` on the gold test pairs.
+        finetuned: Whether the model was fine-tuned on word pairs (else frozen vectors and heads).
+        train_seconds: Language -> time to build the model and score the test pairs.
+        n_top: Words per language and relation in the ranking of violations.
+    """
+
+    model: str
+    data: LexicalData
+    reports: dict[str, TransitivityReport]
+    scores: dict[str, pd.DataFrame]
+    finetuned: bool = False
+    train_seconds: dict[str, float] = field(default_factory=dict)
+    n_top: int = 10
+
+    @property
+    def relation(self) -> ThreeWayTransitivity:
+        """The relation checked (its diagram is the paper's Figure 5)."""
+        return ThreeWayTransitivity(r"three-way transitivity of $v_{syn}$ and $v_{hyp}$")
+
+    @property
+    def headline(self) -> list[str]:
+        lang = self.data.languages[0]
+        return [f"violation_rate/{lang}/{rel}" for rel in RELATIONS]
+
+    @cached_property
+    def table5(self) -> pd.DataFrame:
+        """Table 5: one row per (language, relation) with the paper's rate where it applies."""
+        table = pd.concat({lang: r.table for lang, r in self.reports.items()}, names=["language"])
+        paper = table5_frame(self.data.dataset)
+        table["paper_rate"] = [
+            paper.loc[lang, rel] if lang in paper.index else float("nan") for lang, rel in table.index
+        ]
+        return table
+
+    @cached_property
+    def accuracy(self) -> pd.DataFrame:
+        """Supervised scores of each head on each language's gold test pairs."""
+        return pd.concat(self.scores, names=["language"])
+
+    @cached_property
+    def heads(self) -> dict[tuple[str, str], claims.AccuracyReport]:
+        """(language, relation) -> the head's accuracy beside its majority-class baseline."""
+        return {
+            (lang, rel): rep
+            for lang, frame in self.scores.items()
+            for rel, rep in claims.binary_scores_report(frame).items()
+        }
+
+    @cached_property
+    def sampled_vs_exhaustive(self) -> pd.DataFrame:
+        """The paper's sampled procedure beside the exact count (``difference`` = sampled - exact)."""
+        cols = [
+            "method",
+            "rate",
+            "ci_low",
+            "ci_high",
+            "cases",
+            "sampled_rate",
+            "sampled_ci_low",
+            "sampled_ci_high",
+            "sampled_cases",
+            "sampled_triples",
+        ]
+        compare = self.table5[[c for c in cols if c in self.table5]].copy()
+        if "sampled_rate" in compare:
+            compare["difference"] = compare["sampled_rate"] - compare["rate"]
+        return compare
+
+    @cached_property
+    def top_words(self) -> dict[str, pd.DataFrame]:
+        """Language -> the ``n_top`` words in the most violated triples per relation (languages with an exact
+        count)."""
+        return {lang: most_violating_words(r.results, self.n_top) for lang, r in self.reports.items() if r.results}
+
+    def rates(self) -> pd.Series:
+        """Violation rate per (language, relation)."""
+        return self.table5["rate"]
+
+    def metrics(self) -> dict[str, Any]:
+        """Flat metrics without a model prefix: ``<metric>/<language>/<relation>`` and the data sizes."""
+        out: dict[str, Any] = dict(self.data.metrics())
+        for lang, rep in self.reports.items():
+            for key, value in rep.metrics().items():
+                head, _, tail = key.partition("/")
+                out[f"{head}/{lang}/{tail}" if tail else f"{head}/{lang}"] = value
+            if lang in self.train_seconds:
+                out[f"train_seconds/{lang}"] = self.train_seconds[lang]
+        for (lang, rel), accuracy in self.heads.items():
+            out.update(accuracy.metrics(f"accuracy/{lang}/{rel}"))
+            out[f"f1/{lang}/{rel}"] = self.scores[lang].loc[rel, "f1"]
+        for lang, top in self.top_words.items():
+            out[f"top_words/{lang}"] = {rel: top[top["relation"] == rel]["word"].tolist() for rel in RELATIONS}
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Table 5, the supervised accuracy, sampled against exhaustive, and each language's top words."""
+        return {
+            "table5_violation_rate": self.table5,
+            "supervised_accuracy": self.accuracy,
+            "sampled_vs_exhaustive": self.sampled_vs_exhaustive,
+            **{f"top_words_{lang}": top for lang, top in self.top_words.items()},
+        }
+
+    def summary(self) -> str:
+        """One line per language: how the rates were counted, and in what time."""
+        lines = []
+        for lang, rep in self.reports.items():
+            n = len(self.data.splits[lang]["words"])
+            if not rep.results:
+                lines.append(
+                    f"{self.model}, {lang}: n = {n} words, n(n-1) = {n * (n - 1):,} ordered pairs: too many "
+                    "for an exhaustive count, the sampled procedure only"
+                )
+                continue
+            counts = ", ".join(f"{rel} {r.extra['count_seconds']:.3f} s" for rel, r in rep.results.items())
+            lines.append(
+                f"{self.model}, {lang}: {n} words, {n * (n - 1):,} ordered pairs predicted in "
+                f"{rep.predict_seconds:.2f} s; {n * (n - 1) * (n - 2):,} ordered triples counted exactly "
+                f"({counts})"
+            )
+        return "\n".join(lines)
+
+    def sentence(self) -> str:
+        """Does an accurate head still break transitivity? Stated from this run (Markdown)."""
+        return claims.transitivity_contrast(self.table5, self.heads)
+
+    def _bars(self) -> pd.DataFrame:
+        """Table 5 with a ``label`` column ``language · relation`` for bar charts."""
+        bars = self.table5.reset_index()
+        bars["label"] = bars["language"] + " · " + bars["relation"]
+        return bars
+
+    def figure_table5(self):
+        """Violation rate per language and relation, with bootstrap intervals."""
+        bars = self._bars()
+        return plots.rate_bars(
+            bars,
+            label="label",
+            hue="relation",
+            xlim=(0, 1),
+            title=f"Three-way transitivity violations ({self.model}{', fine-tuned' if self.finetuned else ''})",
+            xlabel="proportion of violated triples among cases (95% bootstrap interval over words)",
+        )
+
+    def figure_vs_paper(self):
+        """The same rates beside Table 5 (languages the paper did not test have no paper bar)."""
+        bars = self._bars()
+        side = pd.concat(
+            [
+                bars.assign(source=f"mtlib: {self.model}")[["label", "rate", "source"]],
+                bars.assign(source="Manino et al. Table 5", rate=bars["paper_rate"])[["label", "rate", "source"]],
+            ]
+        )
+        return plots.grouped_bars(
+            side.dropna(),
+            x="label",
+            y="rate",
+            hue="source",
+            title="Violation rate: ours and the paper's",
+            ylabel="proportion of violated triples",
+        )
+
+
+def transitivity(
+    model: str,
+    data: LexicalData,
+    *,
+    finetune: bool = False,
+    head_kind: str = "logreg",
+    epochs: int = 5,
+    batch_size: int = 32,
+    lr: float = 1e-5,
+    pooling: str = "first",
+    predict_batch_size: int = 512,
+    max_pairs: int = 5_000_000,
+    n_sample: int = 200_000,
+    n_boot: int = 1000,
+    n_top: int = 10,
+    seed: int = 0,
+    device: str = "auto",
+) -> LexicalTransitivityReport:
+    """Three-way transitivity of a lexical-relation model in every language of ``data``.
+
+    Frozen (``finetune=False``): one head per relation on the model's word
+    vectors, trained per language. Fine-tuned: one pair classifier trained on
+    every language's training pairs (the paper's multilingual model). Then
+    :func:`check_transitivity` per language (exhaustive count through
+    :class:`mtlib.relations.ThreeWayTransitivity`, and the sampled procedure)
+    and :func:`evaluate_heads` on the gold test pairs.
+
+    Args:
+        model: Registry name or path.
+        data: :func:`load_data`.
+        finetune: Fine-tune the model on word pairs instead of heads on frozen vectors.
+        head_kind: Head on frozen vectors: ``logreg`` or ``mlp``.
+        epochs, batch_size, lr, pooling: Fine-tuning settings.
+        predict_batch_size: Word pairs per forward pass of a fine-tuned model.
+        max_pairs: Most ordered pairs a fine-tuned model predicts for the exhaustive count.
+        n_sample: Random triples of the sampled procedure.
+        n_boot: Bootstrap replicates over words.
+        n_top: Words per language and relation in the ranking of violations.
+        seed, device: As everywhere.
+    """
+
+    def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str) -> PairModel:
+        return pair_model(
+            model,
+            train,
+            test,
+            how=how,
+            head=head_kind,
+            seed=seed,
+            device=device,
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            pooling=pooling,
+        )
+
+    shared = None
+    if finetune:
+        shared = build(pd.concat([d["train"] for d in data.splits.values()], ignore_index=True), None, "finetune")
+    reports: dict[str, TransitivityReport] = {}
+    scores: dict[str, pd.DataFrame] = {}
+    seconds: dict[str, float] = {}
+    for lang, d in data.splits.items():
+        start = time.perf_counter()
+        fitted = shared if shared is not None else build(d["train"], d["test"], "head")
+        scores[lang] = evaluate_heads(fitted, d["test"], batch_size=predict_batch_size)
+        seconds[lang] = time.perf_counter() - start
+        reports[lang] = check_transitivity(
+            fitted,
+            d["words"],
+            max_pairs=max_pairs,
+            n_sample=n_sample,
+            n_boot=n_boot,
+            seed=seed,
+            batch_size=predict_batch_size,
+        )
+    return LexicalTransitivityReport(str(model), data, reports, scores, finetune, seconds, n_top)

@@ -1,0 +1,156 @@
+"""The two scores of every NLI input from one forward pass: s_hyp (the probe) and s_ent (the output).
+
+Intuition: the hidden states of the insertion tokens at a chosen layer (their
+word pieces found through the tokenizer's offset mapping) feed a linear
+hypernymy probe (s_hyp); the entailment score (s_ent) comes from the model's
+own ENTAILMENT label or from a head trained here on frozen pooled features
+(never on the test contexts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib.models import Features, HeadClassifier, Model, SpanRequest, TransformerModel, classifier
+from mtlib.models.probes import Head, train_head
+
+__all__ = [
+    "insertion_spans",
+    "forward",
+    "hidden_vectors",
+    "EntailmentScorer",
+    "entailment_scores",
+    "train_probe",
+    "accuracy_by",
+]
+
+
+def insertion_spans(items: pd.DataFrame) -> list[list[SpanRequest]]:
+    """For each NLI input: ℓa (``x``) in the premise and ℓb (``y``) in the hypothesis."""
+    return [[SpanRequest(x, 0), SpanRequest(y, 1)] for x, y in zip(items["x"], items["y"])]
+
+
+def forward(model: TransformerModel, items: pd.DataFrame, layer: int) -> Features:
+    """One forward pass per (premise, hypothesis): pooled output, logits, insertion states at ``layer``.
+
+    Args:
+        model: A transformer (:class:`mtlib.models.TransformerModel`).
+        items: Rows of :func:`mtlib.data.monotonicity.compose`.
+        layer: Hidden-state index (``-2`` = second-to-last layer; 23 for the
+            paper's layer 23 of RoBERTa-large's 24).
+
+    Returns:
+        :class:`mtlib.models.Features`; ``spans`` has shape ``(n, 2, h)``.
+    """
+    return model.features(list(items["premise"]), list(items["hypothesis"]), layer=layer, spans=insertion_spans(items))
+
+
+def hidden_vectors(features: Features) -> np.ndarray:
+    """z: the pooled states of ℓa and ℓb side by side, shape ``(n, 2h)``."""
+    assert features.spans is not None
+    return features.spans.reshape(len(features.spans), -1)
+
+
+@dataclass
+class EntailmentScorer:
+    """s_ent for every input, and how it was obtained.
+
+    Attributes:
+        source: ``"model label ENTAILMENT"`` or ``"head trained on ... inputs"``.
+        log_odds: s_ent as log-odds, shape ``(n,)`` (used for orders: no saturation).
+        prob: P(entailed), shape ``(n,)``.
+        head: The head classifier from :func:`mtlib.models.classifier`, if one was trained.
+        info: Held-out accuracy of the head (and its majority-class baseline).
+    """
+
+    source: str
+    log_odds: np.ndarray
+    prob: np.ndarray
+    head: Model | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def entailment_scores(
+    model: Model,
+    items: pd.DataFrame,
+    train_mask: np.ndarray,
+    *,
+    features: Features | None = None,
+    entailment_label: str = "ENTAILMENT",
+    seed: int = 0,
+) -> EntailmentScorer:
+    """Entailment scores from the model's own NLI head, or from a head trained here.
+
+    A model with an ``entailment_label`` class (``roberta-large-mnli``) is used
+    natively; its logits come from ``features`` when given (the same forward
+    pass as the probe's hidden states). Any other model gets
+    :func:`mtlib.models.classifier` with ``how="head"``: a logistic head on the
+    pair features ``[u, v, |u - v|, u * v]`` of its sentence embeddings of
+    premise and hypothesis, trained on the training contexts' inputs only
+    (20% of them held out for its accuracy), with the natural-logic gold
+    label (entailed or not).
+    """
+    premises, hypotheses = list(items["premise"]), list(items["hypothesis"])
+    if entailment_label.lower() in [str(lab).lower() for lab in model.labels]:
+        native = classifier(model, how="native")
+        lo = (
+            features.log_odds(entailment_label)
+            if features is not None and features.logits is not None
+            else native.log_odds(premises, entailment_label, hypotheses)
+        )
+        return EntailmentScorer(f"model label {entailment_label}", lo, 1 / (1 + np.exp(-lo)))
+    gold = items["entailed"].to_numpy().astype(bool)
+    train = np.flatnonzero(train_mask)
+    head = classifier(
+        model,
+        ([premises[i] for i in train], [hypotheses[i] for i in train], gold[train]),
+        how="head",
+        heldout_fraction=0.2,
+        seed=seed,
+    )
+    lo = head.log_odds(premises, True, hypotheses)
+    assert isinstance(head, HeadClassifier)
+    t = head.training
+    return EntailmentScorer(
+        f"logistic head on [u, v, |u-v|, u*v] trained on {t.n_train} training-context inputs",
+        lo,
+        1 / (1 + np.exp(-lo)),
+        head,
+        {
+            "nli_head_accuracy_train_contexts": t.heldout_accuracy,
+            "nli_head_majority_baseline": t.majority_baseline,
+            "nli_head_n_train": t.n_train,
+        },
+    )
+
+
+def train_probe(
+    z: np.ndarray, items: pd.DataFrame, train_mask: np.ndarray, *, seed: int = 0, C: float = 1.0
+) -> tuple[Head, np.ndarray]:
+    """Linear hypernymy probe on z: is ℓa a hypernym of ℓb?
+
+    z are span states, not texts, so the probe is the factory's linear head
+    on arrays (:func:`mtlib.models.probes.train_head`, the same
+    :class:`mtlib.models.heads.LinearHead`). Trained on the training contexts' inputs and evaluated on the test
+    contexts' inputs (its ``accuracy``).
+
+    Returns:
+        ``(head, s_hyp)`` with s_hyp the probe's log-odds for every input, shape ``(n,)``.
+    """
+    y = items["hypernym"].to_numpy()
+    head = train_head(
+        z[train_mask], y[train_mask], kind="logreg", seed=seed, C=C, X_test=z[~train_mask], y_test=y[~train_mask]
+    )
+    return head, head.log_odds(z, True)
+
+
+def accuracy_by(items: pd.DataFrame, predicted: np.ndarray, by: str = "monotonicity") -> pd.Series:
+    """Accuracy of boolean predictions against ``items["entailed"]``, overall and per group."""
+    correct = pd.Series(np.asarray(predicted) == items["entailed"].to_numpy(), index=items.index)
+    out = correct.groupby(items[by]).mean()
+    out.loc["overall"] = correct.mean()
+    return out

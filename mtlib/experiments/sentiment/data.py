@@ -1,0 +1,95 @@
+"""The reviews of notebook 01 and the paper's transformations (Manino et al. Table 1).
+
+Intuition: the source set D is a set of reviews; each transformation T
+concatenates a short, neutral sentence at the start or the end of a review.
+The bundled reviews are split once: a stratified part trains the heads of
+encoder models, the rest is D (or D is an SST file, and every bundled review
+trains the heads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from mtlib.data import papers, sst
+from mtlib.data.sample import subsample
+from mtlib.relations import Concatenation
+
+__all__ = ["TABLE1", "transformations", "table1_frame", "split_reviews", "load_data"]
+
+#: Manino et al. Table 1 (kept here as an alias; the table lives in :mod:`mtlib.data.papers`).
+TABLE1 = papers.MANINO_TABLE1
+
+
+def transformations(extra: Sequence[Sequence[str]] = ()) -> list[Concatenation]:
+    """The paper's six transformations (ids T1..T6) plus the user's own.
+
+    Args:
+        extra: ``[text, position]`` pairs (position ``start`` or ``end``);
+            they get ids U1, U2, ...
+
+    Raises:
+        ValueError: a malformed entry or an unknown position.
+    """
+    out = [Concatenation(text, pos, name=tid) for tid, text, pos, _ in TABLE1]
+    for i, entry in enumerate(extra, start=1):
+        if isinstance(entry, str) or len(entry) != 2:
+            raise ValueError(f"extra transformation {entry!r}: expected [text, position] with position start/end")
+        out.append(Concatenation(str(entry[0]), str(entry[1]), name=f"U{i}"))
+    return out
+
+
+def table1_frame(ts: Sequence[Concatenation]) -> pd.DataFrame:
+    """Id, text, position and the paper's rate (``nan`` for user transformations)."""
+    paper = {tid: rate for tid, _, _, rate in TABLE1}
+    return pd.DataFrame(
+        {
+            "transformation": [t.name for t in ts],
+            "text": [t.text for t in ts],
+            "position": [t.position for t in ts],
+            "paper_rate": [paper.get(t.name, np.nan) for t in ts],
+        }
+    ).set_index("transformation")
+
+
+def split_reviews(reviews: pd.DataFrame, train_fraction: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Stratified split of the bundled reviews into a head-training part and the source set D."""
+    from sklearn.model_selection import train_test_split
+
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction}")
+    train, rest = train_test_split(reviews, train_size=train_fraction, random_state=seed, stratify=reviews["label"])
+    return train.reset_index(drop=True), rest.reset_index(drop=True)
+
+
+def load_data(
+    data_path: str = "", data_format: str = "auto", *, train_fraction: float = 0.4, n_sources: int = 0, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The reviews that train encoder heads, and the source set D under test.
+
+    Without ``data_path`` the bundled reviews are split once (a stratified
+    ``train_fraction`` trains the heads, the rest is D). With a path
+    (:func:`mtlib.data.sst.load_sentiment`: an SST sentence or tree file),
+    that file is D and the heads train on every bundled review.
+
+    Args:
+        data_path: Reviews to test, empty for the bundled ones.
+        data_format: ``auto``, ``sentences`` or ``trees``.
+        train_fraction: Share of the bundled reviews that trains the heads.
+        n_sources: Keep at most this many sources (0 keeps all), drawn with ``seed``.
+        seed: Seeds the split and the subset.
+
+    Returns:
+        ``(train, sources)``, each with ``text, label``; ``sources.attrs["dropped_neutral"]``
+        counts the neutral sentences the loader dropped.
+    """
+    bundled = sst.load_reviews()
+    train, sources = split_reviews(bundled, train_fraction, seed)
+    if data_path:
+        train, sources = bundled, sst.load_sentiment(data_path, data_format)
+    sources = subsample(sources, n_sources, seed)
+    sources.attrs.setdefault("dropped_neutral", 0)
+    return train, sources

@@ -1,0 +1,116 @@
+"""s_pos(x), the probability that a text is positive, from any model.
+
+Intuition: the relation compares the order of sources with the order of their
+follow-ups on one score axis. Any model gives that axis through
+:func:`mtlib.models.classifier`: a model's own positive class, or a frozen
+encoder plus a logistic-regression head trained here. Every unique text
+(sources and follow-ups) goes through the model once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mtlib import models as mt_models
+from mtlib.relations import Concatenation
+
+__all__ = ["SentimentScorer", "build_scorer", "score_follow_ups"]
+
+
+@dataclass
+class SentimentScorer:
+    """s_pos(x): the probability that a text is positive, from any model.
+
+    Attributes:
+        name: Model name.
+        model: A classifier from :func:`mtlib.models.classifier` (native, or
+            a frozen encoder with a trained head).
+        positive: Column of ``classify`` that is the positive class.
+        head: The trained head classifier, when mtlib trained one.
+        info: Accuracy and sizes of the head's training (empty for a
+            pretrained classifier).
+    """
+
+    name: str
+    model: mt_models.Model
+    positive: int
+    head: mt_models.Model | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        """s_pos for each text, shape ``(n,)``; each unique text goes through the model once."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros(0)
+        return np.asarray(self.model.classify(texts))[:, self.positive].astype(float)
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        """Predicted label (1 positive, 0 negative), shape ``(n,)``."""
+        return (self.score(texts) > 0.5).astype(int)
+
+
+def build_scorer(
+    name: str,
+    train_texts: Sequence[str],
+    train_labels: Sequence[int],
+    *,
+    device: str = "auto",
+    seed: int = 0,
+    positive_label: str = "POSITIVE",
+    head_kind: str = "logreg",
+) -> SentimentScorer:
+    """A sentiment scorer for any registry name or path, through :func:`mtlib.models.classifier`.
+
+    A model with its own classes (``siebert``, ``vader``, ``textblob``) is
+    used as is (``how="native"``), its positive class chosen by
+    ``positive_label`` (case-insensitive). An encoder (e.g. ``minilm``) gets a
+    head trained on its frozen sentence embeddings of ``train_texts``
+    (``how="head"``, 20% held out); the held-out accuracy and its
+    majority-class baseline are in ``info``.
+    """
+    model = mt_models.load(name, device=device)
+    if model.labels:
+        clf = mt_models.classifier(model, how="native")
+        return SentimentScorer(name, clf, clf.label_index(positive_label))
+    clf = mt_models.classifier(
+        model,
+        (list(train_texts), list(train_labels)),
+        how="head",
+        head="linear" if head_kind in ("logreg", "linear") else head_kind,
+        heldout_fraction=0.2,
+        seed=seed,
+        device=device,
+    )
+    assert isinstance(clf, mt_models.HeadClassifier)
+    t = clf.training
+    return SentimentScorer(
+        name,
+        clf,
+        clf.label_index(1),
+        clf,
+        {
+            "head_accuracy": t.heldout_accuracy,
+            "head_majority_baseline": t.majority_baseline,
+            "head_n_train": t.n_train,
+            "head_n_test": t.n_heldout,
+        },
+    )
+
+
+def score_follow_ups(
+    scorer: SentimentScorer, sources: Sequence[str], ts: Sequence[Concatenation]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Scores of the sources and of every follow-up, all unique texts in one model call.
+
+    Returns:
+        ``(src (n,), {transformation id: flw (n,)})``.
+    """
+    sources = list(sources)
+    texts = sources + [t(x) for t in ts for x in sources]
+    scores = scorer.score(texts)
+    n = len(sources)
+    return scores[:n], {t.name: scores[n * (i + 1) : n * (i + 2)] for i, t in enumerate(ts)}
