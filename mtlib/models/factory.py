@@ -110,7 +110,7 @@ def classifier(
     _check_trainable(base, how, train)
     parsed = parse_labelled(train, "train", name)
     labels = _check_init(s.init, base, how, s.head, s.labels, parsed[1] is not None) if s.init is not None else s.labels
-    task = prepare(parsed, s, name, labels)
+    task = prepare(parsed, s, name, labels, every_class=how == "head" and s.head == "linear")
     keyed = cache_settings(how, s, base.kind, task.classes, task.pairs is not None, task.valid_hash)
     key = cache_key(base, task.texts, task.pairs, task.labels, keyed)
     known = memo(key) if s.use_cache else None

@@ -45,6 +45,13 @@ def frozen_features(model: Model, texts: list[str], pairs: list[str] | None) -> 
             f"{sorted({w for ws in missing.values() for w in ws})}); drop those inputs or use a "
             "model with word pieces such as 'minilm'"
         )
+    infinite: Any = np.flatnonzero(np.isinf(X).any(axis=1)) if len(X) else []
+    if len(infinite):
+        i = int(infinite[0])
+        raise ValueError(
+            f"{model.name} gives infinite features for {len(infinite)} input(s), e.g. {texts[i]!r}; a head "
+            "cannot train or predict on them: drop those inputs or use another model"
+        )
     return X
 
 

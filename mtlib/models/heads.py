@@ -59,19 +59,23 @@ class LinearHead:
         max_iter: L-BFGS iterations.
         standardize: Scale features to zero mean, unit variance first.
         seed: Passed to scikit-learn.
+        class_weight: ``"balanced"`` (weights inversely proportional to class frequencies) or None.
     """
 
     kind = "linear"
 
-    def __init__(self, C: float = 1.0, max_iter: int = 2000, standardize: bool = True, seed: int = 0) -> None:
+    def __init__(self, C: float = 1.0, max_iter: int = 2000, standardize: bool = True, seed: int = 0,
+                 class_weight: str | None = None) -> None:
         self.C, self.max_iter, self.standardize, self.seed = float(C), int(max_iter), bool(standardize), seed
+        self.class_weight = class_weight
         self.mean_: Any = None
         self.scale_: Any = None
         self.coef_: Any = None
         self.intercept_: Any = None
 
     def settings(self) -> dict[str, Any]:
-        return {"C": self.C, "max_iter": self.max_iter, "standardize": self.standardize, "seed": self.seed}
+        extra = {"class_weight": self.class_weight} if self.class_weight is not None else {}
+        return {"C": self.C, "max_iter": self.max_iter, "standardize": self.standardize, "seed": self.seed, **extra}
 
     def fit(self, X: np.ndarray, y_idx: np.ndarray) -> LinearHead:
         """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present).
@@ -84,7 +88,8 @@ class LinearHead:
         from sklearn.preprocessing import StandardScaler
 
         X = np.asarray(X, dtype=np.float32)
-        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed)
+        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed,
+                                class_weight=self.class_weight)
         if self.standardize:
             pipe = make_pipeline(StandardScaler(), lr).fit(X, y_idx)
             self.mean_, self.scale_ = pipe[0].mean_, pipe[0].scale_
@@ -244,7 +249,7 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
         ValueError: an unknown kind, naming the known ones.
     """
     if kind in ("linear", "logreg"):
-        allowed = {"C", "max_iter", "standardize"}
+        allowed = {"C", "max_iter", "standardize", "class_weight"}
         return LinearHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
     if kind == "mlp":
         allowed = {"hidden", "epochs", "batch_size", "lr", "weight_decay", "device"}

@@ -9,6 +9,7 @@ class order, the part that trains and the part that measures accuracy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +57,20 @@ def parse_labelled(data: Any, what: str, model_name: str) -> tuple[list[str], li
     if bad:
         raise ValueError(f"classifier({model_name!r}): {what} row {bad[0]} has a non-text input {texts[bad[0]]!r}")
     labels = [x.item() if hasattr(x, "item") else x for x in labels]
+    unlabelled = [i for i, x in enumerate(labels) if _missing(x)]
+    if unlabelled:
+        raise ValueError(
+            f"classifier({model_name!r}): {what} has {len(unlabelled)} missing label(s) (NaN/None), e.g. row "
+            f"{unlabelled[0]} ({texts[unlabelled[0]]!r}); a missing label is not a class: drop or fill those rows"
+        )
     return [str(t) for t in texts], ([str(p) for p in pairs] if pairs is not None else None), labels
+
+
+def _missing(label: Any) -> bool:
+    """Whether a label is missing: None, NaN, or pandas' NA / NaT."""
+    import pandas as pd
+
+    return label is None or label is pd.NA or label is pd.NaT or (isinstance(label, float) and math.isnan(label))
 
 
 def label_indices(labels: list[Any], classes: list[Any], what: str, model_name: str) -> np.ndarray:
@@ -111,10 +125,13 @@ def prepare(
     s: ClassifierSettings,
     name: str,
     labels: Sequence[Any] | None,
+    every_class: bool = False,
 ) -> Task:
     """Fix the classes of parsed ``train`` (:func:`parse_labelled`), parse ``s.valid`` and split off the held-out part.
 
-    ``labels`` is the class order asked for (or the init's classes when continuing).
+    ``labels`` is the class order asked for (or the init's classes when continuing). ``every_class``:
+    the training part must hold every class (a logistic regression has a column for each class it saw,
+    so an absent class would leave the probabilities a column short).
 
     Raises:
         ValueError: bad data (see :func:`parse_labelled`), an unknown or repeated class, or a
@@ -159,4 +176,24 @@ def prepare(
             f"classifier({name!r}): the training part has a single class after holding out "
             f"{s.heldout_fraction:.0%}; add examples or pass valid="
         )
+    if every_class:
+        _check_every_class(classes, present, sorted(set(data["y"].tolist())), s, name)
     return Task(texts, pairs, train_labels, classes, data, held, valid_hash)
+
+
+def _check_every_class(
+    classes: list[Any], present: list[Any], trained: list[int], s: ClassifierSettings, name: str
+) -> None:
+    """Refuse classes without a training example (``present``: in train; ``trained``: indices in the training part)."""
+    absent = [c for c in classes if c not in present]
+    if absent:
+        raise ValueError(
+            f"classifier({name!r}): labels={classes} names class(es) {absent} with no example in train; "
+            "a linear head learns only the classes it sees: drop them from labels= or add examples"
+        )
+    held_out = [classes[i] for i in range(len(classes)) if i not in trained]
+    if held_out:
+        raise ValueError(
+            f"classifier({name!r}): after holding out {s.heldout_fraction:.0%} of train, the training part has "
+            f"no example of class(es) {held_out}; add examples, lower heldout_fraction or pass valid="
+        )

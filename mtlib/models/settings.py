@@ -11,9 +11,12 @@ the classifier (and its cache entry) to say how it was obtained.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
+
+import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.heads import FORMAT
@@ -79,7 +82,54 @@ class ClassifierSettings:
         unknown = sorted(set(options) - set(known))
         if unknown:
             raise TypeError(f"classifier({name!r}): unknown option(s) {unknown}; the options are {known}")
-        return replace(start, **options) if start is not None else cls(**options)
+        settings = replace(start, **options) if start is not None else cls(**options)
+        settings.check(name)
+        return settings
+
+    def check(self, name: str) -> None:
+        """Refuse values that would silently train something else than asked (0 epochs as the default...).
+
+        Raises:
+            ValueError: naming the option, what it must be and what it got.
+        """
+        where = f"classifier({name!r})"
+        for option in ("epochs", "batch_size"):
+            value = getattr(self, option)
+            if value is not None and not _whole(value, 1):
+                raise ValueError(
+                    f"{where}: {option} must be a whole number >= 1 (or None for the default); got {value!r}"
+                )
+        if not _whole(self.max_length, 1):
+            raise ValueError(f"{where}: max_length must be a whole number of tokens >= 1; got {self.max_length!r}")
+        if self.lr is not None and not _positive(self.lr):
+            raise ValueError(f"{where}: lr must be a finite number > 0 (or None for the default); got {self.lr!r}")
+        if not _positive(self.C):
+            raise ValueError(
+                f"{where}: C (inverse regularisation of a linear head) must be a finite number > 0; got {self.C!r}"
+            )
+        if self.class_weight not in (None, "balanced"):
+            raise ValueError(f"{where}: class_weight must be 'balanced' or None; got {self.class_weight!r}")
+        sizes = list(self.hidden) if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str) else None
+        if sizes is None or not all(_whole(h, 1) for h in sizes):
+            raise ValueError(
+                f"{where}: hidden must be a tuple of layer sizes, each a whole number >= 1 "
+                f"(e.g. (500, 100)); got {self.hidden!r}"
+            )
+
+
+def _whole(value: Any, least: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) of at least ``least``."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and bool(value >= least)
+
+
+def _positive(value: Any) -> bool:
+    """Whether ``value`` is a finite real number above 0."""
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and bool(value > 0)
+    )
 
 
 @dataclass
