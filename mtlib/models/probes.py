@@ -25,7 +25,7 @@ from mtlib.models.heads import FORMAT, LinearHead, MLPHead, load_head, make_head
 from mtlib.models.training import stratified_split
 from mtlib.utils.cache import cache_root, stable_hash
 
-__all__ = ["KINDS", "Head", "data_hash", "stratified_split", "train_head"]
+__all__ = ["KINDS", "Head", "data_hash", "train_head"]
 
 KINDS = ("logreg", "linear", "mlp")
 
