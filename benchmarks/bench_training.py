@@ -56,10 +56,10 @@ def tiny_bert(folder: Path) -> str:
 
 def throughput(model, data: dict, settings: dict, labels: list, *, bucketed: bool) -> float:
     """Examples per second of one training epoch, bucketed+dynamic or random+padded to 128."""
-    from mtlib.models.factory import _finetune
+    from mtlib.models.tuned import finetune_network
 
     start = time.perf_counter()
-    _finetune(model, data, settings, labels, "cpu", pad_to=None if bucketed else 128, bucketed=bucketed)
+    finetune_network(model, data, settings, labels, "cpu", pad_to=None if bucketed else 128, bucketed=bucketed)
     return len(data["y"]) * settings["epochs"] / (time.perf_counter() - start)
 
 
@@ -73,7 +73,7 @@ def main() -> None:
     import numpy as np
 
     from mtlib import models
-    from mtlib.models import factory
+    from mtlib.models import store
 
     n = 128 if args.quick else args.n
     premises, hypotheses, gold = nli_pairs(n)
@@ -102,12 +102,11 @@ def main() -> None:
         start = time.perf_counter()
         models.classifier(name, train, how=how, epochs=1, device="cpu")
         first = time.perf_counter() - start
-        factory._MEMO.clear()  # as a new process: only the disk cache remains
-        fits = factory.fits
+        store._MEMO.clear()  # as a new process: only the disk cache remains
         start = time.perf_counter()
         again = models.classifier(name, train, how=how, epochs=1, device="cpu")
         second = time.perf_counter() - start
-        assert factory.fits == fits and again.training.from_cache
+        assert again.training.from_cache  # reloaded, not trained
         print(f"classifier({label}, how={how!r}) on {n} pairs: first call {first:.2f} s (trains), second "
               f"{second * 1000:.1f} ms (reloads): {100 * second / first:.2f}% of the first")
         figures += [(f"classifier_{how}_{label}", "first_call_seconds", first, "s"),

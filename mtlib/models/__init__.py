@@ -21,6 +21,15 @@ the model itself (``finetune``).
 
 from __future__ import annotations
 
+# ruff: noqa: I001 (the imports go by dependency level, lowest first, not by name)
+# level 0: the registry, resolution and what every model is
+from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, register
+from mtlib.models.resolve import Resolved, available, folder_kind, resolve
+from mtlib.models.base import Features, Model, label_position, log_odds, masked_mean, softmax
+from mtlib.models.identity import file_digest, model_identity
+from mtlib.models.spans import SpanRequest, find_substring, substring_token_mask
+
+# level 1: one adapter per family, and loading by name
 from mtlib.models.adapters import (
     ADAPTERS,
     GensimModel,
@@ -33,74 +42,60 @@ from mtlib.models.adapters import (
     TransformerModel,
     WordPieceStaticModel,
 )
-from mtlib.models.base import Features, Model, label_position, log_odds, masked_mean, softmax
-from mtlib.models.factory import (
-    FineTunedClassifier,
-    HeadClassifier,
-    NativeClassifier,
-    Training,
-    classifier,
-    frozen_features,
-)
+from mtlib.models.loading import build, load
+
+# level 2: heads, the training loop, the majority baseline
+from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import LinearHead, MLPHead, pair_features
-from mtlib.models.identity import file_digest, model_identity
-from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, register
-from mtlib.models.resolve import Resolved, available, folder_kind, resolve
-from mtlib.models.spans import SpanRequest, find_substring, substring_token_mask
 
-_LOADED: dict[tuple[str, str, bool], Model] = {}
-
-
-def build(resolved: Resolved, device: str = "auto", *, use_cache: bool = True) -> Model:
-    """A fresh model object from resolved weights, through its family's adapter (no in-process memo).
-
-    Use :func:`load` in notebooks; ``build`` is for tests and benchmarks that
-    need an object of their own (a cold cache, another device).
-    """
-    if resolved.kind not in ADAPTERS:
-        raise ModelNotFoundError(f"no adapter for kind {resolved.kind!r} of {resolved.name!r}; "
-                                 f"known kinds: {sorted(ADAPTERS)}")
-    return ADAPTERS[resolved.kind](resolved, device, use_cache)
-
-
-def load(name_or_path: str, device: str = "auto", *, use_cache: bool = True, allow_pickle: bool = False) -> Model:
-    """Load a model by registry name, hub id or local path.
-
-    Args:
-        name_or_path: ``"minilm"``, ``"minilm-static"``, ``"vader"``,
-            ``"glove-50d"``, any name of :func:`available`, a hub id
-            (``"org/model"``), a local Hugging Face / sentence-transformers
-            folder, or a word2vec/GloVe file.
-        device: ``"auto"`` (cuda, then mps, then cpu), or an explicit device.
-        use_cache: Cache outputs on disk (``$MTLIB_CACHE``).
-        allow_pickle: Let gensim unpickle a ``.kv`` / ``.model`` file given
-            as the path (it can run code; refused unless asked for, or
-            ``$MTLIB_ALLOW_PICKLE=1``).
-
-    Returns:
-        A :class:`Model`; loading the same name twice in a process returns
-        the same object.
-
-    Raises:
-        ModelNotFoundError: unknown name (the message lists the known ones),
-            a hub model while offline (the message says how to get it), a
-            path that is not a model, or a pickled file without the opt-in.
-        DataFormatError: a word-vector file that is malformed (file and line).
-    """
-    key = (str(name_or_path), device, use_cache)
-    if key in _LOADED:
-        return _LOADED[key]
-    resolved = resolve(str(name_or_path), allow_pickle=allow_pickle)
-    model = build(resolved, device, use_cache=use_cache)
-    _LOADED[key] = model
-    return model
-
+# level 3: the classifier factory and its ways (native, frozen features + head, fine-tuned)
+from mtlib.models.settings import ClassifierSettings, Training
+from mtlib.models.native import NativeClassifier
+from mtlib.models.frozen import HeadClassifier, frozen_features
+from mtlib.models.tuned import FineTunedClassifier
+from mtlib.models.factory import classifier
 
 __all__ = [
-    "ADAPTERS", "REGISTRY", "Features", "FineTunedClassifier", "HeadClassifier", "LinearHead", "MLPHead",
-    "NativeClassifier", "Training", "classifier", "frozen_features", "pair_features", "GensimModel", "HFClassifierModel", "HFEncoderModel", "LexiconModel",
-    "Model", "ModelNotFoundError", "ModelSpec", "PackagedVectorsModel", "Resolved", "SentenceTransformerModel",
-    "SpanRequest", "StaticVectorsModel", "TransformerModel", "WordPieceStaticModel", "available", "build", "file_digest",
-    "find_substring", "folder_kind", "label_position", "load", "log_odds", "masked_mean", "model_identity",
-    "register", "resolve", "softmax", "substring_token_mask",
+    "ADAPTERS",
+    "ClassifierSettings",
+    "Features",
+    "FineTunedClassifier",
+    "GensimModel",
+    "HFClassifierModel",
+    "HFEncoderModel",
+    "HeadClassifier",
+    "LexiconModel",
+    "LinearHead",
+    "MLPHead",
+    "Model",
+    "ModelNotFoundError",
+    "ModelSpec",
+    "NativeClassifier",
+    "PackagedVectorsModel",
+    "REGISTRY",
+    "Resolved",
+    "SentenceTransformerModel",
+    "SpanRequest",
+    "StaticVectorsModel",
+    "Training",
+    "TransformerModel",
+    "WordPieceStaticModel",
+    "available",
+    "build",
+    "classifier",
+    "file_digest",
+    "find_substring",
+    "folder_kind",
+    "frozen_features",
+    "label_position",
+    "load",
+    "log_odds",
+    "majority_baseline",
+    "masked_mean",
+    "model_identity",
+    "pair_features",
+    "register",
+    "resolve",
+    "softmax",
+    "substring_token_mask",
 ]

@@ -31,6 +31,8 @@ import numpy as np
 from mtlib.models.base import Model, label_position, masked_mean
 from mtlib.models.heads import mlp
 
+__all__ = ["Encoder", "build_network"]
+
 
 class Encoder:
     """Tokenises texts (or pairs) once and pads batches for one network.
@@ -47,15 +49,18 @@ class Encoder:
     def encode(self, texts: Sequence[str], pairs: Sequence[str] | None) -> list[dict[str, list[int]]]:
         """One dict of token lists per example."""
         if self.static:
-            ids = self.tokenizer(list(texts), add_special_tokens=False, truncation=True,
-                                 max_length=self.max_length)["input_ids"]
+            ids = self.tokenizer(list(texts), add_special_tokens=False, truncation=True, max_length=self.max_length)[
+                "input_ids"
+            ]
             if pairs is None:
                 return [{"input_ids": row} for row in ids]
-            ids2 = self.tokenizer(list(pairs), add_special_tokens=False, truncation=True,
-                                  max_length=self.max_length)["input_ids"]
+            ids2 = self.tokenizer(list(pairs), add_special_tokens=False, truncation=True, max_length=self.max_length)[
+                "input_ids"
+            ]
             return [{"input_ids": a, "input_ids_2": b} for a, b in zip(ids, ids2)]
-        enc = self.tokenizer(list(texts), list(pairs) if pairs is not None else None, truncation=True,
-                             max_length=self.max_length)
+        enc = self.tokenizer(
+            list(texts), list(pairs) if pairs is not None else None, truncation=True, max_length=self.max_length
+        )
         keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
         return [{k: enc[k][i] for k in keys} for i in range(len(texts))]
 
@@ -78,8 +83,8 @@ class Encoder:
                 mask = torch.zeros((len(examples), width))
                 for i, e in enumerate(examples):
                     row = e[key][:width]
-                    ids[i, :len(row)] = torch.as_tensor(row, dtype=torch.long)
-                    mask[i, :len(row)] = 1.0
+                    ids[i, : len(row)] = torch.as_tensor(row, dtype=torch.long)
+                    mask[i, : len(row)] = 1.0
                 out[key], out[mask_key] = ids, mask
             return out
         padding = "max_length" if pad_to else "longest"
@@ -90,8 +95,17 @@ def _head_module(d_in: int, k: int, head: str, hidden: Sequence[int], dropout: f
     return mlp(d_in, tuple(hidden) if head == "mlp" else (), k, dropout=dropout)
 
 
-def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hidden: Sequence[int],
-                  pooling: str, pairs: bool, max_length: int = 128) -> tuple[Any, Encoder, str]:
+def build_network(
+    model: Model,
+    k: int,
+    labels: Sequence[Any],
+    *,
+    head: str,
+    hidden: Sequence[int],
+    pooling: str,
+    pairs: bool,
+    max_length: int = 128,
+) -> tuple[Any, Encoder, str]:
     """A fresh trainable copy of ``model`` with a ``k``-class head.
 
     The loaded model is never modified: weights are read again from its
@@ -101,80 +115,101 @@ def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hid
         ``(network, encoder, head_used)``; ``network(**batch) -> logits (b, k)``;
         ``head_used`` is ``"native"`` when a classifier keeps its own layer.
     """
-    import torch
-    from torch import nn
-
     kind = model.kind
+    adapter: Any = model  # its family's attributes: matrix, tokenizer, dim
     max_length = int(min(max_length, getattr(model, "max_length", 512)))
-
     if kind == "wordpiece-static":
-        matrix = torch.as_tensor(np.array(model.matrix, dtype=np.float32))
-
-        class StaticNet(nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.embedding = nn.Embedding.from_pretrained(matrix, freeze=False)
-                self.head = _head_module(matrix.shape[1] * (4 if pairs else 1), k, head, hidden, 0.0)
-
-            def _pool(self, ids: Any, mask: Any) -> Any:
-                return masked_mean(self.embedding(ids), mask)
-
-            def pooled(self, input_ids: Any, mask: Any, **_: Any) -> Any:
-                """Sentence embeddings ``(b, d)``: the mean of the tuned word-piece vectors."""
-                return self._pool(input_ids, mask)
-
-            def forward(self, input_ids: Any, mask: Any, input_ids_2: Any = None, mask_2: Any = None) -> Any:
-                u = self._pool(input_ids, mask)
-                if input_ids_2 is None:
-                    return self.head(u)
-                v = self._pool(input_ids_2, mask_2)
-                return self.head(torch.cat([u, v, (u - v).abs(), u * v], dim=1))
-
-        return StaticNet(), Encoder(model.tokenizer, max_length, static=True), head
-
+        net = _static_network(adapter.matrix, k, head, hidden, pairs)
+        return net, Encoder(adapter.tokenizer, max_length, static=True), head
     path = getattr(model, "path", None)
     if path is None or kind not in ("sentence-transformers", "hf-encoder", "hf-classifier"):
         raise ValueError(f"{model.name} ({kind}) cannot be fine-tuned")
-
+    encoder = Encoder(adapter.tokenizer, max_length, static=False)
     if kind == "hf-classifier":
-        from transformers import AutoModelForSequenceClassification
+        return _classifier_network(model, path, k, labels), encoder, "native"
+    return _encoder_network(adapter, path, k, head=head, hidden=hidden, pooling=pooling), encoder, head
 
-        own = list(model.labels)
-        try:
-            perm = [label_position(own, lab, model.name) for lab in labels]
-            same = sorted(perm) == list(range(len(own)))
-        except KeyError:
-            same = False
-        if same:
-            body = AutoModelForSequenceClassification.from_pretrained(path)
-        else:
-            perm = list(range(k))
-            body = AutoModelForSequenceClassification.from_pretrained(
-                path, num_labels=k, ignore_mismatched_sizes=True,
-                id2label={i: str(lab) for i, lab in enumerate(labels)},
-                label2id={str(lab): i for i, lab in enumerate(labels)})
-        index = torch.as_tensor(perm, dtype=torch.long)
 
-        class ClassifierNet(nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.body = body
+def _static_network(table: Any, k: int, head: str, hidden: Sequence[int], pairs: bool) -> Any:
+    """A tunable copy of a word-piece table ``(vocabulary, d)``, mean-pooled, then the head (pairs: 4 d inputs)."""
+    import torch
+    from torch import nn
 
-            def forward(self, **batch: Any) -> Any:
-                return self.body(**batch).logits[:, index.to(batch["input_ids"].device)]
+    matrix = torch.as_tensor(np.array(table, dtype=np.float32))
 
-            def pooled(self, **batch: Any) -> Any:
-                """Sentence embeddings ``(b, h)``: masked mean of the last hidden layer."""
-                hidden_states = self.body(**batch, output_hidden_states=True).hidden_states[-1]
-                return masked_mean(hidden_states, batch["attention_mask"])
+    class StaticNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedding = nn.Embedding.from_pretrained(matrix, freeze=False)
+            self.head = _head_module(matrix.shape[1] * (4 if pairs else 1), k, head, hidden, 0.0)
 
-        return ClassifierNet(), Encoder(model.tokenizer, max_length, static=False), "native"
+        def _pool(self, ids: Any, mask: Any) -> Any:
+            return masked_mean(self.embedding(ids), mask)
 
-    if kind == "sentence-transformers":
+        def pooled(self, input_ids: Any, mask: Any, **_: Any) -> Any:
+            """Sentence embeddings ``(b, d)``: the mean of the tuned word-piece vectors."""
+            return self._pool(input_ids, mask)
+
+        def forward(self, input_ids: Any, mask: Any, input_ids_2: Any = None, mask_2: Any = None) -> Any:
+            u = self._pool(input_ids, mask)
+            if input_ids_2 is None:
+                return self.head(u)
+            v = self._pool(input_ids_2, mask_2)
+            return self.head(torch.cat([u, v, (u - v).abs(), u * v], dim=1))
+
+    return StaticNet()
+
+
+def _classifier_network(model: Model, path: Any, k: int, labels: Sequence[Any]) -> Any:
+    """A Hugging Face sequence classifier keeping its own layer (columns in ``labels`` order), or a fresh one."""
+    import torch
+    from torch import nn
+    from transformers import AutoModelForSequenceClassification
+
+    own = list(model.labels)
+    try:
+        perm = [label_position(own, lab, model.name) for lab in labels]
+        same = sorted(perm) == list(range(len(own)))
+    except KeyError:
+        same = False
+    if same:
+        body = AutoModelForSequenceClassification.from_pretrained(path)
+    else:
+        perm = list(range(k))
+        body = AutoModelForSequenceClassification.from_pretrained(
+            path,
+            num_labels=k,
+            ignore_mismatched_sizes=True,
+            id2label={i: str(lab) for i, lab in enumerate(labels)},
+            label2id={str(lab): i for i, lab in enumerate(labels)},
+        )
+    index = torch.as_tensor(perm, dtype=torch.long)
+
+    class ClassifierNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = body
+
+        def forward(self, **batch: Any) -> Any:
+            return self.body(**batch).logits[:, index.to(batch["input_ids"].device)]
+
+        def pooled(self, **batch: Any) -> Any:
+            """Sentence embeddings ``(b, h)``: masked mean of the last hidden layer."""
+            hidden_states = self.body(**batch, output_hidden_states=True).hidden_states[-1]
+            return masked_mean(hidden_states, batch["attention_mask"])
+
+    return ClassifierNet()
+
+
+def _encoder_network(adapter: Any, path: Any, k: int, *, head: str, hidden: Sequence[int], pooling: str) -> Any:
+    """A sentence-transformers pipeline (own pooling) or a Hugging Face encoder (mean or first token), and a head."""
+    from torch import nn
+
+    if adapter.kind == "sentence-transformers":
         from sentence_transformers import SentenceTransformer
 
         st = SentenceTransformer(str(path), device="cpu")
-        width = int(model.dim)
+        width = int(adapter.dim)
 
         def embed(body: Any, batch: dict[str, Any]) -> Any:
             return body(dict(batch))["sentence_embedding"]
@@ -201,4 +236,4 @@ def build_network(model: Model, k: int, labels: Sequence[Any], *, head: str, hid
             """Sentence embeddings ``(b, d)`` of the tuned encoder (the head's input)."""
             return embed(self.body, batch)
 
-    return EncoderNet(), Encoder(model.tokenizer, max_length, static=False), head
+    return EncoderNet()

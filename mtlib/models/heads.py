@@ -23,8 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.utils.cache import read_record, record_file, write_record
 from mtlib.models.base import softmax
+from mtlib.models.training import fit, seed_everything
+from mtlib.utils.cache import read_record, record_file, write_record
+
+__all__ = ["FORMAT", "HEADS", "LinearHead", "MLPHead", "load_head", "make_head", "mlp", "pair_features", "save_head"]
 
 HEADS = ("linear", "mlp")
 
@@ -56,16 +59,23 @@ class LinearHead:
         max_iter: L-BFGS iterations.
         standardize: Scale features to zero mean, unit variance first.
         seed: Passed to scikit-learn.
+        class_weight: ``"balanced"`` (weights inversely proportional to class frequencies) or None.
     """
 
     kind = "linear"
 
-    def __init__(self, C: float = 1.0, max_iter: int = 2000, standardize: bool = True, seed: int = 0) -> None:
+    def __init__(self, C: float = 1.0, max_iter: int = 2000, standardize: bool = True, seed: int = 0,
+                 class_weight: str | None = None) -> None:
         self.C, self.max_iter, self.standardize, self.seed = float(C), int(max_iter), bool(standardize), seed
-        self.mean_ = self.scale_ = self.coef_ = self.intercept_ = None
+        self.class_weight = class_weight
+        self.mean_: Any = None
+        self.scale_: Any = None
+        self.coef_: Any = None
+        self.intercept_: Any = None
 
     def settings(self) -> dict[str, Any]:
-        return {"C": self.C, "max_iter": self.max_iter, "standardize": self.standardize, "seed": self.seed}
+        extra = {"class_weight": self.class_weight} if self.class_weight is not None else {}
+        return {"C": self.C, "max_iter": self.max_iter, "standardize": self.standardize, "seed": self.seed, **extra}
 
     def fit(self, X: np.ndarray, y_idx: np.ndarray) -> LinearHead:
         """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present).
@@ -78,7 +88,8 @@ class LinearHead:
         from sklearn.preprocessing import StandardScaler
 
         X = np.asarray(X, dtype=np.float32)
-        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed)
+        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed,
+                                class_weight=self.class_weight)
         if self.standardize:
             pipe = make_pipeline(StandardScaler(), lr).fit(X, y_idx)
             self.mean_, self.scale_ = pipe[0].mean_, pipe[0].scale_
@@ -151,8 +162,9 @@ class MLPHead:
                  lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0, device: str = "auto") -> None:
         self.hidden, self.epochs, self.batch_size = tuple(int(h) for h in hidden), int(epochs), int(batch_size)
         self.lr, self.weight_decay, self.seed, self.device = float(lr), float(weight_decay), seed, device
-        self.net = None
-        self.mean_ = self.scale_ = None
+        self.net: Any = None
+        self.mean_: Any = None
+        self.scale_: Any = None
         self.k = 0
         self.losses: list[float] = []
 
@@ -173,8 +185,6 @@ class MLPHead:
 
         import torch
         import torch.nn.functional as F
-
-        from mtlib.models.training import fit, seed_everything
 
         X = np.asarray(X, dtype=np.float32)
         if init is not None:
@@ -239,7 +249,7 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
         ValueError: an unknown kind, naming the known ones.
     """
     if kind in ("linear", "logreg"):
-        allowed = {"C", "max_iter", "standardize"}
+        allowed = {"C", "max_iter", "standardize", "class_weight"}
         return LinearHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
     if kind == "mlp":
         allowed = {"hidden", "epochs", "batch_size", "lr", "weight_decay", "device"}
@@ -256,7 +266,8 @@ def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) ->
     digests; :func:`mtlib.utils.cache.write_record`) last, so it marks the head complete.
     """
     buf = io.BytesIO()
-    np.savez(buf, **{k: np.asarray(v) for k, v in head.arrays().items()})
+    arrays: dict[str, Any] = {k: np.asarray(v) for k, v in head.arrays().items()}
+    np.savez(buf, **arrays)
     files = {"head.npz": buf.getvalue()}
     if isinstance(head, MLPHead):
         from safetensors.torch import save
@@ -282,7 +293,7 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
         with np.load(record_file(folder, record, "head.npz"), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
-        warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
+        warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining", stacklevel=2)
         return None
     settings = dict(record["settings"])
     if record["kind"] == "linear":
@@ -296,7 +307,7 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
         try:
             head.net.load_state_dict(load_file(str(record_file(folder, record, "head.safetensors"))))
         except (OSError, RuntimeError, ValueError) as err:
-            warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining")
+            warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining", stacklevel=2)
             return None
         head.net.eval()
     head.set_arrays(arrays)

@@ -19,9 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.utils.cache import cache_root, stable_hash
 from mtlib.models.base import label_position, log_odds
+from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import FORMAT, LinearHead, MLPHead, load_head, make_head, save_head
+from mtlib.models.training import stratified_split
+from mtlib.utils.cache import cache_root, stable_hash
+
+__all__ = ["KINDS", "Head", "data_hash", "train_head"]
 
 KINDS = ("logreg", "linear", "mlp")
 
@@ -103,24 +107,6 @@ def data_hash(*arrays: Any) -> str:
     return h.hexdigest()[:24]
 
 
-def majority_share(y: np.ndarray) -> float:
-    """Share of the most frequent value of ``y`` (nan when empty): the majority-class baseline."""
-    y = np.asarray(y)
-    if len(y) == 0:
-        return float("nan")
-    return float(np.unique(y, return_counts=True)[1].max() / len(y))
-
-
-def stratified_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Train and held-out positions, stratified by ``y`` when every class has two examples."""
-    from sklearn.model_selection import train_test_split
-
-    idx = np.arange(len(y))
-    stratify = y if np.min(np.unique(y, return_counts=True)[1]) >= 2 else None
-    tr, te = train_test_split(idx, test_size=fraction, random_state=seed, stratify=stratify)
-    return tr, te
-
-
 def _json_label(x: Any) -> Any:
     return x.item() if hasattr(x, "item") else x
 
@@ -185,7 +171,7 @@ def train_head(
     y_idx = np.searchsorted(classes, y_tr)
     est.fit(X_tr, y_idx, len(classes)) if isinstance(est, MLPHead) else est.fit(X_tr, y_idx)
     acc = float(np.mean(classes[est.predict_proba(X_te).argmax(1)] == y_te)) if len(y_te) else float("nan")
-    head = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_share(y_te))
+    head = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_baseline(y_te))
     if use_cache:
         save_head(est, folder, {"classes": [_json_label(c) for c in classes], "accuracy": acc,
                                 "n_train": len(y_tr), "n_test": len(y_te), "majority_baseline": head.majority_baseline})

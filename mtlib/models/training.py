@@ -4,7 +4,11 @@ Intuition: heads on frozen features (an MLP probe), fine-tuned encoders (a
 lexical-relation pair classifier, later PSS and SETI) differ only in what a
 batch is and how the loss is computed. :func:`fit` owns the rest: seeding,
 shuffling, the optimiser, device placement, mixed precision on CUDA, and a
-per-epoch log, so every notebook trains the same way on CPU and GPU.
+per-epoch log, so every notebook trains the same way on CPU and GPU. The
+seeded pieces around it live here too: :func:`seed_everything`, the epoch's
+batches (:func:`length_bucketed_batches`) and the held-out split
+(:func:`stratified_split`). Heads (:mod:`mtlib.models.heads`) and fine-tuned
+networks (:mod:`mtlib.models.tuned`) both train through this module.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from mtlib.utils.batching import resolve_device
+
+__all__ = ["TrainLog", "fit", "length_bucketed_batches", "seed_everything", "stratified_split"]
 
 
 def seed_everything(seed: int) -> None:
@@ -141,12 +147,31 @@ def length_bucketed_batches(lengths: Sequence[int], batch_size: int, rng: np.ran
     Returns:
         Index arrays that together are a permutation of ``range(n)``.
     """
-    lengths = np.asarray(lengths)
-    order = rng.permutation(len(lengths))
+    lens = np.asarray(lengths)
+    order = rng.permutation(len(lens))
     pool = max(1, pool_batches * batch_size)
     out: list[np.ndarray] = []
     for start in range(0, len(order), pool):
         part = order[start:start + pool]
-        part = part[np.argsort(lengths[part], kind="stable")]
+        part = part[np.argsort(lens[part], kind="stable")]
         out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
     return [out[i] for i in rng.permutation(len(out))]
+
+
+def stratified_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded train and held-out positions, stratified by ``y`` when every class has two examples.
+
+    Args:
+        y: Labels, shape ``(n,)``.
+        fraction: Share of positions held out, in ``(0, 1)``.
+        seed: Seeds the split.
+
+    Returns:
+        ``(train positions, held-out positions)``, together a permutation of ``range(n)``.
+    """
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(len(y))
+    stratify = y if np.min(np.unique(y, return_counts=True)[1]) >= 2 else None
+    tr, te = train_test_split(idx, test_size=fraction, random_state=seed, stratify=stratify)
+    return tr, te

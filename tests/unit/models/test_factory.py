@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from mtlib import models
-from mtlib.models import factory
+from mtlib.models import store
 
 GARDEN = ["cherry", "tree", "garden", "apple", "fruit", "table"]
 ANIMALS = ["dogs", "bark", "night", "poodles", "sleep", "king"]
@@ -72,20 +72,20 @@ def test_head_learns_a_separable_task_and_reports_its_baseline(toy_bert_dir, hea
 def test_finetune_learns_the_task_on_tiny_bert_and_second_call_reloads(toy_bert_dir):
     train = _toy(seed=2)
     kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=8, lr=2e-3, batch_size=16, device="cpu", seed=0)
-    before = factory.fits
     clf = models.classifier(str(toy_bert_dir), train, **kwargs)
-    assert factory.fits == before + 1 and not clf.training.from_cache
+    assert not clf.training.from_cache and clf.training.seconds > 0  # trained here
+    assert models.classifier(str(toy_bert_dir), train, **kwargs) is clf  # the in-process memo
     assert clf.training.heldout_accuracy > 0.9 and len(clf.training.train_log) == 8
     probs = clf.classify(["cherry garden", "poodles sleep"])
-    factory._MEMO.clear()  # as in a new process: only the disk cache is left
+    store._MEMO.clear()  # as in a new process: only the disk cache is left
     again = models.classifier(str(toy_bert_dir), train, **kwargs)
-    assert factory.fits == before + 1 and again.training.from_cache
+    assert again.training.from_cache and again.training.seconds == clf.training.seconds  # reloaded, not trained
     assert again.training.heldout_accuracy == clf.training.heldout_accuracy
     np.testing.assert_allclose(again.classify(["cherry garden", "poodles sleep"]), probs, atol=1e-6)
     assert again.net is None  # cached outputs: the network was not even rebuilt
     np.testing.assert_allclose(again.classify(["apple table"]), clf.classify(["apple table"]), atol=1e-5)
     other = models.classifier(str(toy_bert_dir), train, **{**kwargs, "seed": 1, "epochs": 1})
-    assert factory.fits == before + 2 and not other.training.from_cache
+    assert not other.training.from_cache and other.training.key != clf.training.key
 
 
 def test_pairs_head_and_cross_encoder(toy_bert_dir):

@@ -1,0 +1,211 @@
+"""What a classifier is asked to be (:class:`ClassifierSettings`) and how it came about (:class:`Training`).
+
+Intuition: :func:`mtlib.models.classifier` takes many options (head, seed,
+epochs...). They live in one dataclass, checked once, so each way of building
+a classifier (native, frozen features + head, fine-tuned) reads the same
+values; the resolved values that decide the trained weights go into the cache
+key (:func:`cache_settings`), and the :class:`Training` record travels with
+the classifier (and its cache entry) to say how it was obtained.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+
+from mtlib.models.base import Model
+from mtlib.models.heads import FORMAT
+
+__all__ = ["HOWS", "ClassifierSettings", "Training", "cache_settings", "json_safe", "resolved_hyper"]
+
+HOWS = ("auto", "native", "head", "finetune")
+
+
+def json_safe(obj: Any) -> Any:
+    """``obj`` as JSON would give it back (tuples become lists, other values their ``str``)."""
+    return json.loads(json.dumps(obj, default=str))
+
+
+@dataclass
+class ClassifierSettings:
+    """Every option of :func:`mtlib.models.classifier` but the model, the data and ``how``.
+
+    Attributes:
+        head: ``"linear"`` (logistic regression on standardised features) or ``"mlp"``.
+        hidden: Hidden sizes of the MLP head.
+        labels: Class order (the columns of ``classify``); default: sorted unique training labels.
+        valid: Held-out data in the same form as ``train``.
+        heldout_fraction: Without ``valid``, this stratified fraction of ``train`` is held out.
+        seed: Seeds the split, the initialisation and the batch order.
+        epochs, lr, batch_size: Training settings (None: the defaults of :func:`resolved_hyper`).
+        max_length: Truncation length in tokens when fine-tuning.
+        device: ``"auto"`` or an explicit torch device.
+        pooling: Fine-tuning a Hugging Face encoder: ``"mean"`` or ``"first"`` token.
+        use_cache: Reload an identical training from the disk cache.
+        init: A classifier from the factory to continue training from.
+        C: Inverse regularisation strength of a linear head.
+        class_weight: ``"balanced"`` or None, for a linear head.
+    """
+
+    head: str = "linear"
+    hidden: Sequence[int] = (500, 100)
+    labels: Sequence[Any] | None = None
+    valid: Any = None
+    heldout_fraction: float = 0.1
+    seed: int = 0
+    epochs: int | None = None
+    lr: float | None = None
+    batch_size: int | None = None
+    max_length: int = 128
+    device: str = "auto"
+    pooling: str = "mean"
+    use_cache: bool = True
+    init: Model | None = None
+    C: float = 1.0
+    class_weight: str | None = None
+
+    @classmethod
+    def from_options(
+        cls, name: str, options: dict[str, Any], start: ClassifierSettings | None = None
+    ) -> ClassifierSettings:
+        """Settings from the keyword options of :func:`mtlib.models.classifier` (over ``start``, if given).
+
+        Raises:
+            TypeError: an option that is not a field, listing the known ones.
+        """
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise TypeError(f"classifier({name!r}): unknown option(s) {unknown}; the options are {known}")
+        settings = replace(start, **options) if start is not None else cls(**options)
+        settings.check(name)
+        return settings
+
+    def check(self, name: str) -> None:
+        """Refuse values that would silently train something else than asked (0 epochs as the default...).
+
+        Raises:
+            ValueError: naming the option, what it must be and what it got.
+        """
+        where = f"classifier({name!r})"
+        for option in ("epochs", "batch_size"):
+            value = getattr(self, option)
+            if value is not None and not _whole(value, 1):
+                raise ValueError(
+                    f"{where}: {option} must be a whole number >= 1 (or None for the default); got {value!r}"
+                )
+        if not _whole(self.max_length, 1):
+            raise ValueError(f"{where}: max_length must be a whole number of tokens >= 1; got {self.max_length!r}")
+        if self.lr is not None and not _positive(self.lr):
+            raise ValueError(f"{where}: lr must be a finite number > 0 (or None for the default); got {self.lr!r}")
+        if not _positive(self.C):
+            raise ValueError(
+                f"{where}: C (inverse regularisation of a linear head) must be a finite number > 0; got {self.C!r}"
+            )
+        if self.class_weight not in (None, "balanced"):
+            raise ValueError(f"{where}: class_weight must be 'balanced' or None; got {self.class_weight!r}")
+        sizes = list(self.hidden) if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str) else None
+        if sizes is None or not all(_whole(h, 1) for h in sizes):
+            raise ValueError(
+                f"{where}: hidden must be a tuple of layer sizes, each a whole number >= 1 "
+                f"(e.g. (500, 100)); got {self.hidden!r}"
+            )
+
+
+def _whole(value: Any, least: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) of at least ``least``."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and bool(value >= least)
+
+
+def _positive(value: Any) -> bool:
+    """Whether ``value`` is a finite real number above 0."""
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and bool(value > 0)
+    )
+
+
+@dataclass
+class Training:
+    """How a classifier was obtained and how well it does on held-out data.
+
+    Attributes:
+        how: ``"native"``, ``"head"`` or ``"finetune"``.
+        head: ``"linear"``, ``"mlp"`` or ``"native"`` (the model's own layer).
+        settings: Every setting that went into the cache key.
+        seed: Seeds the split, the initialisation and the batch order.
+        heldout_accuracy: Accuracy on ``valid`` if given, else on the
+            stratified ``heldout_fraction`` of ``train`` left out of training
+            (``None`` without held-out data).
+        majority_baseline: Share of the held-out set's most frequent label
+            (the accuracy of always answering it); ``None`` likewise.
+        train_log: Mean training loss per epoch (empty for a linear head or native).
+        from_cache: True when the trained weights were reloaded, not trained.
+        n_train, n_heldout: Examples trained on and evaluated on.
+        key: The cache key.
+        seconds: Time to train (0 when reloaded).
+    """
+
+    how: str
+    head: str
+    settings: dict[str, Any]
+    seed: int
+    heldout_accuracy: float | None
+    majority_baseline: float | None
+    train_log: list[float] = field(default_factory=list)
+    from_cache: bool = False
+    n_train: int = 0
+    n_heldout: int = 0
+    key: str = ""
+    seconds: float = 0.0
+
+
+def resolved_hyper(how: str, s: ClassifierSettings, kind: str) -> tuple[int, float, int]:
+    """``(epochs, lr, batch_size)`` with the defaults filled in.
+
+    Fine-tuning: 3 epochs, lr 2e-5 (1e-3 for a static embedding table), batch 32;
+    an MLP head: 30 epochs, lr 1e-3, batch 64; a linear head has none (zeros).
+    """
+    if how == "finetune":
+        return (s.epochs or 3, s.lr or (1e-3 if kind == "wordpiece-static" else 2e-5), s.batch_size or 32)
+    if s.head == "mlp":
+        return (s.epochs or 30, s.lr or 1e-3, s.batch_size or 64)
+    return (0, 0.0, 0)
+
+
+def cache_settings(
+    how: str, s: ClassifierSettings, kind: str, classes: list[Any], pairs: bool, valid_hash: str | None
+) -> dict[str, Any]:
+    """The resolved settings that decide the trained weights: part of the cache key and of :class:`Training`."""
+    n_epochs, n_lr, n_batch = resolved_hyper(how, s, kind)
+    settings: dict[str, Any] = {
+        "how": how,
+        "head": s.head,
+        "hidden": list(s.hidden) if s.head == "mlp" else [],
+        "epochs": n_epochs,
+        "lr": n_lr,
+        "batch_size": n_batch,
+        "labels": json_safe(classes),
+        "pairs": pairs,
+        "heldout_fraction": s.heldout_fraction if s.valid is None else None,
+        "valid": valid_hash,
+        "max_length": s.max_length if how == "finetune" else None,
+        "pooling": s.pooling if how == "finetune" else None,
+        "seed": s.seed,
+        "format": FORMAT,
+    }
+    if how == "head" and s.head == "linear" and (s.C != 1.0 or s.class_weight is not None):
+        # only when asked for: the keys of every default linear head (and their caches) stay as they were
+        settings.update(C=float(s.C), class_weight=s.class_weight)
+    if s.init is not None:  # continue: the init's architecture, and its identity in the cache key
+        init_settings = s.init.training.settings  # type: ignore[attr-defined]
+        keep = ("head", "hidden", "pooling", "max_length") if how == "finetune" else ("hidden",)
+        settings.update({k: init_settings[k] for k in keep}, init=s.init.identity)
+    return settings

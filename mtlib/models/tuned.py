@@ -1,0 +1,261 @@
+"""Fine-tuned classifiers (``how="finetune"``): encoder and head trained together, weights cached.
+
+Intuition: :mod:`mtlib.models.finetune` builds a trainable copy of a model
+with a fresh head; :func:`finetune_network` trains it with the one seeded loop
+(:func:`mtlib.models.training.fit`) on length-bucketed batches padded to their
+longest member; :class:`FineTunedClassifier` predicts with it, batched and
+cached by input, and rebuilds the network from the saved ``safetensors``
+weights only when a prediction is not in the output cache.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mtlib.models.base import Model, softmax
+from mtlib.models.finetune import Encoder, build_network
+from mtlib.models.labelled import Task
+from mtlib.models.settings import ClassifierSettings, Training
+from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
+from mtlib.models.training import fit, length_bucketed_batches, seed_everything
+from mtlib.utils.batching import inference_context, run_batched
+from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
+
+__all__ = ["FineTunedClassifier", "finetune_network", "finetuned_classifier", "weights_bytes"]
+
+
+class FineTunedClassifier(Model):
+    """A network trained end to end; predictions are batched by length and cached by input.
+
+    The network is rebuilt from the base model and the saved weights only
+    when a prediction is missing from the output cache.
+    """
+
+    kind = "finetuned-classifier"
+
+    def __init__(
+        self,
+        base: Model,
+        folder: Path,
+        labels: Sequence[Any],
+        training: Training,
+        device: str,
+        use_cache: bool = True,
+    ) -> None:
+        super().__init__(f"{base.name}+finetuned", f"{base.identity}+finetune:{training.key}", device, use_cache)
+        self.base, self.folder, self.labels, self.training = base, folder, list(labels), training
+        #: The weights (content-addressed ``weights.<digest>.safetensors``, set from the cache record).
+        self.weights_file = folder / "weights.safetensors"
+        self.net: Any = None
+        self.encoder: Any = None
+        self.max_tokens = 65536 if device.startswith("cuda") else 2048
+
+    def _build(self) -> None:
+        s = self.training.settings
+        self.net, self.encoder, _ = build_network(
+            self.base,
+            len(self.labels),
+            self.labels,
+            head=s["head"],
+            hidden=s["hidden"],
+            pooling=s["pooling"],
+            pairs=s["pairs"],
+            max_length=s["max_length"],
+        )
+
+    def _ensure_net(self) -> None:
+        if self.net is not None:
+            return
+        from safetensors.torch import load_file
+
+        self._build()
+        net: Any = self.net
+        net.load_state_dict(load_file(str(self.weights_file)))
+        net.to(self.device).eval()
+
+    def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        texts = list(texts)
+        pairs = list(text_pairs) if text_pairs is not None else None
+        if pairs is not None and len(pairs) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(pairs)} text_pairs")
+        if (pairs is not None) != self.training.settings["pairs"]:
+            trained = "text pairs" if self.training.settings["pairs"] else "single texts"
+            raise ValueError(f"{self.name} was trained on {trained}; call it the same way")
+        if not texts:
+            return np.zeros((0, len(self.labels)))
+        items = [t if pairs is None else {"t": t, "p": p} for t, p in zip(texts, pairs or texts)]
+
+        def compute(batch: list[Any]) -> np.ndarray:
+            self._ensure_net()
+            bt = [it if isinstance(it, str) else it["t"] for it in batch]
+            bp = [it["p"] for it in batch] if pairs is not None else None
+            examples = self.encoder.encode(bt, bp)
+            return run_batched(
+                examples,
+                self._forward,
+                lengths=[self.encoder.length(e) for e in examples],
+                max_tokens=self.max_tokens,
+                show_progress=False,
+            )
+
+        rows = cached_rows(
+            self._cache("logits", f"pair={pairs is not None}"), items, compute, desc=f"classify {self.name}"
+        )
+        return rows.astype(np.float64)
+
+    def _forward(self, examples: list[dict[str, list[int]]]) -> np.ndarray:
+        self.calls += 1
+        batch = {k: v.to(self.device) for k, v in self.encoder.collate(examples).items()}
+        with inference_context(self.device):
+            return self.net(**batch).float().cpu().numpy()
+
+    def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        return softmax(self.logits(texts, text_pairs))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence embeddings of the fine-tuned encoder (the head's input for single texts), cached.
+
+        Shape ``(n, d)``: a frozen-vs-fine-tuned comparison reads both encoders the same way.
+        """
+        texts = list(texts)
+
+        def compute(batch: list[str]) -> np.ndarray:
+            self._ensure_net()
+            examples = self.encoder.encode(batch, None)
+            return run_batched(
+                examples,
+                self._pooled,
+                lengths=[self.encoder.length(e) for e in examples],
+                max_tokens=self.max_tokens,
+                show_progress=False,
+            )
+
+        return cached_rows(self._cache("embed"), texts, compute, desc=f"embed {self.name}")
+
+    def _pooled(self, examples: list[dict[str, list[int]]]) -> np.ndarray:
+        self.calls += 1
+        batch = {k: v.to(self.device) for k, v in self.encoder.collate(examples).items()}
+        with inference_context(self.device):
+            return self.net.pooled(**batch).float().cpu().numpy()
+
+
+def finetune_network(
+    model: Model,
+    data: dict[str, Any],
+    s: dict[str, Any],
+    labels: list[Any],
+    device: str,
+    *,
+    pad_to: int | None = None,
+    bucketed: bool = True,
+    init: FineTunedClassifier | None = None,
+) -> tuple[Any, Encoder, list[float]]:
+    """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, losses per epoch)``.
+
+    Args:
+        model: The loaded model to copy (never modified).
+        data: ``{"texts", "pairs", "y" (n,), "k"}``, the training part.
+        s: The resolved settings (``head``, ``hidden``, ``pooling``, ``max_length``, ``epochs``, ``lr``,
+            ``batch_size``, ``seed``).
+        labels: The class order.
+        device: A resolved torch device.
+        pad_to, bucketed: ``pad_to=128, bucketed=False`` give the baseline of
+            ``benchmarks/bench_training.py`` (every batch padded to a fixed length, batches in random order).
+        init: Start from this classifier's trained weights instead of fresh ones.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    seed_everything(s["seed"])
+    net, encoder, _ = build_network(
+        model,
+        data["k"],
+        labels,
+        head=s["head"],
+        hidden=s["hidden"],
+        pooling=s["pooling"],
+        pairs=data["pairs"] is not None,
+        max_length=s["max_length"],
+    )
+    if init is not None:
+        init._ensure_net()
+        net.load_state_dict(init.net.state_dict())
+    examples = encoder.encode(data["texts"], data["pairs"])
+    lengths = [encoder.length(e) for e in examples]
+    y = torch.as_tensor(data["y"], dtype=torch.long)
+
+    def step_loss(module: Any, idx: np.ndarray, dev: str) -> Any:
+        batch = encoder.collate([examples[i] for i in idx], pad_to)
+        logits = module(**{k: v.to(dev) for k, v in batch.items()})
+        return F.cross_entropy(logits.float(), y[idx].to(dev))
+
+    def buckets(rng: np.random.Generator) -> list[np.ndarray]:
+        return length_bucketed_batches(lengths, s["batch_size"], rng)
+
+    log = fit(
+        net,
+        len(examples),
+        step_loss,
+        epochs=s["epochs"],
+        batch_size=s["batch_size"],
+        lr=s["lr"],
+        weight_decay=0.01,
+        seed=s["seed"],
+        device=device,
+        warmup_fraction=0.1,
+        batches=buckets if bucketed else None,
+    )
+    return net, encoder, log.losses
+
+
+def weights_bytes(net: Any) -> bytes:
+    """The network's weights as ``safetensors`` bytes (stored with their SHA-256 in ``classifier.json``)."""
+    from safetensors.torch import save
+
+    state = {k: v.detach().cpu().contiguous().clone() for k, v in net.state_dict().items()}
+    return save(state)
+
+
+def finetuned_classifier(
+    base: Model, task: Task, settings: dict[str, Any], key: str, s: ClassifierSettings, device: str
+) -> FineTunedClassifier:
+    """``base`` fine-tuned on ``task``: reloaded from the cache entry ``key``, else trained and stored."""
+    folder = folder_of(key)
+    record = read_entry(folder) if s.use_cache else None
+    if record is not None and "weights.safetensors" in record["files"]:  # its digest checked by read_entry
+        clf = FineTunedClassifier(base, folder, task.classes, cached_training(record), device, s.use_cache)
+        clf.weights_file = record_file(folder, record, "weights.safetensors")
+        return clf
+    start = time.perf_counter()
+    held = task.held
+    training = Training(
+        "finetune",
+        s.head,
+        settings,
+        s.seed,
+        None,
+        None,
+        [],
+        False,
+        len(task.data["y"]),
+        0 if held is None else len(held["y"]),
+        key,
+    )
+    init = s.init if isinstance(s.init, FineTunedClassifier) else None
+    net, encoder, training.train_log = finetune_network(base, task.data, settings, task.classes, device, init=init)
+    if base.kind == "hf-classifier":
+        training.head = "native"
+    weights = weights_bytes(net) if s.use_cache else b""
+    clf = FineTunedClassifier(base, folder, task.classes, training, device, s.use_cache)
+    clf.net, clf.encoder = net.eval(), encoder
+    training.seconds = time.perf_counter() - start
+    evaluate(clf, training, held)
+    if s.use_cache:
+        write_entry(folder, training, task.classes, base, {"weights.safetensors": weights})
+        clf.weights_file = folder / addressed_name("weights.safetensors", sha256_hex(weights))
+    return clf
