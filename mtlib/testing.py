@@ -40,10 +40,12 @@ class RelationGateError(AssertionError):
 def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.95, k: int = 5) -> str:
     """Rate, interval, description and the k worst cases, as one readable message."""
     low, high = result.interval(confidence)
-    lines = [f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
-             f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
-             f"gate: upper bound {result.gate_bound(confidence):.4f} must be <= {max_rate:.4f}",
-             f"relation: {result.description}"]
+    lines = [
+        f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
+        f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
+        f"gate: upper bound {result.gate_bound(confidence):.4f} must be <= {max_rate:.4f}",
+        f"relation: {result.description}",
+    ]
     if "skipped" in result.extra:
         lines.append(f"skipped (transformation not applicable): {result.extra['skipped']}")
     if result.groups is not None and "rate" in result.groups:
@@ -56,8 +58,17 @@ def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.
     return "\n".join(lines)
 
 
-def assert_relation(model_or_scorer: Any, relation: Relation, inputs: Sequence[str], *, max_rate: float = 0.10,
-                    confidence: float = 0.95, n_boot: int = 200, seed: int = 0, **kwargs: Any) -> RelationResult:
+def assert_relation(
+    model_or_scorer: Any,
+    relation: Relation,
+    inputs: Sequence[str],
+    *,
+    max_rate: float = 0.10,
+    confidence: float = 0.95,
+    n_boot: int = 200,
+    seed: int = 0,
+    **kwargs: Any,
+) -> RelationResult:
     """Evaluate ``relation`` on ``inputs`` and fail unless it passes the gate.
 
     Args:

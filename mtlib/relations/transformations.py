@@ -35,26 +35,79 @@ import numpy as np
 from mtlib.data.papers import MANINO_TABLE1
 
 __all__ = [
-    "NotApplicable", "Transformation", "Composed", "Concatenation", "Typos", "Contractions", "NameSwap",
-    "NumberSwap", "Negation", "Punctuation", "Casing", "Synonyms", "FunctionTransformation", "as_transformation",
-    "apply", "manino_table1", "robustness_suite", "POSITIONS", "CONTRACTIONS", "NAMES",
+    "NotApplicable",
+    "Transformation",
+    "Composed",
+    "Concatenation",
+    "Typos",
+    "Contractions",
+    "NameSwap",
+    "NumberSwap",
+    "Negation",
+    "Punctuation",
+    "Casing",
+    "Synonyms",
+    "FunctionTransformation",
+    "as_transformation",
+    "apply",
+    "manino_table1",
+    "robustness_suite",
+    "POSITIONS",
+    "CONTRACTIONS",
+    "NAMES",
 ]
 
 POSITIONS = ("start", "end")
 
 #: Expansion -> contraction (lower case). Written here from common English usage.
 CONTRACTIONS = {
-    "is not": "isn't", "are not": "aren't", "was not": "wasn't", "were not": "weren't", "do not": "don't",
-    "does not": "doesn't", "did not": "didn't", "cannot": "can't", "will not": "won't", "would not": "wouldn't",
-    "could not": "couldn't", "should not": "shouldn't", "have not": "haven't", "has not": "hasn't",
-    "had not": "hadn't", "it is": "it's", "that is": "that's", "there is": "there's", "i am": "i'm",
-    "you are": "you're", "we are": "we're", "they are": "they're", "i have": "i've", "i will": "i'll",
-    "let us": "let's", "what is": "what's",
+    "is not": "isn't",
+    "are not": "aren't",
+    "was not": "wasn't",
+    "were not": "weren't",
+    "do not": "don't",
+    "does not": "doesn't",
+    "did not": "didn't",
+    "cannot": "can't",
+    "will not": "won't",
+    "would not": "wouldn't",
+    "could not": "couldn't",
+    "should not": "shouldn't",
+    "have not": "haven't",
+    "has not": "hasn't",
+    "had not": "hadn't",
+    "it is": "it's",
+    "that is": "that's",
+    "there is": "there's",
+    "i am": "i'm",
+    "you are": "you're",
+    "we are": "we're",
+    "they are": "they're",
+    "i have": "i've",
+    "i will": "i'll",
+    "let us": "let's",
+    "what is": "what's",
 }
 
 #: First names swapped by :class:`NameSwap` (a small, mixed list written here).
-NAMES = ("John", "Mary", "James", "Anna", "David", "Maria", "Michael", "Sarah", "Ahmed", "Mei", "Carlos", "Priya",
-         "Tom", "Emma", "Kenji", "Fatima")
+NAMES = (
+    "John",
+    "Mary",
+    "James",
+    "Anna",
+    "David",
+    "Maria",
+    "Michael",
+    "Sarah",
+    "Ahmed",
+    "Mei",
+    "Carlos",
+    "Priya",
+    "Tom",
+    "Emma",
+    "Kenji",
+    "Fatima",
+)
 
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _AUXILIARIES = ("is", "are", "was", "were", "can", "will", "do", "does", "did")
@@ -241,8 +294,9 @@ class Typos(Transformation):
 
     def __call__(self, x: str) -> str:
         # Positions p with x[p] and x[p+1] both inside a word of 4+ letters, not its first letter.
-        spots = [p for m in re.finditer(r"[A-Za-z]{4,}", x) for p in range(m.start() + 1, m.end() - 1)
-                 if x[p] != x[p + 1]]
+        spots = [
+            p for m in re.finditer(r"[A-Za-z]{4,}", x) for p in range(m.start() + 1, m.end() - 1) if x[p] != x[p + 1]
+        ]
         if not spots:
             raise NotApplicable(f"no word of 4+ letters to put a typo in: {x[:60]!r}")
         rng = _rng(self.seed, x)
@@ -282,14 +336,15 @@ class Contractions(Transformation):
 
     @property
     def description(self) -> str:  # type: ignore[override]
-        return "contract e.g. 'do not' to \"don't\"" if self.mode == "contract" else \
-            "expand e.g. \"don't\" to 'do not'"
+        return "contract e.g. 'do not' to \"don't\"" if self.mode == "contract" else "expand e.g. \"don't\" to 'do not'"
 
     def __call__(self, x: str) -> str:
         pairs = self.table.items() if self.mode == "contract" else ((b, a) for a, b in self.table.items())
         mapping = {a.lower(): b for a, b in pairs}
-        pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True))
-                             + r")(?![\w'])", re.IGNORECASE)
+        pattern = re.compile(
+            r"\b(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)) + r")(?![\w'])",
+            re.IGNORECASE,
+        )
         out, count = pattern.subn(lambda m: _match_case(mapping[m.group(0).lower()], m.group(0)), x)
         if not count:
             raise NotApplicable(f"nothing to {self.mode}: {x[:60]!r}")
@@ -387,14 +442,14 @@ class Negation(Transformation):
         m = re.search(r"\b(" + "|".join(_AUXILIARIES) + r")(n't)?\b", x, re.IGNORECASE)
         if m is None:
             raise NotApplicable(f"no auxiliary (is/are/was/were/can/will/do/does/did) in {x[:60]!r}")
-        if m.group(2) or re.match(r"\s+(not|never)\b", x[m.end():], re.IGNORECASE):
+        if m.group(2) or re.match(r"\s+(not|never)\b", x[m.end() :], re.IGNORECASE):
             raise NotApplicable(f"already negated: {x[:60]!r}")
-        before = x[:m.start()].rstrip()
+        before = x[: m.start()].rstrip()
         if not before or before[-1] in ".!?:;":
             raise NotApplicable(f"the auxiliary starts a sentence (a question?), no simple rule: {x[:60]!r}")
         aux = m.group(1)
         new = aux + "not" if aux.lower() == "can" else aux + " not"
-        return x[:m.start()] + new + x[m.end():]
+        return x[: m.start()] + new + x[m.end() :]
 
 
 @dataclass(frozen=True)
@@ -484,8 +539,9 @@ class Synonyms(Transformation):
 
     def __call__(self, x: str) -> str:
         table = {k.lower(): ([v] if isinstance(v, str) else list(v)) for k, v in self.table.items()}
-        pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-                             + r")\b", re.IGNORECASE)
+        pattern = re.compile(
+            r"\b(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)) + r")\b", re.IGNORECASE
+        )
         if not pattern.search(x):
             raise NotApplicable(f"no listed word in {x[:60]!r}")
         rng = _rng(self.seed, x)
@@ -498,12 +554,20 @@ class Synonyms(Transformation):
 
 
 def manino_table1() -> list[Concatenation]:
-    """The six concatenations of Manino et al. Table 1 (ids T1..T6), built from :data:`mtlib.data.papers.MANINO_TABLE1`."""
+    """The six concatenations of Manino et al. Table 1 (ids T1..T6).
 
+    Built from :data:`mtlib.data.papers.MANINO_TABLE1`.
+    """
     return [Concatenation(text, pos, name=tid) for tid, text, pos, *_ in MANINO_TABLE1]
 
 
 def robustness_suite(seed: int = 0) -> list[Transformation]:
     """Six label-preserving perturbations for invariance gates: typos, contractions, punctuation, casing."""
-    return [Typos("swap", seed=seed), Typos("delete", seed=seed), Contractions("contract"),
-            Contractions("expand"), Punctuation("strip"), Casing("lower")]
+    return [
+        Typos("swap", seed=seed),
+        Typos("delete", seed=seed),
+        Contractions("contract"),
+        Contractions("expand"),
+        Punctuation("strip"),
+        Casing("lower"),
+    ]
