@@ -224,10 +224,12 @@ class Relation:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
-    def check(
-        self, src: Any, flw: Any = None, *, per_item: Any = None, n_boot: int = 1000, seed: int = 0
-    ) -> RelationResult:
-        """Count violations from the scores of the sources (``src``) and the follow-ups (``flw``)."""
+    def check(self, *args: Any, **kwargs: Any) -> RelationResult:
+        """Count violations from the scores of the sources (``src``) and the follow-ups (``flw``).
+
+        Every family implements ``check(src, flw, *, per_item=None, n_boot=1000, seed=0)``, some with
+        more arguments (the groups of :class:`~mtlib.relations.pairwise.PairwiseCompositionality`).
+        """
         raise NotImplementedError(f"{type(self).__name__} must implement check(src, flw, ...)")
 
     # -- results from what a user's check returns ---------------------------------------------------

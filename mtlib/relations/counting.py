@@ -284,7 +284,7 @@ def _concordant_counts(rank: np.ndarray, weights: np.ndarray | None) -> np.ndarr
         ``rank[q] > rank[p]``.
     """
     n = rank.size
-    index_type = np.int32 if n < 2**31 else np.int64
+    index_type: type[np.signedinteger[Any]] = np.int32 if n < 2**31 else np.int64
     slot = np.arange(n, dtype=index_type)
     item = np.argsort(rank * n + (n - 1 - slot)).astype(index_type)
     weight = None if weights is None else weights[item]
@@ -392,7 +392,7 @@ def _exact_transitivity(a: np.ndarray, w: np.ndarray | None, per_item: bool, row
     """
     n = a.shape[0]
     mult = np.ones(n, np.int64) if w is None else w
-    dtype = np.float32 if mult.sum() < _FLOAT32_EXACT else np.float64
+    dtype: type[np.floating[Any]] = np.float32 if mult.sum() < _FLOAT32_EXACT else np.float64
     af = a.astype(dtype)
     wf = None if w is None else w.astype(dtype)
     first_v = np.zeros(n, np.int64)

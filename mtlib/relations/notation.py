@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from matplotlib import patches as mpatches
 from matplotlib.figure import Figure
@@ -211,7 +211,7 @@ class Diagram:
             ax = fig.add_subplot()
             own = True
         else:
-            fig = ax.figure
+            fig = cast(Figure, ax.figure)  # a SubFigure when drawn into one; returned as is
             own = False
 
         ax.set_xlim(x0, x1)
@@ -464,6 +464,7 @@ def _render(ax, lay: _Layout, k: float) -> None:
     """Add the artists of ``lay`` to ``ax``; ``k`` rescales points-based sizes."""
     for n in lay.nodes:
         face = SOURCE_FACECOLOR if n.source else NODE_FACECOLOR
+        patch: mpatches.Patch
         if n.kind == "text":
             patch = mpatches.Circle(n.xy, CIRCLE_RADIUS)
         else:

@@ -48,7 +48,8 @@ def _order_segments_boot(
     if not n_boot or not segments:
         return None, [None] * len(segments)
     weights = bootstrap.bootstrap_weights(n, n_boot, seed)
-    v_tot, c_tot, parts = np.zeros(n_boot), np.zeros(n_boot), []
+    v_tot, c_tot = np.zeros(n_boot), np.zeros(n_boot)
+    parts: list[np.ndarray | None] = []
     for s in segments:
         w = weights[:, s["wkey"]]
         if len(s["src"]) <= _DENSE_BOOT_MAX:
@@ -183,17 +184,19 @@ class PairwiseSystematicity(Relation):
         start = time.perf_counter()
         src = np.asarray(src, float)
         n = len(src)
-        segments, rows = [], []
+        segments: list[dict[str, Any]] = []
+        rows: list[dict[str, Any]] = []
         per_v, per_c = np.zeros(n, np.int64), np.zeros(n, np.int64)
         ties_src = ties_flw = 0
         for name, f in flws.items():
             m = np.ones(n, bool) if applied is None or name not in applied else np.asarray(applied[name], bool)
             idx = np.flatnonzero(m)
             exp = self.expected if _single else self._expected_of(name)
-            res = count_order_violations(src[idx], np.asarray(f, float)[idx], expected=exp, per_item=True)
-            per_v[idx] += res.per_item
-            per_c[idx] += res.per_item_cases
-            ties_src, ties_flw = ties_src + res.ties_src, ties_flw + res.ties_flw
+            cnt = count_order_violations(src[idx], np.asarray(f, float)[idx], expected=exp, per_item=True)
+            assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
+            per_v[idx] += cnt.per_item
+            per_c[idx] += cnt.per_item_cases
+            ties_src, ties_flw = ties_src + cnt.ties_src, ties_flw + cnt.ties_flw
             segments.append(
                 {
                     "group": name,
@@ -208,10 +211,10 @@ class PairwiseSystematicity(Relation):
                 {
                     "transformation": name,
                     "expected": exp,
-                    "cases": res.cases,
-                    "violations": res.violations,
-                    "rate": res.rate,
-                    "ties_flw": res.ties_flw,
+                    "cases": cnt.cases,
+                    "violations": cnt.violations,
+                    "rate": cnt.rate,
+                    "ties_flw": cnt.ties_flw,
                     "skipped": int(n - len(idx)),
                 }
             )
@@ -343,50 +346,17 @@ class PairwiseCompositionality(Relation):
             ``per_item`` per-item counts pooled over groups.
         """
         hid, out = np.asarray(src, float), np.asarray(flw, float)
-        groups = np.asarray(groups)
+        group_of = np.asarray(groups)
         item_labels = np.asarray(per_item) if per_item is not None else np.arange(len(hid))
-        if not (len(hid) == len(out) == len(groups) == len(item_labels)):
+        if not (len(hid) == len(out) == len(group_of) == len(item_labels)):
             raise ValueError("src, flw, groups and per_item must have the same length")
-        missing = sorted({str(g) for g in np.unique(groups)} - {str(g) for g in direction})
+        missing = sorted({str(g) for g in np.unique(group_of)} - {str(g) for g in direction})
         if missing:
             raise ValueError(f"no direction given for groups {missing[:5]}")
         dir_of = {str(k): v for k, v in direction.items()}
         start = time.perf_counter()
-        order = np.argsort(groups, kind="stable")
-        bounds = (
-            np.flatnonzero(np.r_[True, groups[order][1:] != groups[order][:-1], True])
-            if len(groups)
-            else np.zeros(1, int)
-        )
-        rows, v_item, c_item = [], np.zeros(len(hid), np.int64), np.zeros(len(hid), np.int64)
         item_codes, item_values = pd.factorize(pd.Series(item_labels))
-        segments = []
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            idx = order[a:b]
-            g = groups[idx[0]]
-            res = count_order_violations(hid[idx], out[idx], expected=dir_of[str(g)], per_item=True)
-            v_item[idx], c_item[idx] = res.per_item, res.per_item_cases
-            rows.append(
-                {
-                    "group": g,
-                    "expected": dir_of[str(g)],
-                    "n_items": len(idx),
-                    "cases": res.cases,
-                    "violations": res.violations,
-                    "rate": res.rate,
-                    "ties_src": res.ties_src,
-                }
-            )
-            segments.append(
-                {
-                    "group": g,
-                    "idx": idx,
-                    "wkey": item_codes[idx],
-                    "src": hid[idx],
-                    "flw": out[idx],
-                    "expected": dir_of[str(g)],
-                }
-            )
+        rows, v_item, c_item, segments = _count_in_groups(hid, out, group_of, dir_of, item_codes)
         seconds = time.perf_counter() - start
         group_frame = pd.DataFrame(
             rows, columns=["group", "expected", "n_items", "cases", "violations", "rate", "ties_src"]
@@ -438,10 +408,12 @@ class PairwiseCompositionality(Relation):
             raise ValueError("PairwiseCompositionality.evaluate needs groups= and direction=")
         inputs = [str(x) for x in inputs]
         texts = inputs
-        if self.transforms:
-            texts, applied = apply(self.transform, inputs)
+        transform = self.transform
+        if transform is not None:
+            follow, applied = apply(transform, inputs)
             if not applied.all():
-                raise NotApplicable(f"{self.transform.name} does not apply to {int((~applied).sum())} inputs")
+                raise NotApplicable(f"{transform.name} does not apply to {int((~applied).sum())} inputs")
+            texts = [f for f in follow if f is not None]  # every one applied
         scores = unique_outputs(texts, as_scorer(scorer))
         scores = np.asarray(scores, float)
         if scores.ndim != 2 or scores.shape[1] != 2:
@@ -460,3 +432,46 @@ class PairwiseCompositionality(Relation):
             rf"{self.output}(\mathbf{{y}}_1) \gtrless {self.output}(\mathbf{{y}}_2)$",
             title=self.name,
         )
+
+
+def _count_in_groups(
+    hid: np.ndarray, out: np.ndarray, group_of: np.ndarray, dir_of: Mapping[str, str], item_codes: np.ndarray
+) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    """Exact counts inside every group: ``(group rows, per-input violations (n,), cases (n,), segments)``."""
+    order = np.argsort(group_of, kind="stable")
+    bounds = (
+        np.flatnonzero(np.r_[True, group_of[order][1:] != group_of[order][:-1], True])
+        if len(group_of)
+        else np.zeros(1, int)
+    )
+    rows: list[dict[str, Any]] = []
+    segments: list[dict[str, Any]] = []
+    v_item, c_item = np.zeros(len(hid), np.int64), np.zeros(len(hid), np.int64)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        idx = order[a:b]
+        g = group_of[idx[0]]
+        cnt = count_order_violations(hid[idx], out[idx], expected=dir_of[str(g)], per_item=True)
+        assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
+        v_item[idx], c_item[idx] = cnt.per_item, cnt.per_item_cases
+        rows.append(
+            {
+                "group": g,
+                "expected": dir_of[str(g)],
+                "n_items": len(idx),
+                "cases": cnt.cases,
+                "violations": cnt.violations,
+                "rate": cnt.rate,
+                "ties_src": cnt.ties_src,
+            }
+        )
+        segments.append(
+            {
+                "group": g,
+                "idx": idx,
+                "wkey": item_codes[idx],
+                "src": hid[idx],
+                "flw": out[idx],
+                "expected": dir_of[str(g)],
+            }
+        )
+    return rows, v_item, c_item, segments

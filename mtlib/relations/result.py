@@ -316,83 +316,105 @@ def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
     segments = d.get("segments", [])
     rows: list[dict[str, Any]] = []
     if kind == "single":
-        for s in segments:
-            if s.get("violated") is None:
-                continue
-            ft = flw_text.get(s["group"]) if isinstance(flw_text, dict) else None
-            margin = s.get("margin")
-            for c in np.flatnonzero(s["violated"]):
-                i = int(s["idx"][c])
-                src_v = None if s.get("src") is None else s["src"][c]
-                flw_v = None if s.get("flw") is None else s["flw"][c]
-                rows.append(
-                    {
-                        "group": s["group"],
-                        "item": labels[i] if labels is not None else i,
-                        "src_text": _text(src_text, i),
-                        "flw_text": _text(ft, i),
-                        "src": _fmt(src_v),
-                        "flw": _fmt(flw_v),
-                        "margin": float(margin[c]) if margin is not None else np.nan,
-                    }
-                )
+        rows = _single_rows(segments, labels, src_text, flw_text)
     elif kind == "pairs":
-        for s in segments:
-            if len(s["idx"]) < 2:
-                continue
-            i, j, margin = worst_partners(s["src"], s["flw"], s["expected"])
-            top = np.argsort(-margin, kind="stable")[:k]
-            ft = flw_text.get(s["group"]) if isinstance(flw_text, dict) else None
-            for t in top:
-                a, b = int(s["idx"][i[t]]), int(s["idx"][j[t]])
-                rows.append(
-                    {
-                        "group": s["group"],
-                        "expected": s["expected"],
-                        "item_1": labels[a] if labels is not None else a,
-                        "item_2": labels[b] if labels is not None else b,
-                        "src_text_1": _text(src_text, a),
-                        "src_text_2": _text(src_text, b),
-                        "flw_text_1": _text(ft, a),
-                        "flw_text_2": _text(ft, b),
-                        "src_1": s["src"][i[t]],
-                        "src_2": s["src"][j[t]],
-                        "flw_1": s["flw"][i[t]],
-                        "flw_2": s["flw"][j[t]],
-                        "margin": float(margin[t]),
-                    }
-                )
+        rows = _pair_rows(segments, labels, src_text, flw_text, k)
     elif kind == "triples":
-        adj = d["adj"].copy()
-        np.fill_diagonal(adj, False)
-        a = adj.astype(np.float32)
-        paths = a @ a
-        bad = (paths > 0) & ~adj
-        np.fill_diagonal(bad, False)
-        ii, kk = np.nonzero(bad)
-        support = paths[ii, kk]
-        top = np.argsort(-support, kind="stable")[:k]
-        names = labels if labels is not None else src_text
-        for t in top:
-            i, kx = int(ii[t]), int(kk[t])
-            j = int(np.flatnonzero(adj[i] & adj[:, kx])[0])
-            rows.append(
-                {
-                    "x1": _text(names, i) if names is not None else i,
-                    "x2": _text(names, j) if names is not None else j,
-                    "x3": _text(names, kx) if names is not None else kx,
-                    "v12": True,
-                    "v23": True,
-                    "v13": False,
-                    "paths": int(support[t]),
-                    "margin": float(support[t]),
-                }
-            )
+        rows = _triple_rows(d["adj"], labels if labels is not None else src_text, k)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
     frame = frame.sort_values("margin", ascending=False, kind="stable").head(k).reset_index(drop=True)
     return frame.dropna(axis=1, how="all")
+
+
+def _single_rows(segments: list[dict[str, Any]], labels: Any, src_text: Any, flw_text: Any) -> list[dict[str, Any]]:
+    """One row per violated input, with its margin."""
+    rows = []
+    for s in segments:
+        if s.get("violated") is None:
+            continue
+        ft = flw_text.get(s["group"]) if isinstance(flw_text, dict) else None
+        margin = s.get("margin")
+        for c in np.flatnonzero(s["violated"]):
+            i = int(s["idx"][c])
+            src_v = None if s.get("src") is None else s["src"][c]
+            flw_v = None if s.get("flw") is None else s["flw"][c]
+            rows.append(
+                {
+                    "group": s["group"],
+                    "item": labels[i] if labels is not None else i,
+                    "src_text": _text(src_text, i),
+                    "flw_text": _text(ft, i),
+                    "src": _fmt(src_v),
+                    "flw": _fmt(flw_v),
+                    "margin": float(margin[c]) if margin is not None else np.nan,
+                }
+            )
+    return rows
+
+
+def _pair_rows(
+    segments: list[dict[str, Any]], labels: Any, src_text: Any, flw_text: Any, k: int
+) -> list[dict[str, Any]]:
+    """The k worst (item, worst partner) pairs of every segment."""
+    rows = []
+    for s in segments:
+        if len(s["idx"]) < 2:
+            continue
+        i, j, margin = worst_partners(s["src"], s["flw"], s["expected"])
+        top = np.argsort(-margin, kind="stable")[:k]
+        ft = flw_text.get(s["group"]) if isinstance(flw_text, dict) else None
+        for t in top:
+            a, b = int(s["idx"][i[t]]), int(s["idx"][j[t]])
+            rows.append(
+                {
+                    "group": s["group"],
+                    "expected": s["expected"],
+                    "item_1": labels[a] if labels is not None else a,
+                    "item_2": labels[b] if labels is not None else b,
+                    "src_text_1": _text(src_text, a),
+                    "src_text_2": _text(src_text, b),
+                    "flw_text_1": _text(ft, a),
+                    "flw_text_2": _text(ft, b),
+                    "src_1": s["src"][i[t]],
+                    "src_2": s["src"][j[t]],
+                    "flw_1": s["flw"][i[t]],
+                    "flw_2": s["flw"][j[t]],
+                    "margin": float(margin[t]),
+                }
+            )
+    return rows
+
+
+def _triple_rows(adj: np.ndarray, names: Any, k: int) -> list[dict[str, Any]]:
+    """The k violated triples whose missing v(x_i, x_k) has the most paths i -> j -> k."""
+    adj = adj.copy()
+    np.fill_diagonal(adj, False)
+    a = adj.astype(np.float32)
+    paths = a @ a
+    bad = (paths > 0) & ~adj
+    np.fill_diagonal(bad, False)
+    ii, kk = np.nonzero(bad)
+    support = paths[ii, kk]
+    top = np.argsort(-support, kind="stable")[:k]
+    rows = []
+    for t in top:
+        i, kx = int(ii[t]), int(kk[t])
+        j = int(np.flatnonzero(adj[i] & adj[:, kx])[0])
+        rows.append(
+            {
+                "x1": _text(names, i) if names is not None else i,
+                "x2": _text(names, j) if names is not None else j,
+                "x3": _text(names, kx) if names is not None else kx,
+                "v12": True,
+                "v23": True,
+                "v13": False,
+                "paths": int(support[t]),
+                "margin": float(support[t]),
+            }
+        )
+    return rows
 
 
 def _fmt(v: Any) -> Any:

@@ -78,6 +78,7 @@ class ThreeWayTransitivity(Relation):
             method = f"bootstrap over items (B={n_boot})"
         else:
             low, high, method = np.nan, np.nan, "none"
+        assert res.per_item is not None and res.per_item_cases is not None  # counted with per_item=True
         frame = per_item_frame(res.per_item, res.per_item_cases, per_item, res.n)
         n = res.n
         out = RelationResult(
