@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from mtlib.relations import Relation, RelationResult
+from mtlib.relations.errors import check_open_unit, check_rate, refuse
 
 __all__ = ["RelationGateError", "assert_relation", "gate_message"]
 
@@ -86,9 +87,15 @@ def assert_relation(
         The result, when the gate passes.
 
     Raises:
+        MtlibInputError: a wrong argument (``max_rate`` outside [0, 1], a
+            bare string as ``inputs``...), before the model is called.
         RelationGateError: (an ``AssertionError``) the upper end of the
             interval is above ``max_rate``, or there are no cases.
     """
+    if not isinstance(relation, Relation):
+        raise refuse("assert_relation", "relation", "a Relation (mtlib.relations)", relation)
+    check_rate(max_rate, "assert_relation", "max_rate")
+    check_open_unit(confidence, "assert_relation", "confidence")
     result = relation.evaluate(inputs, model_or_scorer, n_boot=n_boot, seed=seed, **kwargs)
     if not result.passes(max_rate=max_rate, confidence=confidence):
         raise RelationGateError(gate_message(result, max_rate, confidence), result)

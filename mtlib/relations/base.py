@@ -63,7 +63,7 @@ import pandas as pd
 
 from mtlib import models
 from mtlib.relations import bootstrap, notation
-from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.errors import MtlibInputError, check_count, check_scores, check_texts, refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, item_ratio_boot, per_item_frame, single_result
 from mtlib.relations.transformations import Transformation, apply, as_transformation
 
@@ -82,7 +82,9 @@ def unique_outputs(texts: Sequence[str], fn: Callable[[list[str]], np.ndarray]) 
     """
     texts = list(texts)
     uniq = list(dict.fromkeys(texts))
-    out = np.asarray(fn(uniq))
+    raw = fn(uniq)
+    check_scores(raw, "unique_outputs", "the scorer's output", ndim=(1, 2))
+    out = np.asarray(raw)
     if len(out) != len(uniq):
         raise ValueError(f"the scorer returned {len(out)} rows for {len(uniq)} texts")
     where = {t: i for i, t in enumerate(uniq)}
@@ -119,7 +121,7 @@ def as_scorer(model: Any, needs: str = "score") -> Callable[[list[str]], np.ndar
         return model.score
     if callable(model):
         return model
-    raise TypeError(f"cannot score texts with {type(model).__name__}: pass a model, a registry name or a function")
+    raise refuse("as_scorer", "model", "a model, a registry name or a function texts -> scores", model)
 
 
 def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
@@ -130,6 +132,10 @@ def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
 
     @functools.wraps(check)
     def wrapper(self: Relation, *args: Any, **kwargs: Any) -> RelationResult:
+        where = f"{type(self).__name__}.check"
+        for key in ("n_boot", "seed"):
+            if key in kwargs:
+                kwargs[key] = check_count(kwargs[key], where, key)
         for old, new in _RENAMED.items():
             if old in kwargs:
                 warnings.warn(
@@ -279,7 +285,7 @@ class Relation:
         if not self.transforms:
             raise ValueError(f"{self!r} has no transformation; pass follow-up scores to check() instead")
         fn = as_scorer(scorer, self.needs)
-        inputs = [str(x) for x in inputs]
+        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
         made = {t.name: apply(t, inputs) for t in self.transforms}
         texts = inputs + [f for follow, _ in made.values() for f in follow if f is not None]
         scores = unique_outputs(texts, fn)
@@ -318,7 +324,8 @@ class Relation:
             The result; ``extra["skipped"]`` counts (input, transformation)
             pairs a transformation did not apply to; ``examples()`` shows texts.
         """
-        inputs = list(inputs)
+        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        n_boot, seed = check_count(n_boot, "evaluate", "n_boot"), check_count(seed, "evaluate", "seed")
         src, flws, masks, flw_text = self._follow_ups(inputs, scorer)
         labels = per_item if per_item is not None else inputs
         res = self._check_transformations(src, flws, masks, per_item=labels, n_boot=n_boot, seed=seed, **kwargs)

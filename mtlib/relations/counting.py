@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.relations.errors import MtlibInputError
+
 __all__ = [
     "EXPECTED_DIRECTIONS",
     "OrderCount",
@@ -259,7 +261,7 @@ def count_transitivity_violations(
     if sample is None:
         return _exact_transitivity(a, w, per_item, _block_rows(block_size, a.shape[0]))
     if w is not None:
-        raise ValueError("weights are only supported by the exact count (sample=None)")
+        raise MtlibInputError("weights are only supported by the exact count (sample=None)")
     return _sampled_transitivity(a, _positive_int(sample, "sample"), seed, per_item)
 
 
@@ -530,14 +532,14 @@ def _as_scores(x: Any, name: str) -> np.ndarray:
     """Validate a shape (n,) array of finite real scores."""
     arr = np.asarray(x)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+        raise MtlibInputError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+        raise MtlibInputError(f"{name} must be numeric, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
             first = int(np.argmax(bad))
-            raise ValueError(f"{name}[{first}] is {arr[first]}; counting needs finite scores")
+            raise MtlibInputError(f"{name}[{first}] is {arr[first]}; counting needs finite scores")
     return arr
 
 
@@ -547,15 +549,15 @@ def _as_weights(weights: Any, n: int) -> np.ndarray | None:
         return None
     arr = np.asarray(weights)
     if arr.shape != (n,):
-        raise ValueError(f"weights must have shape ({n},), got {arr.shape}")
+        raise MtlibInputError(f"weights must have shape ({n},), got {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"weights must be non-negative integers, got dtype {arr.dtype}")
+        raise MtlibInputError(f"weights must be non-negative integers, got dtype {arr.dtype}")
     bad = arr < 0
     if arr.dtype.kind == "f":
         bad |= ~np.isfinite(arr) | (arr != np.round(arr))
     if bad.any():
         first = int(np.argmax(bad))
-        raise ValueError(f"weights[{first}] is {arr[first]}; weights must be non-negative integers")
+        raise MtlibInputError(f"weights[{first}] is {arr[first]}; weights must be non-negative integers")
     return arr.astype(np.int64)
 
 
@@ -563,14 +565,14 @@ def _as_adjacency(adj: Any) -> np.ndarray:
     """Validate a square boolean or 0/1 matrix; a bool copy, diagonal False."""
     arr = np.asarray(adj)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"adj must be a square 2-D matrix, got shape {arr.shape}")
+        raise MtlibInputError(f"adj must be a square 2-D matrix, got shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"adj must be boolean or 0/1, got dtype {arr.dtype}")
+        raise MtlibInputError(f"adj must be boolean or 0/1, got dtype {arr.dtype}")
     if arr.dtype.kind != "b":
         bad = (arr != 0) & (arr != 1)
         if bad.any():
             i, j = np.unravel_index(int(np.argmax(bad)), arr.shape)
-            raise ValueError(f"adj must be boolean or 0/1, found adj[{i}, {j}] = {arr[i, j]}")
+            raise MtlibInputError(f"adj must be boolean or 0/1, found adj[{i}, {j}] = {arr[i, j]}")
     a = arr.astype(bool)
     np.fill_diagonal(a, False)
     return a
@@ -579,7 +581,7 @@ def _as_adjacency(adj: Any) -> np.ndarray:
 def _positive_int(value: Any, name: str) -> int:
     """Validate a positive integer argument."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise MtlibInputError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -588,9 +590,9 @@ def _as_score_pair(src: Any, flw: Any, expected: str) -> tuple[np.ndarray, np.nd
     src = _as_scores(src, "src")
     flw = _as_scores(flw, "flw")
     if src.size != flw.size:
-        raise ValueError(f"src and flw must have equal lengths, got {src.size} and {flw.size}")
+        raise MtlibInputError(f"src and flw must have equal lengths, got {src.size} and {flw.size}")
     if expected not in EXPECTED_DIRECTIONS:
-        raise ValueError(f"expected must be 'same' or 'opposite', got {expected!r}")
+        raise MtlibInputError(f"expected must be 'same' or 'opposite', got {expected!r}")
     return src, flw
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation, as_scorer, unique_outputs
 from mtlib.relations.counting import EXPECTED_DIRECTIONS, count_order_violations
+from mtlib.relations.errors import MtlibInputError, check_scores, check_texts, refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
 from mtlib.relations.transformations import NotApplicable, apply
 
@@ -78,6 +79,8 @@ def _dense_boot_counts(s: dict[str, Any], w: np.ndarray) -> tuple[np.ndarray, np
     products are sums of at most ``sum w`` ones, exact in float32).
     """
     src, flw = s["src"], s["flw"]
+    if len(src) == 0:  # no items (e.g. no input a transformation applied to): no cases in any replicate
+        return np.zeros(len(w)), np.zeros(len(w))
     up_s = src[:, None] > src[None, :]
     up_f = flw[:, None] > flw[None, :] if s["expected"] == "same" else flw[:, None] < flw[None, :]
     bad = up_s & ~up_f
@@ -181,9 +184,10 @@ class PairwiseSystematicity(Relation):
         if items is not None:
             warnings.warn("check_many(items=...) is renamed per_item=...", DeprecationWarning, stacklevel=2)
             per_item = items
-        start = time.perf_counter()
-        src = np.asarray(src, float)
+        src = check_scores(src, f"{type(self).__name__}.check", "src")
         n = len(src)
+        flws, applied = _checked_follow_ups(flws, applied, n, f"{type(self).__name__}.check")
+        start = time.perf_counter()
         segments: list[dict[str, Any]] = []
         rows: list[dict[str, Any]] = []
         per_v, per_c = np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -345,14 +349,22 @@ class PairwiseCompositionality(Relation):
             Pooled result; ``groups`` has per-group counts and rates,
             ``per_item`` per-item counts pooled over groups.
         """
-        hid, out = np.asarray(src, float), np.asarray(flw, float)
+        where = "PairwiseCompositionality.check"
+        hid, out = check_scores(src, where, "src"), check_scores(flw, where, "flw")
+        for name, value in (("groups", groups), ("per_item", per_item)):
+            if (value is not None or name == "groups") and (
+                isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__")
+            ):
+                raise refuse(where, name, "a list with one entry per input", value)
+        if not isinstance(direction, Mapping):
+            raise refuse(where, "direction", "a mapping group -> 'same' or 'opposite'", direction)
         group_of = np.asarray(groups)
         item_labels = np.asarray(per_item) if per_item is not None else np.arange(len(hid))
         if not (len(hid) == len(out) == len(group_of) == len(item_labels)):
-            raise ValueError("src, flw, groups and per_item must have the same length")
+            raise MtlibInputError("src, flw, groups and per_item must have the same length", argument="flw")
         missing = sorted({str(g) for g in np.unique(group_of)} - {str(g) for g in direction})
         if missing:
-            raise ValueError(f"no direction given for groups {missing[:5]}")
+            raise MtlibInputError(f"no direction given for groups {missing[:5]}", argument="direction")
         dir_of = {str(k): v for k, v in direction.items()}
         start = time.perf_counter()
         item_codes, item_values = pd.factorize(pd.Series(item_labels))
@@ -406,7 +418,7 @@ class PairwiseCompositionality(Relation):
         """
         if groups is None or direction is None:
             raise ValueError("PairwiseCompositionality.evaluate needs groups= and direction=")
-        inputs = [str(x) for x in inputs]
+        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
         texts = inputs
         transform = self.transform
         if transform is not None:
@@ -475,3 +487,30 @@ def _count_in_groups(
             }
         )
     return rows, v_item, c_item, segments
+
+
+def _checked_follow_ups(
+    flws: Any, applied: Any, n: int, where: str
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+    """Follow-up scores ``(n,)`` per transformation and bool masks ``(n,)``, or :class:`MtlibInputError`.
+
+    Finiteness is left to the count, which sees only the sources a transformation applied to.
+    """
+    if not isinstance(flws, Mapping):
+        raise refuse(where, "flws", "a mapping transformation -> follow-up scores", flws)
+    if applied is not None and not isinstance(applied, Mapping):
+        raise refuse(where, "applied", "a mapping transformation -> bool mask", applied)
+    out: dict[str, np.ndarray] = {}
+    masks: dict[str, np.ndarray] | None = None if applied is None else {}
+    for name, f in flws.items():
+        arr = None if f is None or isinstance(f, (str, bytes)) else np.asarray(f)
+        if arr is None or arr.shape != (n,) or arr.dtype.kind not in "biuf":
+            raise refuse(where, "flw" if len(flws) == 1 else f"flws[{name!r}]", f"{n} scores, one per source", f)
+        out[name] = arr.astype(float)
+    for name, m in (applied or {}).items():
+        arr = None if m is None or isinstance(m, (str, bytes)) else np.asarray(m)
+        if arr is None or arr.shape != (n,) or arr.dtype.kind not in "biu":
+            raise refuse(where, f"applied[{name!r}]", f"a bool mask of {n} sources", m)
+        assert masks is not None
+        masks[name] = arr.astype(bool)
+    return out, masks

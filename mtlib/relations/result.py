@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.relations import bootstrap
+from mtlib.relations.errors import MtlibInputError, check_count, check_open_unit, check_rate, refuse
 
 __all__ = [
     "RelationResult",
@@ -138,8 +139,7 @@ class RelationResult:
 
     def interval(self, confidence: float = 0.95) -> tuple[float, float]:
         """The interval of the rate at another confidence (same method: bootstrap replicates or Wilson)."""
-        if not 0 < confidence < 1:
-            raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        confidence = check_open_unit(confidence, "RelationResult.interval", "confidence")
         if abs(confidence - 0.95) < 1e-12:
             return self.ci_low, self.ci_high
         boot = self.details.get("boot")
@@ -171,8 +171,12 @@ class RelationResult:
         the given confidence. No cases never passes.
 
         Raises:
+            MtlibInputError: ``max_rate`` is not a number in [0, 1] or
+                ``confidence`` not one in (0, 1).
             ValueError: the result has no interval (checked with ``n_boot=0``).
         """
+        max_rate = check_rate(max_rate, "RelationResult.passes", "max_rate")
+        confidence = check_open_unit(confidence, "RelationResult.passes", "confidence")
         if self.cases == 0:
             return False
         if not np.isfinite(self.interval(confidence)[1]):
@@ -188,11 +192,13 @@ class RelationResult:
         order is reversed. Triples: violated triples with the most paths
         ``i -> j -> k`` (most support for the missing ``v(x_i, x_k)``).
         """
-        return examples(self, k)
+        return examples(self, check_count(k, "RelationResult.examples", "k"))
 
     def to_html(self, path: str | Path, k: int = 200) -> Path:
         """Write a self-contained, searchable HTML table of the k worst cases (no server, no CDN)."""
-        return write_html(self, path, k)
+        if not isinstance(path, (str, Path)):
+            raise refuse("RelationResult.to_html", "path", "a file path (str or Path)", path)
+        return write_html(self, path, check_count(k, "RelationResult.to_html", "k"))
 
     def _repr_html_(self) -> str:
         return summary_html(self, k=10)
@@ -207,6 +213,8 @@ class RelationResult:
 def per_item_frame(
     violations: np.ndarray, cases: np.ndarray, items: pd.DataFrame | Sequence[Any] | None, n: int
 ) -> pd.DataFrame:
+    if items is not None and (isinstance(items, (str, bytes)) or not hasattr(items, "__iter__")):
+        raise refuse("check", "per_item", "labels (a list) or a DataFrame, one per item", items)
     if items is None:
         frame = pd.DataFrame(index=pd.RangeIndex(n, name="item"))
     elif isinstance(items, pd.DataFrame):
@@ -214,7 +222,7 @@ def per_item_frame(
     else:
         frame = pd.DataFrame({"item": list(items)})
     if len(frame) != n:
-        raise ValueError(f"{len(frame)} item labels for {n} items")
+        raise MtlibInputError(f"per_item has {len(frame)} item labels for {n} items", argument="per_item")
     frame["violations"] = np.asarray(violations, dtype=np.int64)
     frame["cases"] = np.asarray(cases, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -16,6 +16,7 @@ import pandas as pd
 
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation
+from mtlib.relations.errors import MtlibInputError, check_scores
 from mtlib.relations.result import RelationResult, per_item_frame, single_result
 from mtlib.utils.similarity import cosine_distance_rows
 
@@ -100,9 +101,13 @@ class SingleInput(Relation):
 
     def holds(self, src: np.ndarray, flw: np.ndarray) -> np.ndarray:
         """Whether P holds for each case, shape ``(n,)`` bool."""
-        src, flw = np.asarray(src, float), np.asarray(flw, float)
+        src = check_scores(src, "SingleInput.holds", "src", ndim=(1, 2))
+        flw = check_scores(flw, "SingleInput.holds", "flw", ndim=(1, 2))
         if src.shape != flw.shape:
-            raise ValueError(f"source outputs {src.shape} and follow-up outputs {flw.shape} differ in shape")
+            raise MtlibInputError(
+                f"SingleInput.holds: flw must have the shape of src {src.shape} (source outputs), got {flw.shape}",
+                argument="flw",
+            )
         return self._margin(src, flw)[0]
 
     def _change(self, src: np.ndarray, flw: np.ndarray) -> np.ndarray | None:
@@ -135,9 +140,13 @@ class SingleInput(Relation):
             groups: Group of each case for a breakdown (e.g. transformation).
             n_boot, seed: Accepted for the common signature (the interval is Wilson).
         """
-        src, flw = np.asarray(src, float), np.asarray(flw, float)
+        src = check_scores(src, "SingleInput.check", "src", ndim=(1, 2))
+        flw = check_scores(flw, "SingleInput.check", "flw", ndim=(1, 2))
         if src.shape != flw.shape:
-            raise ValueError(f"source outputs {src.shape} and follow-up outputs {flw.shape} differ in shape")
+            raise MtlibInputError(
+                f"SingleInput.check: flw must have the shape of src {src.shape} (source outputs), got {flw.shape}",
+                argument="flw",
+            )
         ok, margin = self._margin(src, flw)
         res = single_result(self.name, ~ok, per_item, src, flw, margin, groups)
         res.extra["property"] = self.prop

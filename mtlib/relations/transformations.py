@@ -24,15 +24,18 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from mtlib.data.papers import MANINO_TABLE1
+from mtlib.relations.errors import check_text, check_texts, refuse
 
 __all__ = [
     "NotApplicable",
@@ -128,6 +131,17 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> None:
         raise ValueError(f"unknown {what} {value!r}; use one of {list(allowed)}")
 
 
+def _text_checked(call: Callable[[Any, str], str]) -> Callable[[Any, str], str]:
+    """Wrap a transformation's ``__call__``: the input must be a ``str``."""
+
+    @functools.wraps(call)
+    def checked(self: Any, x: str) -> str:
+        return call(self, check_text(x, f"{type(self).__name__}", "x"))
+
+    checked._checks_text = True  # type: ignore[attr-defined]
+    return checked
+
+
 def _match_case(word: str, like: str) -> str:
     if like.isupper() and len(like) > 1:
         return word.upper()
@@ -138,12 +152,20 @@ class Transformation:
     """Base class: ``name``, ``description``, ``expected`` and ``t1 >> t2``.
 
     Subclasses implement ``__call__(x) -> str`` and raise
-    :class:`NotApplicable` where they do not apply.
+    :class:`NotApplicable` where they do not apply. Calling any of them with
+    something other than a ``str`` (``None``, a number, bytes) raises
+    :class:`~mtlib.relations.errors.MtlibInputError` instead of transforming ``str(x)``.
     """
 
     name: str = "T"
     description: str = ""
     expected: str = "same"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        call = cls.__dict__.get("__call__")
+        if call is not None and not getattr(call, "_checks_text", False):
+            cls.__call__ = _text_checked(call)  # type: ignore[method-assign, assignment]
 
     def __call__(self, x: str) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -207,7 +229,7 @@ def as_transformation(t: Callable[[str], str]) -> Transformation:
     if isinstance(t, Transformation):
         return t
     if not callable(t):
-        raise TypeError(f"a transformation must be callable str -> str, got {type(t).__name__}")
+        raise refuse("as_transformation", "transform", "a callable str -> str", t)
     return FunctionTransformation(t)
 
 
@@ -219,7 +241,7 @@ def apply(t: Callable[[str], str], texts: Sequence[str]) -> tuple[list[str | Non
         :class:`NotApplicable`, and a bool array ``(n,)``.
     """
     out: list[str | None] = []
-    for x in texts:
+    for x in check_texts(texts, "apply", "texts"):
         try:
             out.append(t(x))
         except NotApplicable:
@@ -245,6 +267,7 @@ class Concatenation(Transformation):
     name: str = ""
 
     def __post_init__(self) -> None:
+        check_text(self.text, "Concatenation", "text")
         pos = str(self.position).strip().lower()
         if pos not in POSITIONS:
             raise ValueError(f"unknown position {self.position!r} for {self.text!r}; use one of {list(POSITIONS)}")

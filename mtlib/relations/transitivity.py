@@ -17,6 +17,7 @@ import numpy as np
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation
 from mtlib.relations.counting import count_transitivity_violations
+from mtlib.relations.errors import check_texts, refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
 
 __all__ = ["ThreeWayTransitivity"]
@@ -64,7 +65,9 @@ class ThreeWayTransitivity(Relation):
                 "three-way transitivity reads v(x13) from the same matrix as v(x12), v(x23): "
                 "pass the prediction matrix as src only"
             )
-        adj = np.asarray(src)
+        adj = None if src is None or isinstance(src, (str, bytes)) else np.asarray(src)
+        if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
+            raise refuse("ThreeWayTransitivity.check", "src", "a square (n, n) boolean matrix", src)
         start = time.perf_counter()
         res = count_transitivity_violations(adj, per_item=True, sample=sample, seed=seed)
         seconds = time.perf_counter() - start
@@ -120,7 +123,7 @@ class ThreeWayTransitivity(Relation):
         **kwargs: Any,
     ) -> RelationResult:
         """Predict v on every ordered pair of distinct inputs (one scorer call) and check."""
-        inputs = [str(x) for x in inputs]
+        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
         n = len(inputs)
         i, j = np.nonzero(~np.eye(n, dtype=bool))
         v = np.asarray(scorer([(inputs[a], inputs[b]) for a, b in zip(i, j)]))
