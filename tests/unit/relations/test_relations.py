@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import io
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtlib import relations as R
 from mtlib.analysis import stats
+from mtlib.relations import transformations as T
 
 
 def test_concatenation_positions_and_bad_position():
@@ -174,13 +178,6 @@ def test_association_test_on_flagged_items():
 # ---------------------------------------------------------------------------
 # One protocol: property tests against naive counts, a relation with only check
 # ---------------------------------------------------------------------------
-
-import warnings  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from mtlib.relations import transformations as T  # noqa: E402
 
 _tied_scores = st.lists(st.integers(0, 4), min_size=0, max_size=25)
 
