@@ -23,7 +23,8 @@ import argparse
 import json
 import time
 import tracemalloc
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from mtlib.relations import Relation, RelationResult
+from mtlib.relations.errors import check_open_unit, check_rate, refuse
 
 __all__ = ["RelationGateError", "assert_relation", "gate_message"]
 
@@ -40,10 +41,12 @@ class RelationGateError(AssertionError):
 def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.95, k: int = 5) -> str:
     """Rate, interval, description and the k worst cases, as one readable message."""
     low, high = result.interval(confidence)
-    lines = [f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
-             f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
-             f"gate: upper bound {result.gate_bound(confidence):.4f} must be <= {max_rate:.4f}",
-             f"relation: {result.description}"]
+    lines = [
+        f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
+        f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
+        f"gate: upper bound {result.gate_bound(confidence):.4f} must be <= {max_rate:.4f}",
+        f"relation: {result.description}",
+    ]
     if "skipped" in result.extra:
         lines.append(f"skipped (transformation not applicable): {result.extra['skipped']}")
     if result.groups is not None and "rate" in result.groups:
@@ -56,8 +59,17 @@ def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.
     return "\n".join(lines)
 
 
-def assert_relation(model_or_scorer: Any, relation: Relation, inputs: Sequence[str], *, max_rate: float = 0.10,
-                    confidence: float = 0.95, n_boot: int = 200, seed: int = 0, **kwargs: Any) -> RelationResult:
+def assert_relation(
+    model_or_scorer: Any,
+    relation: Relation,
+    inputs: Sequence[str],
+    *,
+    max_rate: float = 0.10,
+    confidence: float = 0.95,
+    n_boot: int = 200,
+    seed: int = 0,
+    **kwargs: Any,
+) -> RelationResult:
     """Evaluate ``relation`` on ``inputs`` and fail unless it passes the gate.
 
     Args:
@@ -75,9 +87,15 @@ def assert_relation(model_or_scorer: Any, relation: Relation, inputs: Sequence[s
         The result, when the gate passes.
 
     Raises:
+        MtlibInputError: a wrong argument (``max_rate`` outside [0, 1], a
+            bare string as ``inputs``...), before the model is called.
         RelationGateError: (an ``AssertionError``) the upper end of the
             interval is above ``max_rate``, or there are no cases.
     """
+    if not isinstance(relation, Relation):
+        raise refuse("assert_relation", "relation", "a Relation (mtlib.relations)", relation)
+    check_rate(max_rate, "assert_relation", "max_rate")
+    check_open_unit(confidence, "assert_relation", "confidence")
     result = relation.evaluate(inputs, model_or_scorer, n_boot=n_boot, seed=seed, **kwargs)
     if not result.passes(max_rate=max_rate, confidence=confidence):
         raise RelationGateError(gate_message(result, max_rate, confidence), result)

@@ -7,52 +7,61 @@ each unique text once, count): single-input (:class:`SingleInput`), pairwise
 systematicity and compositionality, three-way transitivity. Counting is exact
 and exhaustive (:mod:`~mtlib.relations.counting`), intervals resample source
 items (:mod:`~mtlib.relations.bootstrap`), transformations make follow-ups
-(:mod:`~mtlib.relations.transformations`) and every relation can draw itself
-(:mod:`~mtlib.relations.notation`).
+(:mod:`~mtlib.relations.transformations`), a :class:`RelationResult` gates and
+shows its worst cases (:mod:`~mtlib.relations.result`) and every relation can
+draw itself (:mod:`~mtlib.relations.notation`). The protocol is
+:mod:`~mtlib.relations.base`; the families are :mod:`~mtlib.relations.single`,
+:mod:`~mtlib.relations.pairwise` and :mod:`~mtlib.relations.transitivity`.
 """
 
-from mtlib.relations.counting import (  # level 0
+# imports ordered by dependency level, lowest first
+# isort: off
+# level 0: counting, intervals, transformations, notation (numpy, pandas only)
+from mtlib.relations import bootstrap, notation, transformations
+from mtlib.relations.counting import (
     EXPECTED_DIRECTIONS,
     OrderCount,
     TransitivityCount,
     count_order_violations,
-    count_order_violations_naive,
     count_transitivity_violations,
-    count_transitivity_violations_naive,
 )
-from mtlib.relations import bootstrap, notation  # level 1
-from mtlib.relations.transformations import Concatenation, NotApplicable  # level 1
-from mtlib.relations.core import (  # level 2
-    RelationResult,
-    Relation,
-    SingleInput,
-    PairwiseSystematicity,
-    PairwiseCompositionality,
-    ThreeWayTransitivity,
-    unique_outputs,
-    as_scorer,
-)
-from mtlib.relations import transformations  # noqa: E402
+from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
+from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.transformations import Concatenation, NotApplicable
+
+# level 1: the result and its failing cases
+from mtlib.relations.result import RelationResult
+
+# level 2: the protocol
+from mtlib.relations.base import Relation, as_scorer, unique_outputs
+
+# level 3: the families
+from mtlib.relations.pairwise import PairwiseCompositionality, PairwiseSystematicity
+from mtlib.relations.single import SingleInput
+from mtlib.relations.transitivity import ThreeWayTransitivity
+
+# isort: on
 
 __all__ = [
     "EXPECTED_DIRECTIONS",
+    "Concatenation",
+    "MtlibInputError",
+    "NotApplicable",
     "OrderCount",
+    "PairwiseCompositionality",
+    "PairwiseSystematicity",
+    "Relation",
+    "RelationResult",
+    "SingleInput",
+    "ThreeWayTransitivity",
     "TransitivityCount",
+    "as_scorer",
+    "bootstrap",
     "count_order_violations",
     "count_order_violations_naive",
     "count_transitivity_violations",
     "count_transitivity_violations_naive",
-    "Concatenation",
-    "NotApplicable",
-    "RelationResult",
-    "Relation",
-    "SingleInput",
-    "PairwiseSystematicity",
-    "PairwiseCompositionality",
-    "ThreeWayTransitivity",
-    "unique_outputs",
-    "as_scorer",
-    "bootstrap",
     "notation",
     "transformations",
+    "unique_outputs",
 ]

@@ -21,8 +21,15 @@ from scipy import stats as sstats
 from mtlib.relations.counting import count_order_violations, count_transitivity_violations
 
 __all__ = [
-    "bootstrap_order_rate", "bootstrap_rate", "bootstrap_rates", "bootstrap_transitivity_rates",
-    "bootstrap_weights", "percentile_interval", "rate_table", "rate_text", "wilson_interval",
+    "bootstrap_order_rate",
+    "bootstrap_rate",
+    "bootstrap_rates",
+    "bootstrap_transitivity_rates",
+    "bootstrap_weights",
+    "percentile_interval",
+    "rate_table",
+    "rate_text",
+    "wilson_interval",
 ]
 
 

@@ -22,6 +22,9 @@ diagonal where A is False. The products run in float32 (exact for integer counts
 blocks of rows, so memory stays near one n x n float matrix. A sampled mode
 draws random triples instead, as the paper does.
 
+The reference loops the tests compare with are in
+:mod:`~mtlib.relations.counting_naive`.
+
 Both counts accept integer item multiplicities (``weights``) so that a bootstrap
 resample can be counted exactly without materialising the repeated items.
 """
@@ -32,6 +35,17 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+
+from mtlib.relations.errors import MtlibInputError
+
+__all__ = [
+    "EXPECTED_DIRECTIONS",
+    "OrderCount",
+    "TransitivityCount",
+    "count_order_violations",
+    "count_transitivity_violations",
+    "sample_triples",
+]
 
 EXPECTED_DIRECTIONS = ("same", "opposite")
 
@@ -195,57 +209,6 @@ def count_order_violations(
     )
 
 
-def count_order_violations_naive(
-    src: np.ndarray, flw: np.ndarray, *, expected: str = "same"
-) -> OrderCount:
-    """Reference count by a Python double loop over all pairs; for tests only.
-
-    Same definitions and validation as :func:`count_order_violations` (without
-    weights), with ``per_item`` and ``per_item_cases`` always filled. O(n^2).
-
-    Args:
-        src: Shape (n,), finite source scores.
-        flw: Shape (n,), finite follow-up scores.
-        expected: ``"same"`` or ``"opposite"``.
-
-    Returns:
-        The counts with per-item arrays of shape (n,).
-    """
-    src, flw = _as_score_pair(src, flw, expected)
-    n = src.size
-    direction = 1 if expected == "same" else -1
-    s, f = src.tolist(), flw.tolist()
-    cases = violations = ties_src = ties_flw = 0
-    item_violations = [0] * n
-    item_cases = [0] * n
-    for i in range(n):
-        for j in range(i + 1, n):
-            src_sign = (s[i] > s[j]) - (s[i] < s[j])
-            flw_sign = (f[i] > f[j]) - (f[i] < f[j])
-            if src_sign == 0:
-                ties_src += 1
-                continue
-            cases += 1
-            item_cases[i] += 1
-            item_cases[j] += 1
-            if flw_sign != direction * src_sign:
-                violations += 1
-                ties_flw += flw_sign == 0
-                item_violations[i] += 1
-                item_violations[j] += 1
-    return OrderCount(
-        n=n,
-        cases=cases,
-        violations=violations,
-        rate=_rate(violations, cases),
-        ties_src=ties_src,
-        ties_flw=ties_flw,
-        expected=expected,
-        per_item=_frozen(item_violations),
-        per_item_cases=_frozen(item_cases),
-    )
-
-
 def count_transitivity_violations(
     adj: np.ndarray,
     *,
@@ -298,45 +261,8 @@ def count_transitivity_violations(
     if sample is None:
         return _exact_transitivity(a, w, per_item, _block_rows(block_size, a.shape[0]))
     if w is not None:
-        raise ValueError("weights are only supported by the exact count (sample=None)")
+        raise MtlibInputError("weights are only supported by the exact count (sample=None)")
     return _sampled_transitivity(a, _positive_int(sample, "sample"), seed, per_item)
-
-
-def count_transitivity_violations_naive(adj: np.ndarray) -> TransitivityCount:
-    """Reference count by a Python triple loop over all triples; for tests only.
-
-    Args:
-        adj: Shape (n, n), boolean or 0/1.
-
-    Returns:
-        The exact counts with per-item arrays of shape (n,). O(n^3).
-    """
-    a = _as_adjacency(adj).tolist()
-    n = len(a)
-    cases = violations = 0
-    item_violations = [0] * n
-    item_cases = [0] * n
-    for i in range(n):
-        for j in range(n):
-            for k in range(n):
-                if len({i, j, k}) < 3 or not (a[i][j] and a[j][k]):
-                    continue
-                cases += 1
-                violated = not a[i][k]
-                violations += violated
-                for item in (i, j, k):
-                    item_cases[item] += 1
-                    item_violations[item] += violated
-    return TransitivityCount(
-        n=n,
-        cases=cases,
-        violations=violations,
-        rate=_rate(violations, cases),
-        sampled=False,
-        n_sampled=None,
-        per_item=_frozen(item_violations),
-        per_item_cases=_frozen(item_cases),
-    )
 
 
 def _concordant_counts(rank: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
@@ -360,7 +286,7 @@ def _concordant_counts(rank: np.ndarray, weights: np.ndarray | None) -> np.ndarr
         ``rank[q] > rank[p]``.
     """
     n = rank.size
-    index_type = np.int32 if n < 2**31 else np.int64
+    index_type: type[np.signedinteger[Any]] = np.int32 if n < 2**31 else np.int64
     slot = np.arange(n, dtype=index_type)
     item = np.argsort(rank * n + (n - 1 - slot)).astype(index_type)
     weight = None if weights is None else weights[item]
@@ -419,9 +345,7 @@ def _scatter(values: np.ndarray, dest: np.ndarray) -> np.ndarray:
     return out
 
 
-def _tie_groups(
-    values: np.ndarray, weights: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tie_groups(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sort order, dense ranks and per-group weights of tied values.
 
     Args:
@@ -448,9 +372,7 @@ def _tied_pairs(group: np.ndarray) -> int:
     return int(group @ (group - 1)) // 2
 
 
-def _exact_transitivity(
-    a: np.ndarray, w: np.ndarray | None, per_item: bool, rows: int
-) -> TransitivityCount:
+def _exact_transitivity(a: np.ndarray, w: np.ndarray | None, per_item: bool, rows: int) -> TransitivityCount:
     """Exact count by blocked matrix products.
 
     With W = diag(w), O the not-adjacent matrix (zero diagonal) and
@@ -472,7 +394,7 @@ def _exact_transitivity(
     """
     n = a.shape[0]
     mult = np.ones(n, np.int64) if w is None else w
-    dtype = np.float32 if mult.sum() < _FLOAT32_EXACT else np.float64
+    dtype: type[np.floating[Any]] = np.float32 if mult.sum() < _FLOAT32_EXACT else np.float64
     af = a.astype(dtype)
     wf = None if w is None else w.astype(dtype)
     first_v = np.zeros(n, np.int64)
@@ -524,9 +446,7 @@ def _scale_columns(m: np.ndarray, wf: np.ndarray | None) -> np.ndarray:
     return m if wf is None else m * wf
 
 
-def _sampled_transitivity(
-    a: np.ndarray, m: int, seed: int | None, per_item: bool
-) -> TransitivityCount:
+def _sampled_transitivity(a: np.ndarray, m: int, seed: int | None, per_item: bool) -> TransitivityCount:
     """Count over m uniformly drawn ordered triples of distinct indices.
 
     Args:
@@ -588,9 +508,7 @@ def _triple_batches(n: int, m: int, seed: int | None):
         yield _distinct_triples(rng, n, min(_SAMPLE_BATCH, m - lo))
 
 
-def _distinct_triples(
-    rng: np.random.Generator, n: int, size: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _distinct_triples(rng: np.random.Generator, n: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Three shape (size,) index arrays, each row a uniform ordered triple of
     distinct values in range(n): draw from the n - 1 (n - 2) values left and
     step over the indices already taken."""
@@ -614,14 +532,14 @@ def _as_scores(x: Any, name: str) -> np.ndarray:
     """Validate a shape (n,) array of finite real scores."""
     arr = np.asarray(x)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+        raise MtlibInputError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+        raise MtlibInputError(f"{name} must be numeric, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
             first = int(np.argmax(bad))
-            raise ValueError(f"{name}[{first}] is {arr[first]}; counting needs finite scores")
+            raise MtlibInputError(f"{name}[{first}] is {arr[first]}; counting needs finite scores")
     return arr
 
 
@@ -631,17 +549,15 @@ def _as_weights(weights: Any, n: int) -> np.ndarray | None:
         return None
     arr = np.asarray(weights)
     if arr.shape != (n,):
-        raise ValueError(f"weights must have shape ({n},), got {arr.shape}")
+        raise MtlibInputError(f"weights must have shape ({n},), got {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"weights must be non-negative integers, got dtype {arr.dtype}")
+        raise MtlibInputError(f"weights must be non-negative integers, got dtype {arr.dtype}")
     bad = arr < 0
     if arr.dtype.kind == "f":
         bad |= ~np.isfinite(arr) | (arr != np.round(arr))
     if bad.any():
         first = int(np.argmax(bad))
-        raise ValueError(
-            f"weights[{first}] is {arr[first]}; weights must be non-negative integers"
-        )
+        raise MtlibInputError(f"weights[{first}] is {arr[first]}; weights must be non-negative integers")
     return arr.astype(np.int64)
 
 
@@ -649,14 +565,14 @@ def _as_adjacency(adj: Any) -> np.ndarray:
     """Validate a square boolean or 0/1 matrix; a bool copy, diagonal False."""
     arr = np.asarray(adj)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"adj must be a square 2-D matrix, got shape {arr.shape}")
+        raise MtlibInputError(f"adj must be a square 2-D matrix, got shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"adj must be boolean or 0/1, got dtype {arr.dtype}")
+        raise MtlibInputError(f"adj must be boolean or 0/1, got dtype {arr.dtype}")
     if arr.dtype.kind != "b":
         bad = (arr != 0) & (arr != 1)
         if bad.any():
             i, j = np.unravel_index(int(np.argmax(bad)), arr.shape)
-            raise ValueError(f"adj must be boolean or 0/1, found adj[{i}, {j}] = {arr[i, j]}")
+            raise MtlibInputError(f"adj must be boolean or 0/1, found adj[{i}, {j}] = {arr[i, j]}")
     a = arr.astype(bool)
     np.fill_diagonal(a, False)
     return a
@@ -665,7 +581,7 @@ def _as_adjacency(adj: Any) -> np.ndarray:
 def _positive_int(value: Any, name: str) -> int:
     """Validate a positive integer argument."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise MtlibInputError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -674,9 +590,9 @@ def _as_score_pair(src: Any, flw: Any, expected: str) -> tuple[np.ndarray, np.nd
     src = _as_scores(src, "src")
     flw = _as_scores(flw, "flw")
     if src.size != flw.size:
-        raise ValueError(f"src and flw must have equal lengths, got {src.size} and {flw.size}")
+        raise MtlibInputError(f"src and flw must have equal lengths, got {src.size} and {flw.size}")
     if expected not in EXPECTED_DIRECTIONS:
-        raise ValueError(f"expected must be 'same' or 'opposite', got {expected!r}")
+        raise MtlibInputError(f"expected must be 'same' or 'opposite', got {expected!r}")
     return src, flw
 
 
@@ -696,8 +612,4 @@ def _frozen(arr: np.ndarray | list[int] | None) -> np.ndarray | None:
 
 def _scalar_fields(result: OrderCount | TransitivityCount) -> dict[str, Any]:
     """Scalar dataclass fields of a result, by name."""
-    return {
-        f.name: getattr(result, f.name)
-        for f in fields(result)
-        if f.name not in ("per_item", "per_item_cases")
-    }
+    return {f.name: getattr(result, f.name) for f in fields(result) if f.name not in ("per_item", "per_item_cases")}

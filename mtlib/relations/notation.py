@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from matplotlib import patches as mpatches
 from matplotlib.figure import Figure
@@ -108,9 +108,7 @@ class Node:
 
     def __post_init__(self) -> None:
         if self.kind not in ("text", "number"):
-            raise ValueError(
-                f"Node {self.id!r}: kind must be 'text' or 'number', got {self.kind!r}"
-            )
+            raise ValueError(f"Node {self.id!r}: kind must be 'text' or 'number', got {self.kind!r}")
 
 
 @dataclass(frozen=True)
@@ -151,10 +149,7 @@ class Diagram:
         for arrow in self.arrows:
             for end in (arrow.start, arrow.end):
                 if end not in ids:
-                    raise ValueError(
-                        f"arrow {arrow.start!r} -> {arrow.end!r} refers to "
-                        f"missing node {end!r}"
-                    )
+                    raise ValueError(f"arrow {arrow.start!r} -> {arrow.end!r} refers to missing node {end!r}")
             if arrow.start == arrow.end:
                 raise ValueError(f"arrow from node {arrow.start!r} to itself")
             if arrow.label_side not in ("auto", "left", "right"):
@@ -216,7 +211,7 @@ class Diagram:
             ax = fig.add_subplot()
             own = True
         else:
-            fig = ax.figure
+            fig = cast(Figure, ax.figure)  # a SubFigure when drawn into one; returned as is
             own = False
 
         ax.set_xlim(x0, x1)
@@ -231,8 +226,7 @@ class Diagram:
             fig.tight_layout(pad=0.2)
         k = _actual_scale(ax, x1 - x0, y1 - y0) / INCHES_PER_UNIT
         if self.title and not own:
-            ax.set_title(self.title, fontsize=TITLE_FONTSIZE * min(1.0, max(k, 0.75)),
-                         gid="title")
+            ax.set_title(self.title, fontsize=TITLE_FONTSIZE * min(1.0, max(k, 0.75)), gid="title")
         _render(ax, lay, k)
         return fig
 
@@ -401,7 +395,7 @@ def _layout(d: Diagram) -> _Layout:
         left = (-uy, ux)
         right = (uy, -ux)
 
-        def candidate(nrm):
+        def candidate(nrm, w=w, h=h, mx=mx, my=my):
             off = LABEL_GAP + abs(nrm[0]) * w / 2 + abs(nrm[1]) * h / 2
             return (mx + nrm[0] * off, my + nrm[1] * off)
 
@@ -415,7 +409,7 @@ def _layout(d: Diagram) -> _Layout:
                     c = min(c, _seg_point_dist(p, other.a, other.b))
             for _, a, b in dashes:
                 c = min(c, _seg_point_dist(p, a, b))
-            for (lx, ly, lw, lh) in placed:
+            for lx, ly, lw, lh in placed:
                 c = min(c, _rect_point_dist(p, lx, ly, lw, lh))
             return c
 
@@ -470,6 +464,7 @@ def _render(ax, lay: _Layout, k: float) -> None:
     """Add the artists of ``lay`` to ``ax``; ``k`` rescales points-based sizes."""
     for n in lay.nodes:
         face = SOURCE_FACECOLOR if n.source else NODE_FACECOLOR
+        patch: mpatches.Patch
         if n.kind == "text":
             patch = mpatches.Circle(n.xy, CIRCLE_RADIUS)
         else:
@@ -482,43 +477,71 @@ def _render(ax, lay: _Layout, k: float) -> None:
         patch.set_gid(n.id)
         ax.add_patch(patch)
         ax.text(
-            n.xy[0], n.xy[1], n.label, ha="center", va="center",
-            fontsize=lay.node_fontsize[n.id] * k, zorder=4, gid=f"label:{n.id}",
+            n.xy[0],
+            n.xy[1],
+            n.label,
+            ha="center",
+            va="center",
+            fontsize=lay.node_fontsize[n.id] * k,
+            zorder=4,
+            gid=f"label:{n.id}",
         )
 
     for g in lay.arrows:
         fa = mpatches.FancyArrowPatch(
-            g.a, g.b, arrowstyle="-|>", mutation_scale=ARROW_HEAD_SCALE * k,
-            shrinkA=0, shrinkB=0, linewidth=ARROW_LINEWIDTH * k,
-            color=EDGECOLOR, joinstyle="miter", capstyle="butt", zorder=2,
+            g.a,
+            g.b,
+            arrowstyle="-|>",
+            mutation_scale=ARROW_HEAD_SCALE * k,
+            shrinkA=0,
+            shrinkB=0,
+            linewidth=ARROW_LINEWIDTH * k,
+            color=EDGECOLOR,
+            joinstyle="miter",
+            capstyle="butt",
+            zorder=2,
         )
         fa.set_gid(f"{g.arrow.start}->{g.arrow.end}")
         ax.add_patch(fa)
         if g.label:
             ax.text(
-                g.label_xy[0], g.label_xy[1], g.label, ha="center", va="center",
-                fontsize=ARROW_FONTSIZE * k, zorder=4,
+                g.label_xy[0],
+                g.label_xy[1],
+                g.label,
+                ha="center",
+                va="center",
+                fontsize=ARROW_FONTSIZE * k,
+                zorder=4,
                 gid=f"label:{g.arrow.start}->{g.arrow.end}",
             )
 
     for cid, a, b in lay.dashes:
         (line,) = ax.plot(
-            [a[0], b[0]], [a[1], b[1]], linestyle="--", color=EDGECOLOR,
-            linewidth=DASH_LINEWIDTH * k, zorder=1, solid_capstyle="butt",
+            [a[0], b[0]],
+            [a[1], b[1]],
+            linestyle="--",
+            color=EDGECOLOR,
+            linewidth=DASH_LINEWIDTH * k,
+            zorder=1,
+            solid_capstyle="butt",
             dash_capstyle="butt",
         )
         line.set_gid(f"P->{cid}")
 
     (px, py), (pw, ph) = lay.prop_xy, lay.prop_size
     box = mpatches.FancyBboxPatch(
-        (px - pw / 2, py - ph / 2), pw, ph,
+        (px - pw / 2, py - ph / 2),
+        pw,
+        ph,
         boxstyle=f"round,pad=0,rounding_size={min(0.1, ph / 3):.3f}",
-        facecolor="white", edgecolor=EDGECOLOR, linewidth=NODE_LINEWIDTH * k, zorder=3,
+        facecolor="white",
+        edgecolor=EDGECOLOR,
+        linewidth=NODE_LINEWIDTH * k,
+        zorder=3,
     )
     box.set_gid("P")
     ax.add_patch(box)
-    ax.text(px, py, lay.prop_label, ha="center", va="center",
-            fontsize=PROP_FONTSIZE * k, zorder=4, gid="label:P")
+    ax.text(px, py, lay.prop_label, ha="center", va="center", fontsize=PROP_FONTSIZE * k, zorder=4, gid="label:P")
 
 
 # --------------------------------------------------------------------------
@@ -540,8 +563,7 @@ def _x(sub: str = "", prime: bool = False, var: str = "x") -> str:
     return f"${body}$"
 
 
-def single_input(*, transform: str = "T", model: str = "f",
-                 prop: str = r"$P$", title: str | None = None) -> Diagram:
+def single_input(*, transform: str = "T", model: str = "f", prop: str = r"$P$", title: str | None = None) -> Diagram:
     """Figure 1: one source input ``x``, its follow-up ``x' = T(x)``, outputs
     ``y = f(x)`` and ``y' = f(x')``, and ``P`` over ``(y, y')``."""
     pw, _ = _prop_box_size(prop)
@@ -561,9 +583,9 @@ def single_input(*, transform: str = "T", model: str = "f",
     return Diagram(nodes, arrows, prop, ("y", "y'"), (w / 2, bottom), title)
 
 
-def pairwise_systematicity(*, transform: str = "T", model: str = "f",
-                           prop: str = r"$P_{src} \Rightarrow P_{flw}$",
-                           title: str | None = None) -> Diagram:
+def pairwise_systematicity(
+    *, transform: str = "T", model: str = "f", prop: str = r"$P_{src} \Rightarrow P_{flw}$", title: str | None = None
+) -> Diagram:
     """Figure 2: sources ``x1, x2``, follow-ups ``x'_i = T(x_i)``, the four
     outputs of ``f`` and ``P = P_src(y1, y2) => P_flw(y'1, y'2)``.
 
@@ -585,13 +607,12 @@ def pairwise_systematicity(*, transform: str = "T", model: str = "f",
             Node(yf, _x(i, prime=True, var="y"), "number", (w, sgn * y_out)),
         ]
         arrows += [Arrow(xs, xf, transform), Arrow(xs, ys, model), Arrow(xf, yf, model)]
-    return Diagram(tuple(nodes), tuple(arrows), prop,
-                   ("y1", "y2", "y1'", "y2'"), (w / 2, 0.0), title)
+    return Diagram(tuple(nodes), tuple(arrows), prop, ("y1", "y2", "y1'", "y2'"), (w / 2, 0.0), title)
 
 
-def pairwise_compositionality(*, encoder: str = "f", head: str = "g",
-                              prop: str = r"$P_{hid} \Rightarrow P_{out}$",
-                              title: str | None = None) -> Diagram:
+def pairwise_compositionality(
+    *, encoder: str = "f", head: str = "g", prop: str = r"$P_{hid} \Rightarrow P_{out}$", title: str | None = None
+) -> Diagram:
     """Figure 4: sources ``x1, x2``, hidden representations ``z_i = f(x_i)``,
     outputs ``y_i = g(z_i)`` and ``P = P_hid(z1, z2) => P_out(y1, y2)``.
     There is no transformation ``T``."""
@@ -607,13 +628,18 @@ def pairwise_compositionality(*, encoder: str = "f", head: str = "g",
             Node(f"y{i}", _x(i, var="y"), "number", (col, rows["y"])),
         ]
         arrows += [Arrow(f"x{i}", f"z{i}", encoder), Arrow(f"z{i}", f"y{i}", head)]
-    return Diagram(tuple(nodes), tuple(arrows), prop, ("z1", "z2", "y1", "y2"),
-                   (w / 2, (rows["z"] + rows["y"]) / 2), title)
+    return Diagram(
+        tuple(nodes), tuple(arrows), prop, ("z1", "z2", "y1", "y2"), (w / 2, (rows["z"] + rows["y"]) / 2), title
+    )
 
 
-def three_way_transitivity(*, transform: str = "T", model: str = "f",
-                           prop: str = r"$v(y_{12}) \wedge v(y_{23}) \Rightarrow v(y_{13})$",
-                           title: str | None = None) -> Diagram:
+def three_way_transitivity(
+    *,
+    transform: str = "T",
+    model: str = "f",
+    prop: str = r"$v(y_{12}) \wedge v(y_{23}) \Rightarrow v(y_{13})$",
+    title: str | None = None,
+) -> Diagram:
     """Figure 5: sources ``x1, x2, x3`` combined by ``T`` into the pairs
     ``x_ij = (x_i, x_j)``, outputs ``y_ij = f(x_ij)`` and
     ``P = v(y12) & v(y23) => v(y13)``.
@@ -649,14 +675,11 @@ def three_way_transitivity(*, transform: str = "T", model: str = "f",
             lo = mid
     prop_y = float(round(min(hi, 0.0), 6))
 
-    nodes = [Node(f"x{i}", _x(i), "text", at(r_in, angle[f"x{i}"]), source=True)
-             for i in "123"]
+    nodes = [Node(f"x{i}", _x(i), "text", at(r_in, angle[f"x{i}"]), source=True) for i in "123"]
     arrows = []
     for ij in ("12", "23", "13"):
         nodes.append(Node(f"x{ij}", _x(ij), "text", at(r_in, angle[f"x{ij}"])))
         nodes.append(Node(f"y{ij}", _x(ij, var="y"), "number", at(r_out, angle[f"x{ij}"])))
-        arrows += [Arrow(f"x{ij[0]}", f"x{ij}", transform),
-                   Arrow(f"x{ij[1]}", f"x{ij}", transform)]
+        arrows += [Arrow(f"x{ij[0]}", f"x{ij}", transform), Arrow(f"x{ij[1]}", f"x{ij}", transform)]
     arrows += [Arrow(f"x{ij}", f"y{ij}", model) for ij in ("12", "23", "13")]
-    return Diagram(tuple(nodes), tuple(arrows), prop, ("y12", "y23", "y13"),
-                   (0.0, prop_y), title)
+    return Diagram(tuple(nodes), tuple(arrows), prop, ("y12", "y23", "y13"), (0.0, prop_y), title)

@@ -24,37 +24,93 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from mtlib.data.papers import MANINO_TABLE1
+from mtlib.relations.errors import check_text, check_texts, refuse
 
 __all__ = [
-    "NotApplicable", "Transformation", "Composed", "Concatenation", "Typos", "Contractions", "NameSwap",
-    "NumberSwap", "Negation", "Punctuation", "Casing", "Synonyms", "FunctionTransformation", "as_transformation",
-    "apply", "manino_table1", "robustness_suite", "POSITIONS", "CONTRACTIONS", "NAMES",
+    "NotApplicable",
+    "Transformation",
+    "Composed",
+    "Concatenation",
+    "Typos",
+    "Contractions",
+    "NameSwap",
+    "NumberSwap",
+    "Negation",
+    "Punctuation",
+    "Casing",
+    "Synonyms",
+    "FunctionTransformation",
+    "as_transformation",
+    "apply",
+    "manino_table1",
+    "robustness_suite",
+    "POSITIONS",
+    "CONTRACTIONS",
+    "NAMES",
 ]
 
 POSITIONS = ("start", "end")
 
 #: Expansion -> contraction (lower case). Written here from common English usage.
 CONTRACTIONS = {
-    "is not": "isn't", "are not": "aren't", "was not": "wasn't", "were not": "weren't", "do not": "don't",
-    "does not": "doesn't", "did not": "didn't", "cannot": "can't", "will not": "won't", "would not": "wouldn't",
-    "could not": "couldn't", "should not": "shouldn't", "have not": "haven't", "has not": "hasn't",
-    "had not": "hadn't", "it is": "it's", "that is": "that's", "there is": "there's", "i am": "i'm",
-    "you are": "you're", "we are": "we're", "they are": "they're", "i have": "i've", "i will": "i'll",
-    "let us": "let's", "what is": "what's",
+    "is not": "isn't",
+    "are not": "aren't",
+    "was not": "wasn't",
+    "were not": "weren't",
+    "do not": "don't",
+    "does not": "doesn't",
+    "did not": "didn't",
+    "cannot": "can't",
+    "will not": "won't",
+    "would not": "wouldn't",
+    "could not": "couldn't",
+    "should not": "shouldn't",
+    "have not": "haven't",
+    "has not": "hasn't",
+    "had not": "hadn't",
+    "it is": "it's",
+    "that is": "that's",
+    "there is": "there's",
+    "i am": "i'm",
+    "you are": "you're",
+    "we are": "we're",
+    "they are": "they're",
+    "i have": "i've",
+    "i will": "i'll",
+    "let us": "let's",
+    "what is": "what's",
 }
 
 #: First names swapped by :class:`NameSwap` (a small, mixed list written here).
-NAMES = ("John", "Mary", "James", "Anna", "David", "Maria", "Michael", "Sarah", "Ahmed", "Mei", "Carlos", "Priya",
-         "Tom", "Emma", "Kenji", "Fatima")
+NAMES = (
+    "John",
+    "Mary",
+    "James",
+    "Anna",
+    "David",
+    "Maria",
+    "Michael",
+    "Sarah",
+    "Ahmed",
+    "Mei",
+    "Carlos",
+    "Priya",
+    "Tom",
+    "Emma",
+    "Kenji",
+    "Fatima",
+)
 
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _AUXILIARIES = ("is", "are", "was", "were", "can", "will", "do", "does", "did")
@@ -75,6 +131,17 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> None:
         raise ValueError(f"unknown {what} {value!r}; use one of {list(allowed)}")
 
 
+def _text_checked(call: Callable[[Any, str], str]) -> Callable[[Any, str], str]:
+    """Wrap a transformation's ``__call__``: the input must be a ``str``."""
+
+    @functools.wraps(call)
+    def checked(self: Any, x: str) -> str:
+        return call(self, check_text(x, f"{type(self).__name__}", "x"))
+
+    checked._checks_text = True  # type: ignore[attr-defined]
+    return checked
+
+
 def _match_case(word: str, like: str) -> str:
     if like.isupper() and len(like) > 1:
         return word.upper()
@@ -85,12 +152,20 @@ class Transformation:
     """Base class: ``name``, ``description``, ``expected`` and ``t1 >> t2``.
 
     Subclasses implement ``__call__(x) -> str`` and raise
-    :class:`NotApplicable` where they do not apply.
+    :class:`NotApplicable` where they do not apply. Calling any of them with
+    something other than a ``str`` (``None``, a number, bytes) raises
+    :class:`~mtlib.relations.errors.MtlibInputError` instead of transforming ``str(x)``.
     """
 
     name: str = "T"
     description: str = ""
     expected: str = "same"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        call = cls.__dict__.get("__call__")
+        if call is not None and not getattr(call, "_checks_text", False):
+            cls.__call__ = _text_checked(call)  # type: ignore[method-assign, assignment]
 
     def __call__(self, x: str) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -154,7 +229,7 @@ def as_transformation(t: Callable[[str], str]) -> Transformation:
     if isinstance(t, Transformation):
         return t
     if not callable(t):
-        raise TypeError(f"a transformation must be callable str -> str, got {type(t).__name__}")
+        raise refuse("as_transformation", "transform", "a callable str -> str", t)
     return FunctionTransformation(t)
 
 
@@ -166,7 +241,7 @@ def apply(t: Callable[[str], str], texts: Sequence[str]) -> tuple[list[str | Non
         :class:`NotApplicable`, and a bool array ``(n,)``.
     """
     out: list[str | None] = []
-    for x in texts:
+    for x in check_texts(texts, "apply", "texts"):
         try:
             out.append(t(x))
         except NotApplicable:
@@ -192,6 +267,7 @@ class Concatenation(Transformation):
     name: str = ""
 
     def __post_init__(self) -> None:
+        check_text(self.text, "Concatenation", "text")
         pos = str(self.position).strip().lower()
         if pos not in POSITIONS:
             raise ValueError(f"unknown position {self.position!r} for {self.text!r}; use one of {list(POSITIONS)}")
@@ -241,8 +317,9 @@ class Typos(Transformation):
 
     def __call__(self, x: str) -> str:
         # Positions p with x[p] and x[p+1] both inside a word of 4+ letters, not its first letter.
-        spots = [p for m in re.finditer(r"[A-Za-z]{4,}", x) for p in range(m.start() + 1, m.end() - 1)
-                 if x[p] != x[p + 1]]
+        spots = [
+            p for m in re.finditer(r"[A-Za-z]{4,}", x) for p in range(m.start() + 1, m.end() - 1) if x[p] != x[p + 1]
+        ]
         if not spots:
             raise NotApplicable(f"no word of 4+ letters to put a typo in: {x[:60]!r}")
         rng = _rng(self.seed, x)
@@ -282,14 +359,15 @@ class Contractions(Transformation):
 
     @property
     def description(self) -> str:  # type: ignore[override]
-        return "contract e.g. 'do not' to \"don't\"" if self.mode == "contract" else \
-            "expand e.g. \"don't\" to 'do not'"
+        return "contract e.g. 'do not' to \"don't\"" if self.mode == "contract" else "expand e.g. \"don't\" to 'do not'"
 
     def __call__(self, x: str) -> str:
         pairs = self.table.items() if self.mode == "contract" else ((b, a) for a, b in self.table.items())
         mapping = {a.lower(): b for a, b in pairs}
-        pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True))
-                             + r")(?![\w'])", re.IGNORECASE)
+        pattern = re.compile(
+            r"\b(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)) + r")(?![\w'])",
+            re.IGNORECASE,
+        )
         out, count = pattern.subn(lambda m: _match_case(mapping[m.group(0).lower()], m.group(0)), x)
         if not count:
             raise NotApplicable(f"nothing to {self.mode}: {x[:60]!r}")
@@ -387,14 +465,14 @@ class Negation(Transformation):
         m = re.search(r"\b(" + "|".join(_AUXILIARIES) + r")(n't)?\b", x, re.IGNORECASE)
         if m is None:
             raise NotApplicable(f"no auxiliary (is/are/was/were/can/will/do/does/did) in {x[:60]!r}")
-        if m.group(2) or re.match(r"\s+(not|never)\b", x[m.end():], re.IGNORECASE):
+        if m.group(2) or re.match(r"\s+(not|never)\b", x[m.end() :], re.IGNORECASE):
             raise NotApplicable(f"already negated: {x[:60]!r}")
-        before = x[:m.start()].rstrip()
+        before = x[: m.start()].rstrip()
         if not before or before[-1] in ".!?:;":
             raise NotApplicable(f"the auxiliary starts a sentence (a question?), no simple rule: {x[:60]!r}")
         aux = m.group(1)
         new = aux + "not" if aux.lower() == "can" else aux + " not"
-        return x[:m.start()] + new + x[m.end():]
+        return x[: m.start()] + new + x[m.end() :]
 
 
 @dataclass(frozen=True)
@@ -484,8 +562,9 @@ class Synonyms(Transformation):
 
     def __call__(self, x: str) -> str:
         table = {k.lower(): ([v] if isinstance(v, str) else list(v)) for k, v in self.table.items()}
-        pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-                             + r")\b", re.IGNORECASE)
+        pattern = re.compile(
+            r"\b(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)) + r")\b", re.IGNORECASE
+        )
         if not pattern.search(x):
             raise NotApplicable(f"no listed word in {x[:60]!r}")
         rng = _rng(self.seed, x)
@@ -498,12 +577,20 @@ class Synonyms(Transformation):
 
 
 def manino_table1() -> list[Concatenation]:
-    """The six concatenations of Manino et al. Table 1 (ids T1..T6), built from :data:`mtlib.data.papers.MANINO_TABLE1`."""
+    """The six concatenations of Manino et al. Table 1 (ids T1..T6).
 
+    Built from :data:`mtlib.data.papers.MANINO_TABLE1`.
+    """
     return [Concatenation(text, pos, name=tid) for tid, text, pos, *_ in MANINO_TABLE1]
 
 
 def robustness_suite(seed: int = 0) -> list[Transformation]:
     """Six label-preserving perturbations for invariance gates: typos, contractions, punctuation, casing."""
-    return [Typos("swap", seed=seed), Typos("delete", seed=seed), Contractions("contract"),
-            Contractions("expand"), Punctuation("strip"), Casing("lower")]
+    return [
+        Typos("swap", seed=seed),
+        Typos("delete", seed=seed),
+        Contractions("contract"),
+        Contractions("expand"),
+        Punctuation("strip"),
+        Casing("lower"),
+    ]

@@ -14,10 +14,9 @@ from mtlib.relations.counting import (
     OrderCount,
     TransitivityCount,
     count_order_violations,
-    count_order_violations_naive,
     count_transitivity_violations,
-    count_transitivity_violations_naive,
 )
+from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
 
 # Value pools with many ties (tiny integer sets, one-decimal floats) and one
 # with few, so that every tie path of the counts is exercised.
@@ -66,15 +65,10 @@ def adjacency(draw: st.DrawFn, max_n: int) -> np.ndarray:
 
 def _scalars(result: OrderCount | TransitivityCount) -> dict:
     """Scalar fields with nan made comparable."""
-    return {
-        k: "nan" if isinstance(v, float) and math.isnan(v) else v
-        for k, v in result.to_dict().items()
-    }
+    return {k: "nan" if isinstance(v, float) and math.isnan(v) else v for k, v in result.to_dict().items()}
 
 
-def _assert_equal_counts(
-    fast: OrderCount | TransitivityCount, ref: OrderCount | TransitivityCount
-) -> None:
+def _assert_equal_counts(fast: OrderCount | TransitivityCount, ref: OrderCount | TransitivityCount) -> None:
     assert _scalars(fast) == _scalars(ref)
     np.testing.assert_array_equal(fast.per_item, ref.per_item)
     np.testing.assert_array_equal(fast.per_item_cases, ref.per_item_cases)
@@ -138,9 +132,7 @@ def test_order_weighted_equals_expanded(
     src, flw = pair
     w = data.draw(arrays(np.int64, src.size, elements=st.integers(0, 3)))
     fast = count_order_violations(src, flw, expected=expected, per_item=True, weights=w)
-    expanded = count_order_violations_naive(
-        np.repeat(src, w), np.repeat(flw, w), expected=expected
-    )
+    expanded = count_order_violations_naive(np.repeat(src, w), np.repeat(flw, w), expected=expected)
     assert fast.n == src.size
     assert {**_scalars(fast), "n": None} == {**_scalars(expanded), "n": None}
     assert int(w @ fast.per_item) == 2 * fast.violations
@@ -149,9 +141,7 @@ def test_order_weighted_equals_expanded(
     for i in range(src.size):
         wi = w.copy()
         wi[i] = max(wi[i], 1)
-        ref = count_order_violations_naive(
-            np.repeat(src, wi), np.repeat(flw, wi), expected=expected
-        )
+        ref = count_order_violations_naive(np.repeat(src, wi), np.repeat(flw, wi), expected=expected)
         assert fast.per_item[i] == ref.per_item[_copy_index(wi, i)]
         assert fast.per_item_cases[i] == ref.per_item_cases[_copy_index(wi, i)]
 
@@ -168,9 +158,7 @@ def test_order_matches_vectorised_reference_beyond_hypothesis_sizes(weighted: bo
     is_case = ds != 0
     for expected, direction in (("same", 1), ("opposite", -1)):
         violated = is_case & (df != direction * ds)
-        result = count_order_violations(
-            src, flw, expected=expected, per_item=True, weights=w if weighted else None
-        )
+        result = count_order_violations(src, flw, expected=expected, per_item=True, weights=w if weighted else None)
         assert result.cases == int(w @ is_case @ w) // 2
         assert result.violations == int(w @ violated @ w) // 2
         assert result.ties_flw == int(w @ (is_case & (df == 0)) @ w) // 2

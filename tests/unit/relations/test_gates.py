@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from mtlib import relations as R
-from mtlib.relations import browse
 from mtlib.relations import transformations as T
+from mtlib.relations.result import worst_partners
 from mtlib.testing import RelationGateError, assert_relation
 
 
@@ -86,7 +86,7 @@ def test_worst_partners_find_the_worst_violated_pair(expected):
     rng = np.random.default_rng(3)
     for _ in range(20):
         src, flw = rng.integers(0, 6, 30).astype(float), rng.integers(0, 6, 30).astype(float)
-        i, j, margin = browse.worst_partners(src, flw, expected)
+        i, j, margin = worst_partners(src, flw, expected)
         if len(margin):
             assert margin.max() == _naive_worst_margin(src, flw, expected)
             assert (src[i] > src[j]).all()

@@ -10,18 +10,18 @@ import matplotlib
 matplotlib.use("Agg")  # headless; the module itself never touches the backend
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib._pylab_helpers import Gcf  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib._pylab_helpers import Gcf  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.path import Path  # noqa: E402
 from matplotlib.patches import (  # noqa: E402
     Circle,
     FancyArrowPatch,
     FancyBboxPatch,
     Rectangle,
 )
+from matplotlib.path import Path  # noqa: E402
 
 from mtlib.relations import notation  # noqa: E402
 from mtlib.relations.notation import Arrow, Diagram, Node  # noqa: E402
@@ -49,16 +49,29 @@ STRUCTURES = {
 EXPECTED_ARROWS = {
     "single_input": {("x", "x'"): "T", ("x", "y"): "f", ("x'", "y'"): "f"},
     "pairwise_systematicity": {
-        ("x1", "x1'"): "T", ("x2", "x2'"): "T",
-        ("x1", "y1"): "f", ("x2", "y2"): "f", ("x1'", "y1'"): "f", ("x2'", "y2'"): "f",
+        ("x1", "x1'"): "T",
+        ("x2", "x2'"): "T",
+        ("x1", "y1"): "f",
+        ("x2", "y2"): "f",
+        ("x1'", "y1'"): "f",
+        ("x2'", "y2'"): "f",
     },
     "pairwise_compositionality": {
-        ("x1", "z1"): "f", ("x2", "z2"): "f", ("z1", "y1"): "g", ("z2", "y2"): "g",
+        ("x1", "z1"): "f",
+        ("x2", "z2"): "f",
+        ("z1", "y1"): "g",
+        ("z2", "y2"): "g",
     },
     "three_way_transitivity": {
-        ("x1", "x12"): "T", ("x2", "x12"): "T", ("x2", "x23"): "T", ("x3", "x23"): "T",
-        ("x1", "x13"): "T", ("x3", "x13"): "T",
-        ("x12", "y12"): "f", ("x23", "y23"): "f", ("x13", "y13"): "f",
+        ("x1", "x12"): "T",
+        ("x2", "x12"): "T",
+        ("x2", "x23"): "T",
+        ("x3", "x23"): "T",
+        ("x1", "x13"): "T",
+        ("x3", "x13"): "T",
+        ("x12", "y12"): "f",
+        ("x23", "y23"): "f",
+        ("x13", "y13"): "f",
     },
 }
 EXPECTED_DASHED = {
@@ -268,19 +281,18 @@ def test_labels_do_not_overlap(case):
     assert p_box.x0 <= pt.x0 and pt.x1 <= p_box.x1
 
     # arrow labels avoid nodes, the P box, each other and every line
-    arrow_labels = [(a, _bbox(_by_gid(ax, f"label:{a.start}->{a.end}")[0], renderer))
-                    for a in diagram.arrows]
+    arrow_labels = [(a, _bbox(_by_gid(ax, f"label:{a.start}->{a.end}")[0], renderer)) for a in diagram.arrows]
     for i, (a, lb) in enumerate(arrow_labels):
         for nid, box in node_boxes.items():
             assert not lb.overlaps(box), f"label of {a} overlaps node {nid}"
         assert not lb.overlaps(p_box)
-        for b, other in arrow_labels[i + 1:]:
+        for b, other in arrow_labels[i + 1 :]:
             assert not lb.overlaps(other), f"labels of {a} and {b} overlap"
         for art in [p for p in ax.patches if isinstance(p, FancyArrowPatch)] + list(ax.lines):
             pts = _vertices(art) if isinstance(art, FancyArrowPatch) else art.get_xydata()
             disp = ax.transData.transform(pts)
             # the segment's end points (and head vertices) stay out of the label
-            for (x, y) in disp:
+            for x, y in disp:
                 assert not (lb.x0 < x < lb.x1 and lb.y0 < y < lb.y1), (a, art.get_gid())
             # and the straight part does not cross the label box
             far = max(disp, key=lambda q: math.dist(q, disp[0]))
@@ -300,7 +312,7 @@ def test_nodes_and_p_box_do_not_overlap(case):
     boxes["P"] = _bbox(_by_gid(ax, "P")[0], renderer)
     items = list(boxes.items())
     for i, (n1, b1) in enumerate(items):
-        for n2, b2 in items[i + 1:]:
+        for n2, b2 in items[i + 1 :]:
             assert not b1.overlaps(b2), (n1, n2)
 
 
@@ -329,8 +341,9 @@ def test_arrow_to_missing_node_raises():
 @pytest.mark.parametrize("factory", [f for f, _ in STRUCTURES.values()])
 def test_factory_diagram_with_extra_bad_arrow_raises(factory):
     d = factory()
-    bad = Diagram(d.nodes, d.arrows + (Arrow(d.nodes[0].id, "missing_node", "T"),),
-                  d.property_label, d.constrained, d.property_xy)
+    bad = Diagram(
+        d.nodes, d.arrows + (Arrow(d.nodes[0].id, "missing_node", "T"),), d.property_label, d.constrained, d.property_xy
+    )
     with pytest.raises(ValueError, match="missing_node"):
         bad.draw()
 
@@ -365,20 +378,20 @@ def test_to_text_one_line_per_arrow_and_link(case):
 
 
 def test_to_text_single_input():
-    assert notation.single_input(title="Robustness").to_text() == "\n".join([
-        "Robustness | P: P",
-        "x --T--> x'",
-        "x --f--> y",
-        "x' --f--> y'",
-        "P - - y",
-        "P - - y'",
-    ])
+    assert notation.single_input(title="Robustness").to_text() == "\n".join(
+        [
+            "Robustness | P: P",
+            "x --T--> x'",
+            "x --f--> y",
+            "x' --f--> y'",
+            "P - - y",
+            "P - - y'",
+        ]
+    )
 
 
 def test_custom_labels_and_title():
-    d = notation.pairwise_systematicity(
-        transform=r"$T_1$", prop="P_src(y1, y2) ⟹ P_flw(y1', y2')", title="Sentiment"
-    )
+    d = notation.pairwise_systematicity(transform=r"$T_1$", prop="P_src(y1, y2) ⟹ P_flw(y1', y2')", title="Sentiment")
     fig = d.draw()
     try:
         ax = fig.axes[0]

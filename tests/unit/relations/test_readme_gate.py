@@ -1,8 +1,8 @@
 """The README's example: gate a sentiment model in CI (offline, VADER, the bundled reviews)."""
 
 from mtlib import relations as R
-from mtlib.relations import transformations as T
 from mtlib.data.sst import load_reviews
+from mtlib.relations import transformations as T
 from mtlib.testing import assert_relation
 
 REVIEWS = load_reviews()["text"].tolist()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import io
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtlib import relations as R
 from mtlib.analysis import stats
+from mtlib.relations import transformations as T
 
 
 def test_concatenation_positions_and_bad_position():
@@ -87,11 +91,14 @@ def test_transitivity_exact_and_sampled():
     assert abs(sampled.rate - res.rate) < 0.05
 
 
-@pytest.mark.parametrize("prop,src,flw,expected_violations", [
-    ("equivalence", [[0.9, 0.1], [0.6, 0.4], [0.5, 0.5]], [[0.8, 0.2], [0.3, 0.7], [0.9, 0.1]], 2),
-    ("order", [[0.1], [0.5], [0.9]], [[0.2], [0.4], [0.9]], 2),
-    ("similarity", [[1, 0], [0, 1], [1, 1]], [[1, 0.1], [1, 0], [1, 1]], 1),
-])
+@pytest.mark.parametrize(
+    "prop,src,flw,expected_violations",
+    [
+        ("equivalence", [[0.9, 0.1], [0.6, 0.4], [0.5, 0.5]], [[0.8, 0.2], [0.3, 0.7], [0.9, 0.1]], 2),
+        ("order", [[0.1], [0.5], [0.9]], [[0.2], [0.4], [0.9]], 2),
+        ("similarity", [[1, 0], [0, 1], [1, 1]], [[1, 0.1], [1, 0], [1, 1]], 1),
+    ],
+)
 def test_single_input_properties(prop, src, flw, expected_violations):
     rel = R.SingleInput(prop, prop, threshold=0.9 if prop == "similarity" else None)
     res = rel.check(np.array(src).squeeze(), np.array(flw).squeeze())
@@ -106,12 +113,15 @@ def test_single_input_rejects_bad_settings():
         R.SingleInput("s", "entailment")
 
 
-@pytest.mark.parametrize("rel,circles,squares,grey", [
-    (R.SingleInput("single", "order"), 2, 2, 1),
-    (R.PairwiseSystematicity("pairwise"), 4, 4, 2),
-    (R.PairwiseCompositionality("compositional"), 2, 4, 2),
-    (R.ThreeWayTransitivity("transitive"), 6, 3, 3),
-])
+@pytest.mark.parametrize(
+    "rel,circles,squares,grey",
+    [
+        (R.SingleInput("single", "order"), 2, 2, 1),
+        (R.PairwiseSystematicity("pairwise"), 4, 4, 2),
+        (R.PairwiseCompositionality("compositional"), 2, 4, 2),
+        (R.ThreeWayTransitivity("transitive"), 6, 3, 3),
+    ],
+)
 def test_every_relation_draws_its_structure(rel, circles, squares, grey):
     diagram = rel.structure()
     kinds = [n.kind for n in diagram.nodes]
@@ -144,11 +154,13 @@ def test_bootstrap_is_seeded_and_covers_the_rate():
 
 
 def test_group_difference_tests_name_themselves_and_detect_a_real_difference():
-    frame = pd.DataFrame({"group": ["up"] * 20 + ["down"] * 20,
-                          "violations": [30] * 20 + [60] * 20, "cases": [100] * 40})
+    frame = pd.DataFrame(
+        {"group": ["up"] * 20 + ["down"] * 20, "violations": [30] * 20 + [60] * 20, "cases": [100] * 40}
+    )
     table = stats.compare_two_groups(frame, group="group", permutations=500)
-    assert {"two-proportion", "permutation"} <= {w for t in table["test"] for w in t.split() if w in
-                                                  ("two-proportion", "permutation")}
+    assert {"two-proportion", "permutation"} <= {
+        w for t in table["test"] for w in t.split() if w in ("two-proportion", "permutation")
+    }
     assert (table["p_value"] < 0.01).all()
     same = frame.assign(violations=[45] * 40)
     assert (stats.compare_two_groups(same, group="group", permutations=200)["p_value"] > 0.5).all()
@@ -166,13 +178,6 @@ def test_association_test_on_flagged_items():
 # ---------------------------------------------------------------------------
 # One protocol: property tests against naive counts, a relation with only check
 # ---------------------------------------------------------------------------
-
-import warnings  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from mtlib.relations import transformations as T  # noqa: E402
 
 _tied_scores = st.lists(st.integers(0, 4), min_size=0, max_size=25)
 
@@ -290,8 +295,9 @@ def test_old_keyword_names_still_work_with_a_warning():
     with pytest.warns(DeprecationWarning, match="adj"):
         b = R.ThreeWayTransitivity("t").check(adj=np.ones((4, 4), bool), n_boot=0)
     with pytest.warns(DeprecationWarning, match="hid"):
-        c = R.PairwiseCompositionality("c").check(hid=[1, 2, 3], out=[1, 3, 2], groups=["g"] * 3,
-                                                   direction={"g": "same"}, n_boot=0)
+        c = R.PairwiseCompositionality("c").check(
+            hid=[1, 2, 3], out=[1, 3, 2], groups=["g"] * 3, direction={"g": "same"}, n_boot=0
+        )
     assert (a.violations, b.violations, c.violations) == (1, 0, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -343,6 +349,8 @@ def test_compositionality_and_transitivity_evaluate_score_once_and_match_check()
     syn = {("cat", "feline"), ("feline", "kitty"), ("cat", "kitty"), ("kitty", "dog"), ("feline", "dog")}
     tr = R.ThreeWayTransitivity("syn").evaluate(words, lambda pairs: np.array([p in syn for p in pairs]), n_boot=0)
     ex = tr.examples(5)
-    assert (tr.cases, tr.violations) == (4, 2) and tuple(ex.loc[0, ["x1", "x2", "x3"]]) in {("cat", "feline", "dog"),
-                                                                           ("cat", "kitty", "dog")}
+    assert (tr.cases, tr.violations) == (4, 2) and tuple(ex.loc[0, ["x1", "x2", "x3"]]) in {
+        ("cat", "feline", "dog"),
+        ("cat", "kitty", "dog"),
+    }
     assert R.Concatenation is T.Concatenation

@@ -1,0 +1,119 @@
+"""The error every public entry of the relations raises on a wrong argument, and the checks that raise it.
+
+One validation layer at the public entry (``check``, ``evaluate``,
+transformations, the gate) turns a wrong type or value into
+:class:`MtlibInputError`, naming the argument and what was expected, instead
+of a bare ``TypeError`` or ``IndexError`` from deep inside numpy or pandas, or
+a silent ``str(x)`` of ``None``. It is a :class:`ValueError`, so code that
+caught ``ValueError`` still does. The checks below return the argument in the
+form the code uses (a list of texts, a float array, an int).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "MtlibInputError",
+    "check_count",
+    "check_open_unit",
+    "check_rate",
+    "check_scores",
+    "check_text",
+    "check_texts",
+    "refuse",
+]
+
+
+class MtlibInputError(ValueError):
+    """A public mtlib function was given an argument of the wrong type or value.
+
+    The message names the function, the argument and what was expected, e.g.
+    ``Relation.evaluate: inputs must be a list of texts (str), got str 'a review'``.
+
+    Attributes:
+        argument: The argument's name (``None`` when not known).
+        expected: What was expected (``None`` when not known).
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None, expected: str | None = None) -> None:
+        super().__init__(message)
+        self.argument, self.expected = argument, expected
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def refuse(where: str, argument: str, expected: str, found: Any) -> MtlibInputError:
+    """The error for ``argument`` of ``where``: ``<where>: <argument> must be <expected>, got <type> <repr>``."""
+    return MtlibInputError(
+        f"{where}: {argument} must be {expected}, got {_shown(found)}", argument=argument, expected=expected
+    )
+
+
+def check_text(value: Any, where: str, argument: str = "x") -> str:
+    """``value`` if it is a ``str``; else :class:`MtlibInputError` (no ``str(None)``, no bytes)."""
+    if not isinstance(value, str):
+        raise refuse(where, argument, "a text (str)", value)
+    return value
+
+
+def check_texts(value: Any, where: str, argument: str = "inputs") -> list[str]:
+    """A list of texts from a list, tuple, array or Series of ``str``; a bare string is refused."""
+    if (
+        isinstance(value, (str, bytes))
+        or value is None
+        or not isinstance(value, Iterable)
+        or (isinstance(value, np.ndarray) and value.ndim != 1)
+    ):
+        raise refuse(where, argument, "a list of texts (str)", value)
+    texts = list(value)
+    for i, x in enumerate(texts):
+        if not isinstance(x, str):
+            raise refuse(where, f"{argument}[{i}]", "a text (str)", x)
+    return texts
+
+
+def check_scores(value: Any, where: str, argument: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """``value`` as a float array of ``ndim`` dimensions and finite real numbers."""
+    expected = f"a {' or '.join(f'{d}-D' for d in ndim)} array of finite numbers"
+    if value is None or isinstance(value, (str, bytes, dict)):
+        raise refuse(where, argument, expected, value)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise refuse(where, argument, expected, value) from None
+    if arr.ndim not in ndim or arr.dtype.kind not in "biuf":
+        raise refuse(where, argument, expected + f" (shape {arr.shape}, dtype {arr.dtype})", value)
+    arr = arr.astype(float)
+    if not np.isfinite(arr).all():
+        first = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise refuse(where, argument, expected + f"; [{', '.join(map(str, first))}] is not", arr[first])
+    return arr
+
+
+def check_rate(value: Any, where: str, argument: str) -> float:
+    """A real number in ``[0, 1]`` (a rate); bools, NaN and values outside are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
+        raise refuse(where, argument, "a number in [0, 1]", value)
+    return float(value)
+
+
+def check_open_unit(value: Any, where: str, argument: str) -> float:
+    """A real number strictly between 0 and 1 (a confidence)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
+        raise refuse(where, argument, "a number in (0, 1)", value)
+    return float(value)
+
+
+def check_count(value: Any, where: str, argument: str, minimum: int = 0) -> int:
+    """An integer (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise refuse(where, argument, f"an integer >= {minimum}", value)
+    return int(value)

@@ -1,0 +1,516 @@
+"""Pairwise relations: systematicity (§4, Eq. 4) and compositionality (§5, Eq. 5).
+
+A case is an unordered pair of inputs whose source scores differ: the order of
+the sources (or of a probe score on hidden states) must be kept, or reversed,
+by the follow-ups (or the output score). Pairs are counted exactly by sorting
+(:func:`~mtlib.relations.counting.count_order_violations`), never enumerated;
+the interval resamples source items, with every replicate counted exactly
+(a quadratic form for small segments, a weighted recount for large ones).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib.relations import bootstrap, notation
+from mtlib.relations.base import Relation, as_scorer, unique_outputs
+from mtlib.relations.counting import EXPECTED_DIRECTIONS, count_order_violations
+from mtlib.relations.errors import MtlibInputError, check_scores, check_texts, refuse
+from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
+from mtlib.relations.transformations import NotApplicable, apply
+
+__all__ = ["PairwiseCompositionality", "PairwiseSystematicity"]
+
+
+#: Largest segment counted by the dense bootstrap (an m x m float64 matrix of violated cases).
+_DENSE_BOOT_MAX = 2500
+
+
+def _order_segments_boot(
+    segments: list[dict[str, Any]], n: int, n_boot: int, seed: int
+) -> tuple[np.ndarray | None, list[np.ndarray | None]]:
+    """Bootstrap replicates of a pooled pairwise rate: one item-weight vector per replicate for every segment.
+
+    Each replicate's counts are exact. Segments of at most ``_DENSE_BOOT_MAX``
+    items use the quadratic form ``w^T V w / 2`` (``V[i, j]`` = 1 for a
+    violated case) for all replicates in one matrix product; larger ones
+    recount with :func:`count_order_violations` and integer weights per replicate.
+
+    Returns:
+        ``(pooled (n_boot,), [per segment (n_boot,)])`` rates from the same
+        resamples; ``(None, [None, ...])`` when ``n_boot`` is 0.
+    """
+    if not n_boot or not segments:
+        return None, [None] * len(segments)
+    weights = bootstrap.bootstrap_weights(n, n_boot, seed)
+    v_tot, c_tot = np.zeros(n_boot), np.zeros(n_boot)
+    parts: list[np.ndarray | None] = []
+    for s in segments:
+        w = weights[:, s["wkey"]]
+        if len(s["src"]) <= _DENSE_BOOT_MAX:
+            v, c = _dense_boot_counts(s, w)
+        else:
+            v, c = np.zeros(n_boot), np.zeros(n_boot)
+            for b in range(n_boot):
+                r = count_order_violations(s["src"], s["flw"], expected=s["expected"], weights=w[b])
+                v[b], c[b] = r.violations, r.cases
+        v_tot += v
+        c_tot += c
+        parts.append(_ratio(v, c))
+    return _ratio(v_tot, c_tot), parts
+
+
+def _ratio(v: np.ndarray, c: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(c > 0, v / np.where(c > 0, c, 1), np.nan)
+
+
+def _dense_boot_counts(s: dict[str, Any], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact violated and total cases of one segment for every row of item weights ``w`` (B, m).
+
+    Cases: ``((sum w)^2 - sum over tie groups of (sum w)^2) / 2``. Violations:
+    ``w^T V w / 2`` with ``V`` the symmetric 0/1 matrix of violated pairs (its
+    products are sums of at most ``sum w`` ones, exact in float32).
+    """
+    src, flw = s["src"], s["flw"]
+    if len(src) == 0:  # no items (e.g. no input a transformation applied to): no cases in any replicate
+        return np.zeros(len(w)), np.zeros(len(w))
+    up_s = src[:, None] > src[None, :]
+    up_f = flw[:, None] > flw[None, :] if s["expected"] == "same" else flw[:, None] < flw[None, :]
+    bad = up_s & ~up_f
+    bad |= bad.T
+    wf = w.astype(np.float32)
+    v = np.einsum("bi,bi->b", (wf @ bad.astype(np.float32)).astype(np.float64), w.astype(np.float64)) / 2
+    order = np.argsort(src, kind="stable")
+    starts = np.flatnonzero(np.r_[True, src[order][1:] != src[order][:-1]])
+    per_tie = np.add.reduceat(w[:, order].astype(np.float64), starts, axis=1)  # weight of each tie group
+    tot = w.sum(1).astype(np.float64)
+    c = (tot**2 - (per_tie**2).sum(1)) / 2
+    return np.round(v), np.round(c)
+
+
+class PairwiseSystematicity(Relation):
+    """Pairwise systematicity (§4): ``s(y1) > s(y2) => s(y1') > s(y2')`` over every pair of sources.
+
+    A case is an unordered pair of sources whose scores differ; it is violated
+    unless the follow-ups are ordered strictly the same way (``expected="same"``)
+    or strictly reversed (``"opposite"``). Counted exactly over all
+    ``n (n - 1) / 2`` pairs.
+
+    Args:
+        name: Relation name.
+        transform: The transformation T (e.g. a :class:`Concatenation`), or several.
+        expected: ``"same"`` or ``"opposite"``; by default the transformation's
+            own ``expected`` (``"opposite"`` for :class:`~mtlib.relations.transformations.Negation`).
+    """
+
+    family = "pairwise systematicity"
+
+    def __init__(self, name: str, transform: Any = None, *, expected: str | None = None, description: str = "") -> None:
+        super().__init__(name, transform, description=description)
+        self._explicit = expected is not None
+        if expected is None:
+            expected = self.transform.expected if self.transform is not None else "same"
+        if expected not in EXPECTED_DIRECTIONS:
+            raise ValueError(f"expected must be one of {list(EXPECTED_DIRECTIONS)}, got {expected!r}")
+        self.expected = expected
+
+    def _expected_of(self, name: str) -> str:
+        """The direction for one transformation: the one given, else the transformation's own."""
+        t = next((t for t in self.transforms if t.name == name), None)
+        return self.expected if self._explicit or t is None else t.expected
+
+    def check(
+        self,
+        src: np.ndarray,
+        flw: np.ndarray,
+        *,
+        per_item: pd.DataFrame | Sequence[Any] | None = None,
+        n_boot: int = 1000,
+        seed: int = 0,
+    ) -> RelationResult:
+        """Count violated pairs exactly, with per-item counts and a bootstrap over sources.
+
+        Args:
+            src: Scores of the sources, shape ``(n,)``.
+            flw: Scores of their follow-ups, shape ``(n,)``.
+            per_item: Labels or a DataFrame describing each source.
+            n_boot: Bootstrap replicates (0 skips the interval).
+            seed: Seeds the bootstrap.
+        """
+        return self.check_many(
+            src,
+            {self.transform.name if self.transform else "T": flw},
+            per_item=per_item,
+            n_boot=n_boot,
+            seed=seed,
+            _single=True,
+        )
+
+    def check_many(
+        self,
+        src: np.ndarray,
+        flws: Mapping[str, np.ndarray],
+        *,
+        per_item: pd.DataFrame | Sequence[Any] | None = None,
+        applied: Mapping[str, np.ndarray] | None = None,
+        n_boot: int = 1000,
+        seed: int = 0,
+        items: Any = None,
+        _single: bool = False,
+    ) -> RelationResult:
+        """The relation under several transformations of the same sources.
+
+        Args:
+            src: Source scores ``(n,)``.
+            flws: Follow-up scores per transformation id, each ``(n,)``.
+            per_item: Labels or a DataFrame describing each source.
+            applied: Per transformation id, a bool mask ``(n,)`` of the sources
+                it applied to (the others are left out of its pairs).
+            n_boot: Bootstrap replicates (one item-weight vector per replicate
+                for all transformations); 0 skips the interval.
+
+        Returns:
+            Pooled counts over all transformations; ``groups`` has one row per
+            transformation (with its own bootstrap interval); ``per_item``
+            sums each source's violated and total cases over transformations.
+        """
+        if items is not None:
+            warnings.warn("check_many(items=...) is renamed per_item=...", DeprecationWarning, stacklevel=2)
+            per_item = items
+        src = check_scores(src, f"{type(self).__name__}.check", "src")
+        n = len(src)
+        flws, applied = _checked_follow_ups(flws, applied, n, f"{type(self).__name__}.check")
+        start = time.perf_counter()
+        segments: list[dict[str, Any]] = []
+        rows: list[dict[str, Any]] = []
+        per_v, per_c = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        ties_src = ties_flw = 0
+        for name, f in flws.items():
+            m = np.ones(n, bool) if applied is None or name not in applied else np.asarray(applied[name], bool)
+            idx = np.flatnonzero(m)
+            exp = self.expected if _single else self._expected_of(name)
+            cnt = count_order_violations(src[idx], np.asarray(f, float)[idx], expected=exp, per_item=True)
+            assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
+            per_v[idx] += cnt.per_item
+            per_c[idx] += cnt.per_item_cases
+            ties_src, ties_flw = ties_src + cnt.ties_src, ties_flw + cnt.ties_flw
+            segments.append(
+                {
+                    "group": name,
+                    "idx": idx,
+                    "wkey": idx,
+                    "src": src[idx],
+                    "flw": np.asarray(f, float)[idx],
+                    "expected": exp,
+                }
+            )
+            rows.append(
+                {
+                    "transformation": name,
+                    "expected": exp,
+                    "cases": cnt.cases,
+                    "violations": cnt.violations,
+                    "rate": cnt.rate,
+                    "ties_flw": cnt.ties_flw,
+                    "skipped": int(n - len(idx)),
+                }
+            )
+        seconds = time.perf_counter() - start
+        cases, violations = int(sum(r["cases"] for r in rows)), int(sum(r["violations"] for r in rows))
+        boot, parts = _order_segments_boot(segments, n, n_boot, seed)
+        low, high = interval_from_boot(boot)
+        groups = None
+        if not _single:
+            for row, part in zip(rows, parts):
+                row["ci_low"], row["ci_high"] = interval_from_boot(part)
+            groups = pd.DataFrame(rows).set_index("transformation")
+        m_pairs = sum(len(s["idx"]) * (len(s["idx"]) - 1) // 2 for s in segments)
+        extra = {"ties_src": ties_src, "ties_flw": ties_flw, "n_items": n, "pairs": m_pairs, "count_seconds": seconds}
+        if not _single:
+            extra["transformations"] = len(flws)
+        res = RelationResult(
+            self.name,
+            cases,
+            violations,
+            violations / cases if cases else float("nan"),
+            low,
+            high,
+            f"bootstrap over sources (B={n_boot})" if n_boot else "none",
+            per_item_frame(per_v, per_c, per_item, n),
+            groups,
+            extra,
+            self.description,
+        )
+        res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family)
+        return res
+
+    def _check_transformations(
+        self,
+        src: np.ndarray,
+        flws: dict[str, np.ndarray],
+        masks: dict[str, np.ndarray],
+        *,
+        per_item: Any,
+        n_boot: int,
+        seed: int,
+        **kwargs: Any,
+    ) -> RelationResult:
+        if len(flws) == 1 and next(iter(masks.values())).all():
+            name = next(iter(flws))
+            return self.check(src, flws[name], per_item=per_item, n_boot=n_boot, seed=seed)
+        return self.check_many(
+            src,
+            {k: np.where(masks[k], flws[k], 0.0) for k in flws},
+            per_item=per_item,
+            applied=masks,
+            n_boot=n_boot,
+            seed=seed,
+        )
+
+    def structure(self) -> notation.Diagram:
+        return notation.pairwise_systematicity(
+            prop=r"$s(\mathbf{y}_1) > s(\mathbf{y}_2) \Rightarrow$ "
+            + (
+                r"$s(\mathbf{y}'_1) > s(\mathbf{y}'_2)$"
+                if self.expected == "same"
+                else r"$s(\mathbf{y}'_1) < s(\mathbf{y}'_2)$"
+            ),
+            title=self.name,
+        )
+
+
+class PairwiseCompositionality(Relation):
+    """Pairwise compositionality (§5): a probe's order on hidden states must show in the output.
+
+    Inputs come in groups (e.g. one NLI context with every insertion pair);
+    inside each group every pair of inputs is a case: if the probe score
+    (``src``) orders them (``P_hid``), the output score (``flw``) must order
+    them the same way (``"same"``) or the opposite way (``"opposite"``), the
+    direction set per group (e.g. by the context's monotonicity).
+
+    Args:
+        name: Relation name.
+        hidden: Name of the hidden-layer score (for the diagram), e.g. ``"s_hyp"``.
+        output: Name of the output score, e.g. ``"s_ent"``.
+
+    ``evaluate(inputs, scorer, groups=..., direction=...)`` takes a scorer
+    returning both scores, shape ``(n, 2)`` (probe score, output score).
+    """
+
+    family = "pairwise compositionality"
+
+    def __init__(
+        self,
+        name: str,
+        transform: Any = None,
+        *,
+        hidden: str = "s_{hid}",
+        output: str = "s_{out}",
+        description: str = "",
+    ) -> None:
+        super().__init__(name, transform, description=description)
+        self.hidden, self.output = hidden, output
+
+    def check(
+        self,
+        src: np.ndarray,
+        flw: np.ndarray,
+        groups: Sequence[Any],
+        direction: Mapping[Any, str],
+        *,
+        per_item: Sequence[Any] | None = None,
+        group_info: pd.DataFrame | None = None,
+        item_info: pd.DataFrame | None = None,
+        n_boot: int = 200,
+        seed: int = 0,
+    ) -> RelationResult:
+        """Count violated pairs inside every group exactly.
+
+        Args:
+            src: Probe scores on the hidden representations, shape ``(n,)``.
+            flw: Output scores, shape ``(n,)``.
+            groups: Group of each input (pairs are formed inside a group).
+            direction: ``"same"`` or ``"opposite"`` per group value.
+            per_item: Item of each input (e.g. the insertion pair); per-item
+                results are pooled over groups by this label.
+            group_info, item_info: Extra columns joined onto the group and
+                item tables (indexed by group / item value).
+            n_boot: Bootstrap replicates resampling items (the same weights in
+                every group); 0 skips the interval.
+
+        Returns:
+            Pooled result; ``groups`` has per-group counts and rates,
+            ``per_item`` per-item counts pooled over groups.
+        """
+        where = "PairwiseCompositionality.check"
+        hid, out = check_scores(src, where, "src"), check_scores(flw, where, "flw")
+        for name, value in (("groups", groups), ("per_item", per_item)):
+            if (value is not None or name == "groups") and (
+                isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__")
+            ):
+                raise refuse(where, name, "a list with one entry per input", value)
+        if not isinstance(direction, Mapping):
+            raise refuse(where, "direction", "a mapping group -> 'same' or 'opposite'", direction)
+        group_of = np.asarray(groups)
+        item_labels = np.asarray(per_item) if per_item is not None else np.arange(len(hid))
+        if not (len(hid) == len(out) == len(group_of) == len(item_labels)):
+            raise MtlibInputError("src, flw, groups and per_item must have the same length", argument="flw")
+        missing = sorted({str(g) for g in np.unique(group_of)} - {str(g) for g in direction})
+        if missing:
+            raise MtlibInputError(f"no direction given for groups {missing[:5]}", argument="direction")
+        dir_of = {str(k): v for k, v in direction.items()}
+        start = time.perf_counter()
+        item_codes, item_values = pd.factorize(pd.Series(item_labels))
+        rows, v_item, c_item, segments = _count_in_groups(hid, out, group_of, dir_of, item_codes)
+        seconds = time.perf_counter() - start
+        group_frame = pd.DataFrame(
+            rows, columns=["group", "expected", "n_items", "cases", "violations", "rate", "ties_src"]
+        ).set_index("group")
+        if group_info is not None:
+            group_frame = group_frame.join(group_info, how="left")
+        cases, violations = int(group_frame["cases"].sum()), int(group_frame["violations"].sum())
+        boot, _ = _order_segments_boot(segments, len(item_values), n_boot, seed)
+        low, high = interval_from_boot(boot)
+        pooled = pd.DataFrame({"item": item_labels, "violations": v_item, "cases": c_item})
+        frame = pooled.groupby("item", sort=False)[["violations", "cases"]].sum()
+        frame["rate"] = frame["violations"] / frame["cases"].where(frame["cases"] > 0)
+        if item_info is not None:
+            frame = frame.join(item_info, how="left")
+        res = RelationResult(
+            self.name,
+            cases,
+            violations,
+            violations / cases if cases else float("nan"),
+            low,
+            high,
+            f"bootstrap over items (B={n_boot})" if n_boot else "none",
+            frame,
+            group_frame,
+            {"n_inputs": len(hid), "n_groups": len(group_frame), "count_seconds": seconds},
+            self.description,
+        )
+        res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family, labels=item_labels)
+        return res
+
+    def evaluate(
+        self,
+        inputs: Sequence[str],
+        scorer: Any,
+        *,
+        n_boot: int = 200,
+        seed: int = 0,
+        per_item: Sequence[Any] | None = None,
+        groups: Sequence[Any] | None = None,
+        direction: Mapping[Any, str] | None = None,
+        **kwargs: Any,
+    ) -> RelationResult:
+        """Score every unique input once (``scorer(texts) -> (n, 2)``: probe score, output score) and check.
+
+        Without a transformation the inputs themselves are the cases; with
+        one, the follow-ups are scored instead of the inputs.
+        """
+        if groups is None or direction is None:
+            raise ValueError("PairwiseCompositionality.evaluate needs groups= and direction=")
+        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        texts = inputs
+        transform = self.transform
+        if transform is not None:
+            follow, applied = apply(transform, inputs)
+            if not applied.all():
+                raise NotApplicable(f"{transform.name} does not apply to {int((~applied).sum())} inputs")
+            texts = [f for f in follow if f is not None]  # every one applied
+        scores = unique_outputs(texts, as_scorer(scorer))
+        scores = np.asarray(scores, float)
+        if scores.ndim != 2 or scores.shape[1] != 2:
+            raise ValueError(f"the scorer must return (n, 2) (probe score, output score), got {scores.shape}")
+        res = self.check(
+            scores[:, 0], scores[:, 1], groups, direction, per_item=per_item, n_boot=n_boot, seed=seed, **kwargs
+        )
+        res.extra["skipped"] = 0
+        res.details["src_text"] = list(texts)
+        res.details["flw_text"] = None
+        return res
+
+    def structure(self) -> notation.Diagram:
+        return notation.pairwise_compositionality(
+            prop=rf"${self.hidden}(\mathbf{{z}}_1) > {self.hidden}(\mathbf{{z}}_2) \Rightarrow "
+            rf"{self.output}(\mathbf{{y}}_1) \gtrless {self.output}(\mathbf{{y}}_2)$",
+            title=self.name,
+        )
+
+
+def _count_in_groups(
+    hid: np.ndarray, out: np.ndarray, group_of: np.ndarray, dir_of: Mapping[str, str], item_codes: np.ndarray
+) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    """Exact counts inside every group: ``(group rows, per-input violations (n,), cases (n,), segments)``."""
+    order = np.argsort(group_of, kind="stable")
+    bounds = (
+        np.flatnonzero(np.r_[True, group_of[order][1:] != group_of[order][:-1], True])
+        if len(group_of)
+        else np.zeros(1, int)
+    )
+    rows: list[dict[str, Any]] = []
+    segments: list[dict[str, Any]] = []
+    v_item, c_item = np.zeros(len(hid), np.int64), np.zeros(len(hid), np.int64)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        idx = order[a:b]
+        g = group_of[idx[0]]
+        cnt = count_order_violations(hid[idx], out[idx], expected=dir_of[str(g)], per_item=True)
+        assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
+        v_item[idx], c_item[idx] = cnt.per_item, cnt.per_item_cases
+        rows.append(
+            {
+                "group": g,
+                "expected": dir_of[str(g)],
+                "n_items": len(idx),
+                "cases": cnt.cases,
+                "violations": cnt.violations,
+                "rate": cnt.rate,
+                "ties_src": cnt.ties_src,
+            }
+        )
+        segments.append(
+            {
+                "group": g,
+                "idx": idx,
+                "wkey": item_codes[idx],
+                "src": hid[idx],
+                "flw": out[idx],
+                "expected": dir_of[str(g)],
+            }
+        )
+    return rows, v_item, c_item, segments
+
+
+def _checked_follow_ups(
+    flws: Any, applied: Any, n: int, where: str
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+    """Follow-up scores ``(n,)`` per transformation and bool masks ``(n,)``, or :class:`MtlibInputError`.
+
+    Finiteness is left to the count, which sees only the sources a transformation applied to.
+    """
+    if not isinstance(flws, Mapping):
+        raise refuse(where, "flws", "a mapping transformation -> follow-up scores", flws)
+    if applied is not None and not isinstance(applied, Mapping):
+        raise refuse(where, "applied", "a mapping transformation -> bool mask", applied)
+    out: dict[str, np.ndarray] = {}
+    masks: dict[str, np.ndarray] | None = None if applied is None else {}
+    for name, f in flws.items():
+        arr = None if f is None or isinstance(f, (str, bytes)) else np.asarray(f)
+        if arr is None or arr.shape != (n,) or arr.dtype.kind not in "biuf":
+            raise refuse(where, "flw" if len(flws) == 1 else f"flws[{name!r}]", f"{n} scores, one per source", f)
+        out[name] = arr.astype(float)
+    for name, m in (applied or {}).items():
+        arr = None if m is None or isinstance(m, (str, bytes)) else np.asarray(m)
+        if arr is None or arr.shape != (n,) or arr.dtype.kind not in "biu":
+            raise refuse(where, f"applied[{name!r}]", f"a bool mask of {n} sources", m)
+        assert masks is not None
+        masks[name] = arr.astype(bool)
+    return out, masks

@@ -1,0 +1,140 @@
+"""Three-way transitivity (§6, Eq. 6): ``v(x12) and v(x23) => v(x13)`` over every ordered triple.
+
+The sources and the follow-up are entries of one Boolean prediction matrix;
+triples are counted exactly by matrix products
+(:func:`~mtlib.relations.counting.count_transitivity_violations`), or sampled
+as the paper did.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mtlib.relations import bootstrap, notation
+from mtlib.relations.base import Relation
+from mtlib.relations.counting import count_transitivity_violations
+from mtlib.relations.errors import check_texts, refuse
+from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
+
+__all__ = ["ThreeWayTransitivity"]
+
+
+class ThreeWayTransitivity(Relation):
+    """Three-way transitivity (§6): ``v(x12) and v(x23) => v(x13)`` over every ordered triple.
+
+    ``src`` is the Boolean prediction v on every ordered pair of the n inputs,
+    shape ``(n, n)``: the sources v(x12), v(x23) and the follow-up v(x13) are
+    entries of the same matrix, so there is no separate ``flw``.
+
+    Args:
+        name: Relation name, e.g. ``"synonymy"``.
+
+    ``evaluate(words, scorer)`` calls ``scorer(pairs)`` once on every ordered
+    pair ``(a, b)`` of distinct inputs, expecting a bool (or 0/1) array.
+    """
+
+    family = "three-way transitivity"
+
+    def check(
+        self,
+        src: np.ndarray,
+        flw: np.ndarray | None = None,
+        *,
+        per_item: Sequence[Any] | None = None,
+        n_boot: int = 200,
+        seed: int = 0,
+        sample: int | None = None,
+    ) -> RelationResult:
+        """Count violated triples of the Boolean prediction matrix.
+
+        Args:
+            src: ``src[i, j]`` = v(x_i, x_j), shape ``(n, n)`` bool; the
+                diagonal is ignored.
+            flw: Must be ``None`` or the same matrix (see the class docstring).
+            per_item: Labels of the n inputs (e.g. words).
+            n_boot: Bootstrap replicates resampling items (0 skips it).
+            sample: Count a random sample of this many triples instead (the
+                paper's procedure); the interval is then Wilson over the kept cases.
+        """
+        if flw is not None and not np.array_equal(np.asarray(flw), np.asarray(src)):
+            raise ValueError(
+                "three-way transitivity reads v(x13) from the same matrix as v(x12), v(x23): "
+                "pass the prediction matrix as src only"
+            )
+        adj = None if src is None or isinstance(src, (str, bytes)) else np.asarray(src)
+        if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
+            raise refuse("ThreeWayTransitivity.check", "src", "a square (n, n) boolean matrix", src)
+        start = time.perf_counter()
+        res = count_transitivity_violations(adj, per_item=True, sample=sample, seed=seed)
+        seconds = time.perf_counter() - start
+        boot = None
+        if sample is not None:
+            low, high = bootstrap.wilson_interval(res.violations, res.cases)
+            method = f"Wilson over {res.cases:,} sampled cases"
+        elif n_boot:
+            boot = bootstrap.bootstrap_transitivity_rates(adj, n_boot=n_boot, seed=seed)
+            low, high = interval_from_boot(boot)
+            method = f"bootstrap over items (B={n_boot})"
+        else:
+            low, high, method = np.nan, np.nan, "none"
+        assert res.per_item is not None and res.per_item_cases is not None  # counted with per_item=True
+        frame = per_item_frame(res.per_item, res.per_item_cases, per_item, res.n)
+        n = res.n
+        out = RelationResult(
+            self.name,
+            res.cases,
+            res.violations,
+            res.rate,
+            low,
+            high,
+            method,
+            frame,
+            None,
+            {
+                "n_items": n,
+                "triples": n * (n - 1) * (n - 2),
+                "sampled": res.sampled,
+                "n_sampled": res.n_sampled,
+                "count_seconds": seconds,
+            },
+            self.description,
+        )
+        out.details.update(
+            kind="triples",
+            boot=boot,
+            adj=np.asarray(adj, dtype=bool),
+            family=self.family,
+            labels=None if per_item is None else list(per_item),
+        )
+        return out
+
+    def evaluate(
+        self,
+        inputs: Sequence[str],
+        scorer: Callable[[list[tuple[str, str]]], np.ndarray],
+        *,
+        n_boot: int = 200,
+        seed: int = 0,
+        per_item: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> RelationResult:
+        """Predict v on every ordered pair of distinct inputs (one scorer call) and check."""
+        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        n = len(inputs)
+        i, j = np.nonzero(~np.eye(n, dtype=bool))
+        v = np.asarray(scorer([(inputs[a], inputs[b]) for a, b in zip(i, j)]))
+        if v.shape != (len(i),):
+            raise ValueError(f"the scorer must return one prediction per pair, shape ({len(i)},), got {v.shape}")
+        adj = np.zeros((n, n), dtype=bool)
+        adj[i, j] = v.astype(bool)
+        res = self.check(adj, per_item=per_item if per_item is not None else inputs, n_boot=n_boot, seed=seed, **kwargs)
+        res.extra["skipped"] = 0
+        res.details["src_text"] = inputs
+        return res
+
+    def structure(self) -> notation.Diagram:
+        return notation.three_way_transitivity(title=self.name)
