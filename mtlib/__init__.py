@@ -36,7 +36,7 @@ WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run
 #: Flat module names of earlier releases -> their new place (kept for one release).
 MOVED = {
     "batching": "mtlib.utils.batching",
-    "browse": "mtlib.relations.browse",
+    "browse": "mtlib.relations.result",
     "cache": "mtlib.utils.cache",
     "claims": "mtlib.analysis.claims",
     "counting": "mtlib.relations.counting",
