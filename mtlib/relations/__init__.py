@@ -24,6 +24,7 @@ from mtlib.relations.counting import (
     TransitivityCount,
     count_order_violations,
     count_transitivity_violations,
+    sample_triples,
 )
 from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
 from mtlib.relations.errors import MtlibInputError
@@ -62,6 +63,7 @@ __all__ = [
     "count_transitivity_violations",
     "count_transitivity_violations_naive",
     "notation",
+    "sample_triples",
     "transformations",
     "unique_outputs",
 ]
