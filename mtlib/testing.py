@@ -22,12 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from mtlib.relations import Relation, RelationResult
+from mtlib.relations import Relation, RelationResult, bootstrap
 from mtlib.relations.errors import check_open_unit, check_rate, refuse
 
-__all__ = ["RelationGateError", "assert_relation", "gate_message"]
+__all__ = ["RelationGateError", "assert_relation", "gate_decision", "gate_message"]
 
 
 class RelationGateError(AssertionError):
@@ -38,15 +39,42 @@ class RelationGateError(AssertionError):
         self.result = result
 
 
-def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.95, k: int = 5) -> str:
-    """Rate, interval, description and the k worst cases, as one readable message."""
+def gate_decision(result: RelationResult, max_rate: float, confidence: float = 0.95) -> list[str]:
+    """The gate's decision in words: the rate, its interval, the item-level Wilson bound, which bound decided.
+
+    The gate compares the larger of two upper bounds with ``max_rate``: the
+    interval's upper end and a Wilson bound that counts only the source items
+    as independent. The second protects against a handful of items passing by
+    luck (with no violation observed, every bootstrap resample has rate 0 and
+    the interval collapses to ``[0, 0]``).
+    """
     low, high = result.interval(confidence)
+    units = len(result.per_item)
+    wilson = float("nan")
+    if units and result.cases:
+        wilson = float(bootstrap.wilson_interval(result.rate * units, units, alpha=1 - confidence)[1])
+    bound = result.gate_bound(confidence)
+    decided = "the item-level Wilson bound" if np.isfinite(wilson) and wilson > high else "the interval's upper end"
+    verdict = "passes" if result.cases and bound <= max_rate else "fails"
     lines = [
         f"{result.relation}: violation rate {result.rate:.4f} ({result.violations:,} of {result.cases:,} cases), "
-        f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method}); "
-        f"gate: upper bound {result.gate_bound(confidence):.4f} must be <= {max_rate:.4f}",
-        f"relation: {result.description}",
+        f"{confidence:.0%} interval [{low:.4f}, {high:.4f}] ({result.ci_method})",
     ]
+    if np.isfinite(wilson):
+        lines.append(
+            f"item-level Wilson upper bound {wilson:.4f} over {units:,} source items (it keeps a handful "
+            "of items from passing by luck when the bootstrap interval collapses)"
+        )
+    lines.append(
+        f"gate {verdict}: {decided} decided, {bound:.4f} {'<=' if verdict == 'passes' else '>'} "
+        f"max_rate {max_rate:.4f}" + ("" if result.cases else " (no cases: nothing was tested)")
+    )
+    return lines
+
+
+def gate_message(result: RelationResult, max_rate: float, confidence: float = 0.95, k: int = 5) -> str:
+    """Rate, interval, the bound that decided, description and the k worst cases, as one readable message."""
+    lines = [*gate_decision(result, max_rate, confidence), f"relation: {result.description}"]
     if "skipped" in result.extra:
         lines.append(f"skipped (transformation not applicable): {result.extra['skipped']}")
     if result.groups is not None and "rate" in result.groups:

@@ -12,7 +12,7 @@ import pytest
 from mtlib import relations as R
 from mtlib.relations import transformations as T
 from mtlib.relations.result import worst_partners
-from mtlib.testing import RelationGateError, assert_relation
+from mtlib.testing import RelationGateError, assert_relation, gate_decision
 
 
 def test_gate_uses_the_upper_end_of_the_interval():
@@ -172,3 +172,18 @@ def test_single_input_examples_on_class_probabilities():
     assert list(ex["item"]) == ["b"] and ex["margin"].iloc[0] == pytest.approx(0.8)  # c keeps class 1
     assert isinstance(res.metrics(prefix="eq"), dict) and res.metrics("eq")["eq/violations"] == 1
     assert isinstance(pd.DataFrame(res.metrics(), index=[0]), pd.DataFrame)
+
+
+def test_the_gate_message_says_which_bound_decided_and_why():
+    texts = ["alpha good", "beta bad", "gamma fine", "delta poor", "epsilon ok"]
+    base = {"alpha good": 0.9, "beta bad": 0.1, "gamma fine": 0.7, "delta poor": 0.2, "epsilon ok": 0.5}
+    kept = lambda xs: np.array([base[x] if x in base else base[x.lower()] for x in xs])  # noqa: E731
+    rel = R.PairwiseSystematicity("upper case keeps order", T.Casing("upper"))
+    with pytest.raises(RelationGateError) as err:  # no violation, but 5 items: the Wilson bound decides
+        assert_relation(kept, rel, texts, max_rate=0.05, n_boot=100)
+    msg = str(err.value)
+    assert "95% interval [0.0000, 0.0000]" in msg
+    assert "item-level Wilson upper bound" in msg and "over 5 source items" in msg and "by luck" in msg
+    assert "gate fails: the item-level Wilson bound decided" in msg and "> max_rate 0.0500" in msg
+    res = err.value.result
+    assert gate_decision(res, 0.99)[-1].startswith("gate passes: the item-level Wilson bound decided")
