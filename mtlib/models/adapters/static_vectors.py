@@ -58,8 +58,9 @@ class StaticVectorsModel(Model):
         texts = list(texts)
         out = np.full((len(texts), self.dim), np.nan, dtype=np.float32)
         for i, t in enumerate(texts):
-            rows = [self.vocab.get(w) for w in self.words(t)]
-            if rows and None not in rows:
+            found = [self.vocab.get(w) for w in self.words(t)]
+            rows = [r for r in found if r is not None]
+            if rows and len(rows) == len(found):
                 out[i] = self.vectors[rows].mean(0)
         self.calls += 1
         return out

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.utils.batching import inference_context, resolve_device, run_batched
-from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Features, Model, masked_mean, softmax
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved
 from mtlib.models.spans import SpanRequest, substring_token_mask
+from mtlib.utils.batching import inference_context, resolve_device, run_batched
+from mtlib.utils.cache import cached_rows
 
 
 class TransformerModel(Model):
@@ -30,6 +30,11 @@ class TransformerModel(Model):
     """
 
     can_finetune = True
+    #: The fast tokenizer, the module returning hidden states and (classifiers) the module with logits.
+    tokenizer: Any
+    backbone: Any
+    head_model: Any
+    st: Any
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         import torch  # noqa: F401  (fail early with a clear import error)
@@ -91,7 +96,7 @@ class TransformerModel(Model):
                                              return_tensors="pt"))
         return masked_mean(self._backbone_hidden(enc, None)[0], enc["attention_mask"])
 
-    def _backbone_hidden(self, enc: dict[str, Any], layer: int | None):
+    def _backbone_hidden(self, enc: dict[str, Any], layer: int | None) -> tuple[Any, Any, Any]:
         """Run the model once; return (last hidden, layer hidden or None, logits or None)."""
         need_all = layer is not None or self.head_model is not None
         out = self.backbone(**enc, output_hidden_states=need_all, return_dict=True)
@@ -105,12 +110,16 @@ class TransformerModel(Model):
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if self.head_model is None:
             return super().classify(texts, text_pairs)
-        return self.features(texts, text_pairs).probs  # type: ignore[return-value]
+        probs = self.features(texts, text_pairs).probs
+        assert probs is not None
+        return probs
 
     def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if self.head_model is None:
             return super().logits(texts, text_pairs)
-        return self.features(texts, text_pairs).logits  # type: ignore[return-value]
+        logits = self.features(texts, text_pairs).logits
+        assert logits is not None
+        return logits
 
     # -- features ----------------------------------------------------------
     def features(
@@ -192,7 +201,7 @@ class TransformerModel(Model):
         pairs = [it["p"] for it in items] if "p" in items[0] else None
         enc = self.tokenizer(texts, pairs, padding=True, truncation=True, max_length=self.max_length,
                              return_tensors="pt", return_offsets_mapping=m > 0)
-        token_masks = None
+        token_masks: Any = None
         if m:
             token_masks = torch.zeros((len(items), m, enc["input_ids"].shape[1]))
             offsets = enc.pop("offset_mapping")

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
 from mtlib.models.registry import ModelNotFoundError
 from mtlib.models.resolve import Resolved
+from mtlib.utils.cache import cached_rows
 
 
 class WordPieceStaticModel(Model):
