@@ -103,8 +103,8 @@ class TransformerModel(Model):
         if self.head_model is not None:
             hs = out.hidden_states
             return hs[-1], (hs[layer] if layer is not None else None), out.logits
-        hs = out.hidden_states if need_all else None
-        return out.last_hidden_state, (hs[layer] if layer is not None else None), None
+        states: Any = out.hidden_states if need_all else None
+        return out.last_hidden_state, (states[layer] if layer is not None else None), None
 
     # -- classify ----------------------------------------------------------
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
