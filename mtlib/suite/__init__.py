@@ -15,18 +15,36 @@ This wing sits above relations and analysis, beside experiments; nothing in
 mtlib imports it.
 """
 
-from mtlib.suite import generate  # level 0
-from mtlib.suite.compare import compare, mcnemar_test  # level 2
+# the face imports in dependency order, lowest level first
+# isort: off
 from mtlib.suite.generate import LEXICONS, Template, lexicon, template  # level 0
-from mtlib.suite.memo import ScoreMemo, as_model  # level 0
+from mtlib.suite import generate  # level 0
 from mtlib.suite.mft import MFT  # level 0
+from mtlib.suite.memo import ScoreMemo, as_model  # level 0
 from mtlib.suite.outcome import TestOutcome  # level 1
-from mtlib.suite.result import SuiteFailure, SuiteResult  # level 3
 from mtlib.suite.serialize import TRANSFORMATIONS, NotSerializable, register  # level 1
+from mtlib.suite.compare import compare, mcnemar_test  # level 2
+from mtlib.suite.result import SuiteFailure, SuiteResult  # level 3
 from mtlib.suite.suite import Suite, SuiteTest  # level 4
+# isort: on
 
 __all__ = [
-    "LEXICONS", "MFT", "NotSerializable", "ScoreMemo", "Suite", "SuiteFailure", "SuiteResult", "SuiteTest",
-    "TRANSFORMATIONS", "Template", "TestOutcome", "as_model", "compare", "generate", "lexicon", "mcnemar_test",
-    "register", "template",
+    "LEXICONS",
+    "MFT",
+    "NotSerializable",
+    "ScoreMemo",
+    "Suite",
+    "SuiteFailure",
+    "SuiteResult",
+    "SuiteTest",
+    "TRANSFORMATIONS",
+    "Template",
+    "TestOutcome",
+    "as_model",
+    "compare",
+    "generate",
+    "lexicon",
+    "mcnemar_test",
+    "register",
+    "template",
 ]

@@ -65,21 +65,40 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
     Raises:
         ValueError: the two outcomes were computed on different inputs.
     """
-    same = (a.inputs_digest == b.inputs_digest and len(a.per_item) == len(b.per_item)
-            and a.per_item["item"].tolist() == b.per_item["item"].tolist())
+    same = (
+        a.inputs_digest == b.inputs_digest
+        and len(a.per_item) == len(b.per_item)
+        and a.per_item["item"].tolist() == b.per_item["item"].tolist()
+    )
     if not same:
-        raise ValueError(f"test {a.name!r}: the two results were computed on different inputs "
-                         f"({a.n_items} vs {b.n_items} items, digests {a.inputs_digest} vs {b.inputs_digest}); "
-                         f"a paired comparison needs the same inputs: run the same suite on both models")
+        raise ValueError(
+            f"test {a.name!r}: the two results were computed on different inputs "
+            f"({a.n_items} vs {b.n_items} items, digests {a.inputs_digest} vs {b.inputs_digest}); "
+            f"a paired comparison needs the same inputs: run the same suite on both models"
+        )
     low, high = _paired_boot(a, b, n_boot, seed)
     fail_a = a.per_item["violations"].to_numpy() > 0
     fail_b = b.per_item["violations"].to_numpy() > 0
     a_only, b_only = int((fail_a & ~fail_b).sum()), int((fail_b & ~fail_a).sum())
     stat, p, exact = mcnemar_test(a_only, b_only)
-    return {"test": a.name, "family": a.family, "rate_a": a.rate, "rate_b": b.rate, "diff": b.rate - a.rate,
-            "diff_low": low, "diff_high": high, "n_items": a.n_items, "passed_a": a.passed, "passed_b": b.passed,
-            "both_fail": int((fail_a & fail_b).sum()), "a_only_fail": a_only, "b_only_fail": b_only,
-            "mcnemar_statistic": stat, "mcnemar_p": p, "mcnemar_exact": exact}
+    return {
+        "test": a.name,
+        "family": a.family,
+        "rate_a": a.rate,
+        "rate_b": b.rate,
+        "diff": b.rate - a.rate,
+        "diff_low": low,
+        "diff_high": high,
+        "n_items": a.n_items,
+        "passed_a": a.passed,
+        "passed_b": b.passed,
+        "both_fail": int((fail_a & fail_b).sum()),
+        "a_only_fail": a_only,
+        "b_only_fail": b_only,
+        "mcnemar_statistic": stat,
+        "mcnemar_p": p,
+        "mcnemar_exact": exact,
+    }
 
 
 def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
@@ -100,8 +119,10 @@ def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) 
     tests_a = {t.name: t for t in result_a.tests}
     tests_b = {t.name: t for t in result_b.tests}
     if set(tests_a) != set(tests_b):
-        raise ValueError(f"the results come from different suites: tests only in a "
-                         f"{sorted(set(tests_a) - set(tests_b))}, only in b {sorted(set(tests_b) - set(tests_a))}")
+        raise ValueError(
+            f"the results come from different suites: tests only in a "
+            f"{sorted(set(tests_a) - set(tests_b))}, only in b {sorted(set(tests_b) - set(tests_a))}"
+        )
     rows = [compare_outcomes(tests_a[name], tests_b[name], n_boot=n_boot, seed=seed) for name in tests_a]
     frame = pd.DataFrame(rows).set_index("test")
     frame.attrs.update(model_a=getattr(result_a, "model", "a"), model_b=getattr(result_b, "model", "b"))

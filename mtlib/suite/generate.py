@@ -46,23 +46,32 @@ def _montague(*classes: str) -> Callable[[], list[str]]:
 
 #: Lexicon name -> (description, reader of its words, in file order).
 LEXICONS: dict[str, tuple[str, Callable[[], list[str]]]] = {
-    "montague-adjectives": ("every adjective of Carvalho et al., Appendix A",
-                            _montague("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")),
-    "montague-subsective": ("subsective adjectives (intersective and non-intersective), Carvalho et al.",
-                            _montague("S-I", "S-NI")),
+    "montague-adjectives": (
+        "every adjective of Carvalho et al., Appendix A",
+        _montague("S-I", "S-NI", "NS-Pl", "NS-Pr", "A"),
+    ),
+    "montague-subsective": (
+        "subsective adjectives (intersective and non-intersective), Carvalho et al.",
+        _montague("S-I", "S-NI"),
+    ),
     "montague-intersective": ("subsective intersective adjectives (S-I), Carvalho et al.", _montague("S-I")),
-    "montague-non-intersective": ("subsective non-intersective adjectives (S-NI), Carvalho et al.",
-                                  _montague("S-NI")),
-    "montague-non-subsective": ("non-subsective adjectives (plain and privative), Carvalho et al.",
-                                _montague("NS-Pl", "NS-Pr")),
+    "montague-non-intersective": ("subsective non-intersective adjectives (S-NI), Carvalho et al.", _montague("S-NI")),
+    "montague-non-subsective": (
+        "non-subsective adjectives (plain and privative), Carvalho et al.",
+        _montague("NS-Pl", "NS-Pr"),
+    ),
     "montague-plain": ("plain non-subsective adjectives (NS-Pl), Carvalho et al.", _montague("NS-Pl")),
     "montague-privative": ("privative non-subsective adjectives (NS-Pr), Carvalho et al.", _montague("NS-Pr")),
     "montague-ambiguous": ("ambiguous adjectives (A), Carvalho et al.", _montague("A")),
     "montague-nouns": ("the nouns of Carvalho et al., Appendix A", _montague("noun")),
-    "names": ("the first names NameSwap recognises (mtlib.relations.transformations.NAMES)",
-              lambda: list(transformations.NAMES)),
-    "manino-table1": ("the six neutral sentences of Manino et al., Table 1",
-                      lambda: [text for _, text, *_ in MANINO_TABLE1]),
+    "names": (
+        "the first names NameSwap recognises (mtlib.relations.transformations.NAMES)",
+        lambda: list(transformations.NAMES),
+    ),
+    "manino-table1": (
+        "the six neutral sentences of Manino et al., Table 1",
+        lambda: [text for _, text, *_ in MANINO_TABLE1],
+    ),
 }
 
 
@@ -129,8 +138,7 @@ class Template:
             if not 0 <= self.sample <= total:
                 raise ValueError(f"sample={self.sample}, but the template has {total} combinations")
             picks = np.sort(np.random.default_rng(self.seed).choice(total, size=self.sample, replace=False))
-            combos = [tuple(w[i] for w, i in zip(lists, np.unravel_index(p, [len(w) for w in lists])))
-                      for p in picks]
+            combos = [tuple(w[i] for w, i in zip(lists, np.unravel_index(p, [len(w) for w in lists]))) for p in picks]
         rows = [{"text": self.pattern.format(**dict(zip(slots, c))), **dict(zip(slots, c))} for c in combos]
         return pd.DataFrame(rows, columns=["text", *slots])
 
@@ -145,8 +153,7 @@ class Template:
         return cls(data["pattern"], dict(data["fillers"]), data.get("sample"), int(data.get("seed", 0)))
 
 
-def template(pattern: str, *, sample: int | None = None, seed: int = 0, **fillers: Sequence[str] | str
-             ) -> pd.DataFrame:
+def template(pattern: str, *, sample: int | None = None, seed: int = 0, **fillers: Sequence[str] | str) -> pd.DataFrame:
     """Every combination of the fillers in the pattern (or a seeded sample of ``sample`` of them).
 
     Args:

@@ -60,8 +60,7 @@ class MFT:
         """One line: what every input must get."""
         if self._description:
             return self._description
-        what = (f"label {self.expected_label!r}" if not isinstance(self.expected_label, list)
-                else "its expected label")
+        what = f"label {self.expected_label!r}" if not isinstance(self.expected_label, list) else "its expected label"
         return f"{self.family} '{self.name}': every input gets {what}"
 
     def __repr__(self) -> str:
@@ -79,8 +78,14 @@ class MFT:
 
         return np.array([column(e) for e in expected], dtype=np.int64)
 
-    def check(self, probs: np.ndarray, *, labels: Sequence[Any] = ("negative", "positive"),
-              per_item: Sequence[Any] | None = None, texts: Sequence[str] | None = None) -> RelationResult:
+    def check(
+        self,
+        probs: np.ndarray,
+        *,
+        labels: Sequence[Any] = ("negative", "positive"),
+        per_item: Sequence[Any] | None = None,
+        texts: Sequence[str] | None = None,
+    ) -> RelationResult:
         """Count the inputs whose expected label is not the strict argmax.
 
         Args:
@@ -108,16 +113,48 @@ class MFT:
         names = list(per_item) if per_item is not None else (list(texts) if texts is not None else list(range(n)))
         frame = pd.DataFrame({"item": names, "violations": failed.astype(np.int64), "cases": np.ones(n, np.int64)})
         frame["rate"] = frame["violations"].astype(float)
-        res = RelationResult(self.name, n, v, v / n if n else float("nan"), low, high, "Wilson (independent cases)",
-                             frame, None, {"n_items": n}, self.description)
+        res = RelationResult(
+            self.name,
+            n,
+            v,
+            v / n if n else float("nan"),
+            low,
+            high,
+            "Wilson (independent cases)",
+            frame,
+            None,
+            {"n_items": n},
+            self.description,
+        )
         expected = [labels[c] if c < len(labels) else c for c in cols]
-        res.details.update(kind="single", family=self.family, src_text=None if texts is None else list(texts),
-                           segments=[{"group": "expected", "idx": rows, "src": p[rows, cols], "flw": None,
-                                      "violated": failed, "margin": margin}], expected=expected)
+        res.details.update(
+            kind="single",
+            family=self.family,
+            src_text=None if texts is None else list(texts),
+            segments=[
+                {
+                    "group": "expected",
+                    "idx": rows,
+                    "src": p[rows, cols],
+                    "flw": None,
+                    "violated": failed,
+                    "margin": margin,
+                }
+            ],
+            expected=expected,
+        )
         return res
 
-    def evaluate(self, inputs: Sequence[str], scorer: Any, *, n_boot: int = 0, seed: int = 0,
-                 labels: Sequence[Any] | None = None, per_item: Sequence[Any] | None = None) -> RelationResult:
+    def evaluate(
+        self,
+        inputs: Sequence[str],
+        scorer: Any,
+        *,
+        n_boot: int = 0,
+        seed: int = 0,
+        labels: Sequence[Any] | None = None,
+        per_item: Sequence[Any] | None = None,
+    ) -> RelationResult:
         """Score the inputs once and check.
 
         Args:
@@ -132,5 +169,6 @@ class MFT:
             probs, labels = np.asarray(scorer.classify(texts)), list(scorer.labels)
         else:
             probs = np.asarray(scorer(texts))
-        return self.check(probs, labels=labels if labels is not None else ("negative", "positive"),
-                          per_item=per_item, texts=texts)
+        return self.check(
+            probs, labels=labels if labels is not None else ("negative", "positive"), per_item=per_item, texts=texts
+        )

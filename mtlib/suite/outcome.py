@@ -25,8 +25,19 @@ from mtlib.relations import RelationResult
 __all__ = ["TestOutcome", "frame_from_json", "frame_to_json", "inputs_digest", "plain"]
 
 #: Summary columns, in order.
-COLUMNS = ("family", "rate", "ci_low", "ci_high", "gate_bound", "threshold", "passed", "n_items", "cases",
-           "violations", "skipped")
+COLUMNS = (
+    "family",
+    "rate",
+    "ci_low",
+    "ci_high",
+    "gate_bound",
+    "threshold",
+    "passed",
+    "n_items",
+    "cases",
+    "violations",
+    "skipped",
+)
 
 
 def inputs_digest(texts: Sequence[str]) -> str:
@@ -52,17 +63,24 @@ def frame_to_json(frame: pd.DataFrame | None) -> dict[str, Any] | None:
     if frame is None:
         return None
     ranged = isinstance(frame.index, pd.RangeIndex) and frame.index.equals(pd.RangeIndex(len(frame)))
-    return {"index": None if ranged else plain(list(frame.index)), "index_name": frame.index.name,
-            "columns": [str(c) for c in frame], "dtypes": [str(t) for t in frame.dtypes],
-            "data": plain(frame.to_numpy(dtype=object).tolist())}
+    return {
+        "index": None if ranged else plain(list(frame.index)),
+        "index_name": frame.index.name,
+        "columns": [str(c) for c in frame],
+        "dtypes": [str(t) for t in frame.dtypes],
+        "data": plain(frame.to_numpy(dtype=object).tolist()),
+    }
 
 
 def frame_from_json(data: dict[str, Any] | None) -> pd.DataFrame | None:
     """The DataFrame :func:`frame_to_json` wrote (column types restored)."""
     if data is None:
         return None
-    index = (pd.RangeIndex(len(data["data"]), name=data["index_name"]) if data["index"] is None
-             else pd.Index(data["index"], name=data["index_name"]))
+    index = (
+        pd.RangeIndex(len(data["data"]), name=data["index_name"])
+        if data["index"] is None
+        else pd.Index(data["index"], name=data["index_name"])
+    )
     if not data["columns"]:
         return pd.DataFrame(index=index)
     frame = pd.DataFrame(data["data"], columns=data["columns"], index=index)
@@ -118,8 +136,9 @@ class TestOutcome:
     result: RelationResult | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_result(cls, name: str, result: RelationResult, threshold: float, inputs: Sequence[str], *,
-                    k: int = 10) -> TestOutcome:
+    def from_result(
+        cls, name: str, result: RelationResult, threshold: float, inputs: Sequence[str], *, k: int = 10
+    ) -> TestOutcome:
         """The outcome of one relation result under ``threshold`` (``k`` worst examples kept)."""
         try:
             passed = result.passes(threshold)
@@ -133,16 +152,35 @@ class TestOutcome:
             groups.index = groups.index.astype(str)
         n = len(result.per_item)
         items = [str(x) for x in inputs] if n == len(inputs) else [str(i) for i in range(n)]
-        per_item = pd.DataFrame({"item": items, "violations": result.per_item["violations"].to_numpy(np.int64),
-                                 "cases": result.per_item["cases"].to_numpy(np.int64)})
+        per_item = pd.DataFrame(
+            {
+                "item": items,
+                "violations": result.per_item["violations"].to_numpy(np.int64),
+                "cases": result.per_item["cases"].to_numpy(np.int64),
+            }
+        )
         examples = result.examples(k).reset_index(drop=True)
-        return cls(name=name, family=str(result.details.get("family", "relation")), description=result.description,
-                   threshold=float(threshold), rate=float(result.rate), ci_low=float(result.ci_low),
-                   ci_high=float(result.ci_high), ci_method=result.ci_method, gate_bound=float(bound),
-                   passed=bool(passed), n_items=len(result.per_item), cases=int(result.cases),
-                   violations=int(result.violations), skipped=int(result.extra.get("skipped", 0)),
-                   inputs_digest=inputs_digest(inputs), groups=groups, examples=examples, per_item=per_item,
-                   result=result)
+        return cls(
+            name=name,
+            family=str(result.details.get("family", "relation")),
+            description=result.description,
+            threshold=float(threshold),
+            rate=float(result.rate),
+            ci_low=float(result.ci_low),
+            ci_high=float(result.ci_high),
+            ci_method=result.ci_method,
+            gate_bound=float(bound),
+            passed=bool(passed),
+            n_items=len(result.per_item),
+            cases=int(result.cases),
+            violations=int(result.violations),
+            skipped=int(result.extra.get("skipped", 0)),
+            inputs_digest=inputs_digest(inputs),
+            groups=groups,
+            examples=examples,
+            per_item=per_item,
+            result=result,
+        )
 
     def row(self) -> dict[str, Any]:
         """The summary row (see ``COLUMNS``)."""
@@ -150,22 +188,55 @@ class TestOutcome:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values (the live result is left out)."""
-        scalars = {c: plain(getattr(self, c)) for c in ("name", "family", "description", "threshold", "rate",
-                                                        "ci_low", "ci_high", "ci_method", "gate_bound", "passed",
-                                                        "n_items", "cases", "violations", "skipped",
-                                                        "inputs_digest")}
-        return {**scalars, "groups": frame_to_json(self.groups), "examples": frame_to_json(self.examples),
-                "per_item": frame_to_json(self.per_item)}
+        scalars = {
+            c: plain(getattr(self, c))
+            for c in (
+                "name",
+                "family",
+                "description",
+                "threshold",
+                "rate",
+                "ci_low",
+                "ci_high",
+                "ci_method",
+                "gate_bound",
+                "passed",
+                "n_items",
+                "cases",
+                "violations",
+                "skipped",
+                "inputs_digest",
+            )
+        }
+        return {
+            **scalars,
+            "groups": frame_to_json(self.groups),
+            "examples": frame_to_json(self.examples),
+            "per_item": frame_to_json(self.per_item),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TestOutcome:
         """The outcome :meth:`to_json` wrote."""
         examples, per_item = frame_from_json(data["examples"]), frame_from_json(data["per_item"])
         assert examples is not None and per_item is not None
-        return cls(name=data["name"], family=data["family"], description=data["description"],
-                   threshold=_float(data["threshold"]), rate=_float(data["rate"]), ci_low=_float(data["ci_low"]),
-                   ci_high=_float(data["ci_high"]), ci_method=data["ci_method"],
-                   gate_bound=_float(data["gate_bound"]), passed=bool(data["passed"]), n_items=int(data["n_items"]),
-                   cases=int(data["cases"]), violations=int(data["violations"]), skipped=int(data["skipped"]),
-                   inputs_digest=data["inputs_digest"], groups=frame_from_json(data["groups"]),
-                   examples=examples, per_item=per_item)
+        return cls(
+            name=data["name"],
+            family=data["family"],
+            description=data["description"],
+            threshold=_float(data["threshold"]),
+            rate=_float(data["rate"]),
+            ci_low=_float(data["ci_low"]),
+            ci_high=_float(data["ci_high"]),
+            ci_method=data["ci_method"],
+            gate_bound=_float(data["gate_bound"]),
+            passed=bool(data["passed"]),
+            n_items=int(data["n_items"]),
+            cases=int(data["cases"]),
+            violations=int(data["violations"]),
+            skipped=int(data["skipped"]),
+            inputs_digest=data["inputs_digest"],
+            groups=frame_from_json(data["groups"]),
+            examples=examples,
+            per_item=per_item,
+        )

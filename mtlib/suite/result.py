@@ -68,8 +68,11 @@ class SuiteResult:
 
     def summary(self) -> pd.DataFrame:
         """One row per test: family, rate, interval, gate bound, threshold, passed, items, cases, violations."""
-        frame = pd.DataFrame([t.row() for t in self.tests], columns=list(COLUMNS),
-                             index=pd.Index([t.name for t in self.tests], name="test"))
+        frame = pd.DataFrame(
+            [t.row() for t in self.tests],
+            columns=list(COLUMNS),
+            index=pd.Index([t.name for t in self.tests], name="test"),
+        )
         return frame
 
     def failing(self) -> list[str]:
@@ -82,9 +85,11 @@ class SuiteResult:
         if failing:
             lines = [f"{len(failing)} of {len(self.tests)} tests of suite {self.suite!r} fail on {self.model}:"]
             for t in failing:
-                lines.append(f"- {t.name}: rate {t.rate:.4f} [{t.ci_low:.4f}, {t.ci_high:.4f}], gate bound "
-                             f"{t.gate_bound:.4f} > threshold {t.threshold:.4f} ({t.violations:,} of {t.cases:,} "
-                             f"cases; {t.description})")
+                lines.append(
+                    f"- {t.name}: rate {t.rate:.4f} [{t.ci_low:.4f}, {t.ci_high:.4f}], gate bound "
+                    f"{t.gate_bound:.4f} > threshold {t.threshold:.4f} ({t.violations:,} of {t.cases:,} "
+                    f"cases; {t.description})"
+                )
             raise SuiteFailure("\n".join(lines), self, [t.name for t in failing])
         return self
 
@@ -98,9 +103,16 @@ class SuiteResult:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
-        return {"format": FORMAT, "suite": self.suite, "model": self.model, "scored": self.scored,
-                "batches": self.batches, "model_calls": self.model_calls, "meta": plain(self.meta),
-                "tests": [t.to_json() for t in self.tests]}
+        return {
+            "format": FORMAT,
+            "suite": self.suite,
+            "model": self.model,
+            "scored": self.scored,
+            "batches": self.batches,
+            "model_calls": self.model_calls,
+            "meta": plain(self.meta),
+            "tests": [t.to_json() for t in self.tests],
+        }
 
     def save(self, path: str | Path) -> Path:
         """Write the result as JSON (strict: no NaN literals); returns the path."""
@@ -119,9 +131,15 @@ class SuiteResult:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{path} is not a saved suite result (format {FORMAT!r})")
-        return cls(data["suite"], data["model"], [TestOutcome.from_json(t) for t in data["tests"]],
-                   int(data.get("scored", 0)), int(data.get("batches", 0)), data.get("model_calls"),
-                   dict(data.get("meta") or {}))
+        return cls(
+            data["suite"],
+            data["model"],
+            [TestOutcome.from_json(t) for t in data["tests"]],
+            int(data.get("scored", 0)),
+            int(data.get("batches", 0)),
+            data.get("model_calls"),
+            dict(data.get("meta") or {}),
+        )
 
     def __repr__(self) -> str:
         verdict = "every test passes" if self.passed else f"failing: {self.failing()}"
@@ -129,5 +147,3 @@ class SuiteResult:
 
     def _repr_html_(self) -> str:
         return report.table_html(self.summary())
-
-

@@ -64,15 +64,17 @@ class SuiteTest:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values (raises :class:`~mtlib.suite.serialize.NotSerializable` for code)."""
-        where = ({"template": self.inputs.to_json()} if isinstance(self.inputs, Template)
-                 else {"inputs": list(self.inputs)})
+        where = (
+            {"template": self.inputs.to_json()} if isinstance(self.inputs, Template) else {"inputs": list(self.inputs)}
+        )
         return {"name": self.name, "threshold": self.threshold, "relation": relation_to_json(self.relation), **where}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SuiteTest:
         """The test :meth:`to_json` wrote."""
-        inputs: list[str] | Template = (Template.from_json(data["template"]) if "template" in data
-                                        else [str(t) for t in data["inputs"]])
+        inputs: list[str] | Template = (
+            Template.from_json(data["template"]) if "template" in data else [str(t) for t in data["inputs"]]
+        )
         return cls(data["name"], relation_from_json(data["relation"]), inputs, float(data["threshold"]))
 
 
@@ -102,8 +104,14 @@ class Suite:
         self.name, self.n_boot, self.seed, self.k = name, n_boot, seed, k
         self.tests: list[SuiteTest] = []
 
-    def add(self, name: str, relation: Relation | MFT, inputs: Sequence[str] | pd.DataFrame | Template, *,
-            threshold: float = 0.10) -> Suite:
+    def add(
+        self,
+        name: str,
+        relation: Relation | MFT,
+        inputs: Sequence[str] | pd.DataFrame | Template,
+        *,
+        threshold: float = 0.10,
+    ) -> Suite:
         """Add a test; returns the suite (calls chain).
 
         Args:
@@ -149,8 +157,9 @@ class Suite:
             if isinstance(test.relation, MFT):
                 res = test.relation.evaluate(texts, memo.probs, labels=memo.labels)
             else:
-                res = test.relation.evaluate(texts, memo.scorer(test.relation.needs), n_boot=self.n_boot,
-                                             seed=self.seed)
+                res = test.relation.evaluate(
+                    texts, memo.scorer(test.relation.needs), n_boot=self.n_boot, seed=self.seed
+                )
             outcomes.append(TestOutcome.from_result(test.name, res, test.threshold, texts, k=self.k))
         after = getattr(memo.model, "calls", None)
         calls = after - before if isinstance(before, int) and isinstance(after, int) else None
@@ -158,8 +167,14 @@ class Suite:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
-        return {"format": FORMAT, "name": self.name, "n_boot": self.n_boot, "seed": self.seed, "k": self.k,
-                "tests": [t.to_json() for t in self.tests]}
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "k": self.k,
+            "tests": [t.to_json() for t in self.tests],
+        }
 
     def save(self, path: str | Path) -> Path:
         """Write the suite as JSON (transformations by registered name and parameters); returns the path.

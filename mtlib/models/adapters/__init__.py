@@ -75,12 +75,29 @@ def wrap(obj: Any, positive_label: Any = None, *, name: str | None = None, ident
             return adapter(obj, name=name, positive_label=positive_label, identity=identity)
     if callable(obj):
         return obj
-    raise TypeError(f"cannot score texts with a {type(obj).__name__}: pass an mtlib model, an object with "
-                    f"predict_proba and classes_ (sklearn), a transformers text-classification pipeline, "
-                    f"or a function texts -> scores")
+    raise TypeError(
+        f"cannot score texts with a {type(obj).__name__}: pass an mtlib model, an object with "
+        f"predict_proba and classes_ (sklearn), a transformers text-classification pipeline, "
+        f"or a function texts -> scores"
+    )
 
 
-__all__ = ["ADAPTERS", "OBJECT_ADAPTERS", "GensimModel", "HFClassifierModel", "HFEncoderModel", "LexiconModel",
-           "ObjectModel", "PackagedVectorsModel", "SentenceTransformerModel", "SklearnTextModel",
-           "StaticVectorsModel", "TextClassificationPipelineModel", "TransformerModel", "WordPieceStaticModel",
-           "is_sklearn_classifier", "is_text_classification_pipeline", "wrap"]
+__all__ = [
+    "ADAPTERS",
+    "OBJECT_ADAPTERS",
+    "GensimModel",
+    "HFClassifierModel",
+    "HFEncoderModel",
+    "LexiconModel",
+    "ObjectModel",
+    "PackagedVectorsModel",
+    "SentenceTransformerModel",
+    "SklearnTextModel",
+    "StaticVectorsModel",
+    "TextClassificationPipelineModel",
+    "TransformerModel",
+    "WordPieceStaticModel",
+    "is_sklearn_classifier",
+    "is_text_classification_pipeline",
+    "wrap",
+]

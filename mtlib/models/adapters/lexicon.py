@@ -59,8 +59,7 @@ class LexiconModel(Model):
             self.calls += 1
             return np.array([[self._polarity_of(t)] for t in batch], dtype=np.float32)
 
-        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(
-            np.float64)
+        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(np.float64)
 
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if text_pairs is not None:

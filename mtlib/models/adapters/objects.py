@@ -27,8 +27,13 @@ import numpy as np
 from mtlib.models.base import Model
 from mtlib.utils.cache import cached_rows
 
-__all__ = ["ObjectModel", "SklearnTextModel", "TextClassificationPipelineModel", "is_sklearn_classifier",
-           "is_text_classification_pipeline"]
+__all__ = [
+    "ObjectModel",
+    "SklearnTextModel",
+    "TextClassificationPipelineModel",
+    "is_sklearn_classifier",
+    "is_text_classification_pipeline",
+]
 
 
 def is_sklearn_classifier(obj: Any) -> bool:
@@ -55,10 +60,12 @@ class ObjectModel(Model):
 
     kind = "object"
 
-    def __init__(self, obj: Any, *, name: str | None = None, positive_label: Any = None,
-                 identity: str | None = None) -> None:
-        super().__init__(name or type(obj).__name__, identity or f"object:{id(obj)}", "cpu",
-                         use_cache=identity is not None)
+    def __init__(
+        self, obj: Any, *, name: str | None = None, positive_label: Any = None, identity: str | None = None
+    ) -> None:
+        super().__init__(
+            name or type(obj).__name__, identity or f"object:{id(obj)}", "cpu", use_cache=identity is not None
+        )
         self.obj = obj
         self.labels = list(self._labels())
         self.positive_label = positive_label
@@ -117,8 +124,9 @@ class TextClassificationPipelineModel(ObjectModel):
 
     kind = "hf-pipeline"
 
-    def __init__(self, obj: Any, *, name: str | None = None, positive_label: Any = None,
-                 identity: str | None = None) -> None:
+    def __init__(
+        self, obj: Any, *, name: str | None = None, positive_label: Any = None, identity: str | None = None
+    ) -> None:
         default = getattr(getattr(obj.model, "config", None), "_name_or_path", "") or type(obj).__name__
         super().__init__(obj, name=name or default, positive_label=positive_label, identity=identity)
 

@@ -44,8 +44,9 @@ class WordPieceStaticModel(Model):
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Word-piece ids of each text, without special tokens."""
-        return self.tokenizer(list(texts), add_special_tokens=False, truncation=True,
-                              max_length=self.max_length)["input_ids"]
+        return self.tokenizer(list(texts), add_special_tokens=False, truncation=True, max_length=self.max_length)[
+            "input_ids"
+        ]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)

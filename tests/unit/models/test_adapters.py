@@ -12,8 +12,16 @@ def test_every_resolved_kind_has_exactly_one_adapter(tiny_bert_dir, tiny_roberta
     vectors = tmp_path / "v.txt"
     vectors.write_text("red 1 0\ndog 0 1\n")
     seen = {}
-    for name in (str(tiny_bert_dir), str(tiny_roberta_nli_dir), str(vectors), "minilm", "minilm-static", "vader",
-                 "textblob", "glove-50d"):
+    for name in (
+        str(tiny_bert_dir),
+        str(tiny_roberta_nli_dir),
+        str(vectors),
+        "minilm",
+        "minilm-static",
+        "vader",
+        "textblob",
+        "glove-50d",
+    ):
         resolved = models.resolve(name)
         model = models.load(name, device="cpu")
         assert type(model) is models.ADAPTERS[resolved.kind] and model.kind == resolved.kind
@@ -32,8 +40,12 @@ def test_encoder_classifier_and_pipeline_share_one_forward_interface(tiny_bert_d
     np.testing.assert_allclose(lo, np.log(p) - np.log1p(-p), atol=1e-5)
 
 
-PLAIN = [("I love this wonderful, happy film.", 1), ("A great and beautiful story.", 1),
-         ("This is a terrible, boring movie.", -1), ("I hate the awful acting.", -1)]
+PLAIN = [
+    ("I love this wonderful, happy film.", 1),
+    ("A great and beautiful story.", 1),
+    ("This is a terrible, boring movie.", -1),
+    ("I hate the awful acting.", -1),
+]
 
 
 @pytest.mark.parametrize("name", ["vader", "textblob"])
@@ -73,8 +85,15 @@ def test_available_lists_the_real_offline_models_and_the_paper_checkpoints():
     table = models.available()
     for name in ("vader", "textblob", "glove-50d", "minilm"):
         assert table.loc[name, "resolves"] == "packaged"
-    for name in ("bert-base-uncased", "bert-large-uncased", "roberta-large", "albert-large-v2", "facebook/bart-large",
-                 "t5-large", "gpt2-large"):
+    for name in (
+        "bert-base-uncased",
+        "bert-large-uncased",
+        "roberta-large",
+        "albert-large-v2",
+        "facebook/bart-large",
+        "t5-large",
+        "gpt2-large",
+    ):
         assert name in table.index
     assert "deberta-v3-large" not in table.index and "bart-large-mnli" not in table.index
 
@@ -103,9 +122,17 @@ def _text_classification_pipeline():
 
     tokenizer = _wordpiece_tokenizer(SENTENCES + [f"The film was {w}." for w in GOOD + BAD])
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, num_labels=2,
-                        id2label={0: "NEGATIVE", 1: "POSITIVE"}, label2id={"NEGATIVE": 0, "POSITIVE": 1})
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        num_labels=2,
+        id2label={0: "NEGATIVE", 1: "POSITIVE"},
+        label2id={"NEGATIVE": 0, "POSITIVE": 1},
+    )
     model = BertForSequenceClassification(config).eval()
     return pipeline("text-classification", model=model, tokenizer=tokenizer, device=-1)
 
@@ -113,8 +140,9 @@ def _text_classification_pipeline():
 def _template():
     from mtlib.suite import generate
 
-    return generate.template("The {adj} {noun} was {verb}.", adj=["new", "long", "old"], noun=["film", "show"],
-                             verb=GOOD + BAD)["text"].tolist()
+    return generate.template(
+        "The {adj} {noun} was {verb}.", adj=["new", "long", "old"], noun=["film", "show"], verb=GOOD + BAD
+    )["text"].tolist()
 
 
 def test_wrap_turns_sklearn_and_transformers_pipelines_into_models():

@@ -12,8 +12,11 @@ from mtlib.suite import LEXICONS, MFT, Template, generate
 def test_template_writes_every_combination_in_slot_order():
     frame = generate.template("The {adj} film was {verb}.", adj=["good", "bad"], verb=["long", "short", "new"])
     assert list(frame.columns) == ["text", "adj", "verb"] and len(frame) == 6
-    assert frame["text"].tolist()[:3] == ["The good film was long.", "The good film was short.",
-                                          "The good film was new."]
+    assert frame["text"].tolist()[:3] == [
+        "The good film was long.",
+        "The good film was short.",
+        "The good film was new.",
+    ]
     assert (frame["text"] == frame.apply(lambda r: f"The {r.adj} film was {r.verb}.", axis=1)).all()
 
 
@@ -64,8 +67,7 @@ def test_mft_counts_inputs_whose_expected_label_is_not_the_strict_argmax():
     assert res.ci_method.startswith("Wilson") and res.ci_low < 0.5 < res.ci_high
     assert res.examples()["src_text"].tolist() == ["b", "c"]  # worst first
     assert not res.passes(0.3) and res.interval(0.5)[1] < res.ci_high
-    three = MFT(["a", "b"], name="per item").check(np.array([[0.2, 0.5, 0.3], [0.1, 0.2, 0.7]]),
-                                                   labels=["a", "b", "c"])
+    three = MFT(["a", "b"], name="per item").check(np.array([[0.2, 0.5, 0.3], [0.1, 0.2, 0.7]]), labels=["a", "b", "c"])
     assert three.violations == 2
     assert MFT("POSITIVE").check(np.array([0.9, 0.6])).violations == 0  # a 1-D score is P(positive)
     with pytest.raises(KeyError, match="labels"):

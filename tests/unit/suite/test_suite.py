@@ -38,10 +38,12 @@ class CountingModel(Model):
 
 def five_tests(name: str = "sentiment") -> Suite:
     """The README's five tests: an MFT, invariance under two transformations, a directional and a pairwise test."""
-    pos = Template("The {adj} {noun} was {verb}.", {"adj": ["new", "long", "French"], "noun": ["film", "show"],
-                                                     "verb": GOOD})
-    both = generate.template("The {adj} {noun} was {verb}.", adj=["new", "long", "French"], noun=["film", "show"],
-                             verb=GOOD + BAD)
+    pos = Template(
+        "The {adj} {noun} was {verb}.", {"adj": ["new", "long", "French"], "noun": ["film", "show"], "verb": GOOD}
+    )
+    both = generate.template(
+        "The {adj} {noun} was {verb}.", adj=["new", "long", "French"], noun=["film", "show"], verb=GOOD + BAD
+    )
     suite = Suite(name, n_boot=100)
     suite.add("praise is positive", MFT("positive"), pos, threshold=0.2)
     suite.add("typos keep the label", SingleInput("typos", "equivalence", T.Typos("swap")), both, threshold=0.6)
@@ -89,8 +91,9 @@ def test_suite_and_result_save_as_json_and_load_identical(tmp_path):
     suite = five_tests()
     path = suite.save(tmp_path / "suite.json")
     data = json.loads(path.read_text())
-    assert data["tests"][1]["relation"]["transforms"] == [{"type": "Typos", "params": {"kind": "swap", "n": 1,
-                                                                                      "seed": 0}}]
+    assert data["tests"][1]["relation"]["transforms"] == [
+        {"type": "Typos", "params": {"kind": "swap", "n": 1, "seed": 0}}
+    ]
     assert "template" in data["tests"][0] and "inputs" in data["tests"][1]
     loaded = Suite.load(path)
     assert [t.name for t in loaded.tests] == [t.name for t in suite.tests]
