@@ -18,6 +18,8 @@ from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved
 from mtlib.utils.cache import cached_rows
 
+__all__ = ["LexiconModel", "SCORERS"]
+
 
 def _vader():
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer

@@ -10,15 +10,19 @@ vocabulary gets a row of NaN, so callers can report and exclude it
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
 from mtlib.models.registry import ModelNotFoundError
-from mtlib.models.resolve import Resolved
+from mtlib.models.resolve import Resolved, pickle_allowed, refuse_pickle, vector_format
+
+__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"]
 
 
 class StaticVectorsModel(Model):
@@ -123,9 +127,6 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
         DataFormatError: gensim cannot read the file, or it holds no vectors;
             for text files the first malformed line is named.
     """
-    from mtlib.data.errors import DataFormatError
-    from mtlib.models.resolve import pickle_allowed, refuse_pickle, vector_format
-
     fmt = vector_format(path) or ("binary" if path.suffix == ".gz" and path.name.endswith(".bin.gz") else "text")
     try:
         if fmt == "pickle":
@@ -135,8 +136,6 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
         elif fmt == "binary":
             kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
         else:
-            import gzip
-
             opener = gzip.open if path.suffix == ".gz" else open
             with opener(path, "rt", encoding="utf-8") as fh:
                 first = fh.readline().split()
@@ -176,10 +175,6 @@ def _check_text_vectors(path: Path, parse: bool = False) -> None:
     Raises:
         DataFormatError: the first malformed line, and what was expected there.
     """
-    import gzip
-
-    from mtlib.data.errors import DataFormatError
-
     opener = gzip.open if path.suffix == ".gz" else open
     dim = count = None
     n_vectors = 0

@@ -20,6 +20,8 @@ from mtlib.models.spans import SpanRequest, substring_token_mask
 from mtlib.utils.batching import inference_context, resolve_device, run_batched
 from mtlib.utils.cache import cached_rows
 
+__all__ = ["TransformerModel"]
+
 
 class TransformerModel(Model):
     """A Hugging Face model behind a fast tokenizer (base of the transformer families).

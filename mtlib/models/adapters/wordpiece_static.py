@@ -12,6 +12,8 @@ from mtlib.models.registry import ModelNotFoundError
 from mtlib.models.resolve import Resolved
 from mtlib.utils.cache import cached_rows
 
+__all__ = ["WordPieceStaticModel"]
+
 
 class WordPieceStaticModel(Model):
     """Mean of a transformer's input word-piece embeddings.

@@ -6,6 +6,12 @@ import numpy as np
 import pytest
 
 from mtlib import models
+from mtlib.models.adapters import OBJECT_ADAPTERS, SklearnTextModel, TextClassificationPipelineModel, wrap
+from mtlib.relations import PairwiseSystematicity, SingleInput
+from mtlib.relations import transformations as T
+from mtlib.suite import MFT, Suite, generate
+from mtlib.testing import assert_relation
+from tests.conftest import SENTENCES, _wordpiece_tokenizer
 
 
 def test_every_resolved_kind_has_exactly_one_adapter(tiny_bert_dir, tiny_roberta_nli_dir, tmp_path):
@@ -118,8 +124,6 @@ def _text_classification_pipeline():
     import torch
     from transformers import BertConfig, BertForSequenceClassification, pipeline
 
-    from tests.conftest import SENTENCES, _wordpiece_tokenizer
-
     tokenizer = _wordpiece_tokenizer(SENTENCES + [f"The film was {w}." for w in GOOD + BAD])
     torch.manual_seed(0)
     config = BertConfig(
@@ -138,16 +142,12 @@ def _text_classification_pipeline():
 
 
 def _template():
-    from mtlib.suite import generate
-
     return generate.template(
         "The {adj} {noun} was {verb}.", adj=["new", "long", "old"], noun=["film", "show"], verb=GOOD + BAD
     )["text"].tolist()
 
 
 def test_wrap_turns_sklearn_and_transformers_pipelines_into_models():
-    from mtlib.models.adapters import OBJECT_ADAPTERS, SklearnTextModel, TextClassificationPipelineModel, wrap
-
     assert [cls for _, cls in OBJECT_ADAPTERS] == [TextClassificationPipelineModel, SklearnTextModel]
     sk = wrap(_sklearn_pipeline())
     assert isinstance(sk, SklearnTextModel) and isinstance(sk, models.Model) and sk.labels == ["negative", "positive"]
@@ -174,12 +174,6 @@ def test_wrap_turns_sklearn_and_transformers_pipelines_into_models():
 
 
 def test_user_objects_pass_the_same_relation_tests_as_built_in_models():
-    from mtlib.models.adapters import wrap
-    from mtlib.relations import PairwiseSystematicity, SingleInput
-    from mtlib.relations import transformations as T
-    from mtlib.suite import MFT, Suite
-    from mtlib.testing import assert_relation
-
     texts = _template()
     lower = SingleInput("lower case", "equivalence", T.Casing("lower"))
     suite = Suite("same tests", n_boot=100)
