@@ -37,7 +37,11 @@ COLUMNS = (
     "cases",
     "violations",
     "skipped",
+    "worst",
 )
+
+#: Text columns of an examples table, in the order the summary's ``worst`` shows them.
+_TEXT_COLUMNS = ("src_text", "flw_text", "src_text_1", "flw_text_1", "src_text_2", "flw_text_2", "x1", "x2", "x3")
 
 
 def inputs_digest(texts: Sequence[str]) -> str:
@@ -181,6 +185,16 @@ class TestOutcome:
             per_item=per_item,
             result=result,
         )
+
+    @property
+    def worst(self) -> str:
+        """The worst violated case in one line (its texts joined by `` | ``, cut at 120 characters), or ``""``."""
+        if self.examples.empty:
+            return ""
+        first = self.examples.iloc[0]
+        texts = [str(first[c]) for c in _TEXT_COLUMNS if c in first.index and pd.notna(first[c])]
+        line = " | ".join(texts)
+        return line if len(line) <= 120 else line[:119] + "…"
 
     def row(self) -> dict[str, Any]:
         """The summary row (see ``COLUMNS``)."""

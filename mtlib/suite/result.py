@@ -67,7 +67,7 @@ class SuiteResult:
         return all(t.passed for t in self.tests)
 
     def summary(self) -> pd.DataFrame:
-        """One row per test: family, rate, interval, gate bound, threshold, passed, items, cases, violations."""
+        """One row per test: family, rate, interval, gate bound, threshold, passed, counts, the worst case."""
         frame = pd.DataFrame(
             [t.row() for t in self.tests],
             columns=list(COLUMNS),

@@ -76,6 +76,10 @@ def test_summary_gate_and_failure_message_list_every_failing_test():
     assert list(summary.index)[-2:] == ["praise is negative", "scorn is positive"]
     assert {"rate", "ci_low", "ci_high", "threshold", "passed", "n_items", "gate_bound"} <= set(summary.columns)
     assert result.failing() == ["praise is negative", "scorn is positive"]
+    assert (
+        summary.loc["praise is negative", "worst"].startswith("It was ")
+        and summary.loc["case keeps the label", "worst"] == ""
+    )
     with pytest.raises(SuiteFailure) as err:
         result.assert_passes()
     msg = str(err.value)
