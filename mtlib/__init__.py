@@ -31,7 +31,7 @@ import warnings as _warnings
 __version__ = "0.1.0"
 
 #: The wings, imported on first use.
-WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run", "testing")
+WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run", "testing", "suite")
 
 #: Flat module names of earlier releases -> their new place (kept for one release).
 MOVED = {

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from mtlib.models.adapters.transformer import TransformerModel
 
+__all__ = ["HFClassifierModel"]
+
 
 class HFClassifierModel(TransformerModel):
     """A Hugging Face classifier folder: ``classify`` uses its own head, labels from ``config.id2label``.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from mtlib.models.adapters.transformer import TransformerModel
 
+__all__ = ["HFEncoderModel"]
+
 
 class HFEncoderModel(TransformerModel):
     """A Hugging Face encoder folder without a task head (e.g. ``bert-base-uncased``).

@@ -13,10 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved
+from mtlib.utils.cache import cached_rows
+
+__all__ = ["LexiconModel", "SCORERS"]
 
 
 def _vader():
@@ -59,8 +61,7 @@ class LexiconModel(Model):
             self.calls += 1
             return np.array([[self._polarity_of(t)] for t in batch], dtype=np.float32)
 
-        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(
-            np.float64)
+        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(np.float64)
 
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if text_pairs is not None:

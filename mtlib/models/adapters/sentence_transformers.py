@@ -6,6 +6,8 @@ from typing import Any
 
 from mtlib.models.adapters.transformer import TransformerModel
 
+__all__ = ["SentenceTransformerModel"]
+
 
 class SentenceTransformerModel(TransformerModel):
     """A sentence-transformers folder (``modules.json``).

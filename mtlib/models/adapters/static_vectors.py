@@ -10,15 +10,19 @@ vocabulary gets a row of NaN, so callers can report and exclude it
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
 from mtlib.models.registry import ModelNotFoundError
-from mtlib.models.resolve import Resolved
+from mtlib.models.resolve import Resolved, pickle_allowed, refuse_pickle, vector_format
+
+__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"]
 
 
 class StaticVectorsModel(Model):
@@ -58,8 +62,9 @@ class StaticVectorsModel(Model):
         texts = list(texts)
         out = np.full((len(texts), self.dim), np.nan, dtype=np.float32)
         for i, t in enumerate(texts):
-            rows = [self.vocab.get(w) for w in self.words(t)]
-            if rows and None not in rows:
+            found = [self.vocab.get(w) for w in self.words(t)]
+            rows = [r for r in found if r is not None]
+            if rows and len(rows) == len(found):
                 out[i] = self.vectors[rows].mean(0)
         self.calls += 1
         return out
@@ -100,14 +105,17 @@ class PackagedVectorsModel(StaticVectorsModel):
         assert folder is not None
         matrices, indexes = sorted(Path(folder).glob("*.npy")), sorted(Path(folder).glob("*.parquet"))
         if len(matrices) != 1 or len(indexes) != 1:
-            raise ModelNotFoundError(f"{folder}: expected one .npy matrix and one .parquet word index, found "
-                                     f"{[p.name for p in matrices + indexes]}")
+            raise ModelNotFoundError(
+                f"{folder}: expected one .npy matrix and one .parquet word index, found "
+                f"{[p.name for p in matrices + indexes]}"
+            )
         super().__init__(resolved.name, model_identity(resolved), use_cache)
         self.vectors = np.load(matrices[0], allow_pickle=False)
         words = pd.read_parquet(indexes[0]).iloc[:, 0].astype(str).tolist()
         if len(words) != len(self.vectors):
-            raise ModelNotFoundError(f"{indexes[0]} lists {len(words)} words but {matrices[0]} has "
-                                     f"{len(self.vectors)} rows")
+            raise ModelNotFoundError(
+                f"{indexes[0]} lists {len(words)} words but {matrices[0]} has {len(self.vectors)} rows"
+            )
         self.vocab = {w: i for i, w in enumerate(words)}
 
 
@@ -119,9 +127,6 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
         DataFormatError: gensim cannot read the file, or it holds no vectors;
             for text files the first malformed line is named.
     """
-    from mtlib.data.errors import DataFormatError
-    from mtlib.models.resolve import pickle_allowed, refuse_pickle, vector_format
-
     fmt = vector_format(path) or ("binary" if path.suffix == ".gz" and path.name.endswith(".bin.gz") else "text")
     try:
         if fmt == "pickle":
@@ -131,8 +136,6 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
         elif fmt == "binary":
             kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
         else:
-            import gzip
-
             opener = gzip.open if path.suffix == ".gz" else open
             with opener(path, "rt", encoding="utf-8") as fh:
                 first = fh.readline().split()
@@ -147,14 +150,17 @@ def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):
                 _check_text_vectors(path, parse=True)
             except (OSError, EOFError):  # not even readable (a .gz that is not gzip): reported below
                 pass
-        expected = {"binary": "a word2vec binary file ('<count> <dim>' header, then each word and its dim "
-                              "float32 values)",
-                    "pickle": "a gensim KeyedVectors file"}.get(fmt, "a word2vec/GloVe text file")
-        raise DataFormatError(path, 0, f"{expected}; gensim could not read it", f"{type(err).__name__}: {err}") \
-            from None
+        expected = {
+            "binary": "a word2vec binary file ('<count> <dim>' header, then each word and its dim float32 values)",
+            "pickle": "a gensim KeyedVectors file",
+        }.get(fmt, "a word2vec/GloVe text file")
+        raise DataFormatError(
+            path, 0, f"{expected}; gensim could not read it", f"{type(err).__name__}: {err}"
+        ) from None
     if len(kv) == 0 or kv.vector_size < 1:
-        raise DataFormatError(path, 0, "at least one word vector of dimension >= 1",
-                              f"{len(kv)} vectors of dimension {kv.vector_size}")
+        raise DataFormatError(
+            path, 0, "at least one word vector of dimension >= 1", f"{len(kv)} vectors of dimension {kv.vector_size}"
+        )
     return kv
 
 
@@ -169,10 +175,6 @@ def _check_text_vectors(path: Path, parse: bool = False) -> None:
     Raises:
         DataFormatError: the first malformed line, and what was expected there.
     """
-    import gzip
-
-    from mtlib.data.errors import DataFormatError
-
     opener = gzip.open if path.suffix == ".gz" else open
     dim = count = None
     n_vectors = 0
@@ -190,21 +192,28 @@ def _check_text_vectors(path: Path, parse: bool = False) -> None:
                 dim = width
             if width != dim or dim < 1:
                 shown = line[:80].decode("utf-8", "replace")
-                raise DataFormatError(path, number, f"{want}: {dim} numbers after the word, as "
-                                      f"{'the header says' if count is not None else 'on the first line'}",
-                                      f"{width} values: {shown}")
+                raise DataFormatError(
+                    path,
+                    number,
+                    f"{want}: {dim} numbers after the word, as "
+                    f"{'the header says' if count is not None else 'on the first line'}",
+                    f"{width} values: {shown}",
+                )
             if parse:
                 try:
                     line.decode("utf-8")
                 except UnicodeDecodeError as err:
-                    raise DataFormatError(path, number, "UTF-8 text", f"byte 0x{line[err.start]:02x} at column "
-                                          f"{err.start + 1}") from None
+                    raise DataFormatError(
+                        path, number, "UTF-8 text", f"byte 0x{line[err.start]:02x} at column {err.start + 1}"
+                    ) from None
                 try:
                     [float(v) for v in line.split(b" ")[1:]]
                 except ValueError:
-                    raise DataFormatError(path, number, f"{want}, all numbers",
-                                          line[:80].decode("utf-8", "replace")) from None
+                    raise DataFormatError(
+                        path, number, f"{want}, all numbers", line[:80].decode("utf-8", "replace")
+                    ) from None
             n_vectors += 1
     if count is not None and count != n_vectors:
-        raise DataFormatError(path, 1, f"a header '<count> <dim>' whose count matches the {n_vectors} vector lines",
-                              f"count {count}")
+        raise DataFormatError(
+            path, 1, f"a header '<count> <dim>' whose count matches the {n_vectors} vector lines", f"count {count}"
+        )

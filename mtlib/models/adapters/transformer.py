@@ -13,12 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.utils.batching import inference_context, resolve_device, run_batched
-from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Features, Model, masked_mean, softmax
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved
 from mtlib.models.spans import SpanRequest, substring_token_mask
+from mtlib.utils.batching import inference_context, resolve_device, run_batched
+from mtlib.utils.cache import cached_rows
+
+__all__ = ["TransformerModel"]
 
 
 class TransformerModel(Model):
@@ -30,6 +32,11 @@ class TransformerModel(Model):
     """
 
     can_finetune = True
+    #: The fast tokenizer, the module returning hidden states and (classifiers) the module with logits.
+    tokenizer: Any
+    backbone: Any
+    head_model: Any
+    st: Any
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         import torch  # noqa: F401  (fail early with a clear import error)
@@ -61,8 +68,13 @@ class TransformerModel(Model):
 
     # -- helpers -----------------------------------------------------------
     def _lengths(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> list[int]:
-        enc = self.tokenizer(list(texts), list(pairs) if pairs is not None else None,
-                             add_special_tokens=True, truncation=True, max_length=self.max_length)
+        enc = self.tokenizer(
+            list(texts),
+            list(pairs) if pairs is not None else None,
+            add_special_tokens=True,
+            truncation=True,
+            max_length=self.max_length,
+        )
         return [len(ids) for ids in enc["input_ids"]]
 
     def _to_device(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -75,8 +87,13 @@ class TransformerModel(Model):
             return np.zeros((0, self.dim), dtype=np.float32)
 
         def compute(batch_texts: list[str]) -> np.ndarray:
-            return run_batched(batch_texts, self._embed_batch, lengths=self._lengths(batch_texts),
-                               max_tokens=self.max_tokens, show_progress=False)
+            return run_batched(
+                batch_texts,
+                self._embed_batch,
+                lengths=self._lengths(batch_texts),
+                max_tokens=self.max_tokens,
+                show_progress=False,
+            )
 
         return cached_rows(self._cache("embed"), texts, compute, desc=f"embed {self.name}")
 
@@ -87,30 +104,35 @@ class TransformerModel(Model):
 
     def _embed_tensor(self, texts: list[str]) -> Any:
         """Sentence embeddings of one batch: masked mean of the last layer."""
-        enc = self._to_device(self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
-                                             return_tensors="pt"))
+        enc = self._to_device(
+            self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+        )
         return masked_mean(self._backbone_hidden(enc, None)[0], enc["attention_mask"])
 
-    def _backbone_hidden(self, enc: dict[str, Any], layer: int | None):
+    def _backbone_hidden(self, enc: dict[str, Any], layer: int | None) -> tuple[Any, Any, Any]:
         """Run the model once; return (last hidden, layer hidden or None, logits or None)."""
         need_all = layer is not None or self.head_model is not None
         out = self.backbone(**enc, output_hidden_states=need_all, return_dict=True)
         if self.head_model is not None:
             hs = out.hidden_states
             return hs[-1], (hs[layer] if layer is not None else None), out.logits
-        hs = out.hidden_states if need_all else None
-        return out.last_hidden_state, (hs[layer] if layer is not None else None), None
+        states: Any = out.hidden_states if need_all else None
+        return out.last_hidden_state, (states[layer] if layer is not None else None), None
 
     # -- classify ----------------------------------------------------------
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if self.head_model is None:
             return super().classify(texts, text_pairs)
-        return self.features(texts, text_pairs).probs  # type: ignore[return-value]
+        probs = self.features(texts, text_pairs).probs
+        assert probs is not None
+        return probs
 
     def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if self.head_model is None:
             return super().logits(texts, text_pairs)
-        return self.features(texts, text_pairs).logits  # type: ignore[return-value]
+        logits = self.features(texts, text_pairs).logits
+        assert logits is not None
+        return logits
 
     # -- features ----------------------------------------------------------
     def features(
@@ -153,9 +175,11 @@ class TransformerModel(Model):
         if spans and layer is None:
             raise ValueError("spans need a layer (e.g. layer=-2 for the second-to-last)")
         if layer is not None and not -(self.num_layers + 1) <= layer <= self.num_layers:
-            raise ValueError(f"layer={layer}: {self.name} has {self.num_layers} layers, so the hidden-state index "
-                             f"(the notebooks' 'layer' parameter) must be in {-(self.num_layers + 1)}.."
-                             f"{self.num_layers} (0 = embeddings, -1 = last layer)")
+            raise ValueError(
+                f"layer={layer}: {self.name} has {self.num_layers} layers, so the hidden-state index "
+                f"(the notebooks' 'layer' parameter) must be in {-(self.num_layers + 1)}.."
+                f"{self.num_layers} (0 = embeddings, -1 = last layer)"
+            )
         if layer is not None and layer < 0:
             layer = self.num_layers + 1 + layer
         items = []
@@ -170,18 +194,27 @@ class TransformerModel(Model):
         k = len(self.labels) if self.head_model is not None else 0
 
         def compute(batch_items: list[dict[str, Any]]) -> np.ndarray:
-            lengths = self._lengths([it["t"] for it in batch_items],
-                                    [it["p"] for it in batch_items] if pairs is not None else None)
-            return run_batched(batch_items, lambda b: self._features_batch(b, layer, m),
-                               lengths=lengths, max_tokens=self.max_tokens, show_progress=False)
+            lengths = self._lengths(
+                [it["t"] for it in batch_items], [it["p"] for it in batch_items] if pairs is not None else None
+            )
+            return run_batched(
+                batch_items,
+                lambda b: self._features_batch(b, layer, m),
+                lengths=lengths,
+                max_tokens=self.max_tokens,
+                show_progress=False,
+            )
 
         op = ("features", f"layer={layer}", f"spans={m}", f"pair={pairs is not None}", "logits")
-        rows = (cached_rows(self._cache(*op), items, compute, desc=f"forward {self.name}") if n
-                else np.zeros((0, hidden + k + m * hidden)))
+        rows = (
+            cached_rows(self._cache(*op), items, compute, desc=f"forward {self.name}")
+            if n
+            else np.zeros((0, hidden + k + m * hidden))
+        )
         pooled = rows[:, :hidden]
-        logits = rows[:, hidden:hidden + k].astype(np.float64) if k else None
+        logits = rows[:, hidden : hidden + k].astype(np.float64) if k else None
         probs = softmax(logits) if logits is not None else None
-        span_arr = rows[:, hidden + k:].reshape(n, m, hidden) if m else None
+        span_arr = rows[:, hidden + k :].reshape(n, m, hidden) if m else None
         return Features(pooled=pooled, probs=probs, spans=span_arr, labels=list(self.labels), logits=logits)
 
     def _features_batch(self, items: list[dict[str, Any]], layer: int | None, m: int) -> np.ndarray:
@@ -190,9 +223,16 @@ class TransformerModel(Model):
         self.calls += 1
         texts = [it["t"] for it in items]
         pairs = [it["p"] for it in items] if "p" in items[0] else None
-        enc = self.tokenizer(texts, pairs, padding=True, truncation=True, max_length=self.max_length,
-                             return_tensors="pt", return_offsets_mapping=m > 0)
-        token_masks = None
+        enc = self.tokenizer(
+            texts,
+            pairs,
+            padding=True,
+            truncation=True,
+            max_length=self.max_length,
+            return_tensors="pt",
+            return_offsets_mapping=m > 0,
+        )
+        token_masks: Any = None
         if m:
             token_masks = torch.zeros((len(items), m, enc["input_ids"].shape[1]))
             offsets = enc.pop("offset_mapping")
@@ -201,7 +241,8 @@ class TransformerModel(Model):
                 for j, (sub, seg, occ) in enumerate(it["s"]):
                     text = it["t"] if seg == 0 else it["p"]
                     token_masks[b, j] = torch.as_tensor(
-                        substring_token_mask(text, sub, offsets[b].tolist(), seq_ids, seg, occ))
+                        substring_token_mask(text, sub, offsets[b].tolist(), seq_ids, seg, occ)
+                    )
         with inference_context(self.device):
             model_in = self._to_device({k: v for k, v in enc.items()})
             last, at_layer, logits = self._backbone_hidden(model_in, layer)

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mtlib.utils.cache import cached_rows
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
 from mtlib.models.registry import ModelNotFoundError
 from mtlib.models.resolve import Resolved
+from mtlib.utils.cache import cached_rows
+
+__all__ = ["WordPieceStaticModel"]
 
 
 class WordPieceStaticModel(Model):
@@ -44,8 +46,9 @@ class WordPieceStaticModel(Model):
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Word-piece ids of each text, without special tokens."""
-        return self.tokenizer(list(texts), add_special_tokens=False, truncation=True,
-                              max_length=self.max_length)["input_ids"]
+        return self.tokenizer(list(texts), add_special_tokens=False, truncation=True, max_length=self.max_length)[
+            "input_ids"
+        ]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)

@@ -1,0 +1,129 @@
+"""Two models on the same suite: which one violates each test more, and is the difference real?
+
+For every test the two results share their source items, so the comparison
+is paired:
+
+- the difference of the rates (``rate_b - rate_a``) gets a paired bootstrap
+  interval: each replicate resamples the source items once and recomputes
+  both rates from the same items (each rate is ``sum(violations) /
+  sum(cases)`` over the resampled items);
+- McNemar's test on item-level pass/fail (an item fails when any of its
+  cases is violated): only the discordant items count (``a_only_fail``,
+  ``b_only_fail``); the exact binomial test when they are fewer than 25,
+  else the chi-square test with continuity correction (statsmodels).
+
+Results computed on different inputs are refused: a comparison of two
+models on different sentences is not paired.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib.relations import bootstrap
+from mtlib.suite.outcome import TestOutcome
+
+__all__ = ["EXACT_BELOW", "compare", "compare_outcomes", "mcnemar_test"]
+
+#: McNemar's test is exact (binomial) when the discordant items are fewer than this.
+EXACT_BELOW = 25
+
+
+def mcnemar_test(a_only: int, b_only: int) -> tuple[float, float, bool]:
+    """McNemar's test from the discordant counts: ``(statistic, p-value, exact)``.
+
+    Example:
+        >>> round(mcnemar_test(0, 6)[1], 4)
+        0.0312
+    """
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    if a_only + b_only == 0:
+        return float("nan"), 1.0, True
+    exact = a_only + b_only < EXACT_BELOW
+    r = mcnemar(np.array([[0, a_only], [b_only, 0]]), exact=exact, correction=True)
+    return float(r.statistic), float(r.pvalue), exact
+
+
+def _paired_boot(a: TestOutcome, b: TestOutcome, n_boot: int, seed: int) -> tuple[float, float]:
+    va, ca = a.per_item["violations"].to_numpy(float), a.per_item["cases"].to_numpy(float)
+    vb, cb = b.per_item["violations"].to_numpy(float), b.per_item["cases"].to_numpy(float)
+    if not n_boot or len(va) == 0:
+        return float("nan"), float("nan")
+    w = bootstrap.bootstrap_weights(len(va), n_boot, seed).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (w @ vb) / (w @ cb) - (w @ va) / (w @ ca)
+    return bootstrap.percentile_interval(diff)
+
+
+def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The comparison of one test on two models (a row of :func:`compare`).
+
+    Raises:
+        ValueError: the two outcomes were computed on different inputs.
+    """
+    same = (
+        a.inputs_digest == b.inputs_digest
+        and len(a.per_item) == len(b.per_item)
+        and a.per_item["item"].tolist() == b.per_item["item"].tolist()
+    )
+    if not same:
+        raise ValueError(
+            f"test {a.name!r}: the two results were computed on different inputs "
+            f"({a.n_items} vs {b.n_items} items, digests {a.inputs_digest} vs {b.inputs_digest}); "
+            f"a paired comparison needs the same inputs: run the same suite on both models"
+        )
+    low, high = _paired_boot(a, b, n_boot, seed)
+    fail_a = a.per_item["violations"].to_numpy() > 0
+    fail_b = b.per_item["violations"].to_numpy() > 0
+    a_only, b_only = int((fail_a & ~fail_b).sum()), int((fail_b & ~fail_a).sum())
+    stat, p, exact = mcnemar_test(a_only, b_only)
+    return {
+        "test": a.name,
+        "family": a.family,
+        "rate_a": a.rate,
+        "rate_b": b.rate,
+        "diff": b.rate - a.rate,
+        "diff_low": low,
+        "diff_high": high,
+        "n_items": a.n_items,
+        "passed_a": a.passed,
+        "passed_b": b.passed,
+        "both_fail": int((fail_a & fail_b).sum()),
+        "a_only_fail": a_only,
+        "b_only_fail": b_only,
+        "mcnemar_statistic": stat,
+        "mcnemar_p": p,
+        "mcnemar_exact": exact,
+    }
+
+
+def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per test: both rates, their paired difference with an interval, McNemar's test on item pass/fail.
+
+    Args:
+        result_a, result_b: Two :class:`~mtlib.suite.SuiteResult` of the same suite (same tests, same inputs).
+        n_boot: Bootstrap replicates of the paired difference (0 skips the interval).
+        seed: Seeds the bootstrap.
+
+    Returns:
+        DataFrame indexed by test: ``rate_a, rate_b, diff (b - a), diff_low, diff_high, n_items, passed_a,
+        passed_b, both_fail, a_only_fail, b_only_fail, mcnemar_statistic, mcnemar_p, mcnemar_exact``.
+
+    Raises:
+        ValueError: the results have different tests, or a test was run on different inputs.
+    """
+    tests_a = {t.name: t for t in result_a.tests}
+    tests_b = {t.name: t for t in result_b.tests}
+    if set(tests_a) != set(tests_b):
+        raise ValueError(
+            f"the results come from different suites: tests only in a "
+            f"{sorted(set(tests_a) - set(tests_b))}, only in b {sorted(set(tests_b) - set(tests_a))}"
+        )
+    rows = [compare_outcomes(tests_a[name], tests_b[name], n_boot=n_boot, seed=seed) for name in tests_a]
+    frame = pd.DataFrame(rows).set_index("test")
+    frame.attrs.update(model_a=getattr(result_a, "model", "a"), model_b=getattr(result_b, "model", "b"))
+    return frame

@@ -1,0 +1,119 @@
+"""One model, many tests: every unique text is scored once per suite run.
+
+A suite runs many relations on overlapping texts (the same template sentence
+is an MFT input, an invariance source and a pairwise source). The
+:class:`ScoreMemo` stands between the tests and the model: it remembers the
+model's output row for every text it has seen in this run and sends the model
+only texts it has not. A built-in model also caches on disk, so a rerun of
+the same suite makes no model call at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mtlib.models import load
+from mtlib.models.adapters import wrap
+from mtlib.models.base import label_position
+
+__all__ = ["ScoreMemo", "as_model", "positive_column"]
+
+
+def as_model(model: Any, positive_label: Any = None) -> Any:
+    """A registry name loaded, an object with ``score(texts)`` by that method, the rest through ``wrap``.
+
+    See :func:`mtlib.models.adapters.wrap` for what it accepts.
+    """
+    if isinstance(model, str):
+        return load(model)
+    try:
+        return wrap(model, positive_label)
+    except TypeError:
+        if callable(getattr(model, "score", None)):
+            return model.score
+        raise
+
+
+def positive_column(labels: Sequence[Any], positive_label: Any = None) -> int:
+    """The column read as the score: ``positive_label``, else ``"positive"``, else the last class."""
+    if positive_label is not None:
+        return label_position(labels, positive_label, "the model")
+    lower = [str(label).lower() for label in labels]
+    return lower.index("positive") if "positive" in lower else len(lower) - 1
+
+
+class ScoreMemo:
+    """A per-run memo of a model's outputs, keyed by text.
+
+    Args:
+        model: A registry name, an :class:`mtlib.models.Model`, a wrapped
+            object (see :func:`mtlib.models.adapters.wrap`) or a function
+            ``texts -> scores (n,)``.
+        positive_label: The class whose probability is the score.
+
+    Attributes:
+        model: What is scored (after loading / wrapping).
+        labels: Class names of :meth:`probs` (``["negative", "positive"]`` for a scoring function).
+        scored: Unique texts sent to the model in this run.
+        batches: Calls made to the model in this run.
+    """
+
+    def __init__(self, model: Any, positive_label: Any = None) -> None:
+        self.model = as_model(model, positive_label)
+        self.is_classifier = hasattr(self.model, "classify") and hasattr(self.model, "labels")
+        self.labels: list[Any] = list(self.model.labels) if self.is_classifier else ["negative", "positive"]
+        if self.is_classifier and not self.labels:
+            raise ValueError(f"{self.model!r} has no classes; make a classifier with mtlib.models.classifier(...)")
+        label = positive_label if positive_label is not None else getattr(self.model, "positive_label", None)
+        self.column = positive_column(self.labels, label)
+        self.scored = 0
+        self.batches = 0
+        self._rows: dict[tuple[str, str], np.ndarray] = {}
+
+    @property
+    def name(self) -> str:
+        """The model's name (a function's ``__name__``)."""
+        return str(getattr(self.model, "name", getattr(self.model, "__name__", type(self.model).__name__)))
+
+    def _lookup(self, op: str, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        texts = [str(t) for t in texts]
+        missing = [t for t in dict.fromkeys(texts) if (op, t) not in self._rows]
+        if missing:
+            rows = np.asarray(compute(missing), dtype=np.float64)
+            if len(rows) != len(missing):
+                raise ValueError(f"the model returned {len(rows)} rows for {len(missing)} texts")
+            self.scored += len(missing)
+            self.batches += 1
+            self._rows.update(((op, t), r) for t, r in zip(missing, rows))
+        if not texts:
+            return np.zeros((0, len(self.labels))) if op == "probs" else np.zeros(0)
+        return np.stack([self._rows[(op, t)] for t in texts])
+
+    def probs(self, texts: Sequence[str]) -> np.ndarray:
+        """Class probabilities ``(n, k)``; a scoring function's score s becomes ``(1 - s, s)``."""
+        if self.is_classifier:
+            return self._lookup("probs", texts, lambda batch: np.asarray(self.model.classify(batch)))
+        s = self._lookup("score", texts, lambda batch: np.asarray(self.model(batch), dtype=np.float64))
+        return np.stack([1 - s, s], axis=1) if len(s) else np.zeros((0, 2))
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        """The score ``(n,)``: the positive class's probability, or the function's own score."""
+        if self.is_classifier:
+            return self.probs(texts)[:, self.column]
+        return self._lookup("score", texts, lambda batch: np.asarray(self.model(batch), dtype=np.float64))
+
+    def embedding(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence embeddings ``(n, d)`` (a model with ``embed``)."""
+        if not hasattr(self.model, "embed"):
+            raise TypeError(f"{self.name} has no embeddings; the similarity property needs a model with embed()")
+        return self._lookup("embedding", texts, lambda batch: np.asarray(self.model.embed(batch)))
+
+    def scorer(self, needs: str) -> Callable[[list[str]], np.ndarray]:
+        """The ``texts -> array`` function a relation with ``needs`` (score, probs, embedding) calls."""
+        if needs not in ("score", "probs", "embedding"):
+            raise ValueError(f"unknown need {needs!r}: score, probs or embedding")
+        fn: Callable[[list[str]], np.ndarray] = getattr(self, needs)
+        return fn

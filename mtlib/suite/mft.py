@@ -1,0 +1,174 @@
+"""Minimum-functionality tests (CheckList's MFT): inputs with a label every model must get right.
+
+An MFT is the simplest test of one's own model: a list of inputs (often from
+a template, ``"The {adj} film was great."``) and the label each must get. A
+case fails unless the expected label is the strict argmax of the model's
+class probabilities. The failure rate gets a Wilson interval (the inputs are
+independent cases), and the result is a :class:`~mtlib.relations.RelationResult`,
+so it reads like every relation's: ``rate``, ``interval()``, ``passes(max_rate)``,
+``examples(k)`` (the failing inputs, by how far the expected label is from winning).
+
+Example:
+    >>> import numpy as np
+    >>> mft = MFT("positive", name="praise")
+    >>> res = mft.check(np.array([[0.1, 0.9], [0.8, 0.2]]), labels=["negative", "positive"])
+    >>> res.violations, res.cases
+    (1, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib.models.base import label_position
+from mtlib.relations import RelationResult, bootstrap
+
+__all__ = ["MFT"]
+
+
+class MFT:
+    """A minimum-functionality test: each input must get ``expected_label`` (strict argmax).
+
+    Args:
+        expected_label: The label every input must get (a class name, or its
+            column), or one label per input.
+        name: Test name (tables, results).
+        description: What the test checks; by default built from the label.
+
+    Attributes:
+        needs: ``"probs"``: a suite gives :meth:`evaluate` a class-probability scorer.
+    """
+
+    family = "minimum functionality"
+    needs = "probs"
+    transforms: list[Any] = []
+
+    def __init__(self, expected_label: Any, *, name: str = "MFT", description: str = "") -> None:
+        if isinstance(expected_label, (list, tuple, np.ndarray, pd.Series)):
+            self.expected_label: Any = list(expected_label)
+        else:
+            self.expected_label = expected_label
+        self.name = name
+        self._description = description
+
+    @property
+    def description(self) -> str:
+        """One line: what every input must get."""
+        if self._description:
+            return self._description
+        what = f"label {self.expected_label!r}" if not isinstance(self.expected_label, list) else "its expected label"
+        return f"{self.family} '{self.name}': every input gets {what}"
+
+    def __repr__(self) -> str:
+        return f"MFT({self.expected_label!r}, name={self.name!r})"
+
+    def _columns(self, n: int, labels: Sequence[Any]) -> np.ndarray:
+        expected = self.expected_label if isinstance(self.expected_label, list) else [self.expected_label] * n
+        if len(expected) != n:
+            raise ValueError(f"{len(expected)} expected labels for {n} inputs")
+
+        def column(label: Any) -> int:
+            if isinstance(label, (int, np.integer)) and not isinstance(label, bool) and label not in labels:
+                return int(label)
+            return label_position(labels, label, "the model")
+
+        return np.array([column(e) for e in expected], dtype=np.int64)
+
+    def check(
+        self,
+        probs: np.ndarray,
+        *,
+        labels: Sequence[Any] = ("negative", "positive"),
+        per_item: Sequence[Any] | None = None,
+        texts: Sequence[str] | None = None,
+    ) -> RelationResult:
+        """Count the inputs whose expected label is not the strict argmax.
+
+        Args:
+            probs: Class probabilities ``(n, k)``; a 1-D score ``(n,)`` is a
+                binary classifier's positive-class probability.
+            labels: Class names of the columns.
+            per_item: Labels of the inputs (default: ``texts``, else positions).
+            texts: The inputs, shown by ``examples()``.
+
+        Returns:
+            A :class:`RelationResult` with a Wilson interval over independent inputs.
+        """
+        p = np.asarray(probs, dtype=np.float64)
+        if p.ndim == 1:
+            p = np.stack([1 - p, p], axis=1)
+        n = len(p)
+        rows = np.arange(n)
+        cols = self._columns(n, labels)
+        others = p.copy()
+        others[rows, cols] = -np.inf
+        margin = (others.max(axis=1) - p[rows, cols]) if p.shape[1] > 1 else -p[rows, cols]
+        failed = margin >= 0
+        v = int(failed.sum())
+        low, high = bootstrap.wilson_interval(v, n)
+        names = list(per_item) if per_item is not None else (list(texts) if texts is not None else list(range(n)))
+        frame = pd.DataFrame({"item": names, "violations": failed.astype(np.int64), "cases": np.ones(n, np.int64)})
+        frame["rate"] = frame["violations"].astype(float)
+        res = RelationResult(
+            self.name,
+            n,
+            v,
+            v / n if n else float("nan"),
+            low,
+            high,
+            "Wilson (independent cases)",
+            frame,
+            None,
+            {"n_items": n},
+            self.description,
+        )
+        expected = [labels[c] if c < len(labels) else c for c in cols]
+        res.details.update(
+            kind="single",
+            family=self.family,
+            src_text=None if texts is None else list(texts),
+            segments=[
+                {
+                    "group": "expected",
+                    "idx": rows,
+                    "src": p[rows, cols],
+                    "flw": None,
+                    "violated": failed,
+                    "margin": margin,
+                }
+            ],
+            expected=expected,
+        )
+        return res
+
+    def evaluate(
+        self,
+        inputs: Sequence[str],
+        scorer: Any,
+        *,
+        n_boot: int = 0,
+        seed: int = 0,
+        labels: Sequence[Any] | None = None,
+        per_item: Sequence[Any] | None = None,
+    ) -> RelationResult:
+        """Score the inputs once and check.
+
+        Args:
+            inputs: The texts.
+            scorer: A model (``classify`` and ``labels``) or ``texts -> probs (n, k) or scores (n,)``.
+            n_boot, seed: Accepted for the common signature (the interval is Wilson).
+            labels: Class names of the scorer's columns (default: the model's, else negative/positive).
+            per_item: Labels of the inputs (default: the texts).
+        """
+        texts = [str(x) for x in inputs]
+        if hasattr(scorer, "classify") and hasattr(scorer, "labels"):
+            probs, labels = np.asarray(scorer.classify(texts)), list(scorer.labels)
+        else:
+            probs = np.asarray(scorer(texts))
+        return self.check(
+            probs, labels=labels if labels is not None else ("negative", "positive"), per_item=per_item, texts=texts
+        )
