@@ -66,13 +66,19 @@ MOVED = {
     "trees": "mtlib.data.trees",
 }
 
-__all__ = ["MOVED", "WINGS", "__version__", *WINGS]
+#: Names of the suite wing reachable from the top: ``mtlib.compare`` (a function), ``mtlib.generate`` (a module).
+SHORTCUTS = {"compare": "mtlib.suite", "generate": "mtlib.suite"}
+
+__all__ = ["MOVED", "SHORTCUTS", "WINGS", "__version__", *WINGS, *SHORTCUTS]
 
 
 def _moved(name: str) -> str:
     new = MOVED[name]
-    _warnings.warn(f"mtlib.{name} moved to {new}; import it from there (the old name goes in the next release)",
-                   DeprecationWarning, stacklevel=3)
+    _warnings.warn(
+        f"mtlib.{name} moved to {new}; import it from there (the old name goes in the next release)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
     return new
 
 
@@ -80,6 +86,10 @@ def __getattr__(name: str):
     """Import a wing on first use; an old flat name imports its new module with a DeprecationWarning."""
     if name in WINGS:
         return _importlib.import_module(f"mtlib.{name}")
+    if name in SHORTCUTS:
+        value = getattr(_importlib.import_module(SHORTCUTS[name]), name)
+        globals()[name] = value
+        return value
     if name in MOVED:
         module = _importlib.import_module(_moved(name))
         globals()[name] = module  # warn once per name

@@ -32,6 +32,7 @@ from mtlib.models.spans import SpanRequest, find_substring, substring_token_mask
 # level 1: one adapter per family, and loading by name
 from mtlib.models.adapters import (
     ADAPTERS,
+    OBJECT_ADAPTERS,
     GensimModel,
     HFClassifierModel,
     HFEncoderModel,
@@ -41,6 +42,7 @@ from mtlib.models.adapters import (
     StaticVectorsModel,
     TransformerModel,
     WordPieceStaticModel,
+    wrap,
 )
 from mtlib.models.loading import build, load
 
@@ -57,6 +59,7 @@ from mtlib.models.factory import classifier
 
 __all__ = [
     "ADAPTERS",
+    "OBJECT_ADAPTERS",
     "ClassifierSettings",
     "Features",
     "FineTunedClassifier",
@@ -98,4 +101,5 @@ __all__ = [
     "resolve",
     "softmax",
     "substring_token_mask",
+    "wrap",
 ]

@@ -62,6 +62,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models
+from mtlib.models.adapters import OBJECT_ADAPTERS, wrap
+from mtlib.models.base import label_position
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.errors import MtlibInputError, check_count, check_scores, check_texts, refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, item_ratio_boot, per_item_frame, single_result
@@ -97,13 +99,17 @@ def as_scorer(model: Any, needs: str = "score") -> Callable[[list[str]], np.ndar
     Args:
         model: A callable ``texts -> scores``; an object with ``score(texts)``
             (e.g. :class:`mtlib.experiments.sentiment.SentimentScorer`); an
-            :class:`mtlib.models.Model` or a registry name (``"vader"``).
+            :class:`mtlib.models.Model` or a registry name (``"vader"``); an
+            sklearn estimator or pipeline with ``predict_proba`` and ``classes_``,
+            or a transformers text-classification pipeline (:func:`mtlib.models.adapters.wrap`).
         needs: ``"score"`` (shape ``(n,)``: the positive class's probability,
             else the last class), ``"probs"`` (``(n, k)`` class
             probabilities) or ``"embedding"`` (``(n, d)``).
     """
     if isinstance(model, str):
         model = models.load(model)
+    if any(predicate(model) for predicate, _ in OBJECT_ADAPTERS):
+        model = wrap(model)  # sklearn estimators and pipelines, transformers pipelines: mtlib Models
     if hasattr(model, "classify") and hasattr(model, "labels"):
         if needs == "embedding":
             return lambda texts: np.asarray(model.embed(texts))
@@ -115,7 +121,11 @@ def as_scorer(model: Any, needs: str = "score") -> Callable[[list[str]], np.ndar
         if needs == "probs":
             return lambda texts: np.asarray(model.classify(texts), dtype=float)
         lower = [str(label).lower() for label in model.labels]
-        col = lower.index("positive") if "positive" in lower else len(lower) - 1
+        positive = getattr(model, "positive_label", None)
+        if positive is not None:
+            col = label_position(model.labels, positive, model.name)
+        else:
+            col = lower.index("positive") if "positive" in lower else len(lower) - 1
         return lambda texts: np.asarray(model.classify(texts), dtype=float)[:, col]
     if not callable(model) and callable(getattr(model, "score", None)):
         return model.score
