@@ -122,8 +122,9 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
         tok, at = m.group(), m.start()
         count += 1
         if count > max_tokens:
-            raise ValueError(f"tree larger than {max_tokens:,} tokens at character {at} "
-                             "(pass max_tokens= to parse bigger trees)")
+            raise ValueError(
+                f"tree larger than {max_tokens:,} tokens at character {at} (pass max_tokens= to parse bigger trees)"
+            )
         if root is not None:
             raise ValueError(f"unexpected text after the tree at character {at}")
         if state == "open" and tok != "(":
@@ -142,8 +143,10 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
             if state == "close":
                 raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {at}")
             if len(stack) >= max_depth:
-                raise ValueError(f"tree nested deeper than {max_depth} levels at character {at} "
-                                 "(pass max_depth= to parse deeper trees)")
+                raise ValueError(
+                    f"tree nested deeper than {max_depth} levels at character {at} "
+                    "(pass max_depth= to parse deeper trees)"
+                )
             stack.append([None, [], None])
             state = "label"
         elif tok == ")":
@@ -186,8 +189,9 @@ def node_value(node: Tree) -> float:
     try:
         return float(node.label)
     except ValueError:
-        raise ValueError(f"node label {node.label!r} is not a number (SST labels are 0-4) in {str(node)[:80]}") \
-            from None
+        raise ValueError(
+            f"node label {node.label!r} is not a number (SST labels are 0-4) in {str(node)[:80]}"
+        ) from None
 
 
 def tree_impurity(tree: Tree) -> float:
@@ -266,3 +270,16 @@ def weighted_node_switching(tree: Tree, *, weight: str = "height", average: str 
     if average == "sum":
         return float(total)
     return float(total / (sum(w) if average == "weighted" else len(nodes)))
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_TOKENS",
+    "Tree",
+    "parse_tree",
+    "WNS_WEIGHTS",
+    "WNS_AVERAGES",
+    "node_value",
+    "tree_impurity",
+    "weighted_node_switching",
+]

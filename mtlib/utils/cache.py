@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 import uuid
 import warnings
 import zipfile
@@ -41,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mtlib.utils.batching import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +126,6 @@ def write_record(path: Path, record: dict[str, Any], files: dict[str, bytes] | N
     body = {**record, "files": stored}
     body["record_sha256"] = stable_hash(body, 64)
     atomic_write_bytes(path, json.dumps(body, indent=1, default=str).encode())
-    import time
-
     for name, entry in stored.items():  # earlier versions of the entry (e.g. one found damaged)
         stem, dot, suffix = name.rpartition(".")
         for old in path.parent.glob(f"{stem}.*.{suffix}" if dot else f"{name}.*"):
@@ -261,7 +262,7 @@ class ArrayCache:
         except FileNotFoundError:
             return _VANISHED
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
-            warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed")
+            warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed", stacklevel=2)
             path.unlink(missing_ok=True)
             return None
 
@@ -374,8 +375,6 @@ def cached_rows(
         float32 array of shape ``(len(items), d)`` in the order of ``items``;
         shape ``(0, 0)`` when ``items`` is empty.
     """
-    from mtlib.utils.batching import progress_bar
-
     if len(items) == 0:
         return np.zeros((0, 0), dtype=np.float32)
     keys = [input_key(it) for it in items]
@@ -391,7 +390,7 @@ def cached_rows(
     bar = progress_bar(len(missing), desc)
     try:
         for start in range(0, len(missing), chunk_size):
-            part = missing[start:start + chunk_size]
+            part = missing[start : start + chunk_size]
             fresh = np.asarray(compute([unique_items[m] for m in part]), dtype=np.float32)
             if fresh.ndim != 2 or len(fresh) != len(part):
                 raise ValueError(f"compute returned shape {fresh.shape}, expected ({len(part)}, d)")
@@ -407,3 +406,22 @@ def cached_rows(
     table = np.stack(found)  # type: ignore[arg-type]
     where = {k: i for i, k in enumerate(unique_keys)}
     return table[[where[k] for k in keys]]
+
+
+__all__ = [
+    "CACHE_ENV",
+    "cache_root",
+    "stable_hash",
+    "input_key",
+    "atomic_write_bytes",
+    "sha256_hex",
+    "file_sha256",
+    "write_record",
+    "addressed_name",
+    "record_file",
+    "read_record",
+    "read_record_digest",
+    "ArrayCache",
+    "CHUNK_SIZE",
+    "cached_rows",
+]

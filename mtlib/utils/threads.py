@@ -16,6 +16,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from mtlib.utils.batching import resolve_device
+
 
 @contextlib.contextmanager
 def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None]:
@@ -50,6 +52,7 @@ def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None
 
 def cpu_threads(device: str, n: int = 1) -> int | None:
     """``n`` when ``device`` resolves to the CPU, else ``None`` (for :func:`limit_threads`)."""
-    from mtlib.utils.batching import resolve_device
-
     return n if resolve_device(device) == "cpu" else None
+
+
+__all__ = ["limit_threads", "cpu_threads"]
