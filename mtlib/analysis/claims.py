@@ -111,16 +111,16 @@ def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None
     Returns:
         :class:`AccuracyReport`; all NaN (``n`` = 0) for no items.
     """
-    gold, predicted = np.asarray(gold), np.asarray(predicted)
-    if gold.shape != predicted.shape:
-        raise ValueError(f"gold and predicted differ in shape: {gold.shape} vs {predicted.shape}")
-    n = len(gold)
+    gold_a, pred_a = np.asarray(gold), np.asarray(predicted)
+    if gold_a.shape != pred_a.shape:
+        raise ValueError(f"gold and predicted differ in shape: {gold_a.shape} vs {pred_a.shape}")
+    n = len(gold_a)
     if not n:
         return AccuracyReport(float("nan"), float("nan"), "", float("nan"), 0, float("nan"))
-    labels, counts = np.unique(gold, return_counts=True)
+    labels, counts = np.unique(gold_a, return_counts=True)
     top = labels[int(np.argmax(counts))]
-    correct = gold == predicted
-    recalls = [float(correct[gold == lab].mean()) for lab in labels]
+    correct = gold_a == pred_a
+    recalls = [float(correct[gold_a == lab].mean()) for lab in labels]
     baseline = float(counts.max() / n)
     label = (names or {}).get(top.item() if hasattr(top, "item") else top, str(top))
     return AccuracyReport(

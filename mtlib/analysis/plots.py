@@ -313,9 +313,9 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
             kinds.append("heatmap")
         if bars:
             kinds.append("bars with error bars" if whiskers else "bars")
-        if any(isinstance(c, PathCollection) and len(c.get_offsets()) for c in ax.collections):
+        if any(isinstance(c, PathCollection) and len(np.asarray(c.get_offsets())) for c in ax.collections):
             kinds.append("points")
-        if any(len(line.get_xdata()) > 2 for line in ax.lines) or any(
+        if any(len(np.asarray(line.get_xdata())) > 2 for line in ax.lines) or any(
             isinstance(c, LineCollection) and id(c) not in whiskers for c in ax.collections
         ):
             kinds.append("lines")
@@ -343,7 +343,8 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
                 parts.append("legend: " + ", ".join(entries))
         title = plain(ax.get_title())
         panels.append((f"{title}: " if title else "") + "; ".join(parts))
-    suptitle = plain(fig._suptitle.get_text()) if getattr(fig, "_suptitle", None) else ""
+    sup = getattr(fig, "_suptitle", None)
+    suptitle = plain(sup.get_text()) if sup else ""
     text = ". ".join(p for p in [suptitle, *panels] if p) + "."
     if len(text) > max_chars:
         text = text[: max_chars - 1].rsplit(" ", 1)[0] + "…"

@@ -85,7 +85,8 @@ def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
         classes[i] = (WIDE_COLUMNS[name], syn)
     if not classes:
         raise DataFormatError(path, 1, expected, ",".join(header))
-    rows, seen = [], {}
+    rows: list[tuple[str | int, ...]] = []
+    seen: dict[str, int] = {}
     for i, (cls, syn) in classes.items():
         for number, cells in enumerate(table[1:], start=2):
             word = cells[i].strip() if i < len(cells) else ""
@@ -117,7 +118,8 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
     first = _first_line(path)
     if "," in first and "\t" not in first and first.split(",")[0].strip() in WIDE_COLUMNS:
         return load_wide_csv(path)[["word", "class", "line"]]
-    rows, seen = [], {}
+    rows: list[tuple[str | int, ...]] = []
+    seen: dict[str, int] = {}
     header_seen = False
     for number, line in text_lines(path):
         if not line.strip() or line.lstrip().startswith("#"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -106,7 +107,7 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
                 "an integer pair_ID and a numeric relatedness_score",
                 f"{fields[index['pair_ID']]} / {fields[index['relatedness_score']]}",
             ) from None
-        record = {name: (fields[i] if i < len(fields) else "") for name, i in index.items()}
+        record: dict[str, Any] = {name: (fields[i] if i < len(fields) else "") for name, i in index.items()}
         record.update(pair_ID=pair_id, relatedness_score=score)
         records.append(record)
         lines.append(number)

@@ -89,8 +89,8 @@ def _check_vector_file(path: Path) -> None:
             "an empty first line" if head[0] else "an empty file",
         )
     if fmt == "binary":
-        parts = head[0].split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[1]) < 1:
+        header = head[0].split()
+        if len(header) != 2 or not all(p.isdigit() for p in header) or int(header[1]) < 1:
             raise DataFormatError(path, 1, "a word2vec binary header '<count> <dim>' (dim >= 1)", repr(head[0][:60]))
         return
     for number, raw in enumerate(head, start=1):

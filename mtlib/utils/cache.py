@@ -39,7 +39,7 @@ import warnings
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,7 +49,13 @@ log = logging.getLogger(__name__)
 
 CACHE_ENV = "MTLIB_CACHE"
 _COMPACT_AFTER = 32
-_VANISHED = object()
+
+
+class _Vanished:
+    """The type of :data:`_VANISHED`: a shard deleted while it was being read."""
+
+
+_VANISHED = _Vanished()
 #: Superseded data files of an entry younger than this are left alone (a concurrent writer's).
 _KEEP_SECONDS = 600
 
@@ -160,21 +166,26 @@ def read_record(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as err:
-        return _damaged(path, f"unreadable record: {err}")
+        _damaged(path, f"unreadable record: {err}")
+        return None
     if not isinstance(body, dict) or "record_sha256" not in body or not isinstance(body.get("files"), dict):
-        return _damaged(path, "record without checksums (an older format)")
+        _damaged(path, "record without checksums (an older format)")
+        return None
     claimed = body.pop("record_sha256")
     if stable_hash(body, 64) != claimed:
-        return _damaged(path, "record checksum mismatch")
+        _damaged(path, "record checksum mismatch")
+        return None
     for name, entry in body["files"].items():
         try:
             actual = file_sha256(path.parent / entry["file"])
         except FileNotFoundError:
             if path.exists() and read_record_digest(path) != claimed:
                 return None  # replaced by another process meanwhile: a miss
-            return _damaged(path, f"{name} is missing")
+            _damaged(path, f"{name} is missing")
+            return None
         if actual != entry["sha256"]:
-            return _damaged(path, f"checksum mismatch in {name}")
+            _damaged(path, f"checksum mismatch in {name}")
+            return None
     return body
 
 
@@ -188,7 +199,6 @@ def read_record_digest(path: Path) -> str | None:
 
 def _damaged(path: Path, why: str) -> None:
     warnings.warn(f"mtlib cache: damaged entry {path.parent} ({why}); it is recomputed", stacklevel=3)
-    return None
 
 
 def _checksum(keys: np.ndarray, values: np.ndarray) -> str:
@@ -237,7 +247,7 @@ class ArrayCache:
             loaded = self._read_shard(path)
             if loaded is None:
                 continue
-            if loaded is _VANISHED:
+            if isinstance(loaded, _Vanished):
                 complete = False  # its rows are in the compacted shard that replaced it: list again
                 continue
             keys, values = loaded
@@ -249,7 +259,7 @@ class ArrayCache:
         return complete
 
     @staticmethod
-    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None | object:
+    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | _Vanished | None:
         """``(keys, values)``; None for a damaged shard (warned and removed); ``_VANISHED`` if it is gone."""
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -403,7 +413,7 @@ def cached_rows(
     finally:
         if bar is not None:
             bar.close()
-    table = np.stack(found)  # type: ignore[arg-type]
+    table = np.stack(cast(list[np.ndarray], found))  # every row is filled by now
     where = {k: i for i, k in enumerate(unique_keys)}
     return table[[where[k] for k in keys]]
 

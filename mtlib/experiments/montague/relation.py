@@ -68,12 +68,14 @@ class DistanceOrder(Relation):
     def check(
         self,
         near: np.ndarray,
-        far: np.ndarray,
+        far: np.ndarray | None = None,
         items: pd.DataFrame | Sequence[Any] | None = None,
         groups: pd.DataFrame | Sequence[Any] | None = None,
         strata: Mapping[Any, Any] | None = None,
         n_boot: int = 1000,
         seed: int = 0,
+        *,
+        per_item: pd.DataFrame | Sequence[Any] | None = None,
     ) -> RelationResult:
         """Count cases with ``near > far``, per item and per group, with bootstrap intervals over items.
 
@@ -88,11 +90,16 @@ class DistanceOrder(Relation):
                 are resampled within strata.
             n_boot: Bootstrap replicates (0 skips the intervals).
             seed: Seeds the bootstrap.
+            per_item: Another name for ``items`` (the keyword of :meth:`mtlib.relations.Relation.check`).
 
         Returns:
             A :class:`RelationResult`; ``groups`` has ``violations, cases,
             rate, ci_low, ci_high`` per group, ``per_item`` one row per item tuple.
         """
+        if far is None:
+            raise TypeError(f"{self.name}: check() needs both distances, near and far")
+        if items is None:
+            items = per_item
         near, far = np.asarray(near, dtype=float), np.asarray(far, dtype=float)
         if near.ndim != 1 or near.shape != far.shape:
             raise ValueError(f"near {near.shape} and far {far.shape} must be 1-D arrays of one length")

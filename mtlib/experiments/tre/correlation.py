@@ -6,7 +6,7 @@ Bootstrap resamples are ranked and correlated row-wise in matrix form
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -161,7 +161,7 @@ def table2(
     return pd.DataFrame(rows)
 
 
-def _paper_rows(encoders: Sequence[str]) -> list[dict[str, Any]]:
+def _paper_rows(encoders: Iterable[str]) -> list[dict[str, Any]]:
     """Table 2 rows of the paper's encoders not among ``encoders`` (their printed value only)."""
     ran = {PAPER_ENCODERS.get(name, name) for name in encoders}
     return [

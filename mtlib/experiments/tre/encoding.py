@@ -58,7 +58,7 @@ def encode_trees(trees: Sequence[Tree], vocab: Sequence[str], dtype: torch.dtype
 
     def visit(t: Tree) -> tuple[tuple[str, int], int]:
         """Return (reference, level) of a subtree; a reference is ('leaf', i) or ('node', k)."""
-        if t.is_leaf:
+        if t.word is not None:  # a leaf
             leaf_ids.append(index.get(t.word, unk))
             return ("leaf", len(leaf_ids) - 1), 0
         ref, level = visit(t.children[0])

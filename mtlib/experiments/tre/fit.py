@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -91,8 +91,8 @@ class TREModel:
         enc = encode_trees(trees, self.vocab, self.primitives.dtype)
         with torch.no_grad():
             pred = compose_batched(enc, self.primitives, self.weight)
-            tre = cosine_distance(pred, torch.as_tensor(np.asarray(targets), dtype=self.primitives.dtype))
-        tre = tre.cpu().numpy().astype(float)
+            delta = cosine_distance(pred, torch.as_tensor(np.asarray(targets), dtype=self.primitives.dtype))
+        tre = delta.cpu().numpy().astype(float)
         empty = (pred.norm(dim=-1) == 0).cpu().numpy()
         tre[empty | ((enc.n_unseen > 0) if unseen == "exclude" else False)] = np.nan
         return tre
@@ -235,7 +235,7 @@ def fit_tre_reference(
     tgt = [torch.as_tensor(row, dtype=tdtype) for row in targets]
 
     def compose(t: Tree) -> torch.Tensor:
-        if t.is_leaf:
+        if t.word is not None:  # a leaf
             return prim[index[t.word]]
         out = compose(t.children[0])
         for c in t.children[1:]:
@@ -248,7 +248,7 @@ def fit_tre_reference(
     opt = torch.optim.RMSprop(params, lr=lr)
     for _ in range(steps):
         opt.zero_grad()
-        loss = sum(delta(t, f) for t, f in zip(trees, tgt))
+        loss = cast(torch.Tensor, sum(delta(t, f) for t, f in zip(trees, tgt)))
         loss.backward()
         opt.step()
     with torch.no_grad():
@@ -300,17 +300,17 @@ def tre_by_split(
         index=pd.RangeIndex(len(trees)),
     )
     tr = np.flatnonzero(train)
-    fit_trees, fit_targets = [trees[i] for i in tr], targets[tr]
+    fit_trees, fit_targets = [trees[int(i)] for i in tr], targets[tr]
     if len(extra_trees):
         extra_targets = np.asarray(extra_targets, dtype=np.float64)
         keep = np.flatnonzero(np.isfinite(extra_targets).all(axis=1))
-        fit_trees += [extra_trees[i] for i in keep]
+        fit_trees += [extra_trees[int(i)] for i in keep]
         fit_targets = np.concatenate([fit_targets, extra_targets[keep]])
     model = fit_tre(fit_trees, fit_targets, seed=seed, **fit_kwargs)
     out.loc[tr, "tre"] = model.train_tre[: len(tr)]
     ho = np.flatnonzero(held)
     if len(ho):
-        ho_trees = [trees[i] for i in ho]
+        ho_trees = [trees[int(i)] for i in ho]
         out.loc[ho, "tre"] = model.errors(ho_trees, targets[ho], unseen=unseen)
         vocab = set(model.vocab)
         out.loc[ho, "n_unseen"] = [sum(w not in vocab for w in t.leaves()) for t in ho_trees]

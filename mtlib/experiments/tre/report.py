@@ -30,7 +30,7 @@ def sensitivity(
     trees: Sequence[Tree],
     targets: np.ndarray,
     scores: pd.DataFrame,
-    sweeps: dict[str, Sequence],
+    sweeps: Mapping[str, Sequence[Any]],
     *,
     n_boot: int = 0,
     seed: int = 0,

@@ -36,23 +36,23 @@ def find_paper_examples(trees: Sequence[Tree], *, weight: str = "height", averag
         One row per paper sentence: ``source, sentence, found, index`` (row
         in ``trees``), ``ti_paper, ti_ours, wns_paper, wns_ours``.
     """
-    where = {}
+    where: dict[str, int] = {}
     for i, t in enumerate(trees):
         where.setdefault(sentence_key(t.sentence), i)
     rows = []
     for text, ti, wns, source in BHATHENA_TABLE4:
-        i = where.get(sentence_key(text))
-        t = trees[i] if i is not None else None
+        row = where.get(sentence_key(text))
+        tree = trees[row] if row is not None else None
         rows.append(
             {
                 "source": source,
                 "sentence": text,
-                "found": t is not None,
-                "index": i,
+                "found": tree is not None,
+                "index": row,
                 "ti_paper": ti,
-                "ti_ours": tree_impurity(t) if t else np.nan,
+                "ti_ours": tree_impurity(tree) if tree else np.nan,
                 "wns_paper": wns,
-                "wns_ours": weighted_node_switching(t, weight=weight, average=average) if t else np.nan,
+                "wns_ours": weighted_node_switching(tree, weight=weight, average=average) if tree else np.nan,
             }
         )
     return pd.DataFrame(rows)
