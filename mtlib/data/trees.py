@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -181,17 +182,29 @@ WNS_AVERAGES = ("mean", "weighted", "sum")
 
 
 def node_value(node: Tree) -> float:
-    """A node's label as a number (SST: 0-4).
+    """A node's label as a finite number (SST: 0-4).
 
     Raises:
-        ValueError: the label is not a number; the message shows the node.
+        ValueError: the label is not a number, or is ``nan`` / ``inf`` (which would turn every
+            score of the tree into ``nan`` without a word); the message shows the node.
+
+    Example:
+        >>> node_value(parse_tree("(3 Cool)"))
+        3.0
+        >>> node_value(parse_tree("(nan Cool)"))
+        Traceback (most recent call last):
+        ...
+        ValueError: node label 'nan' is not a finite number (SST labels are 0-4) in (nan Cool)
     """
     try:
-        return float(node.label)
+        value = float(node.label)
     except ValueError:
         raise ValueError(
             f"node label {node.label!r} is not a number (SST labels are 0-4) in {str(node)[:80]}"
         ) from None
+    if not math.isfinite(value):
+        raise ValueError(f"node label {node.label!r} is not a finite number (SST labels are 0-4) in {str(node)[:80]}")
+    return value
 
 
 def tree_impurity(tree: Tree) -> float:
@@ -205,7 +218,7 @@ def tree_impurity(tree: Tree) -> float:
     Works for n-ary trees; a one-word sentence ``(3 Cool)`` has impurity 0.
 
     Raises:
-        ValueError: a label that is not a number.
+        ValueError: a label that is not a finite number (``nan``, ``inf`` included).
     """
     values = [node_value(t) for t in tree.subtrees()]
     return abs(values[0] - sum(values) / len(values))

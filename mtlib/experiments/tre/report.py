@@ -168,17 +168,24 @@ class TREReport:
 
     Metric keys (no model prefix): ``tre_mean/<split>``, ``sentences/<split>`` (``train``, ``heldout``,
     ``no_target``),
-    ``heldout_with_unseen``, ``tre_mean_all_seen/heldout``, and per split
+    ``heldout_with_unseen``, ``fit_overlap_heldout``, ``tre_mean_all_seen/heldout``, and per split
     (``train``, ``heldout``) ``spearman_tre_wns/<split>``,
     ``spearman_tre_ti/<split>``, ``partial_spearman_tre_wns/<split>``,
     ``spearman_tre_wns_p/<split>``; ``fit_seconds``.
 
+    ``fit_overlap_heldout`` counts held-out sentences that are also in the fit-only sentences
+    (``fit_path``, same text): the fit saw them, so their TRE is not out of sample. It is detected,
+    counted and stated (here, in :meth:`summary` and in :func:`describe`), not refused: a fit file
+    may legitimately repeat a few sentences of the scored file.
+
     Attributes:
         model: The encoder's name.
-        frame: Per sentence: the ground truth's scores with ``split``, ``tre``, ``n_unseen``.
+        frame: Per sentence: the ground truth's scores with ``split``, ``tre``, ``n_unseen``,
+            ``in_fit_path`` (the same text is among the fit-only sentences).
         fit: The trained primitives.
         targets, extra_targets: The encoder's vectors of the scored and of the fit-only sentences.
-        table: Table 2 rows of this encoder (:func:`table2_row` per split, ``paper``).
+        table: Table 2 rows of this encoder (:func:`table2_row` per split, ``paper``,
+            ``fit_overlap_heldout``: held-out sentences also in ``fit_path``, 0 on the train row).
         settings: The fit's settings (``composition``, ``steps``, ``heldout_fraction`` ...).
         seconds: Duration of the fit.
     """
@@ -213,6 +220,7 @@ class TREReport:
         }
         out.update({f"sentences/{s.replace(' ', '_')}": int(n) for s, n in f["split"].value_counts().items()})
         out["heldout_with_unseen"] = int((f["n_unseen"] > 0).sum())
+        out["fit_overlap_heldout"] = self.fit_overlap_heldout()
         out["tre_mean_all_seen/heldout"] = float(self.seen_heldout().mean())
         for r in self.table.dropna(subset=["rho_tre_wns"]).itertuples():
             out.update(
@@ -226,15 +234,33 @@ class TREReport:
         out["fit_seconds"] = self.seconds
         return out
 
+    def fit_overlap_heldout(self) -> int:
+        """Held-out sentences whose text is also among the fit-only sentences (``fit_path``)."""
+        f = self.frame
+        if "in_fit_path" not in f:
+            return 0
+        return int(((f["split"] == "heldout") & f["in_fit_path"]).sum())
+
     def summary(self) -> str:
         """Mean TRE per split, the held-out mean over sentences with every word seen, the final loss."""
         f, seen = self.frame, self.seen_heldout()
+        overlap = self.fit_overlap_heldout()
+        caution = f"\n{_overlap_note(overlap)}" if overlap else ""
         return (
             f"{self.model}: mean TRE train {f.loc[f['split'] == 'train', 'tre'].mean():.5f}, held-out "
             f"{f.loc[f['split'] == 'heldout', 'tre'].mean():.5f}, held-out with every word seen "
             f"{seen.mean():.5f} (n={len(seen)}); final training loss "
             f"{self.fit.losses[-1] if len(self.fit.losses) else float('nan'):.4f}; fit {self.seconds:.1f} s"
+            f"{caution}"
         )
+
+
+def _overlap_note(overlap: int) -> str:
+    """The sentence that says ``overlap`` held-out sentences were also fit (they are in ``fit_path``)."""
+    return (
+        f"Caution: {overlap} held-out sentence{'s are' if overlap != 1 else ' is'} also in fit_path, so the fit "
+        "saw them: this held-out reading is not out of sample (remove them from fit_path)."
+    )
 
 
 def tree_reconstruction(
@@ -261,7 +287,10 @@ def tree_reconstruction(
     )
     seconds = time.perf_counter() - t0
     frame = truth.scores.join(per)
+    frame["in_fit_path"] = frame["text"].isin({t.sentence for t in truth.extra})
     table = table2({name: frame}, n_boot=n_boot, seed=seed, paper_rows=False)
+    overlap = int(((frame["split"] == "heldout") & frame["in_fit_path"]).sum())
+    table["fit_overlap_heldout"] = np.where(table["split"] == "heldout", overlap, 0)
     return TREReport(
         name,
         frame,
@@ -378,7 +407,9 @@ def table4_examples(truth: GroundTruth, reports: Mapping[str, TREReport], n: int
 def describe(table: pd.DataFrame) -> list[str]:
     """Sentences that state what a Table 2 (from :func:`table2_row` rows with ``encoder``, ``split``) shows.
 
-    The direction is read from the 95% interval: below 0, above 0, or containing 0.
+    The direction is read from the 95% interval: below 0, above 0, or containing 0. A held-out row
+    whose sentences are also in ``fit_path`` (column ``fit_overlap_heldout``, :class:`TREReport`)
+    is followed by a caution naming how many.
     """
     out = []
     for r in table.itertuples():
@@ -400,6 +431,9 @@ def describe(table: pd.DataFrame) -> list[str]:
             f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}], {where}; controlling for length "
             f"{r.partial_rho_length:+.3f}; ρ(TRE, TI) = {r.rho_tre_ti:+.3f}{paper}."
         )
+        overlap = getattr(r, "fit_overlap_heldout", 0)
+        if r.split == "heldout" and pd.notna(overlap) and overlap > 0:
+            out.append(f"{r.encoder}: {_overlap_note(int(overlap))}")
     return out
 
 
