@@ -27,6 +27,7 @@ The root folder is ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -60,11 +61,60 @@ _VANISHED = _Vanished()
 _KEEP_SECONDS = 600
 
 
-def cache_root() -> Path:
-    """The cache root folder: ``$MTLIB_CACHE`` or ``~/.cache/mtlib``."""
+#: Write failures that another cache folder cures: no permission, a read-only, full or quota-bound disk,
+#: a file larger than the file system allows.
+_DISK_ERRNOS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on the disk",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large for this file system",
+}
+
+
+def _root_path() -> Path:
     env = os.environ.get(CACHE_ENV)
-    root = Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
-    root.mkdir(parents=True, exist_ok=True)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
+
+
+def cache_disk_error(err: OSError, path: Path, folder: Path) -> OSError:
+    """The error for a failed write of ``path`` in the cache folder ``folder``, naming both and the remedy.
+
+    The same class as ``err`` for a permission problem (a :class:`PermissionError` stays one), else
+    :class:`OSError`, with ``err``'s errno.
+
+    Example:
+        >>> e = cache_disk_error(OSError(errno.EFBIG, "File too large"), Path("/c/x.npz"), Path("/c"))
+        >>> print(e.strerror.replace("; ", ";\\n"))
+        mtlib cache: cannot write /c/x.npz in the cache folder /c (file too large for this file system: File too large);
+        set MTLIB_CACHE to a writable folder with free space (e.g. export MTLIB_CACHE=/tmp/mtlib-cache)
+        >>> denied = PermissionError(errno.EACCES, "Permission denied")
+        >>> isinstance(cache_disk_error(denied, Path("/c"), Path("/c")), PermissionError)
+        True
+    """
+    why = _DISK_ERRNOS.get(err.errno or 0, "write failed")
+    message = (
+        f"mtlib cache: cannot write {path} in the cache folder {folder} ({why}: {err.strerror}); set {CACHE_ENV} "
+        f"to a writable folder with free space (e.g. export {CACHE_ENV}=/tmp/mtlib-cache)"
+    )
+    return OSError(err.errno, message)
+
+
+def cache_root() -> Path:
+    """The cache root folder: ``$MTLIB_CACHE`` or ``~/.cache/mtlib`` (created when missing).
+
+    Raises:
+        OSError: the folder cannot be created (:class:`PermissionError` included); the message names
+            the folder and ``MTLIB_CACHE`` as the remedy.
+    """
+    root = _root_path()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        if err.errno in _DISK_ERRNOS:
+            raise cache_disk_error(err, root, root) from err
+        raise
     return root
 
 
@@ -80,18 +130,36 @@ def input_key(item: Any) -> bytes:
     return hashlib.sha256(blob.encode("utf-8")).digest()[:16]
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+def atomic_write_bytes(path: Path, data: bytes, *, cache_folder: Path | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    Args:
+        path: The file to (re)write.
+        data: Its new bytes.
+        cache_folder: The cache folder ``path`` belongs to; ``None``: the cache root when ``path`` is
+            inside it, else no cache (a run's output file).
+
+    Raises:
+        OSError: the write failed. Under a cache folder, a permission problem or a full disk
+            (``ENOSPC``, ``EFBIG``, ``EDQUOT``, ``EROFS``) names that folder and ``MTLIB_CACHE`` as
+            the remedy (:func:`cache_disk_error`).
+    """
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as err:
+        folder = cache_folder or (_root_path() if path.absolute().is_relative_to(_root_path().absolute()) else None)
+        if folder is not None and err.errno in _DISK_ERRNOS:
+            raise cache_disk_error(err, path, folder) from err
         raise
 
 
@@ -326,7 +394,7 @@ class ArrayCache:
     def _write_shard(path: Path, keys: np.ndarray, values: np.ndarray) -> None:
         buf = io.BytesIO()
         np.savez(buf, keys=keys, values=values, checksum=np.array(_checksum(keys, values)))
-        atomic_write_bytes(path, buf.getvalue())
+        atomic_write_bytes(path, buf.getvalue(), cache_folder=path.parent.parent)
 
     def compact(self) -> None:
         """Merge all shards of the namespace into one (atomic: new file first)."""
@@ -419,6 +487,7 @@ def cached_rows(
 
 
 __all__ = [
+    "cache_disk_error",
     "CACHE_ENV",
     "cache_root",
     "stable_hash",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from mtlib.models.oov import known_rows
 from mtlib.utils.similarity import normalize_rows
 
 #: Rows per chunk of :meth:`EmbeddingTable.distance` (a few MB of gathered vectors at a time).
@@ -34,7 +35,7 @@ class EmbeddingTable:
         if not self._index.is_unique:
             raise ValueError("EmbeddingTable texts must be unique")
         vectors = np.asarray(vectors, dtype=np.float64)
-        self.valid = ~np.isnan(vectors).any(axis=1)
+        self.valid = known_rows(vectors)  # a text with no known token (static vectors) is skipped
         self.unit = normalize_rows(np.nan_to_num(vectors))
 
     @classmethod

@@ -18,6 +18,7 @@ import torch
 
 from mtlib.data.trees import Tree
 from mtlib.experiments.tre.encoding import EncodedTrees, build_vocabulary, encode_trees
+from mtlib.models.oov import known_rows
 from mtlib.utils.batching import resolve_device
 from mtlib.utils.threads import limit_threads
 
@@ -287,7 +288,7 @@ def tre_by_split(
     if not 0.0 <= heldout_fraction < 1.0:
         raise ValueError(f"heldout_fraction must be in [0, 1), got {heldout_fraction}")
     targets = np.asarray(targets, dtype=np.float64)
-    ok = np.isfinite(targets).all(axis=1)
+    ok = known_rows(targets)
     rng = np.random.default_rng(seed)
     held = np.zeros(len(trees), dtype=bool)
     usable = np.flatnonzero(ok)
@@ -303,7 +304,7 @@ def tre_by_split(
     fit_trees, fit_targets = [trees[int(i)] for i in tr], targets[tr]
     if len(extra_trees):
         extra_targets = np.asarray(extra_targets, dtype=np.float64)
-        keep = np.flatnonzero(np.isfinite(extra_targets).all(axis=1))
+        keep = np.flatnonzero(known_rows(extra_targets))
         fit_trees += [extra_trees[int(i)] for i in keep]
         fit_targets = np.concatenate([fit_targets, extra_targets[keep]])
     model = fit_tre(fit_trees, fit_targets, seed=seed, **fit_kwargs)
