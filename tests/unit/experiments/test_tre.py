@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtlib.experiments import tre
 from mtlib.data.errors import DataFormatError
 from mtlib.data.sst import load_sst_trees
 from mtlib.data.trees import parse_tree, tree_impurity, weighted_node_switching
+from mtlib.experiments import tre
 
 ROOT = Path(__file__).resolve().parents[3]
 TREES = ROOT / "data" / "trees"
@@ -278,8 +278,9 @@ def test_reports_record_the_one_key_scheme():
     assert m["spearman_ti_wns"] == pytest.approx(tre.spearman_ci(truth.scores["ti"], truth.scores["wns"])["rho"])
     assert "paper_examples" in truth.tables()
 
-    report = tre.tree_reconstruction(_BagOfWords(), truth, seed=0, n_boot=20, device="cpu", steps=30,
-                                     heldout_fraction=0.25)
+    report = tre.tree_reconstruction(
+        _BagOfWords(), truth, seed=0, n_boot=20, device="cpu", steps=30, heldout_fraction=0.25
+    )
     m = report.metrics()
     assert report.split == "heldout" and report.headline == ["spearman_tre_wns/heldout"]
     assert m["sentences/train"] + m["sentences/heldout"] == 60
@@ -343,6 +344,7 @@ def test_fit_path_overlapping_the_heldout_sentences_is_counted_and_stated():
 def test_bundled_fit_path_does_not_overlap_the_scored_sentences():
     truth = tre.ground_truth(str(TREES / "dev.txt"), fit_path=str(TREES / "train.txt"), max_sentences=40)
     assert truth.metrics()["n_fit_only"] == 40
-    report = tre.tree_reconstruction(_BagOfWords(), truth, seed=0, n_boot=0, device="cpu", steps=5,
-                                     heldout_fraction=0.25)
+    report = tre.tree_reconstruction(
+        _BagOfWords(), truth, seed=0, n_boot=0, device="cpu", steps=5, heldout_fraction=0.25
+    )
     assert report.metrics()["fit_overlap_heldout"] == 0
