@@ -30,6 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mtlib.data.trees import parse_tree
+from mtlib.experiments import tre
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -43,9 +46,6 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="n = 200")
     args = parser.parse_args()
     import torch
-
-    from mtlib.data.trees import parse_tree
-    from mtlib.experiments import tre
 
     n = 200 if args.quick else args.n
     sizes = {"add": n, "linear": min(n, args.linear_n)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from mtlib.models.resolve import Resolved
@@ -54,8 +55,6 @@ def model_identity(resolved: Resolved) -> str:
     """
     path = resolved.path
     if resolved.kind == "lexicon":
-        from importlib.metadata import PackageNotFoundError, version
-
         source = resolved.spec.source if resolved.spec else resolved.name
         try:
             return f"{resolved.name}@{version(source)}"
