@@ -49,9 +49,14 @@ print(json.dumps({"seconds": seconds, "peak_mb": resource.getrusage(resource.RUS
 def run_case(code_root: Path, path: Path, timeout: float) -> dict:
     env = {**os.environ, "PYTHONPATH": str(code_root)}
     try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(path.resolve())], env=env, capture_output=True,
-                              text=True, cwd=code_root,
-                              timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path.resolve())],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=code_root,
+            timeout=timeout,
+        )
         return json.loads(done.stdout.strip().splitlines()[-1])
     except subprocess.TimeoutExpired:
         return {"seconds": timeout, "peak_mb": float("nan"), "outcome": f"timeout after {timeout:.0f} s"}
@@ -72,8 +77,11 @@ def main() -> None:
         runaway.write_bytes(b"(" * (args.mb << 20) + b"\n")
         deep = Path(tmp) / "deep.txt"
         deep.write_text("(1 " * args.depth + "w" + ")" * args.depth + "\n")
-        cases = {f"{args.mb} MB of '('": runaway, f"tree nested {args.depth} levels": deep,
-                 "bundled train.txt": ROOT / "data" / "trees" / "train.txt"}
+        cases = {
+            f"{args.mb} MB of '('": runaway,
+            f"tree nested {args.depth} levels": deep,
+            "bundled train.txt": ROOT / "data" / "trees" / "train.txt",
+        }
         roots = {"after": ROOT, **({"before": args.before.resolve()} if args.before else {})}
         for case, path in cases.items():
             results = {label: run_case(root, path, args.timeout) for label, root in roots.items()}
@@ -82,11 +90,20 @@ def main() -> None:
                 print(json.dumps({"figure": "bad_trees", "case": case, "code": label, **r}))
             if "before" in results:
                 b, a = results["before"], results["after"]
-                print(f"{case:28s} before/after: time {b['seconds'] / a['seconds']:.1f}x, "
-                      f"peak memory {b['peak_mb'] / a['peak_mb']:.1f}x")
-                print(json.dumps({"figure": "bad_trees_ratio", "case": case,
-                                  "time_ratio": b["seconds"] / a["seconds"],
-                                  "memory_ratio": b["peak_mb"] / a["peak_mb"]}))
+                print(
+                    f"{case:28s} before/after: time {b['seconds'] / a['seconds']:.1f}x, "
+                    f"peak memory {b['peak_mb'] / a['peak_mb']:.1f}x"
+                )
+                print(
+                    json.dumps(
+                        {
+                            "figure": "bad_trees_ratio",
+                            "case": case,
+                            "time_ratio": b["seconds"] / a["seconds"],
+                            "memory_ratio": b["peak_mb"] / a["peak_mb"],
+                        }
+                    )
+                )
 
 
 if __name__ == "__main__":

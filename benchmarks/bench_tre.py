@@ -30,6 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mtlib.data.trees import parse_tree
+from mtlib.experiments import tre
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -44,13 +47,13 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from mtlib.experiments import tre
-    from mtlib.data.trees import parse_tree
-
     n = 200 if args.quick else args.n
     sizes = {"add": n, "linear": min(n, args.linear_n)}
-    lines = [ln for split in ("train", "dev", "test")
-             for ln in (ROOT / "data" / "trees" / f"{split}.txt").read_text().splitlines()]
+    lines = [
+        ln
+        for split in ("train", "dev", "test")
+        for ln in (ROOT / "data" / "trees" / f"{split}.txt").read_text().splitlines()
+    ]
     if len(lines) < n:
         raise SystemExit(f"the bundled treebank has {len(lines)} sentences, fewer than --n {n}")
     all_trees = [parse_tree(ln) for ln in lines[:n]]
@@ -68,13 +71,33 @@ def main() -> None:
         slow = tre.fit_tre_reference(trees, targets, composition=composition, **kw)
         t_slow = time.perf_counter() - start
         gap = float(np.abs(fast - slow).max())
-        print(f"{composition}: {n} sentences ({nodes} nodes), {args.steps} steps: batched {t_fast:.2f} s, "
-              f"per-sentence recursive {t_slow:.2f} s, ratio {t_slow / t_fast:.0f}x; max |TRE gap| {gap:.2e} "
-              f"({'equal to 1e-4' if gap <= 1e-4 else 'NOT equal to 1e-4'})", flush=True)
-        for figure, value, unit in (("speedup", t_slow / t_fast, "x"), ("batched_seconds", t_fast, "s"),
-                                    ("reference_seconds", t_slow, "s"), ("max_tre_gap", gap, "1-cos")):
-            print(json.dumps({"bench": f"tre_{composition}_n{n}", "figure": figure, "value": value, "unit": unit,
-                              "n": n, "steps": args.steps, "dim": args.dim, "dtype": args.dtype}), flush=True)
+        print(
+            f"{composition}: {n} sentences ({nodes} nodes), {args.steps} steps: batched {t_fast:.2f} s, "
+            f"per-sentence recursive {t_slow:.2f} s, ratio {t_slow / t_fast:.0f}x; max |TRE gap| {gap:.2e} "
+            f"({'equal to 1e-4' if gap <= 1e-4 else 'NOT equal to 1e-4'})",
+            flush=True,
+        )
+        for figure, value, unit in (
+            ("speedup", t_slow / t_fast, "x"),
+            ("batched_seconds", t_fast, "s"),
+            ("reference_seconds", t_slow, "s"),
+            ("max_tre_gap", gap, "1-cos"),
+        ):
+            print(
+                json.dumps(
+                    {
+                        "bench": f"tre_{composition}_n{n}",
+                        "figure": figure,
+                        "value": value,
+                        "unit": unit,
+                        "n": n,
+                        "steps": args.steps,
+                        "dim": args.dim,
+                        "dtype": args.dtype,
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

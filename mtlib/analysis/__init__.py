@@ -6,8 +6,12 @@
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
 """
 
-from mtlib.analysis import stats  # level 0: scipy, statsmodels
-from mtlib.analysis import plots  # level 0: matplotlib, seaborn
-from mtlib.analysis import claims  # level 1: uses papers' published values
+# level 0: no module of mtlib.analysis imports another (stats: scipy; plots: matplotlib, seaborn; claims: papers)
+from mtlib.analysis import claims, plots, stats
 
-__all__ = ["claims", "plots", "stats"]
+__all__ = [
+    # level 0
+    "claims",
+    "plots",
+    "stats",
+]

@@ -63,23 +63,33 @@ class AccuracyReport:
         ``accuracy_balanced``, ``accuracy_p_above_baseline``, ``accuracy_n``;
         ``accuracy/english/syn`` gives ``accuracy/english/syn_majority_baseline`` and so on.
         """
-        return {accuracy_key: self.accuracy, f"{accuracy_key}_majority_baseline": self.majority_baseline,
-                f"{accuracy_key}_balanced": self.balanced_accuracy,
-                f"{accuracy_key}_p_above_baseline": self.p_above_baseline, f"{accuracy_key}_n": self.n}
+        return {
+            accuracy_key: self.accuracy,
+            f"{accuracy_key}_majority_baseline": self.majority_baseline,
+            f"{accuracy_key}_balanced": self.balanced_accuracy,
+            f"{accuracy_key}_p_above_baseline": self.p_above_baseline,
+            f"{accuracy_key}_n": self.n,
+        }
 
     def sentence(self, what: str) -> str:
         """One Markdown sentence: the accuracy, its baseline, and which side of it the run fell."""
         if not self.n or not np.isfinite(self.accuracy):
             return f"**{what}**: no predictions to score."
-        head = (f"**{what}**: accuracy {self.accuracy:.3f} on {self.n:,} items, beside a majority-class baseline "
-                f"of {self.majority_baseline:.3f} (always \"{self.majority_label}\") and a balanced accuracy of "
-                f"{self.balanced_accuracy:.3f} (0.5 for any constant answer).")
+        head = (
+            f"**{what}**: accuracy {self.accuracy:.3f} on {self.n:,} items, beside a majority-class baseline "
+            f'of {self.majority_baseline:.3f} (always "{self.majority_label}") and a balanced accuracy of '
+            f"{self.balanced_accuracy:.3f} (0.5 for any constant answer)."
+        )
         if self.accuracy <= self.majority_baseline:
-            return head + (f" It is **not above the baseline**: always answering \"{self.majority_label}\" "
-                           "would score at least as well.")
+            return head + (
+                f' It is **not above the baseline**: always answering "{self.majority_label}" '
+                "would score at least as well."
+            )
         verdict = "above the baseline" if self.p_above_baseline < ALPHA else "above the baseline, but not significantly"
-        return head + (f" It is **{verdict}** (one-sided exact binomial test against the baseline rate, "
-                       f"p = {self.p_above_baseline:.3g}).")
+        return head + (
+            f" It is **{verdict}** (one-sided exact binomial test against the baseline rate, "
+            f"p = {self.p_above_baseline:.3g})."
+        )
 
 
 def _binomial_p(correct: int, n: int, rate: float) -> float:
@@ -101,24 +111,26 @@ def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None
     Returns:
         :class:`AccuracyReport`; all NaN (``n`` = 0) for no items.
     """
-    gold, predicted = np.asarray(gold), np.asarray(predicted)
-    if gold.shape != predicted.shape:
-        raise ValueError(f"gold and predicted differ in shape: {gold.shape} vs {predicted.shape}")
-    n = len(gold)
+    gold_a, pred_a = np.asarray(gold), np.asarray(predicted)
+    if gold_a.shape != pred_a.shape:
+        raise ValueError(f"gold and predicted differ in shape: {gold_a.shape} vs {pred_a.shape}")
+    n = len(gold_a)
     if not n:
         return AccuracyReport(float("nan"), float("nan"), "", float("nan"), 0, float("nan"))
-    labels, counts = np.unique(gold, return_counts=True)
+    labels, counts = np.unique(gold_a, return_counts=True)
     top = labels[int(np.argmax(counts))]
-    correct = gold == predicted
-    recalls = [float(correct[gold == lab].mean()) for lab in labels]
+    correct = gold_a == pred_a
+    recalls = [float(correct[gold_a == lab].mean()) for lab in labels]
     baseline = float(counts.max() / n)
     label = (names or {}).get(top.item() if hasattr(top, "item") else top, str(top))
-    return AccuracyReport(float(correct.mean()), baseline, label, float(np.mean(recalls)), n,
-                          _binomial_p(int(correct.sum()), n, baseline))
+    return AccuracyReport(
+        float(correct.mean()), baseline, label, float(np.mean(recalls)), n, _binomial_p(int(correct.sum()), n, baseline)
+    )
 
 
-def accuracy_from_counts(n: int, gold_positive: int, true_positive: int, correct: int,
-                         names: tuple[str, str] = ("no", "yes")) -> AccuracyReport:
+def accuracy_from_counts(
+    n: int, gold_positive: int, true_positive: int, correct: int, names: tuple[str, str] = ("no", "yes")
+) -> AccuracyReport:
     """:func:`accuracy_vs_baseline` for a binary task given as counts (no per-item predictions).
 
     Args:
@@ -136,8 +148,9 @@ def accuracy_from_counts(n: int, gold_positive: int, true_positive: int, correct
     balanced = float(np.nanmean([recall_pos, recall_neg]))
     positive_major = gold_positive > negatives
     baseline = max(gold_positive, negatives) / n
-    return AccuracyReport(correct / n, baseline, names[1] if positive_major else names[0], balanced, n,
-                          _binomial_p(correct, n, baseline))
+    return AccuracyReport(
+        correct / n, baseline, names[1] if positive_major else names[0], balanced, n, _binomial_p(correct, n, baseline)
+    )
 
 
 def binary_scores_report(scores: pd.DataFrame) -> dict[str, AccuracyReport]:
@@ -153,8 +166,9 @@ def binary_scores_report(scores: pd.DataFrame) -> dict[str, AccuracyReport]:
     return out
 
 
-def misclassified_at_top(table: pd.DataFrame, n_top: int, p_value: float = float("nan"),
-                         test: str = "one-sided Mann-Whitney U") -> str:
+def misclassified_at_top(
+    table: pd.DataFrame, n_top: int, p_value: float = float("nan"), test: str = "one-sided Mann-Whitney U"
+) -> str:
     """Notebook 01: are the reviews with most violated pairs misclassified? Answered from the run.
 
     Args:
@@ -169,12 +183,17 @@ def misclassified_at_top(table: pd.DataFrame, n_top: int, p_value: float = float
         return "No gold labels: whether the reviews with most violations are misclassified cannot be checked."
     top = table.head(n_top)["misclassified"].astype(bool)
     error_rate = float(table["misclassified"].mean())
-    text = (f"Of the {len(top)} reviews with the most violated pairs, **{int(top.sum())} are misclassified** "
-            f"({top.mean():.0%}, against an error rate of {error_rate:.1%} over all {len(table):,} reviews).")
+    text = (
+        f"Of the {len(top)} reviews with the most violated pairs, **{int(top.sum())} are misclassified** "
+        f"({top.mean():.0%}, against an error rate of {error_rate:.1%} over all {len(table):,} reviews)."
+    )
     if p_value is None or not np.isfinite(p_value):
         return text + " No named test could be run (no misclassified or no correct review)."
-    verdict = ("take part in significantly more violated pairs" if p_value < ALPHA
-               else "do not take part in significantly more violated pairs")
+    verdict = (
+        "take part in significantly more violated pairs"
+        if p_value < ALPHA
+        else "do not take part in significantly more violated pairs"
+    )
     return text + f" Over every review, misclassified ones {verdict} ({test}, p = {p_value:.3g})."
 
 
@@ -193,26 +212,42 @@ def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], A
         rep = reports.get((lang, rel))
         if rep is None:
             continue
-        rate = (f"violation rate {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] over "
-                f"{int(row['cases']):,} cases" if np.isfinite(row["rate"]) else "no transitivity case")
-        side = "above" if rep.beats_baseline else "not significantly above" if rep.accuracy > rep.majority_baseline \
+        rate = (
+            f"violation rate {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] over "
+            f"{int(row['cases']):,} cases"
+            if np.isfinite(row["rate"])
+            else "no transitivity case"
+        )
+        side = (
+            "above"
+            if rep.beats_baseline
+            else "not significantly above"
+            if rep.accuracy > rep.majority_baseline
             else "not above"
-        lines.append(f"- {lang} · {rel}: accuracy {rep.accuracy:.3f} vs always-\"{rep.majority_label}\" "
-                     f"{rep.majority_baseline:.3f} (balanced {rep.balanced_accuracy:.3f}; {side} the baseline, "
-                     f"p = {rep.p_above_baseline:.3g}); {rate}.")
+        )
+        lines.append(
+            f'- {lang} · {rel}: accuracy {rep.accuracy:.3f} vs always-"{rep.majority_label}" '
+            f"{rep.majority_baseline:.3f} (balanced {rep.balanced_accuracy:.3f}; {side} the baseline, "
+            f"p = {rep.p_above_baseline:.3g}); {rate}."
+        )
         name = f"{lang} · {rel}"
         if not rep.beats_baseline:
             below.append(name)
         elif np.isfinite(row["ci_low"]) and row["ci_low"] > 0:
             contrast.append(f"{name} ({row['rate']:.1%} of cases violated)")
     if contrast:
-        end = ("Heads that beat their majority baseline and still break transitivity (interval above 0): "
-               + "; ".join(contrast) + ". For them, supervised accuracy does not reveal what the relation finds.")
+        end = (
+            "Heads that beat their majority baseline and still break transitivity (interval above 0): "
+            + "; ".join(contrast)
+            + ". For them, supervised accuracy does not reveal what the relation finds."
+        )
     else:
         end = "No head of this run both beats its majority baseline and breaks transitivity with an interval above 0."
     if below:
-        end += (" Heads that do not beat always answering the majority class, so this run cannot show the paper's "
-                "contrast for them: " + ", ".join(below) + ".")
+        end += (
+            " Heads that do not beat always answering the majority class, so this run cannot show the paper's "
+            "contrast for them: " + ", ".join(below) + "."
+        )
     return "\n".join(lines + ["", end])
 
 
@@ -220,11 +255,16 @@ def fidelity_sentence(fidelity: pd.DataFrame) -> str:
     """Notebook 04: how many of the paper's printed cells this run reproduces, per model and table."""
     if not len(fidelity):
         return "No model of this run has published values to compare with."
-    parts = [f"{r.model} Table {r.table}: {r.matching}/{r.cells} cells match (largest gap {r.max_abs_gap:.4f})"
-             for r in fidelity.itertuples()]
+    parts = [
+        f"{r.model} Table {r.table}: {r.matching}/{r.cells} cells match (largest gap {r.max_abs_gap:.4f})"
+        for r in fidelity.itertuples()
+    ]
     full = fidelity[fidelity["matching"] == fidelity["cells"]]
-    summary = (f"{len(full)} of {len(fidelity)} compared tables are reproduced to the paper's printed decimals."
-               if len(full) else "No compared table is reproduced cell for cell.")
+    summary = (
+        f"{len(full)} of {len(fidelity)} compared tables are reproduced to the paper's printed decimals."
+        if len(full)
+        else "No compared table is reproduced cell for cell."
+    )
     return summary + " " + "; ".join(parts) + "."
 
 
@@ -234,8 +274,9 @@ def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
     return (below if effect < 0 else above) if p < ALPHA else neither
 
 
-def compositionality_sentence(result, chance: pd.DataFrame, by_mono: pd.DataFrame,
-                              p_permutation: float = float("nan")) -> str:
+def compositionality_sentence(
+    result, chance: pd.DataFrame, by_mono: pd.DataFrame, p_permutation: float = float("nan")
+) -> str:
     """Notebook 02: the overall rate against chance and up versus down, stated from the run.
 
     Args:
@@ -245,21 +286,30 @@ def compositionality_sentence(result, chance: pd.DataFrame, by_mono: pd.DataFram
         p_permutation: The context-label permutation test of up versus down (NaN when not run).
     """
     paper = papers.MANINO_S51
-    text = (f"Overall violation rate **{result.rate:.3f}** [{result.ci_low:.3f}, {result.ci_high:.3f}] over "
-            f"{int(result.cases):,} cases (paper: {paper['violation_rate/overall']}).")
+    text = (
+        f"Overall violation rate **{result.rate:.3f}** [{result.ci_low:.3f}, {result.ci_high:.3f}] over "
+        f"{int(result.cases):,} cases (paper: {paper['violation_rate/overall']})."
+    )
     if len(chance):
         row = chance.iloc[0]
-        verdict = _side(row["p_value"], row["effect"], "significantly below chance (0.5)",
-                        "significantly above chance (0.5)", "not distinguishable from chance (0.5)")
+        verdict = _side(
+            row["p_value"],
+            row["effect"],
+            "significantly below chance (0.5)",
+            "significantly above chance (0.5)",
+            "not distinguishable from chance (0.5)",
+        )
         text += f" Per-context rates are {verdict} ({row['test']}, p = {row['p_value']:.3g})."
     else:
         text += " Too few contexts to test the rate against chance."
     if {"up", "down"} <= set(by_mono.index):
         up, down = by_mono.loc["up"], by_mono.loc["down"]
         order = "lower" if up["rate"] < down["rate"] else "higher"
-        text += (f" Upward contexts {up['rate']:.3f} [{up['ci_low']:.3f}, {up['ci_high']:.3f}] vs downward "
-                 f"{down['rate']:.3f} [{down['ci_low']:.3f}, {down['ci_high']:.3f}]: up is {order} than down "
-                 f"(paper: {paper['violation_rate/up']} vs {paper['violation_rate/down']}, up lower)")
+        text += (
+            f" Upward contexts {up['rate']:.3f} [{up['ci_low']:.3f}, {up['ci_high']:.3f}] vs downward "
+            f"{down['rate']:.3f} [{down['ci_low']:.3f}, {down['ci_high']:.3f}]: up is {order} than down "
+            f"(paper: {paper['violation_rate/up']} vs {paper['violation_rate/down']}, up lower)"
+        )
         if np.isfinite(p_permutation):
             sig = "significant" if p_permutation < ALPHA else "not significant"
             text += f"; the difference is {sig} (context-label permutation test, p = {p_permutation:.3g})."
@@ -276,17 +326,34 @@ def type_difference_sentence(tests: pd.DataFrame) -> str:
     """Notebook 04: do adjective types differ? From the adjective-label permutation tests of the run.
 
     Args:
-        tests: Rows ``model, test, p_permutation`` (and ``p_chi2``) of :func:`mtlib.experiments.montague.type_difference_test`.
+        tests: Rows ``model, test, p_permutation`` (and ``p_chi2``) of
+            :func:`mtlib.experiments.montague.type_difference_test`.
     """
     if not len(tests):
         return "No type-difference test was run."
     finite = tests[np.isfinite(tests["p_permutation"].astype(float))]
     differ = finite[finite["p_permutation"] < ALPHA]
     same = finite[finite["p_permutation"] >= ALPHA]
-    text = (f"Adjective-label permutation tests: the types differ significantly in **{len(differ)} of "
-            f"{len(finite)}** model-test combinations")
-    text += (": " + _listing(differ) + "." if len(differ) else ".")
+    text = (
+        f"Adjective-label permutation tests: the types differ significantly in **{len(differ)} of "
+        f"{len(finite)}** model-test combinations"
+    )
+    text += ": " + _listing(differ) + "." if len(differ) else "."
     if len(same):
         text += " No significant difference: " + _listing(same) + "."
-    verdict = ("contradicted" if len(differ) else "not contradicted")
+    verdict = "contradicted" if len(differ) else "not contradicted"
     return text + f" The paper's untested claim of no significant difference between types is {verdict} by this run."
+
+
+__all__ = [
+    "ALPHA",
+    "AccuracyReport",
+    "accuracy_vs_baseline",
+    "accuracy_from_counts",
+    "binary_scores_report",
+    "misclassified_at_top",
+    "transitivity_contrast",
+    "fidelity_sentence",
+    "compositionality_sentence",
+    "type_difference_sentence",
+]

@@ -11,12 +11,13 @@ import re
 from collections.abc import Sequence
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from mtlib.relations.notation import _plain as plain  # mathtext -> plain text, shared with the diagrams
 
 matplotlib.rcParams.setdefault("figure.max_open_warning", 0)
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 PALETTE = "colorblind"
 
@@ -26,8 +27,7 @@ def use_style() -> None:
     import seaborn as sns
 
     sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font_scale=0.9)
-    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "axes.titleweight": "bold",
-                         "figure.autolayout": False})
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "axes.titleweight": "bold", "figure.autolayout": False})
 
 
 def rate_bars(
@@ -86,31 +86,66 @@ def rate_bars(
     return fig
 
 
-def similarity_heatmap(matrix: np.ndarray, labels: Sequence[str], *, title: str = "",
-                       vmin: float = -1.0, vmax: float = 1.0, max_label: int = 40) -> plt.Figure:
+def similarity_heatmap(
+    matrix: np.ndarray,
+    labels: Sequence[str],
+    *,
+    title: str = "",
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    max_label: int = 40,
+) -> plt.Figure:
     """Square heatmap of a similarity matrix with (shortened) text labels."""
     import seaborn as sns
 
     short = [t if len(t) <= max_label else t[: max_label - 1] + "…" for t in labels]
     size = min(10.0, 2.0 + 0.5 * len(labels))
     fig, ax = plt.subplots(figsize=(size + 2.5, size))
-    sns.heatmap(matrix, xticklabels=short, yticklabels=short, vmin=vmin, vmax=vmax, cmap="vlag",
-                annot=len(labels) <= 12, fmt=".2f", square=True, ax=ax, cbar_kws={"shrink": 0.7})
+    sns.heatmap(
+        matrix,
+        xticklabels=short,
+        yticklabels=short,
+        vmin=vmin,
+        vmax=vmax,
+        cmap="vlag",
+        annot=len(labels) <= 12,
+        fmt=".2f",
+        square=True,
+        ax=ax,
+        cbar_kws={"shrink": 0.7},
+    )
     ax.set_title(title)
     plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
     fig.tight_layout()
     return fig
 
 
-def table_heatmap(table: pd.DataFrame, *, title: str = "", fmt: str = ".3f", cmap: str = "rocket_r",
-                  vmin: float | None = 0.0, vmax: float | None = 1.0, xlabel: str = "",
-                  ylabel: str = "") -> plt.Figure:
+def table_heatmap(
+    table: pd.DataFrame,
+    *,
+    title: str = "",
+    fmt: str = ".3f",
+    cmap: str = "rocket_r",
+    vmin: float | None = 0.0,
+    vmax: float | None = 1.0,
+    xlabel: str = "",
+    ylabel: str = "",
+) -> plt.Figure:
     """Annotated heatmap of a small table (rows x columns of scores)."""
     import seaborn as sns
 
     fig, ax = plt.subplots(figsize=(1.1 * table.shape[1] + 2.5, 0.55 * table.shape[0] + 1.6))
-    sns.heatmap(table.astype(float), annot=True, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
-                cbar_kws={"shrink": 0.8}, linewidths=0.5)
+    sns.heatmap(
+        table.astype(float),
+        annot=True,
+        fmt=fmt,
+        cmap=cmap,
+        vmin=vmin,
+        vmax=vmax,
+        ax=ax,
+        cbar_kws={"shrink": 0.8},
+        linewidths=0.5,
+    )
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -118,24 +153,31 @@ def table_heatmap(table: pd.DataFrame, *, title: str = "", fmt: str = ".3f", cma
     return fig
 
 
-def distribution_by_group(values: pd.Series, groups: pd.Series, *, title: str = "", xlabel: str = "",
-                          bins: int = 30) -> plt.Figure:
+def distribution_by_group(
+    values: pd.Series, groups: pd.Series, *, title: str = "", xlabel: str = "", bins: int = 30
+) -> plt.Figure:
     """Overlaid histograms (density) of ``values`` split by ``groups``."""
     import seaborn as sns
 
     frame = pd.DataFrame({"value": np.asarray(values), "group": np.asarray(groups)})
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
-    sns.histplot(frame, x="value", hue="group", bins=bins, stat="density", common_norm=False,
-                 element="step", ax=ax)
+    sns.histplot(frame, x="value", hue="group", bins=bins, stat="density", common_norm=False, element="step", ax=ax)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     fig.tight_layout()
     return fig
 
 
-def pair_segments(items_src: np.ndarray, items_flw: np.ndarray, pairs: pd.DataFrame, *, title: str = "",
-                  xlabel: str = "score of the source x", ylabel: str = "score of the follow-up T(x)",
-                  logit: bool = False) -> plt.Figure:
+def pair_segments(
+    items_src: np.ndarray,
+    items_flw: np.ndarray,
+    pairs: pd.DataFrame,
+    *,
+    title: str = "",
+    xlabel: str = "score of the source x",
+    ylabel: str = "score of the follow-up T(x)",
+    logit: bool = False,
+) -> plt.Figure:
     """The geometry of pairwise systematicity (Manino et al. §4.2, Figure 3).
 
     Each source is a point (its score, its follow-up's score). A pair keeps
@@ -158,8 +200,15 @@ def pair_segments(items_src: np.ndarray, items_flw: np.ndarray, pairs: pd.DataFr
     bad = pairs[pairs["violated"].astype(bool)]
     for frame, color, label, lw in ((ok, "#4C72B0", "order kept", 0.5), (bad, "#C44E52", "order violated", 1.2)):
         for k, r in enumerate(frame.itertuples()):
-            ax.plot([r.src_i, r.src_j], [r.flw_i, r.flw_j], color=color, lw=lw, alpha=0.55,
-                    label=f"{label} ({len(frame)})" if k == 0 else None, zorder=2 if color != "#4C72B0" else 1.5)
+            ax.plot(
+                [r.src_i, r.src_j],
+                [r.flw_i, r.flw_j],
+                color=color,
+                lw=lw,
+                alpha=0.55,
+                label=f"{label} ({len(frame)})" if k == 0 else None,
+                zorder=2 if color != "#4C72B0" else 1.5,
+            )
     lims = [min(np.min(items_src), np.min(items_flw)), max(np.max(items_src), np.max(items_flw))]
     ax.plot(lims, lims, ls=":", color="0.4", lw=1)
     ax.set_xlabel(xlabel)
@@ -170,8 +219,17 @@ def pair_segments(items_src: np.ndarray, items_flw: np.ndarray, pairs: pd.DataFr
     return fig
 
 
-def grouped_bars(df: pd.DataFrame, *, x: str, y: str, hue: str, title: str = "", ylabel: str = "",
-                 ylim: tuple[float, float] | None = (0.0, 1.0), order: Sequence[str] | None = None) -> plt.Figure:
+def grouped_bars(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    hue: str,
+    title: str = "",
+    ylabel: str = "",
+    ylim: tuple[float, float] | None = (0.0, 1.0),
+    order: Sequence[str] | None = None,
+) -> plt.Figure:
     """Bars of ``y`` per ``x`` category, one colour per ``hue`` value (e.g. models side by side)."""
     import seaborn as sns
 
@@ -187,8 +245,17 @@ def grouped_bars(df: pd.DataFrame, *, x: str, y: str, hue: str, title: str = "",
     return fig
 
 
-def strip_by_group(df: pd.DataFrame, *, x: str, y: str, label: str | None = None, title: str = "",
-                   xlabel: str = "", order: Sequence[str] | None = None, annotate: int = 1) -> plt.Figure:
+def strip_by_group(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    label: str | None = None,
+    title: str = "",
+    xlabel: str = "",
+    order: Sequence[str] | None = None,
+    annotate: int = 1,
+) -> plt.Figure:
     """One dot per item (e.g. adjective) along ``x``, grouped on the ``y`` axis; extremes labelled.
 
     ``annotate`` labels that many lowest (below) and highest (above) items of each group.
@@ -229,24 +296,28 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
     from matplotlib.collections import LineCollection, PathCollection, PolyCollection, QuadMesh
     from matplotlib.container import BarContainer, ErrorbarContainer
 
-    from mtlib.relations.notation import _plain as plain  # mathtext -> plain text, shared with the diagrams
-
     panels = []
     for ax in fig.axes:
         if not ax.get_visible() or ax.get_label() == "<colorbar>":
             continue
         kinds = []
         bars = [c for c in ax.containers if isinstance(c, BarContainer)]
-        whiskers = {id(seg) for c in ax.containers for err in [getattr(c, "errorbar", None) or c]
-                    if isinstance(err, ErrorbarContainer) for seg in err.lines[2]}
+        whiskers = {
+            id(seg)
+            for c in ax.containers
+            for err in [getattr(c, "errorbar", None) or c]
+            if isinstance(err, ErrorbarContainer)
+            for seg in err.lines[2]
+        }
         if ax.images or any(isinstance(c, QuadMesh) for c in ax.collections):
             kinds.append("heatmap")
         if bars:
             kinds.append("bars with error bars" if whiskers else "bars")
-        if any(isinstance(c, PathCollection) and len(c.get_offsets()) for c in ax.collections):
+        if any(isinstance(c, PathCollection) and len(np.asarray(c.get_offsets())) for c in ax.collections):
             kinds.append("points")
-        if any(len(line.get_xdata()) > 2 for line in ax.lines) or \
-                any(isinstance(c, LineCollection) and id(c) not in whiskers for c in ax.collections):
+        if any(len(np.asarray(line.get_xdata())) > 2 for line in ax.lines) or any(
+            isinstance(c, LineCollection) and id(c) not in whiskers for c in ax.collections
+        ):
             kinds.append("lines")
         if any(isinstance(c, PolyCollection) and not isinstance(c, QuadMesh) for c in ax.collections):
             kinds.append("areas")
@@ -254,8 +325,10 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
             kinds = ["diagram"]
         parts = [" and ".join(kinds) or "empty axes"]
         if ax.axison:
-            for axis, label, ticks in (("x", ax.get_xlabel(), ax.get_xticklabels()),
-                                       ("y", ax.get_ylabel(), ax.get_yticklabels())):
+            for axis, label, ticks in (
+                ("x", ax.get_xlabel(), ax.get_xticklabels()),
+                ("y", ax.get_ylabel(), ax.get_yticklabels()),
+            ):
                 if label.strip():
                     parts.append(f"{axis}: {plain(label)}")
                     continue
@@ -270,11 +343,14 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
                 parts.append("legend: " + ", ".join(entries))
         title = plain(ax.get_title())
         panels.append((f"{title}: " if title else "") + "; ".join(parts))
-    suptitle = plain(fig._suptitle.get_text()) if getattr(fig, "_suptitle", None) else ""
+    sup = getattr(fig, "_suptitle", None)
+    suptitle = plain(sup.get_text()) if sup else ""
     text = ". ".join(p for p in [suptitle, *panels] if p) + "."
     if len(text) > max_chars:
         text = text[: max_chars - 1].rsplit(" ", 1)[0] + "…"
     return text
+
+
 SST_COLORS = ["#b2182b", "#ef8a62", "#d9d9d9", "#67a9cf", "#2166ac"]  # labels 0 (very negative) .. 4
 
 
@@ -328,15 +404,26 @@ def tree_drawing(tree, *, title: str = "", colors: Sequence[str] = SST_COLORS) -
     ax.set_ylim(-0.9 if n_words > 14 else 0.2, top + 0.6)
     ax.axis("off")
     handles = [Patch(color=c, label=str(i)) for i, c in enumerate(colors)]
-    ax.legend(handles=handles, title="label", loc="upper left", fontsize=7, title_fontsize=7, frameon=False,
-              ncol=len(colors))
+    ax.legend(
+        handles=handles, title="label", loc="upper left", fontsize=7, title_fontsize=7, frameon=False, ncol=len(colors)
+    )
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def scatter_panels(df: pd.DataFrame, *, x: str, y: str, panel: str, notes: dict | None = None,
-                   title: str = "", xlabel: str = "", ylabel: str = "", hue: str | None = None) -> plt.Figure:
+def scatter_panels(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    panel: str,
+    notes: dict | None = None,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    hue: str | None = None,
+) -> plt.Figure:
     """One scatter panel per value of ``panel`` (e.g. encoder), with a text note per panel (e.g. ρ)."""
     import seaborn as sns
 
@@ -349,15 +436,23 @@ def scatter_panels(df: pd.DataFrame, *, x: str, y: str, panel: str, notes: dict 
         ax.set_xlabel(xlabel or x)
         ax.set_ylabel(ylabel or y)
         if notes and p in notes:
-            ax.text(0.02, 0.98, notes[p], transform=ax.transAxes, va="top", fontsize=8,
-                    bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+            ax.text(
+                0.02,
+                0.98,
+                notes[p],
+                transform=ax.transAxes,
+                va="top",
+                fontsize=8,
+                bbox=dict(boxstyle="round", fc="white", ec="0.7"),
+            )
     fig.suptitle(title)
     fig.tight_layout()
     return fig
 
 
-def histograms(df: pd.DataFrame, columns: Sequence[str], *, title: str = "", bins: int = 30,
-               labels: Sequence[str] | None = None) -> plt.Figure:
+def histograms(
+    df: pd.DataFrame, columns: Sequence[str], *, title: str = "", bins: int = 30, labels: Sequence[str] | None = None
+) -> plt.Figure:
     """Side-by-side histograms of several columns (nan values left out, their count in the panel title)."""
     import seaborn as sns
 
@@ -374,8 +469,17 @@ def histograms(df: pd.DataFrame, columns: Sequence[str], *, title: str = "", bin
     return fig
 
 
-def sweep_lines(df: pd.DataFrame, *, x: str, y: str, hue: str, panel: str | None = None, title: str = "",
-                ylabel: str = "", logx: bool = True) -> plt.Figure:
+def sweep_lines(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    hue: str,
+    panel: str | None = None,
+    title: str = "",
+    ylabel: str = "",
+    logx: bool = True,
+) -> plt.Figure:
     """Lines of a statistic against one setting (e.g. ρ against steps), one line per ``hue``, panels by ``panel``."""
     import seaborn as sns
 
@@ -392,3 +496,22 @@ def sweep_lines(df: pd.DataFrame, *, x: str, y: str, hue: str, panel: str | None
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+__all__ = [
+    "PALETTE",
+    "use_style",
+    "rate_bars",
+    "similarity_heatmap",
+    "table_heatmap",
+    "distribution_by_group",
+    "pair_segments",
+    "grouped_bars",
+    "strip_by_group",
+    "describe_figure",
+    "SST_COLORS",
+    "tree_drawing",
+    "scatter_panels",
+    "histograms",
+    "sweep_lines",
+]

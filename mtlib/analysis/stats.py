@@ -12,13 +12,14 @@ names itself, so tables say which test produced a p-value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sstats
 
+from mtlib.models.baseline import majority_baseline
 from mtlib.relations.bootstrap import (
     bootstrap_order_rate,
     bootstrap_rate,
@@ -39,12 +40,22 @@ def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
     se = np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2)) if n1 and n2 else np.nan
     z = (p1 - p2) / se if se and np.isfinite(se) and se > 0 else np.nan
     p = float(2 * sstats.norm.sf(abs(z))) if np.isfinite(z) else float("nan")
-    return {"test": "two-proportion z-test (cases independent)", "statistic": float(z), "p_value": p,
-            "difference": float(p1 - p2)}
+    return {
+        "test": "two-proportion z-test (cases independent)",
+        "statistic": float(z),
+        "p_value": p,
+        "difference": float(p1 - p2),
+    }
 
 
-def permutation_test(statistic: Callable[[np.ndarray], float], labels: np.ndarray, *, permutations: int,
-                     seed: int = 0, two_sided: bool = False) -> tuple[float, float]:
+def permutation_test(
+    statistic: Callable[[np.ndarray], float],
+    labels: np.ndarray,
+    *,
+    permutations: int,
+    seed: int = 0,
+    two_sided: bool = False,
+) -> tuple[float, float]:
     """The one label-permutation test of the package: observed statistic and its p-value.
 
     The null distribution recomputes ``statistic`` on ``permutations``
@@ -103,13 +114,23 @@ def cluster_permutation_test(
         return violations[mask].sum() / cases[mask].sum() - violations[~mask].sum() / cases[~mask].sum()
 
     observed, p = permutation_test(diff, is_a, permutations=permutations, seed=seed, two_sided=True)
-    return {"test": f"cluster permutation test (labels shuffled among {len(labels)} clusters, "
-                    f"B={permutations})", "groups": [str(g) for g in groups],
-            "difference": float(observed), "p_value": float(p)}
+    return {
+        "test": f"cluster permutation test (labels shuffled among {len(labels)} clusters, B={permutations})",
+        "groups": [str(g) for g in groups],
+        "difference": float(observed),
+        "p_value": float(p),
+    }
 
 
-def compare_two_groups(per_cluster: pd.DataFrame, *, group: str, violations: str = "violations",
-                       cases: str = "cases", permutations: int = 5000, seed: int = 0) -> pd.DataFrame:
+def compare_two_groups(
+    per_cluster: pd.DataFrame,
+    *,
+    group: str,
+    violations: str = "violations",
+    cases: str = "cases",
+    permutations: int = 5000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Rates of two groups of clusters with Wilson intervals and two named tests.
 
     Returns:
@@ -122,12 +143,25 @@ def compare_two_groups(per_cluster: pd.DataFrame, *, group: str, violations: str
         raise ValueError(f"column {group!r} must have exactly two values, has {agg.index.tolist()}")
     (g1, r1), (g2, r2) = agg.iterrows()
     z = two_proportion_test(int(r1[violations]), int(r1[cases]), int(r2[violations]), int(r2[cases]))
-    perm = cluster_permutation_test(per_cluster[violations], per_cluster[cases], per_cluster[group],
-                                    permutations=permutations, seed=seed)
-    rows = [{"test": z["test"], "groups": f"{g1} - {g2}", "difference": z["difference"],
-             "statistic": z["statistic"], "p_value": z["p_value"]},
-            {"test": perm["test"], "groups": f"{g1} - {g2}", "difference": perm["difference"],
-             "statistic": np.nan, "p_value": perm["p_value"]}]
+    perm = cluster_permutation_test(
+        per_cluster[violations], per_cluster[cases], per_cluster[group], permutations=permutations, seed=seed
+    )
+    rows = [
+        {
+            "test": z["test"],
+            "groups": f"{g1} - {g2}",
+            "difference": z["difference"],
+            "statistic": z["statistic"],
+            "p_value": z["p_value"],
+        },
+        {
+            "test": perm["test"],
+            "groups": f"{g1} - {g2}",
+            "difference": perm["difference"],
+            "statistic": np.nan,
+            "p_value": perm["p_value"],
+        },
+    ]
     return pd.DataFrame(rows)
 
 
@@ -147,9 +181,14 @@ def association_test(values: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
     rows = []
     if flag.any() and (~flag).any():
         mw = sstats.mannwhitneyu(values[flag], values[~flag], alternative="greater")
-        rows.append({"test": "Mann-Whitney U (one-sided: flagged > others)", "statistic": float(mw.statistic),
-                     "p_value": float(mw.pvalue),
-                     "effect": float(np.median(values[flag]) - np.median(values[~flag]))})
+        rows.append(
+            {
+                "test": "Mann-Whitney U (one-sided: flagged > others)",
+                "statistic": float(mw.statistic),
+                "p_value": float(mw.pvalue),
+                "effect": float(np.median(values[flag]) - np.median(values[~flag])),
+            }
+        )
         sd = values.std()
         if sd > 0:
             import statsmodels.api as sm
@@ -157,11 +196,23 @@ def association_test(values: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
             x = sm.add_constant((values - values.mean()) / sd)
             try:
                 fit = sm.Logit(flag.astype(float), x).fit(disp=False)
-                rows.append({"test": "logistic regression flag ~ value (Wald)", "statistic": float(fit.tvalues[1]),
-                             "p_value": float(fit.pvalues[1]), "effect": float(np.exp(fit.params[1]))})
+                rows.append(
+                    {
+                        "test": "logistic regression flag ~ value (Wald)",
+                        "statistic": float(fit.tvalues[1]),
+                        "p_value": float(fit.pvalues[1]),
+                        "effect": float(np.exp(fit.params[1])),
+                    }
+                )
             except Exception as err:  # perfect separation and the like
-                rows.append({"test": f"logistic regression flag ~ value (failed: {err})", "statistic": np.nan,
-                             "p_value": np.nan, "effect": np.nan})
+                rows.append(
+                    {
+                        "test": f"logistic regression flag ~ value (failed: {err})",
+                        "statistic": np.nan,
+                        "p_value": np.nan,
+                        "effect": np.nan,
+                    }
+                )
     return pd.DataFrame(rows, columns=["test", "statistic", "p_value", "effect"])
 
 
@@ -191,12 +242,46 @@ def one_sample_test(values: np.ndarray, reference: float) -> pd.DataFrame:
     rows = []
     if len(values) >= 2:
         t = sstats.ttest_1samp(values, reference)
-        rows.append({"test": f"one-sample t-test vs {reference} ({len(values)} clusters)",
-                     "statistic": float(t.statistic), "p_value": float(t.pvalue),
-                     "effect": float(values.mean() - reference)})
+        rows.append(
+            {
+                "test": f"one-sample t-test vs {reference} ({len(values)} clusters)",
+                "statistic": float(t.statistic),
+                "p_value": float(t.pvalue),
+                "effect": float(values.mean() - reference),
+            }
+        )
         if np.any(values != reference):
             w = sstats.wilcoxon(values - reference)
-            rows.append({"test": f"Wilcoxon signed-rank vs {reference} ({len(values)} clusters)",
-                         "statistic": float(w.statistic), "p_value": float(w.pvalue),
-                         "effect": float(np.median(values) - reference)})
+            rows.append(
+                {
+                    "test": f"Wilcoxon signed-rank vs {reference} ({len(values)} clusters)",
+                    "statistic": float(w.statistic),
+                    "p_value": float(w.pvalue),
+                    "effect": float(np.median(values) - reference),
+                }
+            )
     return pd.DataFrame(rows, columns=["test", "statistic", "p_value", "effect"])
+
+
+__all__ = [
+    # re-exported: intervals and bootstraps (mtlib.relations.bootstrap), the majority baseline (mtlib.models.baseline)
+    "bootstrap_order_rate",
+    "bootstrap_rate",
+    "bootstrap_rates",
+    "bootstrap_transitivity_rates",
+    "bootstrap_weights",
+    "percentile_interval",
+    "rate_table",
+    "rate_text",
+    "wilson_interval",
+    "majority_baseline",
+    # tests and tables
+    "two_proportion_test",
+    "permutation_test",
+    "cluster_permutation_test",
+    "compare_two_groups",
+    "association_test",
+    "rank_items",
+    "top_and_bottom",
+    "one_sample_test",
+]

@@ -5,6 +5,9 @@
 - :mod:`mtlib.data.monotonicity`: NLI-XY contexts and insertions.
 - :mod:`mtlib.data.cogalex`: CogALex-V and CogALex-VI lexical relations.
 - :mod:`mtlib.data.adjectives`: the Montague adjective and noun lists.
+- :mod:`mtlib.data.sick`, :mod:`mtlib.data.yelp`: SICK pairs, Yelp sentences and reference pairs.
+- :mod:`mtlib.data.trees`: PTB trees, Tree Impurity and Weighted Node Switching.
+- :mod:`mtlib.data.papers`: the published values the notebooks compare with.
 
 Every loader reads text through :func:`mtlib.data.tsv.text_lines` (UTF-8,
 byte-order mark dropped, line numbers) and rejects malformed input with
@@ -12,6 +15,33 @@ byte-order mark dropped, line numbers) and rejects malformed input with
 expected: another encoding, an empty or header-only file, a cut row.
 """
 
+# level 0: no other module of mtlib.data
+from mtlib.data import errors, papers, sample, trees
 from mtlib.data.errors import DataFormatError, data_dir
 
-__all__ = ["DataFormatError", "data_dir"]
+# isort: split
+# level 1: text lines and TSV rows (use errors)
+from mtlib.data import tsv
+
+# isort: split
+# level 2: the loaders (use errors, tsv; sst also trees)
+from mtlib.data import adjectives, cogalex, monotonicity, sick, sst, yelp
+
+__all__ = [
+    # level 0
+    "errors",
+    "papers",
+    "sample",
+    "trees",
+    "DataFormatError",
+    "data_dir",
+    # level 1
+    "tsv",
+    # level 2
+    "adjectives",
+    "cogalex",
+    "monotonicity",
+    "sick",
+    "sst",
+    "yelp",
+]

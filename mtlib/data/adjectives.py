@@ -29,14 +29,24 @@ from mtlib.data.tsv import nonblank_lines, text_lines
 
 ADJECTIVE_TYPES = ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")
 #: Each type's name, for tables (Carvalho et al. §2.2, Table 5).
-TYPE_NAMES = {"S-I": "subsective intersective", "S-NI": "subsective non-intersective",
-              "NS-Pl": "plain non-subsective", "NS-Pr": "privative non-subsective", "A": "ambiguous"}
+TYPE_NAMES = {
+    "S-I": "subsective intersective",
+    "S-NI": "subsective non-intersective",
+    "NS-Pl": "plain non-subsective",
+    "NS-Pr": "privative non-subsective",
+    "A": "ambiguous",
+}
 CLASSES = (*ADJECTIVE_TYPES, "noun")
 BUNDLED_WORDS = "montague/words.tsv"
 #: Column names of the authors' wide CSV, one per class.
-WIDE_COLUMNS = {"Subsective (Intersective)": "S-I", "Subsective (Non-Intersective)": "S-NI",
-                "Plain Non-Subsective": "NS-Pl", "Privative Non-Subsective": "NS-Pr", "Ambiguous": "A",
-                "Nouns": "noun"}
+WIDE_COLUMNS = {
+    "Subsective (Intersective)": "S-I",
+    "Subsective (Non-Intersective)": "S-NI",
+    "Plain Non-Subsective": "NS-Pl",
+    "Privative Non-Subsective": "NS-Pr",
+    "Ambiguous": "A",
+    "Nouns": "noun",
+}
 
 
 def _first_line(path: Path) -> str:
@@ -75,19 +85,18 @@ def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
         classes[i] = (WIDE_COLUMNS[name], syn)
     if not classes:
         raise DataFormatError(path, 1, expected, ",".join(header))
-    rows, seen = [], {}
+    rows: list[tuple[str | int, ...]] = []
+    seen: dict[str, int] = {}
     for i, (cls, syn) in classes.items():
         for number, cells in enumerate(table[1:], start=2):
             word = cells[i].strip() if i < len(cells) else ""
             synonym = cells[syn].strip() if syn < len(cells) else ""
             if not word:
                 if synonym:
-                    raise DataFormatError(path, number, f"a word in column {header[i]!r} beside its synonym",
-                                          synonym)
+                    raise DataFormatError(path, number, f"a word in column {header[i]!r} beside its synonym", synonym)
                 continue
             if word in seen:
-                raise DataFormatError(path, number, f"each word once ({word!r} is already on line {seen[word]})",
-                                      word)
+                raise DataFormatError(path, number, f"each word once ({word!r} is already on line {seen[word]})", word)
             seen[word] = number
             rows.append((word, cls, number, synonym))
     if not rows:
@@ -109,7 +118,8 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
     first = _first_line(path)
     if "," in first and "\t" not in first and first.split(",")[0].strip() in WIDE_COLUMNS:
         return load_wide_csv(path)[["word", "class", "line"]]
-    rows, seen = [], {}
+    rows: list[tuple[str | int, ...]] = []
+    seen: dict[str, int] = {}
     header_seen = False
     for number, line in text_lines(path):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -138,8 +148,13 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["word", "class", "line"])
 
 
-def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,), *, bundled: bool = False,
-                 max_per_type: int = 0, max_nouns: int = 0) -> tuple[pd.DataFrame, list[str]]:
+def load_lexicon(
+    paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,),
+    *,
+    bundled: bool = False,
+    max_per_type: int = 0,
+    max_nouns: int = 0,
+) -> tuple[pd.DataFrame, list[str]]:
     """Adjectives (with types) and nouns from word lists (by default the bundled one).
 
     Later files add words. A word repeated across files with the same class
@@ -171,8 +186,12 @@ def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,), *, bundl
         for word, cls, line in zip(df["word"], df["class"], df["line"]):
             if word in origin:
                 if origin[word][1] != cls:
-                    raise DataFormatError(Path(p), int(line), f"a word not already listed in {origin[word][0]} "
-                                          f"(there as {origin[word][1]})", word)
+                    raise DataFormatError(
+                        Path(p),
+                        int(line),
+                        f"a word not already listed in {origin[word][0]} (there as {origin[word][1]})",
+                        word,
+                    )
                 repeated.append(word)
                 continue
             origin[word] = (f"{p}", cls)
@@ -183,3 +202,15 @@ def load_lexicon(paths: Sequence[str | os.PathLike] = (BUNDLED_WORDS,), *, bundl
         adjectives = adjectives.groupby("type", sort=False).head(max_per_type)
     nouns = words.loc[words["class"] == "noun", "word"].tolist()
     return adjectives.reset_index(drop=True), nouns[:max_nouns] if max_nouns else nouns
+
+
+__all__ = [
+    "ADJECTIVE_TYPES",
+    "TYPE_NAMES",
+    "CLASSES",
+    "BUNDLED_WORDS",
+    "WIDE_COLUMNS",
+    "load_wide_csv",
+    "load_words",
+    "load_lexicon",
+]

@@ -35,8 +35,13 @@ from mtlib.data.tsv import tsv_rows
 
 RELATIONS_VI = ("SYN", "ANT", "HYP", "RANDOM")
 RELATIONS_V = ("SYN", "ANT", "HYPER", "PART_OF", "RANDOM")
-COGALEX_V_MAPPING: dict[str, str] = {"SYN": "SYN", "ANT": "ANT", "HYPER": "HYP", "PART_OF": "PART_OF",
-                                     "RANDOM": "RANDOM"}
+COGALEX_V_MAPPING: dict[str, str] = {
+    "SYN": "SYN",
+    "ANT": "ANT",
+    "HYPER": "HYP",
+    "PART_OF": "PART_OF",
+    "RANDOM": "RANDOM",
+}
 SPLITS_VI = ("train", "validgold", "gold")
 BUNDLED_DIR = "lexical_relations"
 TEST_FRACTION = 0.25
@@ -44,8 +49,9 @@ TEST_FRACTION = 0.25
 TEST_SPLITS = ("gold", "test")
 
 
-def read_pairs(path: str | os.PathLike, allowed: Sequence[str] = RELATIONS_VI,
-               mapping: Mapping[str, str] | None = None) -> pd.DataFrame:
+def read_pairs(
+    path: str | os.PathLike, allowed: Sequence[str] = RELATIONS_VI, mapping: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Read ``word1<TAB>word2<TAB>REL`` lines.
 
     Args:
@@ -64,15 +70,20 @@ def read_pairs(path: str | os.PathLike, allowed: Sequence[str] = RELATIONS_VI,
     rows = []
     for number, fields in tsv_rows(path):
         if len(fields) != 3 or not fields[0] or not fields[1]:
-            raise DataFormatError(path, number, f"3 tab-separated columns word1, word2, REL with REL in {list(allowed)}",
-                                  "\t".join(fields))
+            raise DataFormatError(
+                path,
+                number,
+                f"3 tab-separated columns word1, word2, REL with REL in {list(allowed)}",
+                "\t".join(fields),
+            )
         rel = fields[2].upper()
         if rel not in allowed:
             raise DataFormatError(path, number, f"a relation label in {list(allowed)}", fields[2])
         rows.append((fields[0], fields[1], (mapping or {}).get(rel, rel), number))
     if not rows:
-        raise DataFormatError(path, 0, f"at least one 'word1<TAB>word2<TAB>REL' line with REL in {list(allowed)}",
-                              "an empty file")
+        raise DataFormatError(
+            path, 0, f"at least one 'word1<TAB>word2<TAB>REL' line with REL in {list(allowed)}", "an empty file"
+        )
     return pd.DataFrame(rows, columns=["word1", "word2", "relation", "line"])
 
 
@@ -85,8 +96,7 @@ def _languages_vi(folder: Path) -> list[str]:
     return sorted(found)
 
 
-def load_cogalex_vi(folder: str | os.PathLike, language: str,
-                    splits: Sequence[str] = SPLITS_VI) -> pd.DataFrame:
+def load_cogalex_vi(folder: str | os.PathLike, language: str, splits: Sequence[str] = SPLITS_VI) -> pd.DataFrame:
     """Read the CogALex-VI files of one language.
 
     Returns:
@@ -104,8 +114,10 @@ def load_cogalex_vi(folder: str | os.PathLike, language: str,
         if path.exists():
             frames.append(read_pairs(path).assign(split=split))
     if not frames:
-        raise FileNotFoundError(f"no CogALex-VI files for language {language!r} in {folder}; "
-                                f"languages found: {', '.join(_languages_vi(folder)) or 'none'}")
+        raise FileNotFoundError(
+            f"no CogALex-VI files for language {language!r} in {folder}; "
+            f"languages found: {', '.join(_languages_vi(folder)) or 'none'}"
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -127,8 +139,7 @@ def _task2_role(folder: Path, path: Path) -> str:
     return "train" if "train" in rel else ("gold" if "test" in rel else "")
 
 
-def load_cogalex_v_folder(folder: str | os.PathLike,
-                          mapping: Mapping[str, str] = COGALEX_V_MAPPING) -> pd.DataFrame:
+def load_cogalex_v_folder(folder: str | os.PathLike, mapping: Mapping[str, str] = COGALEX_V_MAPPING) -> pd.DataFrame:
     """Read the CogALex-V training and test gold files of a folder.
 
     A file whose path (below ``folder``) contains ``train`` gives the
@@ -151,8 +162,13 @@ def load_cogalex_v_folder(folder: str | os.PathLike,
     for path in files:
         role = _task2_role(folder, path)
         if not role:
-            raise DataFormatError(path, 0, "'train' or 'test' in the path of each CogALex-V file of the folder, "
-                                  "to tell the training file from the test file", path.name)
+            raise DataFormatError(
+                path,
+                0,
+                "'train' or 'test' in the path of each CogALex-V file of the folder, "
+                "to tell the training file from the test file",
+                path.name,
+            )
         frames.append(read_pairs(path, RELATIONS_V, mapping).assign(split=role))
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update(dataset="CogALex-V", note="")
@@ -163,10 +179,14 @@ def split_single_file(pairs: pd.DataFrame, path: Path, test_fraction: float = TE
     """One CogALex-V file split into ``train`` and ``test`` by :func:`stable_split`; ``attrs["note"]`` says so."""
     out = pairs.assign(split=[stable_split(a, b, test_fraction) for a, b in zip(pairs["word1"], pairs["word2"])])
     n_test = int((out["split"] == "test").sum())
-    out.attrs.update(dataset="CogALex-V", note=(
-        f"{path.name} is a single CogALex-V file: split by a stable hash of each pair into "
-        f"{len(out) - n_test} training and {n_test} test pairs ({test_fraction:.0%} test). Give the folder with "
-        "both the training and the test gold files to use the official split."))
+    out.attrs.update(
+        dataset="CogALex-V",
+        note=(
+            f"{path.name} is a single CogALex-V file: split by a stable hash of each pair into "
+            f"{len(out) - n_test} training and {n_test} test pairs ({test_fraction:.0%} test). Give the folder with "
+            "both the training and the test gold files to use the official split."
+        ),
+    )
     return out
 
 
@@ -213,12 +233,36 @@ def load_lexical_relations(language: str, source: str | os.PathLike = "") -> pd.
         path = src / f"{language}.tsv"
         if not path.exists():
             found = sorted(p.stem for p in src.glob("*.tsv"))
-            raise FileNotFoundError(f"no file for language {language!r} in {src}; languages found: "
-                                    f"{', '.join(found) or 'none'}")
+            raise FileNotFoundError(
+                f"no file for language {language!r} in {src}; languages found: {', '.join(found) or 'none'}"
+            )
         df = read_pairs(path)
         df["split"] = [stable_split(a, b) for a, b in zip(df["word1"], df["word2"])]
         df.attrs.update(dataset="bundled" if not source else "pairs", note="")
     if not df["split"].isin(TEST_SPLITS).any():
-        raise DataFormatError(src, 0, f"test pairs for {language!r} (a split in {list(TEST_SPLITS)}): without them "
-                              "there is no vocabulary and no accuracy to report", f"splits {sorted(set(df['split']))}")
+        raise DataFormatError(
+            src,
+            0,
+            f"test pairs for {language!r} (a split in {list(TEST_SPLITS)}): without them "
+            "there is no vocabulary and no accuracy to report",
+            f"splits {sorted(set(df['split']))}",
+        )
     return df
+
+
+__all__ = [
+    "RELATIONS_VI",
+    "RELATIONS_V",
+    "COGALEX_V_MAPPING",
+    "SPLITS_VI",
+    "BUNDLED_DIR",
+    "TEST_FRACTION",
+    "TEST_SPLITS",
+    "read_pairs",
+    "load_cogalex_vi",
+    "load_cogalex_v",
+    "load_cogalex_v_folder",
+    "split_single_file",
+    "stable_split",
+    "load_lexical_relations",
+]

@@ -52,3 +52,6 @@ def resolve_data_path(path: str | os.PathLike) -> Path:
     if q.exists():
         return q
     raise FileNotFoundError(f"{path}: no such file (looked at {p.resolve()} and {q})")
+
+
+__all__ = ["DataFormatError", "data_dir", "resolve_data_path"]

@@ -74,24 +74,37 @@ def load_contexts(path: str | os.PathLike = BUNDLED_CONTEXTS) -> pd.DataFrame:
     for number, fields in rows_iter:
         if len(fields) < width:  # a cut row, not empty cells: those keep their tabs
             cut = header[len(fields) - 1] if fields else "nothing"
-            raise DataFormatError(path, number, f"{width} tab-separated columns ({', '.join(header)}), empty cells "
-                                  f"kept as empty fields; the row stops after column {cut!r}", "\t".join(fields))
+            raise DataFormatError(
+                path,
+                number,
+                f"{width} tab-separated columns ({', '.join(header)}), empty cells "
+                f"kept as empty fields; the row stops after column {cut!r}",
+                "\t".join(fields),
+            )
         while fields and not fields[-1]:
             fields.pop()
         if len(fields) <= max(col["context"], col["monotonicity"]):
-            raise DataFormatError(path, number, f"at least {max(col.values()) + 1} tab-separated columns",
-                                  "\t".join(fields))
+            raise DataFormatError(
+                path, number, f"at least {max(col.values()) + 1} tab-separated columns", "\t".join(fields)
+            )
         context = fields[col["context"]]
         slots = len(_SLOT.findall(context))
         if slots != 1:
-            raise DataFormatError(path, number, f"a context with the placeholder token {PLACEHOLDER!r} exactly once "
-                                  f"(found {slots} times)", context)
+            raise DataFormatError(
+                path,
+                number,
+                f"a context with the placeholder token {PLACEHOLDER!r} exactly once (found {slots} times)",
+                context,
+            )
         mono = fields[col["monotonicity"]].lower()
         if mono not in MONOTONICITIES:
             raise DataFormatError(path, number, f"monotonicity in {list(MONOTONICITIES)}", fields[col["monotonicity"]])
-        row = {"context": context, "monotonicity": mono,
-               "operator": fields[col["operator"]] if "operator" in col and col["operator"] < len(fields) else "",
-               "line": number}
+        row = {
+            "context": context,
+            "monotonicity": mono,
+            "operator": fields[col["operator"]] if "operator" in col and col["operator"] < len(fields) else "",
+            "line": number,
+        }
         for g in GRAMMAR:
             # trailing empty cells (their tabs present) mean 0, as mid-row
             row[g] = _flag(path, number, g, fields[col[g]] if col[g] < len(fields) else "") if g in col else True
@@ -121,8 +134,9 @@ def load_insertions(path: str | os.PathLike = BUNDLED_INSERTIONS) -> pd.DataFram
     rows = []
     for number, fields in rows_iter:
         if len(fields) < width or not all(fields[col[c]] for c in need):
-            raise DataFormatError(path, number, f"{width} tab-separated columns ({', '.join(header)})",
-                                  "\t".join(fields))
+            raise DataFormatError(
+                path, number, f"{width} tab-separated columns ({', '.join(header)})", "\t".join(fields)
+            )
         rel = fields[col["insertion_rel"]].lower()
         if rel not in RELATIONS:
             raise DataFormatError(path, number, f"insertion_rel in {list(RELATIONS)}", fields[col["insertion_rel"]])
@@ -162,8 +176,9 @@ def with_reverses(insertions: pd.DataFrame) -> pd.DataFrame:
     """
     rev = insertions.rename(columns={"x": "y", "y": "x", "x_grammar": "y_grammar", "y_grammar": "x_grammar"})
     rev = rev.assign(relation=rev["relation"].map(REVERSE))
-    both = pd.concat([insertions.assign(reversed=False), rev[insertions.columns].assign(reversed=True)],
-                     ignore_index=True)
+    both = pd.concat(
+        [insertions.assign(reversed=False), rev[insertions.columns].assign(reversed=True)], ignore_index=True
+    )
     out = both.drop_duplicates(subset=["x", "y", "relation"], keep="first").reset_index(drop=True)
     out["insertion_id"] = range(len(out))
     out.attrs.update(n_file=len(insertions), n_added=int(out["reversed"].sum()))
@@ -193,14 +208,38 @@ def compose(contexts: pd.DataFrame, insertions: pd.DataFrame) -> pd.DataFrame:
         for g in GRAMMAR:
             fits &= ~((pairs[side] == g) & ~pairs[g].astype(bool))
     pairs = pairs[fits].reset_index(drop=True)
-    out = pd.DataFrame({
-        "context_id": pairs["context_id"], "insertion_id": pairs["insertion_id"],
-        "monotonicity": pairs["monotonicity"], "relation": pairs["relation"],
-        "context": pairs["context"], "x": pairs["x"], "y": pairs["y"],
-    })
+    out = pd.DataFrame(
+        {
+            "context_id": pairs["context_id"],
+            "insertion_id": pairs["insertion_id"],
+            "monotonicity": pairs["monotonicity"],
+            "relation": pairs["relation"],
+            "context": pairs["context"],
+            "x": pairs["x"],
+            "y": pairs["y"],
+        }
+    )
     out["premise"] = [fill(c, a) for c, a in zip(pairs["context"], pairs["x"])]
     out["hypothesis"] = [fill(c, b) for c, b in zip(pairs["context"], pairs["y"])]
     out["entailed"] = ((out["monotonicity"] == "up") & (out["relation"] == "leq")) | (
-        (out["monotonicity"] == "down") & (out["relation"] == "geq"))
+        (out["monotonicity"] == "down") & (out["relation"] == "geq")
+    )
     out["hypernym"] = out["relation"] == "geq"
     return out
+
+
+__all__ = [
+    "PLACEHOLDER",
+    "MONOTONICITIES",
+    "RELATIONS",
+    "GRAMMAR",
+    "BUNDLED_CONTEXTS",
+    "BUNDLED_INSERTIONS",
+    "GRAMMAR_CODES",
+    "REVERSE",
+    "load_contexts",
+    "load_insertions",
+    "with_reverses",
+    "fill",
+    "compose",
+]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pandas as pd
 
 
-def subsample(frame: pd.DataFrame, n: int, seed: int = 0, *, by: str | None = None,
-              sort: str | None = None) -> pd.DataFrame:
+def subsample(
+    frame: pd.DataFrame, n: int, seed: int = 0, *, by: str | None = None, sort: str | None = None
+) -> pd.DataFrame:
     """At most ``n`` rows of ``frame``, drawn at random (0 keeps every row).
 
     Args:
@@ -40,3 +41,6 @@ def subsample(frame: pd.DataFrame, n: int, seed: int = 0, *, by: str | None = No
     out = out.reset_index(drop=True)
     out.attrs.update(frame.attrs)
     return out
+
+
+__all__ = ["subsample"]

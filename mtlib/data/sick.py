@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -27,9 +28,20 @@ from mtlib.data.tsv import header_index, read_header
 
 BUNDLED_SICK = "nli_pool/SICK.txt"
 LABELS = ("ENTAILMENT", "NEUTRAL", "CONTRADICTION")
-FULL_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score", "entailment_AB",
-                "entailment_BA", "sentence_A_original", "sentence_B_original", "sentence_A_dataset",
-                "sentence_B_dataset", "SemEval_set")
+FULL_COLUMNS = (
+    "pair_ID",
+    "sentence_A",
+    "sentence_B",
+    "entailment_label",
+    "relatedness_score",
+    "entailment_AB",
+    "entailment_BA",
+    "sentence_A_original",
+    "sentence_B_original",
+    "sentence_A_dataset",
+    "sentence_B_dataset",
+    "SemEval_set",
+)
 SEMEVAL_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment")
 # Allowed values of the label-like columns.
 ALLOWED = {
@@ -47,8 +59,9 @@ def _layout(path: Path, header: list[str]) -> tuple[str, ...]:
         return FULL_COLUMNS
     if "entailment_judgment" in header:
         return SEMEVAL_COLUMNS
-    raise DataFormatError(path, 1, f"a SICK header: either {' '.join(FULL_COLUMNS)} or {' '.join(SEMEVAL_COLUMNS)}",
-                          "\t".join(header))
+    raise DataFormatError(
+        path, 1, f"a SICK header: either {' '.join(FULL_COLUMNS)} or {' '.join(SEMEVAL_COLUMNS)}", "\t".join(header)
+    )
 
 
 def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
@@ -76,8 +89,9 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
     for number, fields in rows:
         need = max(index[c] for c in layout) + 1
         if len(fields) < need:
-            raise DataFormatError(path, number, f"{len(header)} tab-separated columns ({' '.join(header)})",
-                                  "\t".join(fields))
+            raise DataFormatError(
+                path, number, f"{len(header)} tab-separated columns ({' '.join(header)})", "\t".join(fields)
+            )
         for column, allowed in checks:
             if fields[index[column]] not in allowed:
                 raise DataFormatError(path, number, f"{column} in {list(allowed)}", fields[index[column]])
@@ -87,9 +101,13 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
         try:
             pair_id, score = int(fields[index["pair_ID"]]), float(fields[index["relatedness_score"]])
         except ValueError:
-            raise DataFormatError(path, number, "an integer pair_ID and a numeric relatedness_score",
-                                  f"{fields[index['pair_ID']]} / {fields[index['relatedness_score']]}") from None
-        record = {name: (fields[i] if i < len(fields) else "") for name, i in index.items()}
+            raise DataFormatError(
+                path,
+                number,
+                "an integer pair_ID and a numeric relatedness_score",
+                f"{fields[index['pair_ID']]} / {fields[index['relatedness_score']]}",
+            ) from None
+        record: dict[str, Any] = {name: (fields[i] if i < len(fields) else "") for name, i in index.items()}
         record.update(pair_ID=pair_id, relatedness_score=score)
         records.append(record)
         lines.append(number)
@@ -98,3 +116,6 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
     frame = pd.DataFrame(records, columns=list(index))
     frame["line"] = lines
     return frame
+
+
+__all__ = ["BUNDLED_SICK", "LABELS", "FULL_COLUMNS", "SEMEVAL_COLUMNS", "ALLOWED", "load_sick"]

@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from mtlib.data.errors import DataFormatError, resolve_data_path
-from mtlib.data.tsv import nonblank_lines as _lines
 from mtlib.data.trees import parse_tree
+from mtlib.data.tsv import nonblank_lines as _lines
 
 BUNDLED_REVIEWS = "sentiment/reviews.txt"
 _SST_LABELS = frozenset("01234")
@@ -102,8 +102,12 @@ def load_sst_trees(path: str | os.PathLike, *, binary: bool = True) -> pd.DataFr
     if not rows and not dropped:
         raise DataFormatError(path, 0, "at least one bracketed tree", "an empty file")
     if not rows:
-        raise DataFormatError(path, 0, "at least one tree with a non-neutral root (label 0, 1, 3 or 4)",
-                              f"{dropped} trees, all neutral (2)")
+        raise DataFormatError(
+            path,
+            0,
+            "at least one tree with a non-neutral root (label 0, 1, 3 or 4)",
+            f"{dropped} trees, all neutral (2)",
+        )
     out = pd.DataFrame(rows, columns=["text", "label", "fine_label", "tree", "line"])
     out.attrs.update(fine=True, dropped_neutral=dropped, source=str(path))
     return out
@@ -124,8 +128,9 @@ def sentences_to_binary(df: pd.DataFrame, path: str | os.PathLike = "") -> pd.Da
     out = out[["text", "label", "fine_label", "line"]]
     out.attrs.update(fine=True, dropped_neutral=int((~keep).sum()), source=str(path))
     if out.empty:
-        raise DataFormatError(Path(path), 0, "at least one non-neutral sentence (label 0, 1, 3 or 4)",
-                              f"{len(df)} neutral sentences")
+        raise DataFormatError(
+            Path(path), 0, "at least one non-neutral sentence (label 0, 1, 3 or 4)", f"{len(df)} neutral sentences"
+        )
     return out
 
 
@@ -166,3 +171,14 @@ def load_sentiment(path: str | os.PathLike = "", fmt: str = "auto") -> pd.DataFr
         df.attrs.update(fine=False, dropped_neutral=0)
         return df
     raise ValueError(f"unknown format {fmt!r}; use 'auto', 'sentences' or 'trees'")
+
+
+__all__ = [
+    "BUNDLED_REVIEWS",
+    "load_sst_sentences",
+    "load_reviews",
+    "fine_to_binary",
+    "load_sst_trees",
+    "sentences_to_binary",
+    "load_sentiment",
+]

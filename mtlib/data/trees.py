@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -122,8 +123,9 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
         tok, at = m.group(), m.start()
         count += 1
         if count > max_tokens:
-            raise ValueError(f"tree larger than {max_tokens:,} tokens at character {at} "
-                             "(pass max_tokens= to parse bigger trees)")
+            raise ValueError(
+                f"tree larger than {max_tokens:,} tokens at character {at} (pass max_tokens= to parse bigger trees)"
+            )
         if root is not None:
             raise ValueError(f"unexpected text after the tree at character {at}")
         if state == "open" and tok != "(":
@@ -142,8 +144,10 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
             if state == "close":
                 raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {at}")
             if len(stack) >= max_depth:
-                raise ValueError(f"tree nested deeper than {max_depth} levels at character {at} "
-                                 "(pass max_depth= to parse deeper trees)")
+                raise ValueError(
+                    f"tree nested deeper than {max_depth} levels at character {at} "
+                    "(pass max_depth= to parse deeper trees)"
+                )
             stack.append([None, [], None])
             state = "label"
         elif tok == ")":
@@ -178,16 +182,29 @@ WNS_AVERAGES = ("mean", "weighted", "sum")
 
 
 def node_value(node: Tree) -> float:
-    """A node's label as a number (SST: 0-4).
+    """A node's label as a finite number (SST: 0-4).
 
     Raises:
-        ValueError: the label is not a number; the message shows the node.
+        ValueError: the label is not a number, or is ``nan`` / ``inf`` (which would turn every
+            score of the tree into ``nan`` without a word); the message shows the node.
+
+    Example:
+        >>> node_value(parse_tree("(3 Cool)"))
+        3.0
+        >>> node_value(parse_tree("(nan Cool)"))
+        Traceback (most recent call last):
+        ...
+        ValueError: node label 'nan' is not a finite number (SST labels are 0-4) in (nan Cool)
     """
     try:
-        return float(node.label)
+        value = float(node.label)
     except ValueError:
-        raise ValueError(f"node label {node.label!r} is not a number (SST labels are 0-4) in {str(node)[:80]}") \
-            from None
+        raise ValueError(
+            f"node label {node.label!r} is not a number (SST labels are 0-4) in {str(node)[:80]}"
+        ) from None
+    if not math.isfinite(value):
+        raise ValueError(f"node label {node.label!r} is not a finite number (SST labels are 0-4) in {str(node)[:80]}")
+    return value
 
 
 def tree_impurity(tree: Tree) -> float:
@@ -201,7 +218,7 @@ def tree_impurity(tree: Tree) -> float:
     Works for n-ary trees; a one-word sentence ``(3 Cool)`` has impurity 0.
 
     Raises:
-        ValueError: a label that is not a number.
+        ValueError: a label that is not a finite number (``nan``, ``inf`` included).
     """
     values = [node_value(t) for t in tree.subtrees()]
     return abs(values[0] - sum(values) / len(values))
@@ -266,3 +283,16 @@ def weighted_node_switching(tree: Tree, *, weight: str = "height", average: str 
     if average == "sum":
         return float(total)
     return float(total / (sum(w) if average == "weighted" else len(nodes)))
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_TOKENS",
+    "Tree",
+    "parse_tree",
+    "WNS_WEIGHTS",
+    "WNS_AVERAGES",
+    "node_value",
+    "tree_impurity",
+    "weighted_node_switching",
+]

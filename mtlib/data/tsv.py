@@ -22,8 +22,12 @@ def _not_utf8(path: Path, number: int, line: str) -> DataFormatError:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        return DataFormatError(path, number, "UTF-8 text (save the file as UTF-8)",
-                               f"byte 0x{raw[err.start]:02x} at column {err.start + 1}, not UTF-8")
+        return DataFormatError(
+            path,
+            number,
+            "UTF-8 text (save the file as UTF-8)",
+            f"byte 0x{raw[err.start]:02x} at column {err.start + 1}, not UTF-8",
+        )
     return DataFormatError(path, number, "UTF-8 text (save the file as UTF-8)")  # pragma: no cover
 
 
@@ -50,8 +54,12 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
             except UnicodeEncodeError:
                 raise _not_utf8(path, number, line) from None
             if "\x00" in line:
-                raise DataFormatError(path, number, "UTF-8 text (save the file as UTF-8)",
-                                      f"a NUL byte at column {line.index(chr(0)) + 1} (UTF-16 or binary data?)")
+                raise DataFormatError(
+                    path,
+                    number,
+                    "UTF-8 text (save the file as UTF-8)",
+                    f"a NUL byte at column {line.index(chr(0)) + 1} (UTF-16 or binary data?)",
+                )
             yield number, line
 
 
@@ -89,13 +97,16 @@ def header_index(path: Path, header: Sequence[str], required: Sequence[str]) -> 
         if not name:
             continue
         if name in index:
-            raise DataFormatError(path, 1, f"each column named once ({name!r} is column {index[name] + 1} and "
-                                  f"column {i + 1})", "\t".join(header))
+            raise DataFormatError(
+                path,
+                1,
+                f"each column named once ({name!r} is column {index[name] + 1} and column {i + 1})",
+                "\t".join(header),
+            )
         index[name] = i
     missing = [c for c in required if c not in index]
     if missing:
-        raise DataFormatError(path, 1, f"a header with columns {list(required)} (missing {missing})",
-                              "\t".join(header))
+        raise DataFormatError(path, 1, f"a header with columns {list(required)} (missing {missing})", "\t".join(header))
     return index
 
 
@@ -113,3 +124,6 @@ def read_header(path: Path, *, keep_trailing: bool = False) -> tuple[list[str], 
     while header and not header[-1]:
         header.pop()
     return header, rows
+
+
+__all__ = ["text_lines", "nonblank_lines", "tsv_rows", "header_index", "read_header"]

@@ -92,15 +92,18 @@ def load_sentences(directory: str | os.PathLike = BUNDLED_DIR, splits: Sequence[
     for p in sorted(folder.iterdir()):
         m = _SENTIMENT_FILE.match(p.name)
         if m and m.group(1) in splits and m.group(2) not in {"0", "1"}:
-            raise DataFormatError(p, 0, "a label suffix 0 (negative) or 1 (positive) on sentiment.<split>.<label>",
-                                  m.group(2))
+            raise DataFormatError(
+                p, 0, "a label suffix 0 (negative) or 1 (positive) on sentiment.<split>.<label>", m.group(2)
+            )
     frames = []
     for split in splits:
         for label in LABELS:
             path = folder / f"sentiment.{split}.{label}"
             if not path.exists():
-                raise FileNotFoundError(f"{path}: missing; a Yelp folder holds sentiment.{{train,dev,test}}.{{0,1}} "
-                                        f"(one sentence per line; 0 negative, 1 positive)")
+                raise FileNotFoundError(
+                    f"{path}: missing; a Yelp folder holds sentiment.{{train,dev,test}}.{{0,1}} "
+                    f"(one sentence per line; 0 negative, 1 positive)"
+                )
             df = read_sentences(path, label)
             frames.append(df.assign(split=split, file=path.name))
     return pd.concat(frames, ignore_index=True)[["text", "label", "split", "file", "line"]]
@@ -127,8 +130,7 @@ def read_tab_pairs(path: str | os.PathLike, direction: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_PAIR_COLUMNS)
 
 
-def read_aligned_pairs(source_path: str | os.PathLike, rewrite_path: str | os.PathLike,
-                       direction: str) -> pd.DataFrame:
+def read_aligned_pairs(source_path: str | os.PathLike, rewrite_path: str | os.PathLike, direction: str) -> pd.DataFrame:
     """Pair line *i* of a source file with line *i* of a rewrite file (one sentence per line).
 
     Args:
@@ -151,15 +153,23 @@ def read_aligned_pairs(source_path: str | os.PathLike, rewrite_path: str | os.Pa
         while lines and not lines[-1][1].strip():
             lines.pop()
     if len(sources) != len(rewrites):
-        raise DataFormatError(rew_path, min(len(sources), len(rewrites)) + 1,
-                              f"one rewrite per line of {src_path.name} ({len(sources)} lines)",
-                              f"{len(rewrites)} lines")
+        raise DataFormatError(
+            rew_path,
+            min(len(sources), len(rewrites)) + 1,
+            f"one rewrite per line of {src_path.name} ({len(sources)} lines)",
+            f"{len(rewrites)} lines",
+        )
     rows = []
     for (n, s), (_, r) in zip(sources, rewrites):
         for path, text in ((src_path, s), (rew_path, r)):
             if not text.strip() or "\t" in text:
-                raise DataFormatError(path, n, "one non-empty sentence per line (no tab), line-aligned with "
-                                      f"{(rew_path if path == src_path else src_path).name}", text)
+                raise DataFormatError(
+                    path,
+                    n,
+                    "one non-empty sentence per line (no tab), line-aligned with "
+                    f"{(rew_path if path == src_path else src_path).name}",
+                    text,
+                )
         rows.append((s.strip(), r.strip(), direction, rew_path.name, n))
     if not rows:
         raise DataFormatError(rew_path, 0, "at least one rewrite", "an empty file")
@@ -173,9 +183,11 @@ def reference_format(directory: str | os.PathLike = BUNDLED_DIR) -> str:
         return "li"
     if (folder / "reference.test.0").exists() and (folder / "reference.test.1").exists():
         return "rpryzant"
-    raise FileNotFoundError(f"{folder}: no reference pairs; expected reference.0 and reference.1 "
-                            "('source<TAB>rewrite', Li et al. 2018) or reference.test.0 beside reference.test.1 "
-                            "(line-aligned sources and rewrites, rpryzant/delete_retrieve_generate)")
+    raise FileNotFoundError(
+        f"{folder}: no reference pairs; expected reference.0 and reference.1 "
+        "('source<TAB>rewrite', Li et al. 2018) or reference.test.0 beside reference.test.1 "
+        "(line-aligned sources and rewrites, rpryzant/delete_retrieve_generate)"
+    )
 
 
 def load_reference_pairs(directory: str | os.PathLike = BUNDLED_DIR, fmt: str = "auto") -> pd.DataFrame:
@@ -209,7 +221,24 @@ def load_reference_pairs(directory: str | os.PathLike = BUNDLED_DIR, fmt: str = 
     for label, direction in zip(LABELS, DIRECTIONS):
         path = folder / f"reference.{label}"
         if not path.exists():
-            raise FileNotFoundError(f"{path}: missing; Li et al. reference files come as reference.0 "
-                                    "(negative sources) and reference.1 (positive sources), 'source<TAB>rewrite'")
+            raise FileNotFoundError(
+                f"{path}: missing; Li et al. reference files come as reference.0 "
+                "(negative sources) and reference.1 (positive sources), 'source<TAB>rewrite'"
+            )
         frames.append(read_tab_pairs(path, direction))
     return pd.concat(frames, ignore_index=True)
+
+
+__all__ = [
+    "BUNDLED_DIR",
+    "SPLITS",
+    "LABELS",
+    "DIRECTIONS",
+    "REFERENCE_FORMATS",
+    "read_sentences",
+    "load_sentences",
+    "read_tab_pairs",
+    "read_aligned_pairs",
+    "reference_format",
+    "load_reference_pairs",
+]

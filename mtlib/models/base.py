@@ -155,7 +155,8 @@ class Model:
         """Class probabilities, shape ``(n, k)``, columns named by ``self.labels``."""
         raise NotImplementedError(
             f"{self!r} has no classification head; train one with "
-            f"mtlib.models.classifier({self.name!r}, train) (how='head' or how='finetune')")
+            f"mtlib.models.classifier({self.name!r}, train) (how='head' or how='finetune')"
+        )
 
     def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         """Unnormalised class scores ``(n, k)``; by default the log of :meth:`classify`."""
@@ -181,3 +182,6 @@ class Model:
         if not self.labels:
             self.classify([])  # raises the "no head" explanation
         return label_position(self.labels, label, self.name)
+
+
+__all__ = ["CALLS_LOG_ENV", "log_odds", "softmax", "masked_mean", "label_position", "Features", "Model"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from mtlib.utils.cache import atomic_write_bytes, cache_root
 from mtlib.models.resolve import Resolved
+from mtlib.utils.cache import atomic_write_bytes, cache_root
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")
 
@@ -54,8 +55,6 @@ def model_identity(resolved: Resolved) -> str:
     """
     path = resolved.path
     if resolved.kind == "lexicon":
-        from importlib.metadata import PackageNotFoundError, version
-
         source = resolved.spec.source if resolved.spec else resolved.name
         try:
             return f"{resolved.name}@{version(source)}"
@@ -65,11 +64,15 @@ def model_identity(resolved: Resolved) -> str:
         return f"{resolved.name}@gensim-data"
     if resolved.how in ("hf-cache", "hub") and path.parent.name == "snapshots":
         return f"{resolved.spec.source if resolved.spec else resolved.name}@{path.name[:12]}"
-    files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*") if p.is_file() and p.suffix in _WEIGHT_SUFFIXES)
+    files = (
+        [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _WEIGHT_SUFFIXES)
+    )
     h = hashlib.sha256()
     for f in files:
         h.update(f.name.encode())
         h.update(file_digest(f).encode())
     label = resolved.spec.source if resolved.spec else path.name
     return f"{label}@{h.hexdigest()[:12]}"
+
+
+__all__ = ["file_digest", "model_identity"]

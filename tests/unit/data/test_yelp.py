@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from mtlib.data import DataFormatError, yelp
 from mtlib.experiments import pss
-from mtlib.data import DataFormatError
-from mtlib.data import yelp
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = ROOT / "data" / "yelp_style"
@@ -33,8 +32,10 @@ def li_folder(tmp_path: Path) -> Path:
     for split in yelp.SPLITS:
         write(tmp_path / f"sentiment.{split}.0", "the soup was cold .\nour waiter ignored us .\n")
         write(tmp_path / f"sentiment.{split}.1", "the soup was hot .\n\nour waiter was lovely .\n")
-    write(tmp_path / "reference.0", "the soup was cold .\tthe soup was hot .\nour waiter ignored us .\t"
-          "our waiter was lovely .\n")
+    write(
+        tmp_path / "reference.0",
+        "the soup was cold .\tthe soup was hot .\nour waiter ignored us .\tour waiter was lovely .\n",
+    )
     write(tmp_path / "reference.1", "the soup was hot .\tthe soup was cold .\n", newline="\r\n")
     return tmp_path
 
@@ -63,17 +64,21 @@ def test_load_reference_pairs_rpryzant_format(tmp_path):
     pairs = yelp.load_reference_pairs(tmp_path)
     assert pairs[["source", "rewrite", "direction"]].values.tolist() == [
         ["The soup was cold.", "The soup was hot.", "neg_to_pos"],
-        ["Our waiter ignored us.", "Our waiter was lovely.", "neg_to_pos"]]
+        ["Our waiter ignored us.", "Our waiter was lovely.", "neg_to_pos"],
+    ]
     kept, report = pss.clean_pairs(pairs, tokenize="words")
     assert len(kept) == 2 and report.loc["kept", "all"] == 2
 
 
-@pytest.mark.parametrize("line, found", [
-    ("the soup was cold . the soup was hot .", "the soup was cold"),  # missing tab
-    ("the soup was cold .\t", "the soup was cold"),  # empty rewrite
-    ("\tthe soup was hot .", "the soup was hot"),  # empty source
-    ("a\tb\tc", "a\tb\tc"),  # two tabs
-])
+@pytest.mark.parametrize(
+    "line, found",
+    [
+        ("the soup was cold . the soup was hot .", "the soup was cold"),  # missing tab
+        ("the soup was cold .\t", "the soup was cold"),  # empty rewrite
+        ("\tthe soup was hot .", "the soup was hot"),  # empty source
+        ("a\tb\tc", "a\tb\tc"),  # two tabs
+    ],
+)
 def test_reference_line_errors_name_file_line_and_format(tmp_path, line, found):
     li_folder(tmp_path)
     write(tmp_path / "reference.1", f"the soup was hot .\tthe soup was cold .\n{line}\n")
@@ -98,7 +103,10 @@ def test_read_aligned_pairs_for_a_transfer_model_output(tmp_path):
     out = write(tmp_path / "outputs.txt", "the soup was cold .\n")
     pairs = yelp.read_aligned_pairs(src, out, "pos_to_neg")
     assert pairs.iloc[0][["source", "rewrite", "direction"]].tolist() == [
-        "the soup was hot .", "the soup was cold .", "pos_to_neg"]
+        "the soup was hot .",
+        "the soup was cold .",
+        "pos_to_neg",
+    ]
     with pytest.raises(ValueError, match="direction"):
         yelp.read_aligned_pairs(src, out, "up")
 
@@ -137,9 +145,11 @@ def test_missing_reference_files(tmp_path):
 # The bundled Yelp-style data
 # --------------------------------------------------------------------------
 
+
 def test_generator_reproduces_the_committed_files(tmp_path):
-    subprocess.run([sys.executable, str(BUNDLED / "make_yelp_style.py"), "--out", str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, str(BUNDLED / "make_yelp_style.py"), "--out", str(tmp_path)], check=True, capture_output=True
+    )
     for path in BUNDLED.iterdir():
         if path.name.startswith(("sentiment.", "reference.")):
             assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
@@ -158,8 +168,9 @@ def test_bundled_sizes_and_format():
     # sources are the test sentences, as in Li et al.
     test = df[df["split"] == "test"]
     for label, direction in zip(yelp.LABELS, yelp.DIRECTIONS):
-        assert set(pairs.loc[pairs["direction"] == direction, "source"]) == set(test.loc[test["label"] == label,
-                                                                                           "text"])
+        assert set(pairs.loc[pairs["direction"] == direction, "source"]) == set(
+            test.loc[test["label"] == label, "text"]
+        )
 
 
 def test_bundled_references_exercise_every_cleaning_rule():

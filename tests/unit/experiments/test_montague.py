@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib.experiments import montague as mg
-from mtlib.data import papers
-from mtlib.run import results
 from mtlib.data import adjectives as adjective_lists
+from mtlib.data import papers
+from mtlib.experiments import montague as mg
 from mtlib.relations import Relation
+from mtlib.run import results
 from mtlib.utils.similarity import normalize_rows
 
 
@@ -32,10 +32,16 @@ def test_splits_of_a_three_term_phrase_are_sub_phrase_and_complement():
 
 
 def test_single_phrase_intersectivity_on_two_terms():
-    table = _table({
-        "a": [1, 0], "n": [0, 1], "a n": [1, 1],          # d(p, a) = d(p, n) = 0.29 < d(a, n) = 1.0
-        "b": [1, 0.5], "m": [0.5, 1], "b m": [1, -1],     # d(b, m) = 0.2 but d(p, b) = 0.68: fails
-    })
+    table = _table(
+        {
+            "a": [1, 0],
+            "n": [0, 1],
+            "a n": [1, 1],  # d(p, a) = d(p, n) = 0.29 < d(a, n) = 1.0
+            "b": [1, 0.5],
+            "m": [0.5, 1],
+            "b m": [1, -1],  # d(b, m) = 0.2 but d(p, b) = 0.68: fails
+        }
+    )
     phrases = pd.DataFrame({"phrase": ["a n", "b m"], "adj": ["a", "b"], "noun": ["n", "m"], "type": ["S-I", "A"]})
     strict = mg.intersectivity(table, phrases, ["adj", "noun"], max_split_distance=None)
     assert _holds(strict) == [True, False]
@@ -58,23 +64,33 @@ def test_single_phrase_intersectivity_on_three_terms_uses_every_split():
 
 
 def test_nonsubsectivity_asks_whether_the_adjective_pulls_the_phrase():
-    table = _table({"fake": [1, 0], "wall": [0, 1], "fake wall": [1, 0.2], "red": [1, 0], "car": [0, 1],
-                    "red car": [0.2, 1]})
-    an = pd.DataFrame({"phrase": ["fake wall", "red car"], "adj": ["fake", "red"], "noun": ["wall", "car"],
-                       "type": ["NS-Pr", "S-I"]})
+    table = _table(
+        {"fake": [1, 0], "wall": [0, 1], "fake wall": [1, 0.2], "red": [1, 0], "car": [0, 1], "red car": [0.2, 1]}
+    )
+    an = pd.DataFrame(
+        {"phrase": ["fake wall", "red car"], "adj": ["fake", "red"], "noun": ["wall", "car"], "type": ["NS-Pr", "S-I"]}
+    )
     assert _holds(mg.nonsubsectivity(table, an)) == [True, False]
 
 
 def test_phrase_pairs_compare_adjectives_on_the_same_noun_pairs():
     adjectives = pd.DataFrame({"word": ["canadian", "skilful"], "type": ["S-I", "S-NI"]})
-    vectors = {"canadian": [1, 0], "skilful": [0, 1], "writer": [1, 1], "surgeon": [1, -1],
-               "canadian writer": [1, 0.1], "canadian surgeon": [1, -0.1],   # close: share "Canadian"
-               "skilful writer": [0.2, 1], "skilful surgeon": [1, -0.9]}     # far apart
+    vectors = {
+        "canadian": [1, 0],
+        "skilful": [0, 1],
+        "writer": [1, 1],
+        "surgeon": [1, -1],
+        "canadian writer": [1, 0.1],
+        "canadian surgeon": [1, -0.1],  # close: share "Canadian"
+        "skilful writer": [0.2, 1],
+        "skilful surgeon": [1, -0.9],
+    }  # far apart
     phrase_set = mg.build_phrases(adjectives, ["writer", "surgeon"], with_aan=False)
     cases = mg.intersective_pairs(_table(vectors), phrase_set)
     assert len(cases) == 2 and set(cases[["noun1", "noun2"]].itertuples(index=False)) == {("writer", "surgeon")}
-    res = mg.PAIR_INTERSECTIVITY.check(cases["near"], cases["far"], cases[["adj1", "adj2"]],
-                                       cases[["type1", "type2"]], None, 0)
+    res = mg.PAIR_INTERSECTIVITY.check(
+        cases["near"], cases["far"], cases[["adj1", "adj2"]], cases[["type1", "type2"]], None, 0
+    )
     per_pair = res.per_item.set_index(["adj1", "adj2"])
     assert per_pair.loc[("canadian", "skilful"), ["violations", "cases"]].tolist() == [0, 1]
     assert per_pair.loc[("skilful", "canadian"), ["violations", "cases"]].tolist() == [1, 1]
@@ -83,8 +99,9 @@ def test_phrase_pairs_compare_adjectives_on_the_same_noun_pairs():
 
 
 def test_phrases_with_a_missing_vector_are_excluded():
-    table = mg.EmbeddingTable(["a", "n", "a n", "b", "b n"],
-                              np.array([[1, 0], [0, 1], [1, 1], [np.nan, np.nan], [1, 2]], dtype=float))
+    table = mg.EmbeddingTable(
+        ["a", "n", "a n", "b", "b n"], np.array([[1, 0], [0, 1], [1, 1], [np.nan, np.nan], [1, 2]], dtype=float)
+    )
     an = pd.DataFrame({"phrase": ["a n", "b n"], "adj": ["a", "b"], "noun": ["n", "n"], "type": ["S-I", "A"]})
     assert mg.nonsubsectivity(table, an)["phrase"].tolist() == ["a n"]
 
@@ -111,8 +128,12 @@ def test_bundled_lexicon_is_the_papers_appendix_and_subsamples_in_the_loader():
 
 
 def test_paper_tables_have_one_value_per_column():
-    for table, width in ((papers.CARVALHO_TABLE1, 5), (papers.CARVALHO_TABLE6, 25), (papers.CARVALHO_TABLE7, 15),
-                         (papers.CARVALHO_TABLE8, 5)):
+    for table, width in (
+        (papers.CARVALHO_TABLE1, 5),
+        (papers.CARVALHO_TABLE6, 25),
+        (papers.CARVALHO_TABLE7, 15),
+        (papers.CARVALHO_TABLE8, 5),
+    ):
         assert set(table) == set(papers.CARVALHO_TABLE6) and all(len(row) == width for row in table.values())
     # Table 7's diagonal is 0.5 for every model: each type against itself, counted both ways
     diagonal = [i for i, (a, b) in enumerate(papers.CARVALHO_TABLE7_COLUMNS) if a == b]
@@ -138,16 +159,25 @@ def _random_cases(rng: np.random.Generator, n: int) -> pd.DataFrame:
     a1 = rng.choice(words, n)
     a2 = rng.choice(words, n)
     # distances on a coarse grid, so near == far (a tie, which holds) is frequent
-    return pd.DataFrame({"adj1": a1, "adj2": a2, "type1": [types[w] for w in a1], "type2": [types[w] for w in a2],
-                         "near": rng.integers(0, 4, n) / 4, "far": rng.integers(0, 4, n) / 4}), types
+    return pd.DataFrame(
+        {
+            "adj1": a1,
+            "adj2": a2,
+            "type1": [types[w] for w in a1],
+            "type2": [types[w] for w in a2],
+            "near": rng.integers(0, 4, n) / 4,
+            "far": rng.integers(0, 4, n) / 4,
+        }
+    ), types
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_distance_order_counts_equal_a_naive_count_with_ties(seed):
     rng = np.random.default_rng(seed)
     cases, types = _random_cases(rng, 300)
-    res = mg.DistanceOrder("toy").check(cases["near"], cases["far"], cases[["adj1", "adj2"]],
-                                        cases[["type1", "type2"]], types, 200, seed)
+    res = mg.DistanceOrder("toy").check(
+        cases["near"], cases["far"], cases[["adj1", "adj2"]], cases[["type1", "type2"]], types, 200, seed
+    )
     violated = [near > far for near, far in zip(cases["near"], cases["far"])]
     assert (res.cases, res.violations) == (len(cases), sum(violated))
     assert res.rate == sum(violated) / len(cases)
@@ -161,8 +191,10 @@ def test_distance_order_counts_equal_a_naive_count_with_ties(seed):
         assert (row.type1, row.type2) == (types[row.adj1], types[row.adj2])
     assert res.ci_low <= res.rate <= res.ci_high and res.per_item["cases"].sum() == len(cases)
     scores = mg.consistency(res)
-    assert np.allclose(scores["E"], 1 - res.groups["rate"]) and (scores["k"] + res.groups["violations"] ==
-                                                                 scores["n"]).all()
+    assert (
+        np.allclose(scores["E"], 1 - res.groups["rate"])
+        and (scores["k"] + res.groups["violations"] == scores["n"]).all()
+    )
 
 
 def test_distance_order_interval_resamples_items_not_cases():
@@ -202,8 +234,7 @@ class _WordMeanModel:
         self.vectors = {w: rng.normal(size=8) for w in vocab}
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return np.array([np.mean([self.vectors.get(w, np.full(8, np.nan)) for w in t.split()], axis=0)
-                         for t in texts])
+        return np.array([np.mean([self.vectors.get(w, np.full(8, np.nan)) for w in t.split()], axis=0) for t in texts])
 
 
 def test_run_tests_report_metrics_tables_and_record(tmp_path):
@@ -218,8 +249,9 @@ def test_run_tests_report_metrics_tables_and_record(tmp_path):
     assert not any(k.startswith("models/") for k in metrics)
     an = report.consistency("intersective_an")
     assert metrics["intersective_an/S-I"] == an.loc["S-I", "E"] and metrics["intersective_an_cases/S-I"] == 3
-    assert metrics["intersective_aan_cases/S-I,S-NI"] == report.consistency("intersective_aan").loc[("S-I", "S-NI"),
-                                                                                                     "n"]
+    assert (
+        metrics["intersective_aan_cases/S-I,S-NI"] == report.consistency("intersective_aan").loc[("S-I", "S-NI"), "n"]
+    )
     assert metrics["nonsubsective_ci_low/overall"] <= metrics["nonsubsective/overall"]
     assert metrics["missing_words"] == 1 and set(report.headline) <= set(metrics)
     assert "paper_match/table6" not in metrics  # not a published model
@@ -227,7 +259,8 @@ def test_run_tests_report_metrics_tables_and_record(tmp_path):
     assert report.matrix("intersective_pairs").shape == (5, 5)
     per_phrase = report.cases["nonsubsective"]
     assert len(per_phrase) == len(phrases.an) - 3 and (per_phrase["near"] > per_phrase["far"]).sum() == (
-        report.results["nonsubsective"].violations)
+        report.results["nonsubsective"].violations
+    )
     run = results.Run("04_test", profile="smoke", out_dir=str(tmp_path))
     path_name = "/some/folder/my model"
     recorded = run.record_report(report, model=path_name, primary=False)
@@ -238,8 +271,9 @@ def test_run_tests_report_metrics_tables_and_record(tmp_path):
 
 def test_a_published_model_is_compared_with_the_paper():
     adjs, nouns = adjective_lists.load_lexicon(max_per_type=1, max_nouns=2)
-    report = mg.run_tests(_WordMeanModel([*adjs["word"], *nouns], name="minilm"), mg.build_phrases(adjs, nouns),
-                          n_boot=0, permutations=0)
+    report = mg.run_tests(
+        _WordMeanModel([*adjs["word"], *nouns], name="minilm"), mg.build_phrases(adjs, nouns), n_boot=0, permutations=0
+    )
     fidelity = report.fidelity()
     assert fidelity["table"].tolist() == [1, 6, 8, 7] and fidelity["cells"].tolist() == [5, 25, 5, 15]
     assert "paper_match/table6" in report.headline and report.type_tests.empty

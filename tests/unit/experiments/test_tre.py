@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -10,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtlib.experiments import tre
 from mtlib.data.errors import DataFormatError
 from mtlib.data.sst import load_sst_trees
 from mtlib.data.trees import parse_tree, tree_impurity, weighted_node_switching
+from mtlib.experiments import tre
 
 ROOT = Path(__file__).resolve().parents[3]
 TREES = ROOT / "data" / "trees"
@@ -89,6 +90,15 @@ def test_bad_labels_and_options():
         weighted_node_switching(parse_tree(COOL), weight="width")
     with pytest.raises(ValueError, match="average must be one of"):
         weighted_node_switching(parse_tree(COOL), average="median")
+
+
+@pytest.mark.parametrize("label", ["nan", "inf", "-inf", "NaN"])
+def test_tree_impurity_and_wns_refuse_non_finite_labels(label):
+    for text in (f"({label} (3 Cool) (2 ?))", f"(3 ({label} Cool) (2 ?))"):
+        with pytest.raises(ValueError, match=rf"node label '{label}' is not a finite number .*Cool"):
+            tree_impurity(parse_tree(text))
+        with pytest.raises(ValueError, match="not a finite number"):
+            weighted_node_switching(parse_tree(text))
 
 
 def test_loader_rejects_missing_and_out_of_range_labels(tmp_path):
@@ -268,8 +278,9 @@ def test_reports_record_the_one_key_scheme():
     assert m["spearman_ti_wns"] == pytest.approx(tre.spearman_ci(truth.scores["ti"], truth.scores["wns"])["rho"])
     assert "paper_examples" in truth.tables()
 
-    report = tre.tree_reconstruction(_BagOfWords(), truth, seed=0, n_boot=20, device="cpu", steps=30,
-                                     heldout_fraction=0.25)
+    report = tre.tree_reconstruction(
+        _BagOfWords(), truth, seed=0, n_boot=20, device="cpu", steps=30, heldout_fraction=0.25
+    )
     m = report.metrics()
     assert report.split == "heldout" and report.headline == ["spearman_tre_wns/heldout"]
     assert m["sentences/train"] + m["sentences/heldout"] == 60
@@ -304,3 +315,36 @@ def test_limit_threads_sets_and_restores_torch_and_blas_threads():
     with limit_threads(None):
         assert torch.get_num_threads() == before
     assert cpu_threads("cpu") == 1 and cpu_threads("cpu", 3) == 3
+
+
+def test_fit_path_overlapping_the_heldout_sentences_is_counted_and_stated():
+    truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=40)
+    fit = dict(seed=0, n_boot=0, device="cpu", steps=5, heldout_fraction=0.25)
+    clean = tre.tree_reconstruction(_BagOfWords(), truth, **fit)
+    assert clean.metrics()["fit_overlap_heldout"] == 0 and not clean.frame["in_fit_path"].any()
+    assert not any("Caution" in line for line in tre.describe(tre.table2_from({"bag": clean})))
+    assert "Caution" not in clean.summary()
+
+    # fit_path repeats three scored sentences, two of them held out
+    heldout = [i for i in clean.frame.index if clean.frame.at[i, "split"] == "heldout"]
+    train = [i for i in clean.frame.index if clean.frame.at[i, "split"] == "train"]
+    leaky = dataclasses.replace(truth, extra=[truth.trees[i] for i in (*heldout[:2], train[0])])
+    report = tre.tree_reconstruction(_BagOfWords(), leaky, **fit)
+    m = report.metrics()
+    assert m["fit_overlap_heldout"] == 2 and report.frame["in_fit_path"].sum() == 3
+    assert list(report.table["fit_overlap_heldout"]) == [0, 2]  # train row, held-out row
+    lines = tre.describe(tre.table2_from({"bag": report}))
+    assert [line for line in lines if "Caution" in line] == [
+        "bag: Caution: 2 held-out sentences are also in fit_path, so the fit saw them: this held-out reading is "
+        "not out of sample (remove them from fit_path)."
+    ]
+    assert "Caution: 2 held-out sentences" in report.summary()
+
+
+def test_bundled_fit_path_does_not_overlap_the_scored_sentences():
+    truth = tre.ground_truth(str(TREES / "dev.txt"), fit_path=str(TREES / "train.txt"), max_sentences=40)
+    assert truth.metrics()["n_fit_only"] == 40
+    report = tre.tree_reconstruction(
+        _BagOfWords(), truth, seed=0, n_boot=0, device="cpu", steps=5, heldout_fraction=0.25
+    )
+    assert report.metrics()["fit_overlap_heldout"] == 0

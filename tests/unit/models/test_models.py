@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import warnings
 
 import numpy as np
@@ -9,13 +11,14 @@ import pytest
 
 from mtlib import models
 from mtlib.utils.cache import ArrayCache, cached_rows
-
 from tests.conftest import SENTENCES
 
 
 def test_registry_lists_the_embedded_default_and_paper_models():
     table = models.available()
-    assert {"minilm", "minilm-static", "siebert", "roberta-large-mnli", "xlm-roberta-large", "glove"} <= set(table.index)
+    assert {"minilm", "minilm-static", "siebert", "roberta-large-mnli", "xlm-roberta-large", "glove"} <= set(
+        table.index
+    )
     assert table.loc["minilm", "resolves"] == "packaged"
 
 
@@ -139,8 +142,7 @@ def test_bpe_span_covers_exactly_the_substring_pieces(tiny_roberta_nli_dir):
     model = models.load(str(tiny_roberta_nli_dir), device="cpu")
     premise, hypothesis = "There was no tree in the garden.", "There was no cherry tree in the garden."
     enc = model.tokenizer(premise, hypothesis, return_offsets_mapping=True)
-    mask = models.substring_token_mask(hypothesis, "cherry tree", enc["offset_mapping"], enc.sequence_ids(0),
-                                       segment=1)
+    mask = models.substring_token_mask(hypothesis, "cherry tree", enc["offset_mapping"], enc.sequence_ids(0), segment=1)
     pieces = [t for t, m in zip(enc.tokens(), mask) if m]
     assert "".join(pieces).replace("Ġ", " ").strip() == "cherry tree"
     assert all(s == 1 for s, m in zip(enc.sequence_ids(0), mask) if m)
@@ -156,8 +158,10 @@ def test_features_pool_spans_from_one_forward_pass(tiny_roberta_nli_dir):
     model = models.load(str(tiny_roberta_nli_dir), device="cpu")
     premises = ["There was no tree.", "Some dogs bark."]
     hypotheses = ["There was no cherry tree.", "Some poodles bark."]
-    spans = [[models.SpanRequest("tree", 0), models.SpanRequest("cherry tree", 1)],
-             [models.SpanRequest("dogs", 0), models.SpanRequest("poodles", 1)]]
+    spans = [
+        [models.SpanRequest("tree", 0), models.SpanRequest("cherry tree", 1)],
+        [models.SpanRequest("dogs", 0), models.SpanRequest("poodles", 1)],
+    ]
     feats = model.features(premises, hypotheses, layer=-2, spans=spans)
     assert feats.pooled.shape == (2, 32) and feats.spans.shape == (2, 2, 32)
     assert feats.probs.shape == (2, 3)
@@ -256,6 +260,76 @@ def test_an_interrupted_run_keeps_every_finished_chunk(tmp_path):
     assert len(seen) == 10
     seen.clear()
     again = ArrayCache(("interrupt",), root=tmp_path)
-    out = cached_rows(again, [f"t{i}" for i in range(25)], lambda items: (seen.extend(items), np.ones((len(items), 2)))[1],
-                      chunk_size=5)
+    out = cached_rows(
+        again,
+        [f"t{i}" for i in range(25)],
+        lambda items: (seen.extend(items), np.ones((len(items), 2)))[1],
+        chunk_size=5,
+    )
     assert out.shape == (25, 2) and sorted(seen) == sorted(f"t{i}" for i in range(10, 25))
+
+
+# ---------------------------------------------------------------------------
+# Cache write failures name the folder and the remedy; static vectors' OOV rule
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("code", "why"), [(errno.ENOSPC, "no space left"), (errno.EFBIG, "file too large")])
+def test_a_full_disk_names_the_cache_folder_and_mtlib_cache(tmp_path, monkeypatch, code, why):
+    from mtlib.utils import cache as cache_module
+
+    def full(fd):
+        raise OSError(code, os.strerror(code))
+
+    cache = ArrayCache(("unit", "full"), root=tmp_path)
+    monkeypatch.setattr(cache_module.os, "fsync", full)
+    with pytest.raises(OSError, match=why) as err:
+        cache.put_many([b"k" * 16], np.ones((1, 2), dtype=np.float32))
+    msg = str(err.value)
+    assert err.value.errno == code and f"cache folder {tmp_path}" in msg and "MTLIB_CACHE" in msg
+    assert not list(tmp_path.rglob(".tmp-*"))  # the partial file is removed
+
+
+def test_an_unwritable_cache_root_is_a_permission_error_naming_the_folder(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from mtlib.utils.cache import cache_root
+
+    root = tmp_path / "locked" / "cache"
+    monkeypatch.setenv("MTLIB_CACHE", str(root))
+
+    def denied(self, *args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", denied)
+    with pytest.raises(PermissionError, match="MTLIB_CACHE") as err:
+        cache_root()
+    assert f"cache folder {root}" in str(err.value)
+
+
+def test_a_failed_write_outside_the_cache_keeps_its_own_message(tmp_path, monkeypatch):
+    from mtlib.utils import cache as cache_module
+
+    monkeypatch.setenv("MTLIB_CACHE", str(tmp_path / "cache"))
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache_module.os, "fsync", full)
+    with pytest.raises(OSError) as err:
+        cache_module.atomic_write_bytes(tmp_path / "out" / "metrics.json", b"{}")
+    assert "MTLIB_CACHE" not in str(err.value) and err.value.strerror == "No space left on device"
+
+
+def test_static_vectors_text_with_no_known_token_is_skipped_and_counted():
+    from mtlib.models.oov import count_skipped, known_rows, pool_known_tokens
+
+    vocab = {"red": 0, "car": 1}
+    vectors = np.array([[1.0, 0.0], [0.0, 3.0]], dtype=np.float32)
+    texts = ["red car", "red zorg", "zorg blorf", ""]
+    out = pool_known_tokens([[vocab.get(w) for w in t.split()] for t in texts], vectors)
+    assert out.dtype == np.float32 and out.shape == (4, 2)
+    np.testing.assert_array_equal(out[:2], [[0.5, 1.5], [1.0, 0.0]])  # the mean of the known tokens
+    assert np.isnan(out[2:]).all()
+    np.testing.assert_array_equal(known_rows(out), [True, True, False, False])
+    assert count_skipped(out) == 2

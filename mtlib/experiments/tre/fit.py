@@ -1,0 +1,332 @@
+"""The TRE objective and its fit: primitives (and a composition matrix) trained with RMSProp.
+
+:func:`fit_tre` optimises every sentence at once (:func:`compose_batched`);
+:func:`fit_tre_reference` is the naive per-sentence recursion kept for tests and
+the benchmark; :func:`tre_by_split` fits on a training part and scores held-out
+sentences with the trained primitives (unseen words: ``"zero"`` or ``"exclude"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+import torch
+
+from mtlib.data.trees import Tree
+from mtlib.experiments.tre.encoding import EncodedTrees, build_vocabulary, encode_trees
+from mtlib.models.oov import known_rows
+from mtlib.utils.batching import resolve_device
+from mtlib.utils.threads import limit_threads
+
+COMPOSITIONS = ("add", "linear")
+UNSEEN = ("zero", "exclude")
+EPS = 1e-12
+
+
+def cosine_distance(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """δ = 1 − cos per row; ``pred``, ``target`` of shape ``(n, d)`` -> ``(n,)``."""
+    dot = (pred * target).sum(-1)
+    return 1.0 - dot / (pred.norm(dim=-1) * target.norm(dim=-1)).clamp_min(EPS)
+
+
+def init_parameters(
+    n_words: int,
+    dim: int,
+    *,
+    composition: str = "add",
+    seed: int = 0,
+    init_scale: float = 1.0,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Primitives ``(n_words, dim)`` drawn from N(0, init_scale²) and, for ``"linear"``, ``W = [I I]``.
+
+    The same call gives the batched fit and the reference identical starting points.
+    """
+    if composition not in COMPOSITIONS:
+        raise ValueError(f"composition must be one of {COMPOSITIONS}, got {composition!r}")
+    gen = torch.Generator().manual_seed(seed)
+    prim = (torch.randn(n_words, dim, generator=gen, dtype=torch.float64) * init_scale).to(dtype)
+    weight = torch.cat([torch.eye(dim, dtype=dtype)] * 2, dim=1) if composition == "linear" else None
+    return prim, weight
+
+
+def compose_batched(enc: EncodedTrees, prim: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:
+    """Every sentence's composed vector, ``(n, d)``: one sparse product, or one matmul per tree level."""
+    if weight is None:
+        return torch.sparse.mm(enc.bow, prim)
+    table = torch.cat([prim, prim.new_zeros(1, prim.shape[1])])[enc.leaf_ids]
+    for left, right in enc.levels:
+        new = torch.cat([table[left], table[right]], dim=1) @ weight.T
+        table = torch.cat([table, new])
+    return table[enc.roots]
+
+
+@dataclass
+class TREModel:
+    """Trained primitives (and composition matrix) with the loss curve.
+
+    Attributes:
+        vocab: Word types, row i of ``primitives`` is ``vocab[i]``.
+        primitives: ``(n_words, d)``.
+        weight: ``(d, 2d)`` for ``"linear"``, else ``None``.
+        losses: Summed δ over the training sentences before each step, ``(steps,)``.
+        train_tre: δ of each training sentence after the last step, ``(n_train,)``.
+    """
+
+    vocab: list[str]
+    composition: str
+    primitives: torch.Tensor
+    weight: torch.Tensor | None
+    losses: np.ndarray
+    train_tre: np.ndarray
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def errors(self, trees: Sequence[Tree], targets: np.ndarray, *, unseen: str = "zero") -> np.ndarray:
+        """TRE of any sentences under the trained primitives, ``(n,)`` (see the module docstring for unseen words)."""
+        if unseen not in UNSEEN:
+            raise ValueError(f"unseen must be one of {UNSEEN}, got {unseen!r}")
+        enc = encode_trees(trees, self.vocab, self.primitives.dtype)
+        with torch.no_grad():
+            pred = compose_batched(enc, self.primitives, self.weight)
+            delta = cosine_distance(pred, torch.as_tensor(np.asarray(targets), dtype=self.primitives.dtype))
+        tre = delta.cpu().numpy().astype(float)
+        empty = (pred.norm(dim=-1) == 0).cpu().numpy()
+        tre[empty | ((enc.n_unseen > 0) if unseen == "exclude" else False)] = np.nan
+        return tre
+
+
+def _check(trees: Sequence[Tree], targets: np.ndarray, steps: int, lr: float) -> np.ndarray:
+    targets = np.asarray(targets)
+    if targets.ndim != 2 or len(targets) != len(trees):
+        raise ValueError(f"targets must be (n_sentences, dim) = ({len(trees)}, d), got {targets.shape}")
+    if not np.isfinite(targets).all():
+        raise ValueError(
+            "targets contain nan/inf (e.g. a word-vector model without some words): drop those "
+            "sentences first (tre_by_split does and counts them)"
+        )
+    if steps < 0 or lr <= 0:
+        raise ValueError(f"need steps >= 0 and lr > 0, got steps={steps}, lr={lr}")
+    return targets
+
+
+def fit_tre(
+    trees: Sequence[Tree],
+    targets: np.ndarray,
+    *,
+    composition: str = "add",
+    steps: int = 400,
+    lr: float = 0.01,
+    init_scale: float = 1.0,
+    seed: int = 0,
+    dtype: str = "float32",
+    device: str = "cpu",
+    num_threads: int | None = None,
+) -> TREModel:
+    """Learn primitives for all ``trees`` at once (batched; see the module docstring).
+
+    Args:
+        trees: Parsed sentences.
+        targets: Sentence vectors ``(n, d)``, one per tree.
+        composition: ``"add"`` or ``"linear"``.
+        steps: RMSProp steps (full batch).
+        lr: RMSProp learning rate (``alpha=0.99``, ``eps=1e-8``: torch's defaults).
+        init_scale: Standard deviation of the normal initialisation.
+        seed: Seeds the initialisation.
+        dtype: ``"float32"`` or ``"float64"``.
+        device: Torch device for the optimisation (``"auto"``: cuda, then mps, then cpu).
+        num_threads: CPU threads during the fit; ``None`` uses 1 for ``"add"`` (its
+            operations are small: on a busy 2-core machine, two threads made each step
+            about 10x slower than one) and torch's setting for ``"linear"``.
+
+    Returns:
+        A :class:`TREModel` (parameters moved back to the CPU).
+    """
+    targets = _check(trees, targets, steps, lr)
+    tdtype = getattr(torch, dtype)
+    device = resolve_device(device)
+    vocab = build_vocabulary(trees)
+    enc = encode_trees(trees, vocab, tdtype)
+    prim, weight = init_parameters(
+        len(vocab), targets.shape[1], composition=composition, seed=seed, init_scale=init_scale, dtype=tdtype
+    )
+    with limit_threads(num_threads or (1 if composition == "add" else None)):
+        return _fit(
+            enc,
+            vocab,
+            prim,
+            weight,
+            targets,
+            composition,
+            steps,
+            lr,
+            device,
+            tdtype,
+            dict(composition=composition, steps=steps, lr=lr, init_scale=init_scale, seed=seed, dtype=dtype),
+        )
+
+
+def _fit(
+    enc: EncodedTrees,
+    vocab: list[str],
+    prim: torch.Tensor,
+    weight: torch.Tensor | None,
+    targets: np.ndarray,
+    composition: str,
+    steps: int,
+    lr: float,
+    device: str,
+    tdtype: torch.dtype,
+    settings: dict[str, Any],
+) -> TREModel:
+    """The RMSProp loop of :func:`fit_tre`."""
+    params = [p.to(device).requires_grad_() for p in (prim, weight) if p is not None]
+    enc.bow, enc.leaf_ids, enc.roots = enc.bow.to(device), enc.leaf_ids.to(device), enc.roots.to(device)
+    enc.levels = [(a.to(device), b.to(device)) for a, b in enc.levels]
+    tgt = torch.as_tensor(targets, dtype=tdtype, device=device)
+    opt = torch.optim.RMSprop(params, lr=lr)
+    losses = np.zeros(steps)
+    w = params[1] if composition == "linear" else None
+    for step in range(steps):
+        opt.zero_grad()
+        loss = cosine_distance(compose_batched(enc, params[0], w), tgt).sum()
+        loss.backward()
+        opt.step()
+        losses[step] = loss.item()
+    with torch.no_grad():
+        train_tre = cosine_distance(compose_batched(enc, params[0], w), tgt).cpu().numpy().astype(float)
+    return TREModel(
+        vocab,
+        composition,
+        params[0].detach().cpu(),
+        None if w is None else w.detach().cpu(),
+        losses,
+        train_tre,
+        settings,
+    )
+
+
+def fit_tre_reference(
+    trees: Sequence[Tree],
+    targets: np.ndarray,
+    *,
+    composition: str = "add",
+    steps: int = 400,
+    lr: float = 0.01,
+    init_scale: float = 1.0,
+    seed: int = 0,
+    dtype: str = "float32",
+) -> np.ndarray:
+    """The naive per-sentence recursion (for tests and the benchmark): same objective, same steps.
+
+    Each step composes every tree recursively in Python, sums the per-sentence
+    losses and takes one RMSProp step. Returns the training TRE ``(n,)``.
+    """
+    targets = _check(trees, targets, steps, lr)
+    tdtype = getattr(torch, dtype)
+    vocab = build_vocabulary(trees)
+    index = {w: i for i, w in enumerate(vocab)}
+    prim, weight = init_parameters(
+        len(vocab), targets.shape[1], composition=composition, seed=seed, init_scale=init_scale, dtype=tdtype
+    )
+    params = [p.requires_grad_() for p in (prim, weight) if p is not None]
+    tgt = [torch.as_tensor(row, dtype=tdtype) for row in targets]
+
+    def compose(t: Tree) -> torch.Tensor:
+        if t.word is not None:  # a leaf
+            return prim[index[t.word]]
+        out = compose(t.children[0])
+        for c in t.children[1:]:
+            out = out + compose(c) if weight is None else weight @ torch.cat([out, compose(c)])
+        return out
+
+    def delta(t: Tree, f: torch.Tensor) -> torch.Tensor:
+        return cosine_distance(compose(t)[None], f[None])[0]
+
+    opt = torch.optim.RMSprop(params, lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = cast(torch.Tensor, sum(delta(t, f) for t, f in zip(trees, tgt)))
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        return np.array([float(delta(t, f)) for t, f in zip(trees, tgt)])
+
+
+def tre_by_split(
+    trees: Sequence[Tree],
+    targets: np.ndarray,
+    *,
+    heldout_fraction: float = 0.3,
+    seed: int = 0,
+    unseen: str = "zero",
+    extra_trees: Sequence[Tree] = (),
+    extra_targets: np.ndarray | None = None,
+    **fit_kwargs: Any,
+) -> tuple[pd.DataFrame, TREModel]:
+    """Fit TRE on a random training part and score the held-out part with the trained primitives.
+
+    Sentences whose target has nan/inf (a word-vector model missing a word)
+    are left out with split ``"no target"``.
+
+    Args:
+        trees, targets: All sentences and their vectors ``(n, d)``.
+        heldout_fraction: Share of sentences held out (0 fits and scores all, the paper's protocol).
+        seed: Seeds the split and the initialisation.
+        unseen: ``"zero"`` or ``"exclude"`` for held-out words never seen in training.
+        extra_trees, extra_targets: More sentences that only join the fit (e.g. SST train when
+            ``trees`` is SST dev), so that more held-out words have a primitive; not returned.
+        **fit_kwargs: Passed to :func:`fit_tre` (composition, steps, lr, init_scale, dtype, device).
+
+    Returns:
+        ``(per_sentence, model)``: ``per_sentence`` indexed like ``trees``
+        with ``split`` (train / heldout / no target), ``tre`` and ``n_unseen``.
+    """
+    if not 0.0 <= heldout_fraction < 1.0:
+        raise ValueError(f"heldout_fraction must be in [0, 1), got {heldout_fraction}")
+    targets = np.asarray(targets, dtype=np.float64)
+    ok = known_rows(targets)
+    rng = np.random.default_rng(seed)
+    held = np.zeros(len(trees), dtype=bool)
+    usable = np.flatnonzero(ok)
+    held[rng.permutation(usable)[: int(round(heldout_fraction * len(usable)))]] = True
+    train = ok & ~held
+    if not train.any():
+        raise ValueError("no training sentence left (every target is nan, or the held-out part is everything)")
+    out = pd.DataFrame(
+        {"split": np.where(~ok, "no target", np.where(held, "heldout", "train")), "tre": np.nan, "n_unseen": 0},
+        index=pd.RangeIndex(len(trees)),
+    )
+    tr = np.flatnonzero(train)
+    fit_trees, fit_targets = [trees[int(i)] for i in tr], targets[tr]
+    if len(extra_trees):
+        extra_targets = np.asarray(extra_targets, dtype=np.float64)
+        keep = np.flatnonzero(known_rows(extra_targets))
+        fit_trees += [extra_trees[int(i)] for i in keep]
+        fit_targets = np.concatenate([fit_targets, extra_targets[keep]])
+    model = fit_tre(fit_trees, fit_targets, seed=seed, **fit_kwargs)
+    out.loc[tr, "tre"] = model.train_tre[: len(tr)]
+    ho = np.flatnonzero(held)
+    if len(ho):
+        ho_trees = [trees[int(i)] for i in ho]
+        out.loc[ho, "tre"] = model.errors(ho_trees, targets[ho], unseen=unseen)
+        vocab = set(model.vocab)
+        out.loc[ho, "n_unseen"] = [sum(w not in vocab for w in t.leaves()) for t in ho_trees]
+    return out, model
+
+
+__all__ = [
+    "COMPOSITIONS",
+    "UNSEEN",
+    "EPS",
+    "cosine_distance",
+    "init_parameters",
+    "compose_batched",
+    "TREModel",
+    "fit_tre",
+    "fit_tre_reference",
+    "tre_by_split",
+]
