@@ -45,7 +45,7 @@ import pandas as pd
 from mtlib import claims, papers, stats
 from mtlib.counting import sample_triples
 from mtlib.data.cogalex import stable_split
-from mtlib.models.heads import pair_features
+from mtlib.models.heads import pair_features, stable_features
 from mtlib.relations import RelationResult, ThreeWayTransitivity
 
 #: The two heads: short name -> relation label in the data.
@@ -215,6 +215,8 @@ def pair_probability_matrix(head: Any, W: np.ndarray, *, positive: Any = True, b
         if w.shape != (4 * d,):
             raise ValueError(f"head has {w.shape[0]} weights; pair features of {d}-d vectors have {4 * d}")
         b1, b2, b3, b4 = w.reshape(4, d)
+        # the head's own path rounds its features (stable_features); here the word vectors are rounded
+        W = stable_features(W).astype(np.float32)  # exact: a 2**-16 grid
         W64 = W.astype(np.float64)
         logits = c + (W64 @ b1)[:, None] + (W64 @ b2)[None, :] + (W64 * b4) @ W64.T
         logits += _abs_difference_term(W, b3, block, tile)
