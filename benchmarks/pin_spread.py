@@ -45,12 +45,18 @@ SETTINGS: dict[str, dict[str, str]] = {
     "threads1": {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
     "threads2": {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"},
     "avx2def": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+    # the two variants of tests/test_kernel_variants.py
+    "sse42-1thread": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "OMP_NUM_THREADS": "1",
+                      "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
+    "avx2-2threads": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "OMP_NUM_THREADS": "2",
+                      "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"},
 }
 
 
 def run_settings(out: Path, profile: str, names: list[str], only: str | None) -> dict[str, Path]:
     """One runner call per setting, each with a fresh cache under ``out``; returns name -> output folder."""
     dirs = {}
+    out.mkdir(parents=True, exist_ok=True)
     for name in names:
         env = {**os.environ, **SETTINGS[name], "PYTHONPATH": os.pathsep.join(
             p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
