@@ -210,3 +210,18 @@ def test_command_line_fails_when_it_checks_nothing(tmp_path, good, capsys):
     assert "notebook(s) 99 have no pinned 'smoke' values" in capsys.readouterr().err
     assert expected.main(["--profile", "smoke", "--only", "01,99", *base]) == 2
 
+
+
+def test_the_project_file_says_what_each_value_depends_on():
+    """Every profile block of the project file is split into exact: and model:; model values tolerate items."""
+    import yaml
+
+    raw = yaml.safe_load(expected.project_root().joinpath(expected.EXPECTED_FILE).read_text())
+    for number, profiles in raw.items():
+        for profile, block in profiles.items():
+            assert set(block) <= set(expected.KINDS), f"{number}/{profile}: keys outside exact:/model: {set(block)}"
+    for number, profiles in expected.load().items():
+        for profile, block in profiles.items():
+            for key, exp in block.items():
+                if exp.kind == "model" and exp.tol_items is None:
+                    assert exp.tol is not None and exp.tol > 0, (number, profile, key)
