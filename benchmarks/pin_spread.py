@@ -99,9 +99,10 @@ def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = Non
         if profile not in blocks or (wanted and number not in wanted):
             continue
         metrics = {}
-        for name, folder in dirs.items():
+        for name, folder in dirs.items():  # a setting without a run of this notebook is left out of its rows
             path = RunLayout(folder, profile, stems[number]).metrics_path
-            metrics[name] = read_metrics(path) if path.exists() else None
+            if path.exists():
+                metrics[name] = read_metrics(path)
         for key, exp in blocks[profile].items():
             values = {n: (m or {}).get(key) for n, m in metrics.items()}
             nums = [float(v) for v in values.values() if isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -112,7 +113,7 @@ def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = Non
                 spread = 0.0 if None not in values.values() else None
             denom = next((d for m in metrics.values() if m for d in [_denominator(exp, m)] if d), None)
             items = None if spread is None or not denom else spread * denom
-            ok = {n: (m is not None and key in m and exp.matches(m[key])) for n, m in metrics.items()}
+            ok = {n: (key in m and exp.matches(m[key], m)) for n, m in metrics.items()}
             rows.append({"notebook": number, "key": key, "kind": getattr(exp, "kind", None),
                          "pinned": exp.value, "tolerance": exp.tolerance, "values": values, "spread": spread,
                          "denominator": denom, "spread_items": None if items is None else round(items, 3),
@@ -121,12 +122,12 @@ def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = Non
 
 
 def print_table(rows: list[dict], names: list[str]) -> None:
-    print(f"{'nb':2}  {'key':52} {'spread':>10} {'items':>6}  pin holds under")
+    print(f"{'nb':2}  {'key':52} {'spread':>10} {'items':>6}  pin holds under (settings with a run)")
     for r in rows:
         spread = "n/a" if r["spread"] is None else f"{r['spread']:.3g}"
         items = "" if r["spread_items"] is None else f"{r['spread_items']:g}"
-        holds = ",".join(n for n in names if r["pin_holds"][n])
-        fails = [n for n in names if not r["pin_holds"][n]]
+        holds = ",".join(n for n in names if r["pin_holds"].get(n))
+        fails = [n for n in names if n in r["pin_holds"] and not r["pin_holds"][n]]
         print(f"{r['notebook']:2}  {r['key'][:52]:52} {spread:>10} {items:>6}  "
               + ("all" if not fails else f"{holds or '-'} (fails: {','.join(fails)})"))
 
