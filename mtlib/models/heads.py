@@ -46,11 +46,13 @@ def stable_features(X: np.ndarray) -> np.ndarray:
     amplified those bits into different weights, and borderline test items
     flipped (issue 24). Rounding to a 2**-16 grid makes nearly every feature
     value bit-identical across kernel sets (a value moves only when the
-    noise straddles a grid midpoint), and the heads then fit in float64 to a
-    tight optimum, so what remains of a kernel difference reaches the weights
-    unamplified. It lowers, not removes, the chance that an item flips:
+    noise straddles a grid midpoint, and then by a whole quantum), and the
+    heads then fit in float64 to a tight optimum, so what remains of a kernel
+    difference reaches the weights unamplified. Items can still flip:
     ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
-    tolerance in items.
+    tolerance in items, measured by ``benchmarks/pin_spread.py`` (which also
+    found notebook 01's smoke run steadier across kernel sets with float64
+    heads and no rounding than with this grid: see issue 24).
 
     Args:
         X: Features, shape ``(n, d)`` (any float dtype).
