@@ -10,8 +10,10 @@ encoders) and :func:`mtlib.models.probes.train_head` (probes on any features):
   trained by :func:`mtlib.models.training.fit`; weights in ``safetensors``.
 
 Both fit on class indices ``0..k-1`` (``y_idx``); the caller keeps the class
-names. ``save(folder)`` / ``load_head(folder)`` write and read a head
-atomically (arrays first, then the JSON that marks it complete).
+names. Both see their features through :func:`stable_features` (float64)
+when fitting and when predicting, and train in float64 with deterministic
+solvers: see there why. ``save(folder)`` / ``load_head(folder)`` write and
+read a head atomically (arrays first, then the JSON that marks it complete).
 """
 
 from __future__ import annotations
@@ -27,12 +29,44 @@ from mtlib.models.base import softmax
 from mtlib.models.training import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 
-__all__ = ["FORMAT", "HEADS", "LinearHead", "MLPHead", "load_head", "make_head", "mlp", "pair_features", "save_head"]
+__all__ = [
+    "FORMAT", "HEADS", "LinearHead", "MLPHead", "load_head", "make_head", "mlp", "pair_features", "save_head",
+    "stable_features",
+]
 
 HEADS = ("linear", "mlp")
 
 #: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
-FORMAT = 3
+FORMAT = 5
+
+def stable_features(X: np.ndarray) -> np.ndarray:
+    """What every head sees of its features, fitting and predicting: float64.
+
+    Intuition: float32 encoder outputs differ in their last bits between CPU
+    kernel sets (AVX-512, AVX2, SSE; 1 or 2 threads: other summation orders).
+    A head fitted in float32 by an iterative solver that stops at a loose
+    tolerance amplified those bits into different weights, and borderline
+    test items flipped (issue 24). Heads now fit in float64 to a tight
+    optimum (Newton-Cholesky to 1e-10 for the linear head), so a kernel
+    difference reaches the weights unamplified. Rounding the features to a
+    grid (2**-16) was tried and made things worse: a value that straddles a
+    grid midpoint moves by a whole quantum, and notebook 01's smoke run then
+    moved by 6 cases across kernel sets, against 0 without rounding
+    (``benchmarks/pin_spread.py``). Items can still flip in principle:
+    ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
+    tolerance in items.
+
+    Args:
+        X: Features, shape ``(n, d)`` (any float dtype).
+
+    Returns:
+        Shape ``(n, d)`` float64.
+
+    Examples:
+        >>> stable_features(np.ones((2, 3), dtype=np.float32)).dtype
+        dtype('float64')
+    """
+    return np.asarray(X, dtype=np.float64)
 
 
 def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
@@ -52,11 +86,11 @@ def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 class LinearHead:
-    """Logistic regression on standardised features, as plain arrays.
+    """Logistic regression on standardised features, as plain arrays (float64).
 
     Args:
         C: Inverse regularisation strength.
-        max_iter: L-BFGS iterations.
+        max_iter: Newton iterations at most (it converges in a few dozen).
         standardize: Scale features to zero mean, unit variance first.
         seed: Passed to scikit-learn.
         class_weight: ``"balanced"`` (weights inversely proportional to class frequencies) or None.
@@ -80,16 +114,17 @@ class LinearHead:
     def fit(self, X: np.ndarray, y_idx: np.ndarray) -> LinearHead:
         """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present).
 
-        Fitted as a scikit-learn pipeline, then kept as its arrays; predictions
-        repeat scikit-learn's float32 arithmetic exactly (same values, same ties).
+        Fitted as a scikit-learn pipeline on :func:`stable_features` (float64) with the Newton-Cholesky
+        solver to a gradient of 1e-10 (deterministic, and the optimum rather than wherever a looser
+        tolerance stopped), then kept as its arrays; predictions repeat scikit-learn's float64 arithmetic.
         """
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        X = np.asarray(X, dtype=np.float32)
-        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed,
-                                class_weight=self.class_weight)
+        X = stable_features(X)
+        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed, solver="newton-cholesky",
+                                tol=1e-10, class_weight=self.class_weight)
         if self.standardize:
             pipe = make_pipeline(StandardScaler(), lr).fit(X, y_idx)
             self.mean_, self.scale_ = pipe[0].mean_, pipe[0].scale_
@@ -100,14 +135,14 @@ class LinearHead:
         return self
 
     def _standardised(self, X: np.ndarray) -> np.ndarray:
-        z = np.array(X, dtype=np.float32, copy=True)
-        z -= self.mean_.astype(z.dtype)
-        z /= self.scale_.astype(z.dtype)
+        z = stable_features(X)
+        z -= self.mean_
+        z /= self.scale_
         return z
 
     def decision(self, X: np.ndarray) -> np.ndarray:
-        """scikit-learn's ``decision_function``: ``(n,)`` for a binary head, else ``(n, k)``."""
-        d = self._standardised(np.asarray(X, dtype=np.float32)) @ self.coef_.T + self.intercept_
+        """scikit-learn's ``decision_function`` on :func:`stable_features`: ``(n,)`` for a binary head, else ``(n, k)``."""
+        d = self._standardised(X) @ self.coef_.T + self.intercept_
         return d.ravel() if self.coef_.shape[0] == 1 else d
 
     def logits(self, X: np.ndarray) -> np.ndarray:
@@ -129,7 +164,7 @@ class LinearHead:
     def linear_parts(self, column: int) -> tuple[np.ndarray, float] | None:
         """Weights on the raw features and bias of the logit of ``column`` vs the rest (binary heads), else None.
 
-        With ``z = (f - mean) / scale`` the logit ``w . z + b`` is
+        (Applied to :func:`stable_features` of the features they give :meth:`logits`.) With ``z = (f - mean) / scale`` the logit ``w . z + b`` is
         ``(w / scale) . f + b - (w / scale) . mean``.
         """
         if self.coef_ is None or self.coef_.shape[0] != 1:
@@ -147,7 +182,7 @@ class LinearHead:
 
 
 class MLPHead:
-    """A torch MLP (ReLU between ``hidden`` layers) on standardised features.
+    """A torch MLP (ReLU between ``hidden`` layers) on standardised :func:`stable_features`, in float64.
 
     Args:
         hidden: Hidden layer sizes, e.g. ``(500, 100)``.
@@ -173,7 +208,7 @@ class MLPHead:
                 "weight_decay": self.weight_decay, "seed": self.seed}
 
     def _build(self, d: int, k: int):
-        return mlp(d, self.hidden, k)
+        return mlp(d, self.hidden, k).double()
 
     def fit(self, X: np.ndarray, y_idx: np.ndarray, k: int | None = None, init: MLPHead | None = None) -> MLPHead:
         """Train on ``X (n, d)`` and class indices ``y_idx (n,)``.
@@ -186,7 +221,7 @@ class MLPHead:
         import torch
         import torch.nn.functional as F
 
-        X = np.asarray(X, dtype=np.float32)
+        X = stable_features(X)
         if init is not None:
             if init.net is None or init.mean_ is None or len(init.mean_) != X.shape[1]:
                 raise ValueError(f"MLPHead.fit(init=...): init must be a fitted head on {X.shape[1]} features")
@@ -194,7 +229,7 @@ class MLPHead:
         else:
             self.k = int(k or (int(np.max(y_idx)) + 1))
             self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-6
-        Xs = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32)
+        Xs = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float64)
         yt = torch.as_tensor(np.asarray(y_idx), dtype=torch.long)
         seed_everything(self.seed)
         self.net = copy.deepcopy(init.net) if init is not None else self._build(X.shape[1], self.k)
@@ -214,8 +249,8 @@ class MLPHead:
         if self.net is None:
             raise RuntimeError("MLPHead used before fit or load")
         with torch.inference_mode():
-            x = torch.as_tensor((np.asarray(X, dtype=np.float32) - self.mean_) / self.scale_, dtype=torch.float32)
-            return self.net(x).double().numpy()
+            x = torch.as_tensor((stable_features(X) - self.mean_) / self.scale_, dtype=torch.float64)
+            return self.net(x).numpy()
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return softmax(self.logits(X))

@@ -153,13 +153,17 @@ def test_expected_values_check_fails_when_a_value_is_changed_by_hand(tmp_path):
     pinned = expected.expectations("01", "smoke", path=copy)
     assert pinned, 'expected.yaml has no "01": smoke: block'
     metrics = {key: exp.value for key, exp in pinned.items()}
+    for exp in pinned.values():  # denominators of tolerances in items (unless pinned themselves)
+        if exp.per:
+            metrics.setdefault(exp.per, 100)
     assert expected.check("01", "smoke", metrics, path=copy) == []
-    key, exp = next((k, e) for k, e in pinned.items() if e.tol is not None)
+    key, exp = next((k, e) for k, e in pinned.items() if e.kind == "model")
+    shift = exp.absolute_tol(metrics) + 0.01  # just past the tolerance
     lines = copy.read_text().splitlines()
     assert key in lines[exp.line - 1], (key, lines[exp.line - 1])
-    lines[exp.line - 1] = lines[exp.line - 1].replace(f"value: {exp.value!r}", f"value: {exp.value + 0.01!r}")
+    lines[exp.line - 1] = lines[exp.line - 1].replace(f"value: {exp.value!r}", f"value: {exp.value + shift!r}")
     copy.write_text("\n".join(lines) + "\n")
     mismatches = expected.check("01", "smoke", metrics, path=copy)
     assert [m.key for m in mismatches] == [key]
-    assert mismatches[0].expected == pytest.approx(exp.value + 0.01) and mismatches[0].actual == exp.value
+    assert mismatches[0].expected == pytest.approx(exp.value + shift) and mismatches[0].actual == exp.value
     assert key in str(mismatches[0]) and "expected" in str(mismatches[0])

@@ -107,3 +107,121 @@ def test_the_project_file_is_well_formed():
     data = expected.load()
     for number in ("01", "02", "03"):
         assert data[number]["smoke"], f"no smoke values pinned for notebook {number}"
+
+
+KINDED = """\
+"02":
+  smoke:
+    exact:
+      n_contexts: {value: 12}
+      cell: {value: 0.98, truncate: 2}
+    model:
+      nli_accuracy: {value: 0.7, tol_items: 3, items: 343}
+      probe_accuracy: {value: 0.9, tol_items: 2, per: probe_accuracy_n}
+      spearman: {value: -0.1, tol: 0.05}
+"""
+
+
+@pytest.fixture
+def kinded(tmp_path):
+    path = tmp_path / "kinded.yaml"
+    path.write_text(KINDED)
+    return path
+
+
+def test_exact_and_model_blocks_give_each_entry_its_kind_and_tolerance_in_items(kinded, good):
+    block = expected.expectations("02", "smoke", path=kinded)
+    assert {k: e.kind for k, e in block.items()} == {"n_contexts": "exact", "cell": "exact", "nli_accuracy": "model",
+                                                     "probe_accuracy": "model", "spearman": "model"}
+    acc = block["nli_accuracy"]
+    assert (acc.tol_items, acc.items, acc.per, acc.line) == (3, 343, None, 7)
+    assert acc.tolerance == "±3 items of 343" and acc.absolute_tol() == pytest.approx(3 / 343)
+    assert block["probe_accuracy"].tolerance == "±2 items of probe_accuracy_n"
+    assert block["probe_accuracy"].absolute_tol({"probe_accuracy_n": 100}) == pytest.approx(0.02)
+    # a flat block (no exact: / model:) reads as before: tol makes an entry model-dependent, the rest is exact
+    flat = expected.expectations("01", "smoke", path=good)
+    assert flat["violation_rate/overall"].kind == "model" and flat["n_sources"].kind == "exact"
+
+
+def test_tolerance_in_items_over_a_number_or_a_metrics_key(kinded):
+    base = {"n_contexts": 12, "cell": 0.989, "nli_accuracy": 0.7, "probe_accuracy": 0.9, "probe_accuracy_n": 100,
+            "spearman": -0.1}
+
+    def keys(**changed):
+        return [m.key for m in expected.check("02", "smoke", {**base, **changed}, path=kinded)]
+
+    assert keys() == []
+    assert keys(nli_accuracy=0.7 + 3 / 343) == []          # three items flipped: within
+    assert keys(nli_accuracy=0.7 - 3 / 343) == []
+    assert keys(nli_accuracy=0.7 + 4 / 343) == ["nli_accuracy"]  # four: not
+    assert keys(probe_accuracy=0.92) == [] and keys(probe_accuracy=0.93) == ["probe_accuracy"]
+    assert keys(probe_accuracy=0.92, probe_accuracy_n=200) == ["probe_accuracy"]  # the run's own denominator
+    assert keys(spearman=-0.149) == [] and keys(spearman=-0.16) == ["spearman"]
+    assert keys(n_contexts=13) == ["n_contexts"] and keys(cell=0.99) == ["cell"]
+    # a missing denominator is a mismatch that says so
+    missing = {k: v for k, v in base.items() if k != "probe_accuracy_n"}
+    (m,) = expected.check("02", "smoke", missing, path=kinded)
+    assert m.key == "probe_accuracy" and m.kind == "model" and "probe_accuracy_n missing" in str(m)
+    (m,) = expected.check("02", "smoke", {**base, "nli_accuracy": 0.8}, path=kinded)
+    assert "(model, ±3 items of 343 = ±0.00875)" in str(m) and "line 7" in str(m)
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol: .inf}\n', 3, "finite number >= 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol: .nan}\n', 3, "finite number >= 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol: -1.0e-6}\n', 3, "finite number >= 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol: 1.0e-6}\n    b: {value: 1}\n    a: {value: 0.6, tol: 1.0e-6}\n',
+     5, "'a' is given twice in '01' / 'smoke' (first at line 3)"),
+    ('"01":\n  smoke:\n    exact:\n      a: {value: 1}\n    model:\n      a: {value: 0.5, tol_items: 1, items: 9}\n',
+     6, "'a' is given twice"),
+    ('"01":\n  smoke:\n    model:\n      a: {value: 0.5, tol_items: 1, items: 9}\n      a: {value: 0.5, tol: 0.1}\n',
+     5, "given twice"),
+    ('"01":\n  smoke:\n    a: {value: 1}\n  smoke:\n    b: {value: 1}\n', 4, "'smoke' is given twice"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: -1, items: 9}\n', 3, "whole number of items >= 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: .inf, items: 9}\n', 3, "whole number of items >= 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1.5, items: 9}\n', 3, "whole number of items >= 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1}\n', 3, "needs its denominator"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 9, per: n}\n', 3, "one of the two"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 0}\n', 3, "whole number > 0"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 9, tol: 0.1}\n', 3, "not both"),
+    ('"01":\n  smoke:\n    a: {value: 0.5, items: 9}\n', 3, "only go with tol_items"),
+    ('"01":\n  smoke:\n    exact:\n      a: {value: 0.5, tol: 0.1}\n', 4, "'exact' block"),
+    ('"01":\n  smoke:\n    model:\n      a: {value: 0.5}\n', 4, "a 'model' entry needs tol_items"),
+    ('"01":\n  smoke:\n    model:\n      a: {value: 0.5, truncate: 2}\n', 4, "'model' block"),
+])
+def test_bad_tolerances_and_keys_pinned_twice_are_refused_with_their_line(tmp_path, text, line, words):
+    path = tmp_path / "expected.yaml"
+    path.write_text(text)
+    with pytest.raises(expected.ExpectedFormatError) as info:
+        expected.load(path)
+    assert info.value.line == line and f"{path}, line {line}" in str(info.value) and words in str(info.value)
+
+
+def test_command_line_fails_when_it_checks_nothing(tmp_path, good, capsys):
+    out = tmp_path / "out"
+    _write_run(out, "01_pairwise_sentiment_systematicity", "smoke",
+               {"violation_rate/overall": 0.25, "n_sources": 60, "dataset": "bundled"})
+    base = ["--out-dir", str(out), "--expected", str(good)]
+    assert expected.main(["--profile", "smoke", *base]) == 0
+    assert "(2 exact, 1 model-dependent within their tolerance)" in capsys.readouterr().out
+    assert expected.main(["--profile", "smoek", *base]) == 2  # a misspelt profile
+    assert "checked nothing" in capsys.readouterr().err
+    assert expected.main(["--profile", "smoke", "--only", "99", *base]) == 2  # no pins for that notebook
+    assert "notebook(s) 99 have no pinned 'smoke' values" in capsys.readouterr().err
+    assert expected.main(["--profile", "smoke", "--only", "01,99", *base]) == 2
+
+
+
+def test_the_project_file_says_what_each_value_depends_on():
+    """Every profile block of the project file is split into exact: and model:; model values tolerate items."""
+    import yaml
+
+    raw = yaml.safe_load(expected.project_root().joinpath(expected.EXPECTED_FILE).read_text())
+    for number, profiles in raw.items():
+        for profile, block in profiles.items():
+            assert set(block) <= set(expected.KINDS), f"{number}/{profile}: keys outside exact:/model: {set(block)}"
+    for number, profiles in expected.load().items():
+        for profile, block in profiles.items():
+            for key, exp in block.items():
+                if exp.kind == "model" and exp.tol_items is None:
+                    assert exp.tol is not None and exp.tol > 0, (number, profile, key)

@@ -1,0 +1,69 @@
+"""Every pinned smoke value holds under CPU kernel sets and thread counts other than the default (issue 24).
+
+Float32 encoder outputs differ in their last bits between ATen's CPU kernels
+(AVX-512, AVX2, none), MKL's GEMM code paths and thread counts. The heads
+that turn them into decisions fit on :func:`mtlib.models.heads.stable_features`,
+and ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
+tolerance in items measured across such settings (``benchmarks/pin_spread.py``).
+This test runs the smoke profile with a fresh ``MTLIB_CACHE`` (so every
+embedding is recomputed under the variant) and checks every pin of the
+notebooks it ran with :mod:`mtlib.expected`:
+
+- variant ``sse42-1thread``: ``ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2``, one thread
+  (``OMP_NUM_THREADS=MKL_NUM_THREADS=OPENBLAS_NUM_THREADS=1``): notebooks 01, 02, 03, 05;
+- variant ``avx2-2threads``: ``ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2``, two threads:
+  notebooks 04, 06, 07.
+
+Each notebook runs under one variant, so the two together cost one smoke pass
+(about 110 s of CPU) in their own xdist group; the default kernels are checked
+by ``tests/test_notebooks.py``. ``MTLIB_TEST_VARIANTS=full`` runs all seven
+notebooks under both variants (two smoke passes).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtlib import expected
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = ("01", "02", "03", "04", "05", "06", "07")
+THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+VARIANTS = {
+    "sse42-1thread": ({"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
+                       **{v: "1" for v in THREADS}}, ("01", "02", "03", "05")),
+    "avx2-2threads": ({"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+                       **{v: "2" for v in THREADS}}, ("04", "06", "07")),
+}
+
+pytestmark = [pytest.mark.notebook, pytest.mark.xdist_group("variants")]
+
+
+def test_every_notebook_runs_under_one_variant():
+    covered = sorted(n for _, numbers in VARIANTS.values() for n in numbers)
+    assert covered == sorted(ALL)
+    assert {p.stem[:2] for p in (ROOT / "notebooks").glob("0[1-9]_*.ipynb")} == set(ALL), "a new notebook: add it"
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_pinned_smoke_values_hold_under_other_cpu_kernels(variant, tmp_path):
+    env_changes, numbers = VARIANTS[variant]
+    if os.environ.get("MTLIB_TEST_VARIANTS") == "full":
+        numbers = ALL
+    only = ",".join(numbers)
+    out = tmp_path / "out"
+    env = {**os.environ, **env_changes, "MTLIB_CACHE": str(tmp_path / "cache"),  # fresh: every embedding anew
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    cmd = [sys.executable, "-m", "mtlib.run", "--profile", "smoke", "--only", only, "--root", str(ROOT),
+           "--out-dir", str(out)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{variant}: the smoke run failed\n{(proc.stdout + proc.stderr)[-3000:]}"
+    checked, mismatches = expected.check_runs("smoke", out, only=list(numbers))
+    assert sorted(c[:2] for c in checked) == sorted(numbers)
+    assert not mismatches, (f"{variant} ({' '.join(f'{k}={v}' for k, v in env_changes.items())}): pinned smoke "
+                            "values not reproduced:\n" + "\n".join(map(str, mismatches)))
