@@ -35,7 +35,7 @@ pathlib.Path(marker).write_text(f"{{os.getpid()}} {{os.getppid()}}")
 time.sleep(120)
 run.record("finished", 1)
 '''
-QUICK = '''from mtlib import results
+QUICK = '''from mtlib.run import results
 run = results.Run("{stem}", profile=profile, out_dir=out_dir, params=dict(n_boot=n_boot))
 run.record("value", n_boot, headline=True)
 '''

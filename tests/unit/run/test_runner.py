@@ -16,7 +16,7 @@ out_dir: str = ""  # output root
 value: int = 1  # a number to record
 '''
 
-OK_BODY = '''from mtlib import results
+OK_BODY = '''from mtlib.run import results
 import matplotlib.pyplot as plt
 run = results.Run("01_ok", profile=profile, out_dir=out_dir)
 fig, ax = plt.subplots()
@@ -25,7 +25,7 @@ run.save_figure(fig, "line")
 run.record("value", value, headline=True)
 '''
 
-FAIL_BODY = '''from mtlib import results
+FAIL_BODY = '''from mtlib.run import results
 run = results.Run("02_fail", profile=profile, out_dir=out_dir)
 run.record("before_failure", 1)
 raise RuntimeError("this notebook fails on purpose")
