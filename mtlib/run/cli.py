@@ -20,8 +20,14 @@ in a notebook's block that it does not declare is an error with the closest
 name suggested; a string given for a list parameter (``-p 01.models=minilm``)
 is wrapped into a list with a note.
 
+Outputs: a notebook writes beside its previous outputs (``papermill_runs/<profile>/.<stem>.attempt``)
+and they replace the old ones only when it succeeds (:func:`~mtlib.run.jobs.execute_job`): a refused
+parameter, a failure or an interruption never removes the last good run's files. ``REPORT.md`` merges:
+the rows of notebooks not run this time stay, marked with the date of their run. Names used in paths
+(the profile, notebook stems) must be single safe folder names.
+
 Faults: papermill (and so its kernel) runs in its own process group. On
-SIGTERM or SIGINT the runner stops the running notebook's papermill and
+SIGTERM, SIGINT or SIGHUP the runner stops the running notebook's papermill and
 kernel, writes ``REPORT.md`` (finished notebooks, the ``interrupted`` one with
 what it recorded, the ``not run`` ones) and exits with 128 + the signal (143,
 130). A papermill killed by a signal is reported as such (``killed by
@@ -46,18 +52,22 @@ import math
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from mtlib.run import params as nbparams
-from mtlib.run.dask_executor import DaskExecutor
+from mtlib.run.dask_executor import CONNECT_TIMEOUT, DaskExecutor
 from mtlib.run.jobs import (
     Executor,
     Interrupted,
     JobResult,
     NotebookJob,
     SequentialExecutor,
+    attempt_layout,
     signals_raise,
+    started_at,
     write_params,
 )
 from mtlib.run.layout import RunLayout, read_metrics
@@ -137,14 +147,6 @@ def build_jobs(
     return jobs
 
 
-def _clear_outputs(job: NotebookJob, root: Path, profile: str) -> None:
-    """Remove one notebook's previous outputs so a failure never shows stale results."""
-    for folder in RunLayout(root, profile, job.stem).output_dirs():
-        if folder.is_dir():
-            for f in sorted(folder.rglob("*"), reverse=True):
-                f.unlink() if f.is_file() else f.rmdir()
-
-
 def _positive_seconds(text: str) -> float:
     """``--timeout`` values: a positive number of seconds."""
     try:
@@ -191,7 +193,8 @@ def preflight(jobs: Sequence[NotebookJob], root: Path) -> tuple[list[NotebookJob
         if job.problems:
             failed.append(JobResult(job.stem, "failed", 0.0, "bad parameters: " + "; ".join(job.problems)))
             print(f"  {job.stem}: not run, bad parameters:\n    " + "\n    ".join(job.problems), flush=True)
-            write_params(job)
+            attempt = attempt_layout(job)  # the refused values, beside (never over) the last good run's
+            write_params(replace(job, output=attempt.notebook_path) if attempt else job)
             continue
         lines = missing_inputs(job.parameters, root, job.cwd)
         if lines:
@@ -214,6 +217,7 @@ def run_jobs(executor: Executor, jobs: Sequence[NotebookJob]) -> tuple[list[JobR
     """
     results: list[JobResult] = []
     signum = None
+    begun = time.time()
     with signals_raise():
         try:
             for res in executor.map(jobs):
@@ -230,14 +234,18 @@ def run_jobs(executor: Executor, jobs: Sequence[NotebookJob]) -> tuple[list[JobR
         for job in jobs:
             if job.stem in done:
                 continue
-            started = job.output.exists()  # papermill writes the output notebook when it starts
+            start = started_at(job)
+            started = start is not None and start >= begun - 1.0
+            attempt = attempt_layout(job)
+            run_dir = attempt.run_dir if attempt else job.output.parent
             results.append(
                 JobResult(
                     job.stem,
                     "interrupted" if started else "not run",
-                    0.0,
+                    max(0.0, time.time() - start) if started and start is not None else 0.0,
                     f"stopped by {name} to the runner" if started else f"not started: the runner received {name}",
-                    read_metrics(job.output.parent / "metrics.json"),
+                    read_metrics(run_dir / "metrics.json") if started else {},
+                    attempt=run_dir if started and attempt else None,
                 )
             )
         print(f"\nmtlib.run: received {name}; notebooks stopped, report written", flush=True)
@@ -270,6 +278,13 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
         "gather job per notebook with every model that writes the outputs",
     )
     group.add_argument("--retries", type=int, default=1, help="dask: extra attempts of a failed job (default 1)")
+    group.add_argument(
+        "--connect-timeout",
+        type=_positive_seconds,
+        default=CONNECT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"dask: seconds to wait for --scheduler to answer as a Dask scheduler (default {CONNECT_TIMEOUT:.0f})",
+    )
 
 
 def make_executor(args: argparse.Namespace) -> Executor:
@@ -280,7 +295,13 @@ def make_executor(args: argparse.Namespace) -> Executor:
             raise SystemExit(f"{', '.join(given)} need --executor dask")
         return SequentialExecutor()
     axes = [a.strip() for a in args.fan_out.split(",") if a.strip()]
-    return DaskExecutor(workers=args.workers, scheduler=args.scheduler, fan_out=axes, retries=args.retries)
+    return DaskExecutor(
+        workers=args.workers,
+        scheduler=args.scheduler,
+        fan_out=axes,
+        retries=args.retries,
+        connect_timeout=getattr(args, "connect_timeout", CONNECT_TIMEOUT),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -331,8 +352,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in missing_inputs(job.parameters, root, job.cwd):
                 print(f"  missing input: {line}")
         return 1 if any(job.problems for job in jobs) else 0
-    for job in jobs:
-        _clear_outputs(job, out, profile)
     print(f"mtlib.run: {len(jobs)} notebook(s), profile {profile}")
     runnable, results = preflight(jobs, root)
     ran, signum = run_jobs(executor, runnable)

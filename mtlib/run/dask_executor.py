@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -41,6 +42,7 @@ from mtlib.utils.cache import CACHE_ENV
 
 __all__ = [
     "CONNECT_TIMEOUT",
+    "connect",
     "GPU_WORKER_HINT",
     "PROGRESS_EVERY",
     "CacheNotWritable",
@@ -53,8 +55,8 @@ __all__ = [
     "run_job",
 ]
 
-#: Seconds to wait for an existing scheduler before giving up.
-CONNECT_TIMEOUT = 5.0
+#: Seconds to wait for an existing scheduler before giving up (``--connect-timeout``).
+CONNECT_TIMEOUT = 30.0
 #: A progress line at least this often while jobs run (seconds).
 PROGRESS_EVERY = 30.0
 GPU_WORKER_HINT = 'dask worker ADDRESS --resources "GPU=1"'
@@ -158,6 +160,59 @@ def probe_cache(cache: str | None) -> tuple[str, str, str]:
         return socket.gethostname(), str(path), f"{type(err).__name__}: {err}"
 
 
+def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address``, or a :class:`SystemExit` within ``timeout`` s.
+
+    The message says what was reached: nothing listening (connection refused
+    or no answer), or a server that accepted the connection but did not speak
+    as a Dask scheduler (a web server, a database, a wrong port).
+    """
+    from distributed import Client
+
+    host, port = _host_port(address)
+    if host and port:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError as err:
+            raise SystemExit(
+                f"--scheduler {address}: nothing reachable at {host}:{port} ({err.strerror or err}); expected a "
+                "Dask scheduler there (`dask scheduler`), or leave --scheduler out for a LocalCluster"
+            ) from None
+    box: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            box["client"] = Client(address, timeout=timeout, set_as_default=False)
+        except BaseException as err:  # reported by the caller's thread
+            box["error"] = err
+
+    thread = threading.Thread(target=attempt, name="mtlib-dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 5.0)
+    if "client" in box:
+        return box["client"]
+    failure = box.get("error")
+    what = (
+        f"{type(failure).__name__}: {' '.join(str(failure).split())[:200]}"
+        if failure
+        else f"no answer in {timeout:.0f} s"
+    )
+    raise SystemExit(
+        f"--scheduler {address}: reached {host or address}:{port or '?'}, which accepted the connection but did not "
+        f"answer as a Dask scheduler within {timeout:.0f} s ({what}); expected a Dask scheduler "
+        "(`dask scheduler`, default port 8786); check the address, or raise --connect-timeout"
+    )
+
+
+def _host_port(address: str) -> tuple[str, int | None]:
+    """``("host", port)`` of ``tcp://host:port`` (``("", None)`` when it has no port)."""
+    rest = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit():
+        return "", None
+    return host.strip("[]"), int(port)
+
+
 def _worker_address() -> str:
     try:
         from distributed import get_worker
@@ -227,6 +282,7 @@ class DaskExecutor:
         retries: int = 1,
         echo: Callable[[str], None] | None = None,
         progress_every: float = PROGRESS_EVERY,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         if workers < 1:
             raise SystemExit(f"--workers {workers}: expected 1 or more")
@@ -238,6 +294,7 @@ class DaskExecutor:
         self.workers, self.scheduler, self.fan_out, self.retries = workers, scheduler, tuple(fan_out), retries
         self.echo = echo or (lambda line: print(line, flush=True))
         self.progress_every = progress_every
+        self.connect_timeout = connect_timeout
         self.outcomes: list[Outcome] = []
 
     # -- cluster -----------------------------------------------------------
@@ -247,14 +304,7 @@ class DaskExecutor:
         from distributed import Client, LocalCluster
 
         if self.scheduler:
-            try:
-                return Client(self.scheduler, timeout=CONNECT_TIMEOUT)
-            except (OSError, TimeoutError) as err:
-                raise SystemExit(
-                    f"cannot reach the Dask scheduler at {self.scheduler} within "
-                    f"{CONNECT_TIMEOUT:.0f} s ({type(err).__name__}: {err}); start one with "
-                    "`dask scheduler` or run without --scheduler for a LocalCluster"
-                ) from None
+            return connect(self.scheduler, self.connect_timeout)
         import logging
 
         resources = {"GPU": 1} if _cuda_visible() else None

@@ -261,6 +261,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = {m.notebook for m in mismatches}
     print(f"mtlib.run.expected: {len(checked) - len(bad)} of {len(checked)} notebook(s) reproduce their pinned "
           f"{args.profile} values" + (f"; {len(mismatches)} mismatch(es)" if mismatches else ""))
+    if not checked:
+        print(f"mtlib.run.expected: nothing checked: no pinned {args.profile} values"
+              + (f" for --only {args.only}" if args.only else "") + f" in {args.expected or EXPECTED_FILE}",
+              file=sys.stderr)
+        return 1
     return 1 if mismatches else 0
 
 

@@ -17,6 +17,7 @@ import ctypes
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,11 +33,15 @@ import psutil
 import yaml
 
 from mtlib.run.export import export_html
-from mtlib.run.layout import read_metrics
+from mtlib.run.layout import RunLayout, read_metrics
 from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
 
 __all__ = [
+    "STARTED_FILE",
+    "attempt_layout",
+    "final_layout",
+    "started_at",
     "Executor",
     "Interrupted",
     "JobResult",
@@ -48,6 +53,9 @@ __all__ = [
     "stop_process_tree",
     "write_params",
 ]
+
+#: File in a job's attempt folder holding when it started (``time.time()``), for an interrupted job's seconds.
+STARTED_FILE = ".started"
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ class JobResult:
     metrics: dict[str, Any] = field(default_factory=dict)
     html: Path | None = None  # the self-contained HTML of the executed notebook
     html_error: str = ""
+    attempt: Path | None = None  # the run folder of a failed attempt (the last good outputs were kept)
 
 
 class Executor(Protocol):
@@ -98,7 +107,85 @@ class Executor(Protocol):
     def map(self, jobs: Sequence[NotebookJob]) -> Iterable[JobResult]: ...
 
 
+def attempt_layout(job: NotebookJob) -> RunLayout | None:
+    """Where a job's new outputs are written before they replace the previous ones (``None``: written in place).
+
+    A job whose notebook takes ``out_dir`` and whose output is
+    ``<root>/papermill_runs/<profile>/<stem>/<stem>.ipynb`` runs with ``out_dir``
+    set to ``papermill_runs/<profile>/.<stem>.attempt``; :func:`execute_job`
+    swaps that attempt's folders in only when the notebook succeeds, so a
+    failure, an interruption or a refused parameter never removes the outputs
+    of the last good run. A failed attempt stays there for inspection.
+    """
+    if "out_dir" not in job.parameters or len(job.output.parents) < 4:
+        return None
+    run_dir = job.output.parent
+    if (job.output.name, run_dir.name, run_dir.parent.parent.name) != (f"{job.stem}.ipynb", job.stem, "papermill_runs"):
+        return None
+    return RunLayout(run_dir.parent / f".{job.stem}.attempt", run_dir.parent.name, job.stem)
+
+
+def final_layout(job: NotebookJob) -> RunLayout:
+    """The layout of a job's published outputs (those of the last good run)."""
+    return RunLayout(job.output.parents[3], job.output.parents[1].name, job.stem)
+
+
+def started_at(job: NotebookJob) -> float | None:
+    """When :func:`execute_job` started this job's current attempt (``time.time()``), if it did."""
+    attempt = attempt_layout(job)
+    try:
+        return float(((attempt.root if attempt else job.output.parent) / STARTED_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def execute_job(job: NotebookJob) -> JobResult:
+    """Execute one notebook, writing its outputs beside the previous ones and swapping them in on success.
+
+    See :func:`attempt_layout`: a notebook that fails or is interrupted leaves
+    the last good outputs in place (the attempt stays in
+    ``papermill_runs/<profile>/.<stem>.attempt``, named in
+    :attr:`JobResult.attempt`).
+    """
+    attempt = attempt_layout(job)
+    if attempt is None:  # a notebook without out_dir: its outputs are replaced in place
+        if len(job.output.parents) >= 4:
+            for folder in final_layout(job).output_dirs():
+                _empty(folder)
+        _mark_start(job.output.parent)
+        return _execute(job)
+    shutil.rmtree(attempt.root, ignore_errors=True)
+    _mark_start(attempt.root)
+    staged = replace(job, parameters={**job.parameters, "out_dir": str(attempt.root)}, output=attempt.notebook_path)
+    result = _execute(staged)
+    if result.status != "ok":
+        return replace(result, attempt=attempt.run_dir)
+    final = final_layout(job)
+    trash = attempt.root / ".previous"
+    trash.mkdir(parents=True, exist_ok=True)
+    for i, (old, new) in enumerate(zip(final.output_dirs(), attempt.output_dirs())):
+        if old.exists():
+            os.replace(old, trash / str(i))
+        if new.exists():
+            old.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(new, old)
+    shutil.rmtree(attempt.root, ignore_errors=True)
+    write_params(job)  # the runner's values (the real out_dir) over the attempt's
+    return replace(result, html=final.html_path if result.html else None)
+
+
+def _mark_start(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / STARTED_FILE).write_text(repr(time.time()))
+
+
+def _empty(folder: Path) -> None:
+    if folder.is_dir():
+        for f in sorted(folder.rglob("*"), reverse=True):
+            f.unlink() if f.is_file() or f.is_symlink() else f.rmdir()
+
+
+def _execute(job: NotebookJob) -> JobResult:
     """Execute one notebook in a separate papermill process.
 
     The job's metrics are read back from
@@ -177,7 +264,7 @@ def execute_job(job: NotebookJob) -> JobResult:
 
 
 class Interrupted(Exception):
-    """The runner received SIGTERM or SIGINT (raised by :func:`signals_raise`)."""
+    """The runner received SIGTERM, SIGINT or SIGHUP (raised by :func:`signals_raise`)."""
 
     def __init__(self, signum: int) -> None:
         self.signum = signum
@@ -185,7 +272,7 @@ class Interrupted(Exception):
 
 
 class signals_raise:
-    """Context manager: SIGTERM and SIGINT raise :class:`Interrupted` in the main thread.
+    """Context manager: SIGTERM, SIGINT and SIGHUP raise :class:`Interrupted` in the main thread.
 
     So a ``kill`` or Ctrl-C unwinds through :func:`execute_job` (which stops
     its papermill process group and kernel) up to :func:`main`, which writes
@@ -193,7 +280,7 @@ class signals_raise:
     does nothing.
     """
 
-    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # a closed terminal stops the run like a kill
 
     def __enter__(self) -> signals_raise:
         self.old: dict[int, Any] = {}

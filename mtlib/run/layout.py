@@ -12,16 +12,36 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mtlib.utils.paths import project_root
 
-__all__ = ["FIGURES_INDEX", "RunLayout", "project_root", "read_figures", "read_metrics"]
+__all__ = ["FIGURES_INDEX", "RunLayout", "project_root", "read_figures", "read_metrics", "safe_component"]
 
 #: File name of the figures index in a run folder.
 FIGURES_INDEX = "figures.json"
+_COMPONENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
+
+
+def safe_component(name: str, what: str) -> str:
+    """``name`` when it is a safe single path component (a letter or digit first, then letters, digits and
+    ``._+-``; not ``..``), else a :class:`ValueError` naming ``what`` it is.
+
+    >>> safe_component("smoke", "profile")
+    'smoke'
+    >>> safe_component("..", "profile")
+    Traceback (most recent call last):
+    ...
+    ValueError: profile '..' cannot name a folder: use letters, digits and ._+- (a letter or digit first)
+    """
+    if not _COMPONENT.match(name) or name in (".", ".."):
+        raise ValueError(
+            f"{what} {name!r} cannot name a folder: use letters, digits and ._+- (a letter or digit first)"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -38,6 +58,11 @@ class RunLayout:
     root: Path
     profile: str
     stem: str
+
+    def __post_init__(self) -> None:
+        safe_component(self.profile, "profile")
+        if self.stem:
+            safe_component(self.stem, "notebook")
 
     @property
     def profile_dir(self) -> Path:

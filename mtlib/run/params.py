@@ -75,6 +75,8 @@ from mtlib.utils.paths import project_root
 
 __all__ = [
     "CHECKED_ENV",
+    "MAX_YAML_BYTES",
+    "MAX_YAML_NODES",
     "RULES_FILE",
     "TYPES",
     "ConfigError",
@@ -86,6 +88,7 @@ __all__ = [
     "compile_rule",
     "declared",
     "kernel_namespace",
+    "load_yaml_text",
     "load_rules",
     "namespace_values",
     "notebook_file",
@@ -109,6 +112,9 @@ TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "list": ((list, tuple), "a list"),
     "dict": ((dict,), "a mapping"),
 }
+#: Bounds of a profile, the rules file or a ``-p`` value: bytes, and values once YAML aliases are expanded.
+MAX_YAML_BYTES = 1_000_000
+MAX_YAML_NODES = 100_000
 _NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf)"
 
 
@@ -143,6 +149,11 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
     """
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise ConfigError(
+                f"{path}: {path.stat().st_size} bytes, more than a profile or rules file needs "
+                f"(at most {MAX_YAML_BYTES})"
+            )
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         line = path.read_bytes()[: err.start].count(b"\n") + 1
@@ -166,6 +177,7 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
                 for sub, _ in mapping.value:
                     if isinstance(sub, yaml.ScalarNode) and sub.tag.endswith((":int", ":float")):
                         sub.tag = "tag:yaml.org,2002:str"  # keep "01" as written
+        _check_nodes(node, str(path))
         _key_lines(node, (), lines)
         data = loader.construct_document(node)
     except yaml.YAMLError as err:
@@ -176,6 +188,53 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
     finally:
         loader.dispose()
     return data, lines
+
+
+def load_yaml_text(text: str, where: str) -> Any:
+    """Parse one YAML value given on the command line, with the bounds of :func:`read_yaml`.
+
+    Raises:
+        ConfigError: too long, too many nodes once aliases are expanded, or a duplicate key.
+        yaml.YAMLError: invalid YAML.
+    """
+    if len(text) > MAX_YAML_BYTES:
+        raise ConfigError(f"{where}: the value has {len(text)} characters (at most {MAX_YAML_BYTES})")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_nodes(node, where)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_nodes(root: Any, where: str) -> None:
+    """Refuse an alias bomb (a document that grows past :data:`MAX_YAML_NODES` once aliases are expanded)
+    and a key given twice in one mapping (YAML keeps the last silently), naming the line."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_YAML_NODES:
+            raise ConfigError(
+                f"{where}: more than {MAX_YAML_NODES} values once its aliases (*name) are expanded; "
+                "an alias bomb, or far more than a profile needs"
+            )
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                    if key.value in seen:
+                        raise ConfigError(
+                            f"{where}:{key.start_mark.line + 1}: key {key.value!r} is given twice "
+                            f"(first at line {seen[key.value]})"
+                        )
+                    seen[key.value] = key.start_mark.line + 1
+                stack += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
 
 
 def _key_lines(node: Any, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:

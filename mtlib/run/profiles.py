@@ -23,9 +23,11 @@ from typing import Any
 import yaml
 
 from mtlib.run import params as nbparams
+from mtlib.run.layout import safe_component
 
 __all__ = [
     "INPUT_LISTS",
+    "RUNNER_SET",
     "apply_overrides",
     "builtin_profiles",
     "check_parameters",
@@ -38,6 +40,8 @@ __all__ = [
     "profile_path",
 ]
 
+#: Parameters the runner sets for every notebook (from --profile and --out-dir); a ``-p`` for them is refused.
+RUNNER_SET = ("profile", "out_dir")
 #: Parameters that name input files or folders (besides any ``*_path`` / ``*_dir`` other than ``out_dir``).
 INPUT_LISTS = ("word_lists",)
 
@@ -75,7 +79,11 @@ def profile_path(notebooks_dir: Path, profile: str) -> Path:
 def profile_name(profile: str) -> str:
     """The name outputs are filed under: the built-in name, or a profile file's stem."""
     is_file = profile.endswith((".yaml", ".yml")) or os.sep in profile or "/" in profile
-    return Path(profile).stem if is_file else profile
+    name = Path(profile).stem if is_file else profile
+    try:
+        return safe_component(name, "profile name")
+    except ValueError as err:
+        raise SystemExit(f"--profile {profile}: {err}; outputs are filed under it (rename the file)") from None
 
 
 def load_profile(notebooks_dir: Path, profile: str) -> dict[str, Any]:
@@ -152,12 +160,16 @@ def apply_overrides(profile_data: dict[str, Any], overrides: Sequence[str]) -> d
             raise SystemExit(f"-p {item!r}: expected NN.key=value (e.g. 02.layer=-3) or key=value")
         scope, dot, key = target.strip().rpartition(".")
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
+            value = nbparams.load_yaml_text(raw, f"-p {item!r}") if raw.strip() else ""
+        except nbparams.ConfigError as err:
+            raise SystemExit(str(err)) from None
         except yaml.YAMLError as err:
             problem = " ".join(str(getattr(err, "problem", None) or err).split())
             raise SystemExit(
                 f"-p {item!r}: the value is not valid YAML ({problem}); quote it, e.g. -p '{target.strip()}=\"...\"'"
             ) from None
+        if key in RUNNER_SET:
+            raise SystemExit(f"-p {item!r}: {key} is set by the runner; use --{key.replace('_', '-')} instead")
         if not dot or scope == "*":
             data["defaults"][key] = value
         else:

@@ -116,6 +116,11 @@ def output_root(out_dir: str | os.PathLike | None = None) -> Path:
     return project_root()
 
 
+def _not_finite(value: Any) -> bool:
+    """Whether a scalar metric is NaN or infinite."""
+    return isinstance(value, (float, np.floating)) and not math.isfinite(float(value))
+
+
 def _jsonable(value: Any) -> Any:
     """Numbers, strings, lists and dicts as plain JSON; NaN/inf become None."""
     if isinstance(value, (np.integer,)):
@@ -221,6 +226,13 @@ class Run:
         part ending in ``seconds``) is stored under ``timing/``.
         """
         items = dict(key) if isinstance(key, Mapping) else {key: value}
+        if headline:  # a headline metric is a claim of the notebook: NaN or inf is a failure, not a number
+            bad = [str(k) for k, v in items.items() if _not_finite(v)]
+            if bad:
+                raise ValueError(
+                    f"{self.stem}: headline metric(s) {', '.join(bad)} are NaN or infinite; "
+                    "a claimed value must be a number"
+                )
         for k, v in items.items():
             k = timing_key(str(k))
             self.metrics[k] = _jsonable(v)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mtlib import run as runner
 from mtlib.run import params as P
 from mtlib.run import results
-from mtlib import run as runner
 
 ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"

@@ -72,7 +72,9 @@ def test_run_keeps_going_after_a_failure_and_reports(project, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "01_ok" in out and "02_fail" in out and "failed" in out and "value=7" in out
-    ok, fail = RunLayout(project, "smoke", "01_ok"), RunLayout(project, "smoke", "02_fail")
+    ok = RunLayout(project, "smoke", "01_ok")
+    # a failed run is written beside the last good outputs (none here), in its attempt folder
+    fail = RunLayout(ok.profile_dir / ".02_fail.attempt", "smoke", "02_fail")
     ok_dir = ok.run_dir
     assert json.loads((ok_dir / "metrics.json").read_text())["value"] == 7
     assert (ok_dir / "01_ok.ipynb").exists()
