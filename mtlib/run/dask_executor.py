@@ -175,7 +175,8 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
             socket.create_connection((host, port), timeout=timeout).close()
         except OSError as err:
             raise SystemExit(
-                f"--scheduler {address}: nothing reachable at {host}:{port} ({err.strerror or err}); expected a "
+                f"--scheduler {address}: cannot reach {host}:{port}, nothing answers there ({err.strerror or err}); "
+                f"expected a "
                 "Dask scheduler there (`dask scheduler`), or leave --scheduler out for a LocalCluster"
             ) from None
     box: dict[str, Any] = {}

@@ -10,7 +10,6 @@ metrics, parameters, figures with their descriptions, tables) as
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -70,15 +69,23 @@ def figures(root: Path, profile: str, stem: str) -> list[tuple[str, Path, str]]:
 
 
 #: Characters that mean something in markdown; escaped with a backslash in every value the report shows.
-_MD_SPECIAL = re.compile(r"([\\`*{}\[\]()!|~])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")
 #: The report's record of every notebook's last outcome, so a run of some notebooks keeps the others' rows.
 LEDGER = "report.json"
 
 
 def md(text: Any) -> str:
-    """A value from a data file or the command line as inert markdown text: HTML escaped (``<img ...>``
-    shows as text), markdown syntax (links, backticks, emphasis, table bars) backslash-escaped, one line."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(" ".join(str(text).split()), quote=True))
+    """A value from a data file or the command line as inert markdown text, on one line.
+
+    ``&`` and ``<`` become entities (no HTML tag, comment or autolink can start: ``<img ...>`` shows
+    as text); the characters of markdown syntax that could start a link, an image, code, emphasis or a
+    table cell (backslash, backtick, ``*``, ``[``, ``]``, ``|``, ``~``) are backslash-escaped.
+
+    >>> md("<img src=x onerror=alert(1)> [a](http://x) `b` c|d")
+    '&lt;img src=x onerror=alert(1)> \\\\[a\\\\](http://x) \\\\`b\\\\` c\\\\|d'
+    """
+    flat = " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;")
+    return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
 def _href(path: str) -> str:

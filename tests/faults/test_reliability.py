@@ -116,7 +116,7 @@ def test_report_escapes_html_and_markdown_from_data_and_command_line(tmp_path):
     ]
     text = write_report(res, "t", tmp_path).read_text()
     assert "<img" not in text and "](http://evil)" not in text and "`tick`" not in text
-    assert "&lt;img src=x onerror=alert\\(1\\)&gt;" in text and "a\\|b" in text
+    assert "&lt;img src=x onerror=alert(1)>" in text and "a\\|b" in text
 
 
 # (e) a scheduler address that is not a Dask scheduler fails within the timeout -----------------------------------
@@ -149,7 +149,7 @@ def test_a_tcp_server_that_is_not_a_dask_scheduler_fails_within_the_timeout():
         for conn in held:
             conn.close()
         server.close()
-    with pytest.raises(SystemExit, match=rf"nothing reachable at 127\.0\.0\.1:{port}"):
+    with pytest.raises(SystemExit, match=rf"cannot reach 127\.0\.0\.1:{port}, nothing answers"):
         connect(f"tcp://127.0.0.1:{port}", timeout=2.0)  # now closed: nothing listens
 
 
