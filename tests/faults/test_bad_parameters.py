@@ -229,7 +229,8 @@ PROFILES = [
     ("top-level-list", "- 01\n", r"\.yaml:1: a profile is a mapping"),
     ("unknown-top-key", "'01':\n  n_boot: 3\n", r"\.yaml:1: unknown top-level key\(s\) '01'"),
     ("unknown-notebook", "notebooks:\n  '09':\n    n_boot: 3\n", r"unknown notebook key\(s\) '09' \(.*\.yaml:2\)"),
-    ("duplicate-key", "notebooks:\n  01:\n    n_boot: 3\n  1:\n    n_boot: 4\n", r"\.yaml:4: notebook 01 is given twice"),
+    ("duplicate-key", "notebooks:\n  01:\n    n_boot: 3\n  1:\n    n_boot: 4\n",
+     r"\.yaml:4: notebook 01 is given twice"),
     ("latin-1", "notebooks:\n  '01':\n    data_path: caf\xe9\n", r"\.yaml:3: not UTF-8 text"),
 ]
 
