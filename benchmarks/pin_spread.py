@@ -88,8 +88,8 @@ def _denominator(exp, metrics: dict) -> float | None:
 def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = None,
             only: str | None = None) -> list[dict]:
     """Per pinned key: its value under each setting, the spread, and the spread in items."""
-    from mtlib import expected
-    from mtlib.results import RunLayout, read_metrics
+    from mtlib.run import expected
+    from mtlib.run.results import RunLayout, read_metrics
     from mtlib.run import discover
 
     stems = {p.stem[:2]: p.stem for p in discover(ROOT / "notebooks")}

@@ -9,14 +9,14 @@ sentences, saved to a temporary folder and loaded through the same registry
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 # Two pytest workers share the 2-core machine (`make test` runs `-n 2`), and each notebook kernel they start
 # inherits this: one thread per process, instead of torch/BLAS pools spinning against each other.
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from mtlib.run.layout import RunLayout
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Notebooks whose second fresh-cache run is made by tests/test_dask.py (sequential vs Dask fan-out, each with
 #: its own fresh cache, compared exactly outside timing/): test_determinism.py does not run them a third time.
@@ -32,8 +34,6 @@ class SmokeRun:
 
     @property
     def run_dir(self) -> Path:
-        from mtlib.run.results import RunLayout
-
         return RunLayout(self.out_dir, "smoke", self.stem).run_dir
 
     @property
@@ -59,8 +59,19 @@ class SmokeRuns:
         if which == "b":
             env["MTLIB_CACHE"] = str(self.base / f"cache-b-{number}")  # fresh: nothing computed before
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-        cmd = [sys.executable, "-m", "mtlib.run", "--profile", "smoke", "--only", number, "--root", str(ROOT),
-               "--out-dir", str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "mtlib.run",
+            "--profile",
+            "smoke",
+            "--only",
+            number,
+            "--root",
+            str(ROOT),
+            "--out-dir",
+            str(out),
+        ]
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), out
 
     def _run(self, number: str, which: tuple[str, ...]) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -32,14 +33,30 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mtlib.run import fanout
-from mtlib.utils.cache import CACHE_ENV
 from mtlib.models.base import CALLS_LOG_ENV
-from mtlib.run.results import RunLayout
-from mtlib.run import JobResult, NotebookJob, execute_job
+from mtlib.models.registry import REGISTRY
+from mtlib.run import fanout
+from mtlib.run.jobs import JobResult, NotebookJob, execute_job
+from mtlib.run.layout import RunLayout
+from mtlib.utils.cache import CACHE_ENV
 
-#: Seconds to wait for an existing scheduler before giving up.
-CONNECT_TIMEOUT = 5.0
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "connect",
+    "GPU_WORKER_HINT",
+    "PROGRESS_EVERY",
+    "CacheNotWritable",
+    "DaskExecutor",
+    "DaskJob",
+    "JobFailed",
+    "Outcome",
+    "needs_gpu",
+    "probe_cache",
+    "run_job",
+]
+
+#: Seconds to wait for an existing scheduler before giving up (``--connect-timeout``).
+CONNECT_TIMEOUT = 30.0
 #: A progress line at least this often while jobs run (seconds).
 PROGRESS_EVERY = 30.0
 GPU_WORKER_HINT = 'dask worker ADDRESS --resources "GPU=1"'
@@ -111,8 +128,6 @@ def needs_gpu(parameters: dict[str, Any]) -> bool:
     weights (the paper checkpoints) or a name the registry does not know (a
     user's checkpoint). Packaged, static and lexicon models run on any worker.
     """
-    from mtlib.models.registry import REGISTRY
-
     device = str(parameters.get("device", "auto") or "auto")
     if device.startswith("cuda"):
         return True
@@ -145,6 +160,60 @@ def probe_cache(cache: str | None) -> tuple[str, str, str]:
         return socket.gethostname(), str(path), f"{type(err).__name__}: {err}"
 
 
+def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address``, or a :class:`SystemExit` within ``timeout`` s.
+
+    The message says what was reached: nothing listening (connection refused
+    or no answer), or a server that accepted the connection but did not speak
+    as a Dask scheduler (a web server, a database, a wrong port).
+    """
+    from distributed import Client
+
+    host, port = _host_port(address)
+    if host and port:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError as err:
+            raise SystemExit(
+                f"--scheduler {address}: cannot reach {host}:{port}, nothing answers there ({err.strerror or err}); "
+                f"expected a "
+                "Dask scheduler there (`dask scheduler`), or leave --scheduler out for a LocalCluster"
+            ) from None
+    box: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            box["client"] = Client(address, timeout=timeout, set_as_default=False)
+        except BaseException as err:  # reported by the caller's thread
+            box["error"] = err
+
+    thread = threading.Thread(target=attempt, name="mtlib-dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 5.0)
+    if "client" in box:
+        return box["client"]
+    failure = box.get("error")
+    what = (
+        f"{type(failure).__name__}: {' '.join(str(failure).split())[:200]}"
+        if failure
+        else f"no answer in {timeout:.0f} s"
+    )
+    raise SystemExit(
+        f"--scheduler {address}: reached {host or address}:{port or '?'}, which accepted the connection but did not "
+        f"answer as a Dask scheduler within {timeout:.0f} s ({what}); expected a Dask scheduler "
+        "(`dask scheduler`, default port 8786); check the address, or raise --connect-timeout"
+    )
+
+
+def _host_port(address: str) -> tuple[str, int | None]:
+    """``("host", port)`` of ``tcp://host:port`` (``("", None)`` when it has no port)."""
+    rest = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit():
+        return "", None
+    return host.strip("[]"), int(port)
+
+
 def _worker_address() -> str:
     try:
         from distributed import get_worker
@@ -164,16 +233,22 @@ def run_job(dj: DaskJob) -> Outcome:
     worker = _worker_address()
     host, path, error = probe_cache(dj.job.env.get(CACHE_ENV))
     if error:
-        raise CacheNotWritable(f"worker {worker} on {host} cannot write the cache folder {path} ({error}); "
-                               f"set {CACHE_ENV} to a folder every worker can write")
+        raise CacheNotWritable(
+            f"worker {worker} on {host} cannot write the cache folder {path} ({error}); "
+            f"set {CACHE_ENV} to a folder every worker can write"
+        )
     with tempfile.TemporaryDirectory(prefix="mtlib-dask-") as tmp:
         calls_log = Path(tmp) / "calls.tsv"
         job = replace(dj.job, env={**dj.job.env, CALLS_LOG_ENV: str(calls_log)})
         if dj.kind == "fan-out":
             scratch = Path(tmp) / "out"
             profile = str(job.parameters.get("profile", "scratch"))
-            job = replace(job, parameters={**job.parameters, "out_dir": str(scratch)},
-                          output=RunLayout(scratch, profile, job.stem).notebook_path, html=False)
+            job = replace(
+                job,
+                parameters={**job.parameters, "out_dir": str(scratch)},
+                output=RunLayout(scratch, profile, job.stem).notebook_path,
+                html=False,
+            )
         result = execute_job(job)
         by_model: dict[str, int] = {}
         if calls_log.exists():
@@ -200,9 +275,16 @@ class DaskExecutor:
     After :meth:`map`, :attr:`outcomes` holds every job's :class:`Outcome` (fan-out ones too).
     """
 
-    def __init__(self, workers: int = 2, scheduler: str | None = None, fan_out: Sequence[str] = (),
-                 retries: int = 1, echo: Callable[[str], None] | None = None,
-                 progress_every: float = PROGRESS_EVERY) -> None:
+    def __init__(
+        self,
+        workers: int = 2,
+        scheduler: str | None = None,
+        fan_out: Sequence[str] = (),
+        retries: int = 1,
+        echo: Callable[[str], None] | None = None,
+        progress_every: float = PROGRESS_EVERY,
+        connect_timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
         if workers < 1:
             raise SystemExit(f"--workers {workers}: expected 1 or more")
         if retries < 0:
@@ -213,6 +295,7 @@ class DaskExecutor:
         self.workers, self.scheduler, self.fan_out, self.retries = workers, scheduler, tuple(fan_out), retries
         self.echo = echo or (lambda line: print(line, flush=True))
         self.progress_every = progress_every
+        self.connect_timeout = connect_timeout
         self.outcomes: list[Outcome] = []
 
     # -- cluster -----------------------------------------------------------
@@ -222,34 +305,42 @@ class DaskExecutor:
         from distributed import Client, LocalCluster
 
         if self.scheduler:
-            try:
-                return Client(self.scheduler, timeout=CONNECT_TIMEOUT)
-            except (OSError, TimeoutError) as err:
-                raise SystemExit(f"cannot reach the Dask scheduler at {self.scheduler} within "
-                                 f"{CONNECT_TIMEOUT:.0f} s ({type(err).__name__}: {err}); start one with "
-                                 "`dask scheduler` or run without --scheduler for a LocalCluster") from None
+            return connect(self.scheduler, self.connect_timeout)
         import logging
 
         resources = {"GPU": 1} if _cuda_visible() else None
         with dask.config.set({"distributed.scheduler.allowed-failures": self.retries}):
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", resources=resources, silence_logs=logging.ERROR)
+            cluster = LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                resources=resources,
+                silence_logs=logging.ERROR,
+            )
         return Client(cluster, set_as_default=False)
 
     def _check_workers(self, client: Any, cache: str | None) -> bool:
         """Fail fast when a worker cannot write the cache; True when some worker offers a GPU."""
         found = client.run(probe_cache, cache)
-        bad = [f"worker {addr} on {host} cannot write the cache folder {path} ({err})"
-               for addr, (host, path, err) in sorted(found.items()) if err]
+        bad = [
+            f"worker {addr} on {host} cannot write the cache folder {path} ({err})"
+            for addr, (host, path, err) in sorted(found.items())
+            if err
+        ]
         if bad:
-            raise SystemExit("\n".join(bad) + f"\nset {CACHE_ENV} to a folder every worker can write "
-                             "(shared storage on a multi-machine cluster)")
+            raise SystemExit(
+                "\n".join(bad) + f"\nset {CACHE_ENV} to a folder every worker can write "
+                "(shared storage on a multi-machine cluster)"
+            )
         if not found:
             self.echo("  note: no worker is connected yet; jobs wait for one")
         hosts = {host for host, _, _ in found.values()}
         if len(hosts) > 1 and not cache:
-            self.echo(f"  note: workers on {len(hosts)} machines and no {CACHE_ENV} set: each uses its own "
-                      "~/.cache/mtlib, so gather jobs recompute what other machines' jobs cached")
+            self.echo(
+                f"  note: workers on {len(hosts)} machines and no {CACHE_ENV} set: each uses its own "
+                "~/.cache/mtlib, so gather jobs recompute what other machines' jobs cached"
+            )
         info = client.scheduler_info().get("workers", {})
         return any((w.get("resources") or {}).get("GPU", 0) >= 1 for w in info.values())
 
@@ -263,8 +354,15 @@ class DaskExecutor:
                 parts, notes = fanout.split(job.notebook, job.parameters, self.fan_out)
                 for note in notes:
                     self.echo(f"  note: {note}")
-            fan = [DaskJob(replace(job, parameters=p.parameters), "fan-out", p.label,
-                           needs_gpu(fanout.declared_values(job.notebook, p.parameters))) for p in parts]
+            fan = [
+                DaskJob(
+                    replace(job, parameters=p.parameters),
+                    "fan-out",
+                    p.label,
+                    needs_gpu(fanout.declared_values(job.notebook, p.parameters)),
+                )
+                for p in parts
+            ]
             gpu = needs_gpu(fanout.declared_values(job.notebook, job.parameters))
             out.append((fan, DaskJob(job, "gather" if fan else "whole", "", gpu)))
         return out
@@ -280,13 +378,17 @@ class DaskExecutor:
         plan = self.plan(jobs)
         client = self._client()
         try:
-            self.echo(f"  dask: {len(client.scheduler_info().get('workers', {}))} worker(s) at "
-                      f"{client.scheduler.address}; dashboard: {client.dashboard_link}")
+            self.echo(
+                f"  dask: {len(client.scheduler_info().get('workers', {}))} worker(s) at "
+                f"{client.scheduler.address}; dashboard: {client.dashboard_link}"
+            )
             gpu_workers = self._check_workers(client, cache)
             gpu_jobs = sum(dj.gpu for fan, g in plan for dj in (*fan, g))
             if gpu_jobs and not gpu_workers:
-                self.echo(f"  note: {gpu_jobs} job(s) would ask for a GPU but no worker offers one "
-                          f"(start one with `{GPU_WORKER_HINT}`); they run on any worker")
+                self.echo(
+                    f"  note: {gpu_jobs} job(s) would ask for a GPU but no worker offers one "
+                    f"(start one with `{GPU_WORKER_HINT}`); they run on any worker"
+                )
             total = sum(len(fan) + 1 for fan, _ in plan)
             pending: dict[Any, DaskJob] = {}
             waiting: dict[str, int] = {}
@@ -296,8 +398,7 @@ class DaskExecutor:
             def submit(dj: DaskJob) -> None:
                 key = f"{dj.kind}-{dj.name}-{uuid.uuid4().hex[:8]}".replace(" ", "_")
                 resources = {"GPU": 1} if dj.gpu and gpu_workers else None
-                pending[client.submit(run_job, dj, key=key, pure=False, retries=self.retries,
-                                      resources=resources)] = dj
+                pending[client.submit(run_job, dj, key=key, pure=False, retries=self.retries, resources=resources)] = dj
 
             for fan, gather in plan:
                 gathers[gather.job.stem] = (gather, [])
@@ -319,10 +420,12 @@ class DaskExecutor:
                     stem = dj.job.stem
                     extra = f", {outcome.forward_calls} model forward calls" if outcome.result.status == "ok" else ""
                     where = f" on {outcome.worker}" if outcome.worker else ""
-                    self.echo(f"  [{time.perf_counter() - start:6.0f} s] {done}/{total} done, "
-                              f"{self._running(client, pending)} running, {failed} failed | {dj.name}: "
-                              f"{outcome.result.status} in {outcome.result.seconds:.1f} s{where}{extra}"
-                              + (f" ({outcome.result.error})" if outcome.result.error else ""))
+                    self.echo(
+                        f"  [{time.perf_counter() - start:6.0f} s] {done}/{total} done, "
+                        f"{self._running(client, pending)} running, {failed} failed | {dj.name}: "
+                        f"{outcome.result.status} in {outcome.result.seconds:.1f} s{where}{extra}"
+                        + (f" ({outcome.result.error})" if outcome.result.error else "")
+                    )
                     if dj.kind == "fan-out":
                         gathers[stem][1].append(outcome)
                         waiting[stem] -= 1
@@ -332,8 +435,10 @@ class DaskExecutor:
                         yield self._notebook_result(outcome, gathers[stem][1])
                     last = time.perf_counter()
                 if not finished or time.perf_counter() - last >= self.progress_every:
-                    self.echo(f"  [{time.perf_counter() - start:6.0f} s] {done}/{total} done, "
-                              f"{self._running(client, pending)} running, {failed} failed")
+                    self.echo(
+                        f"  [{time.perf_counter() - start:6.0f} s] {done}/{total} done, "
+                        f"{self._running(client, pending)} running, {failed} failed"
+                    )
                     last = time.perf_counter()
         finally:
             cluster = getattr(client, "cluster", None)
@@ -346,8 +451,9 @@ class DaskExecutor:
         keys = {f.key for f in pending}
         try:  # a worker's processing list also holds the tasks queued on it: count at most its threads
             threads = client.nthreads()
-            return sum(min(threads.get(w, 1), sum(k in keys for k in tasks))
-                       for w, tasks in client.processing().items())
+            return sum(
+                min(threads.get(w, 1), sum(k in keys for k in tasks)) for w, tasks in client.processing().items()
+            )
         except Exception:  # progress is best effort; a busy scheduler must not stop the run
             return 0
 

@@ -39,7 +39,9 @@ from typing import Any
 
 import yaml
 
-from mtlib.run.results import RunLayout, project_root, read_metrics
+from mtlib.run.layout import RunLayout, read_metrics
+from mtlib.run.profiles import discover
+from mtlib.utils.paths import project_root
 
 #: Where the pinned values live, relative to the project folder.
 EXPECTED_FILE = Path("notebooks") / "profiles" / "expected.yaml"
@@ -320,8 +322,6 @@ def check_runs(profile: str, root: str | Path | None = None, *, only: Sequence[s
         ``(checked, mismatches)``: the stems checked and what they did not reproduce. A notebook
         with pinned values but no ``metrics.json`` gives one mismatch saying so.
     """
-    from mtlib.run import discover
-
     base = project_root()
     root = Path(root) if root else base
     pinned = {number: blocks[profile] for number, blocks in load(path).items() if blocks.get(profile)}

@@ -32,6 +32,14 @@ from typing import Any
 
 import nbformat
 
+__all__ = [
+    "CDN_HOSTS",
+    "export_html",
+    "latex_to_mathml",
+    "main",
+    "to_html",
+]
+
 log = logging.getLogger(__name__)
 
 #: Hosts of the scripts nbconvert's templates would load; none may appear in an export.
@@ -83,6 +91,7 @@ def _tex_delimiters(source: str) -> str:
 
     (Markdown would otherwise eat the backslash and leave ``(...)`` as text.)
     """
+
     def swap(m: re.Match) -> str:
         return f"${m.group(1)}$" if m.group(1) is not None else f"$${m.group(2)}$$"
 
@@ -146,15 +155,23 @@ def _exporter():
 
             cell = context.get("cell", {})
             path = context.get("resources", {}).get("metadata", {}).get("path", "")
-            renderer = renderer_class(escape=False, attachments=cell.get("attachments", {}),
-                                      embed_images=self.embed_images, path=path,
-                                      anchor_link_text=self.anchor_link_text,
-                                      exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
+            renderer = renderer_class(
+                escape=False,
+                attachments=cell.get("attachments", {}),
+                embed_images=self.embed_images,
+                path=path,
+                anchor_link_text=self.anchor_link_text,
+                exclude_anchor_links=self.exclude_anchor_links,
+                **self.lexer_options,
+            )
             return MarkdownWithMath(renderer=renderer).render(_tex_delimiters(source))
 
-    return OfflineHTMLExporter(template_name="lab", template_file="mtlib_offline.html.j2",
-                               extra_loaders=[DictLoader({"mtlib_offline.html.j2": _TEMPLATE})],
-                               embed_images=True)
+    return OfflineHTMLExporter(
+        template_name="lab",
+        template_file="mtlib_offline.html.j2",
+        extra_loaders=[DictLoader({"mtlib_offline.html.j2": _TEMPLATE})],
+        embed_images=True,
+    )
 
 
 def to_html(nb: nbformat.NotebookNode, path: str | Path | None = None) -> str:
@@ -188,9 +205,11 @@ def export_html(notebook: str | Path, output: str | Path | None = None) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m mtlib.run.export",
-                                     description="Export executed notebooks as self-contained HTML "
-                                                 "(maths as MathML, no CDN, figures with alt text).")
+    parser = argparse.ArgumentParser(
+        prog="python -m mtlib.run.export",
+        description="Export executed notebooks as self-contained HTML "
+        "(maths as MathML, no CDN, figures with alt text).",
+    )
     parser.add_argument("notebooks", nargs="+", help="executed notebook files")
     parser.add_argument("-o", "--output", default=None, help="output file (only with one notebook)")
     args = parser.parse_args(argv)

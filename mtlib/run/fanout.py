@@ -30,10 +30,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "AXES",
+    "MODEL_KEYED",
+    "Part",
+    "declared_values",
+    "split",
+]
+
 #: Axis -> {parameter: role}. Roles: "required" (kept non-empty) or "optional".
 AXES: dict[str, dict[str, str]] = {
-    "models": {"models": "required", "encoders": "optional", "finetune": "optional", "native": "optional",
-               "head_models": "required", "finetune_models": "optional", "fewshot_models": "required"},
+    "models": {
+        "models": "required",
+        "encoders": "optional",
+        "finetune": "optional",
+        "native": "optional",
+        "head_models": "required",
+        "finetune_models": "optional",
+        "fewshot_models": "required",
+    },
     "seeds": {"seeds": "required", "finetune_seeds": "optional"},
 }
 #: Dict parameters keyed by model name (05: per fine-tuned encoder settings and heads).
@@ -85,7 +100,7 @@ def _axis_values(values: dict[str, Any], axis: str) -> list[Any]:
 
 def _narrow(values: dict[str, Any], axis: str, item: Any) -> dict[str, Any]:
     """The parameters of the job for one item of an axis (only the axis' lists change)."""
-    out = {}
+    out: dict[str, Any] = {}
     for name, role in AXES[axis].items():
         value = values.get(name)
         if not isinstance(value, list):
@@ -146,9 +161,14 @@ def split(notebook: Path, parameters: dict[str, Any], axes: Sequence[str]) -> tu
             continue
         if axis == "models":
             items = _drop_covered(items)
-        parts = [Part(", ".join(x for x in (p.label, str(item) if axis == "models" else f"seed {item}") if x),
-                      {**p.parameters, **narrowed})
-                 for p in parts for item, narrowed in items]
+        parts = [
+            Part(
+                ", ".join(x for x in (p.label, str(item) if axis == "models" else f"seed {item}") if x),
+                {**p.parameters, **narrowed},
+            )
+            for p in parts
+            for item, narrowed in items
+        ]
     parts = [Part(p.label, {**parameters, **p.parameters}) for p in parts if p.parameters]
     if len(parts) == 1 and all(values.get(k) == v for k, v in parts[0].parameters.items()):
         notes.append(f"{notebook.stem}: a single {'/'.join(axes)} value, nothing to split; runs unsplit")

@@ -41,6 +41,22 @@ from typing import Any
 
 import nbformat
 
+__all__ = [
+    "CELL_METADATA_KEPT",
+    "INJECTED_TAG",
+    "KERNEL_DISPLAY_NAME",
+    "KERNEL_NAME",
+    "NOTEBOOK_METADATA_KEPT",
+    "REFERENCE_PYTHON",
+    "canonical_metadata",
+    "canonical_text",
+    "fix",
+    "main",
+    "normalise",
+    "problems",
+    "write_kernelspec",
+]
+
 KERNEL_NAME = "mtlib"
 KERNEL_DISPLAY_NAME = "Python (mtlib)"
 #: What JupyterLab writes into ``metadata.kernelspec`` once the ``mtlib`` kernel connects.
@@ -82,7 +98,8 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     nb.nbformat, nb.nbformat_minor = 4, max(5, int(nb.get("nbformat_minor", 0)))
     kept = {k: v for k, v in nb.metadata.items() if k in NOTEBOOK_METADATA_KEPT}
     nb.metadata = nbformat.from_dict({**kept, **canonical_metadata()})
-    cells, seen = [], set()
+    cells: list[Any] = []
+    seen: set[str] = set()
     for cell in nb.cells:
         meta = cell.get("metadata", {})
         if INJECTED_TAG in meta.get("tags", []):
@@ -131,11 +148,14 @@ def problems(text: str, name: str = "<notebook>") -> list[str]:
         found.append(f"{name}: nbformat {nb.get('nbformat')}.{nb.get('nbformat_minor')}, expected 4.5")
     meta = dict(nb.get("metadata", {}))
     if meta.get("kernelspec") != KERNELSPEC:
-        found.append(f"{name}: metadata.kernelspec is {json.dumps(meta.get('kernelspec'))}, "
-                     f"expected {json.dumps(KERNELSPEC)}")
+        found.append(
+            f"{name}: metadata.kernelspec is {json.dumps(meta.get('kernelspec'))}, expected {json.dumps(KERNELSPEC)}"
+        )
     if meta.get("language_info") != LANGUAGE_INFO:
-        found.append(f"{name}: metadata.language_info differs from what the mtlib kernel reports "
-                     f"({json.dumps(meta.get('language_info'))})")
+        found.append(
+            f"{name}: metadata.language_info differs from what the mtlib kernel reports "
+            f"({json.dumps(meta.get('language_info'))})"
+        )
     extra = sorted(set(meta) - {"kernelspec", "language_info", *NOTEBOOK_METADATA_KEPT})
     if extra:
         found.append(f"{name}: volatile notebook metadata {', '.join(extra)}")
@@ -181,17 +201,22 @@ def write_kernelspec(folder: str | Path, python: str | None = None) -> Path:
     """
     spec_dir = Path(folder) / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True, exist_ok=True)
-    spec = {"argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": KERNEL_DISPLAY_NAME, "language": "python", "metadata": {"debugger": True}}
+    spec = {
+        "argv": [python or sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": KERNEL_DISPLAY_NAME,
+        "language": "python",
+        "metadata": {"debugger": True},
+    }
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n")
     return spec_dir
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m mtlib.run.notebooks",
-                                     description="Check or fix notebooks: mtlib kernel, canonical metadata, "
-                                                 "no outputs, nbformat serialisation.")
+    parser = argparse.ArgumentParser(
+        prog="python -m mtlib.run.notebooks",
+        description="Check or fix notebooks: mtlib kernel, canonical metadata, no outputs, nbformat serialisation.",
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--fix", action="store_true", help="rewrite the notebooks in canonical form")
     mode.add_argument("--check", action="store_true", help="report problems, exit 1 if any (the default)")

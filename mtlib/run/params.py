@@ -13,8 +13,10 @@ notebook's parameters are checked in one place, by one mechanism:
 
 The runner (``python -m mtlib.run``) checks each notebook's values before
 papermill starts it (a notebook with a bad value is not run and is reported
-failed with the message; the others run), and :class:`mtlib.run.results.Run`
-checks them again when a user runs the notebook in JupyterLab.
+failed with the message; the others run) and tells the kernel so
+(:data:`CHECKED_ENV`); :class:`mtlib.run.results.Run` makes the same check,
+with the same rules, only for a run the runner did not check (a notebook
+started in JupyterLab).
 
 Types: ``int`` takes an integer (not a bool, not ``100.0``); ``float`` takes
 an integer or a float; ``bool`` only ``true``/``false``; ``str`` a string;
@@ -36,6 +38,13 @@ clause must hold::
     each CLAUSE             CLAUSE holds for every entry of a list (every value of a mapping)
     keys CLAUSE             CLAUSE holds for every key of a mapping
     subset of NAME          every entry (every key of a mapping) is in parameter NAME's value
+    non-empty if NAME       non-empty when parameter NAME is non-empty
+    non-empty unless NAME   non-empty when parameter NAME is empty (one of the two has entries)
+
+A list in ``one of`` may be named instead of spelt, as ``MODULE:NAME``
+(``each one of mtlib.models.heads:HEADS``): the tuple ``NAME`` of that
+``mtlib`` module, so the rule and the code that implements the choices share
+one list.
 
 For example ``models: "non-empty; each str"``, ``n_boot: ">= 1"``,
 ``heads: "non-empty; each one of linear, mlp"``,
@@ -49,20 +58,50 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import importlib
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import yaml
 
 from mtlib.utils.paths import project_root
 
+__all__ = [
+    "CHECKED_ENV",
+    "MAX_YAML_BYTES",
+    "MAX_YAML_NODES",
+    "RULES_FILE",
+    "TYPES",
+    "ConfigError",
+    "Declared",
+    "ParameterError",
+    "Rule",
+    "check",
+    "check_run",
+    "compile_rule",
+    "declared",
+    "kernel_namespace",
+    "load_yaml_text",
+    "load_rules",
+    "namespace_values",
+    "notebook_file",
+    "notebook_key",
+    "parse_clause",
+    "read_yaml",
+]
+
 #: The rules file, beside the notebooks.
 RULES_FILE = "parameters.yaml"
+#: Set by the runner in a notebook's environment to the notebook's stem: its parameters were checked before it
+#: started, so :func:`check_run` does not check them again.
+CHECKED_ENV = "MTLIB_PARAMS_CHECKED"
 #: Annotation name -> (accepted Python types, words for messages).
 TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "int": ((int,), "an integer"),
@@ -73,6 +112,9 @@ TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "list": ((list, tuple), "a list"),
     "dict": ((dict,), "a mapping"),
 }
+#: Bounds of a profile, the rules file or a ``-p`` value: bytes, and values once YAML aliases are expanded.
+MAX_YAML_BYTES = 1_000_000
+MAX_YAML_NODES = 100_000
 _NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf)"
 
 
@@ -107,9 +149,14 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
     """
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise ConfigError(
+                f"{path}: {path.stat().st_size} bytes, more than a profile or rules file needs "
+                f"(at most {MAX_YAML_BYTES})"
+            )
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
         raise ConfigError(f"{path}:{line}: not UTF-8 text ({err.reason}); save the file as UTF-8") from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot read ({err.strerror or err})") from None
@@ -121,12 +168,16 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
             return None, lines
         if isinstance(node, yaml.MappingNode):
             mappings = [node] if "" in raw_keys_under else []
-            mappings += [value for key, value in node.value
-                         if key.value in raw_keys_under and isinstance(value, yaml.MappingNode)]
+            mappings += [
+                value
+                for key, value in node.value
+                if key.value in raw_keys_under and isinstance(value, yaml.MappingNode)
+            ]
             for mapping in mappings:
                 for sub, _ in mapping.value:
                     if isinstance(sub, yaml.ScalarNode) and sub.tag.endswith((":int", ":float")):
                         sub.tag = "tag:yaml.org,2002:str"  # keep "01" as written
+        _check_nodes(node, str(path))
         _key_lines(node, (), lines)
         data = loader.construct_document(node)
     except yaml.YAMLError as err:
@@ -137,6 +188,53 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
     finally:
         loader.dispose()
     return data, lines
+
+
+def load_yaml_text(text: str, where: str) -> Any:
+    """Parse one YAML value given on the command line, with the bounds of :func:`read_yaml`.
+
+    Raises:
+        ConfigError: too long, too many nodes once aliases are expanded, or a duplicate key.
+        yaml.YAMLError: invalid YAML.
+    """
+    if len(text) > MAX_YAML_BYTES:
+        raise ConfigError(f"{where}: the value has {len(text)} characters (at most {MAX_YAML_BYTES})")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_nodes(node, where)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_nodes(root: Any, where: str) -> None:
+    """Refuse an alias bomb (a document that grows past :data:`MAX_YAML_NODES` once aliases are expanded)
+    and a key given twice in one mapping (YAML keeps the last silently), naming the line."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_YAML_NODES:
+            raise ConfigError(
+                f"{where}: more than {MAX_YAML_NODES} values once its aliases (*name) are expanded; "
+                "an alias bomb, or far more than a profile needs"
+            )
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                    if key.value in seen:
+                        raise ConfigError(
+                            f"{where}:{key.start_mark.line + 1}: key {key.value!r} is given twice "
+                            f"(first at line {seen[key.value]})"
+                        )
+                    seen[key.value] = key.start_mark.line + 1
+                stack += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
 
 
 def _key_lines(node: Any, prefix: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:
@@ -177,8 +275,6 @@ def declared(notebook: str | Path) -> dict[str, Declared]:
 
 @functools.lru_cache(maxsize=64)
 def _declared(path: str, mtime_ns: int) -> dict[str, Declared]:
-    import nbformat
-
     notebook = Path(path)
     nb = nbformat.read(notebook, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -236,6 +332,21 @@ def _entries(v: Any) -> list[tuple[str, Any]]:
     return []
 
 
+def _has_entries(v: Any) -> bool:
+    return hasattr(v, "__len__") and len(v) > 0
+
+
+def _named_list(module: str, name: str) -> list[Any]:
+    """The tuple or list ``name`` of the ``mtlib`` module ``module`` (a rule's ``one of MODULE:NAME``)."""
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"{module}:{name} names no list ({err})") from None
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{module}:{name} is a {type(value).__name__}, not a list")
+    return list(value)
+
+
 def parse_clause(text: str) -> Check:
     """Compile one clause of the rule language (see the module docstring).
 
@@ -243,32 +354,55 @@ def parse_clause(text: str) -> Check:
         ValueError: a clause the language does not have.
     """
     t = " ".join(text.split())
-    ops = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-           "<": lambda a, b: a < b, "!=": lambda a, b: a != b}
+    ops = {
+        ">=": lambda a, b: a >= b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        "<": lambda a, b: a < b,
+        "!=": lambda a, b: a != b,
+    }
     if m := re.fullmatch(rf"(>=|<=|>|<|!=)\s*({_NUM})", t):
         op, bound = m.group(1), float(m.group(2))
 
         def compare(v: Any, _: Any) -> list[tuple[str, Any, str]]:
             ok = _is_number(v) and not (isinstance(v, float) and math.isnan(v)) and ops[op](v, bound)
             return [] if ok else [("", v, t)]
+
         return compare
     if m := re.fullmatch(rf"in\s*([\[(])\s*({_NUM})\s*,\s*({_NUM})\s*([\])])", t):
         lo_open, lo, hi, hi_open = m.group(1) == "(", float(m.group(2)), float(m.group(3)), m.group(4) == ")"
 
         def interval(v: Any, _: Any) -> list[tuple[str, Any, str]]:
-            ok = (_is_number(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi))
+            ok = _is_number(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
             return [] if ok else [("", v, f"a number {t}")]
+
         return interval
-    if m := re.fullmatch(r"one of (.+)", t):
+    allowed: list[Any] | None = None
+    if m := re.fullmatch(r"one of (mtlib(?:\.\w+)+):([A-Za-z_]\w*)", t):
+        allowed = _named_list(m.group(1), m.group(2))
+    elif m := re.fullmatch(r"one of (.+)", t):
         # numbers are numbers, anything else a string (so "yes"/"no" stay words, unlike plain YAML)
-        allowed = [yaml.safe_load(x.strip()) if re.fullmatch(_NUM, x.strip()) else x.strip()
-                   for x in m.group(1).split(",")]
-        words = ", ".join(str(a) for a in allowed)
+        allowed = [
+            yaml.safe_load(x.strip()) if re.fullmatch(_NUM, x.strip()) else x.strip() for x in m.group(1).split(",")
+        ]
+    if allowed is not None:
+        choices = allowed
+        words = ", ".join(str(a) for a in choices)
 
         def one_of(v: Any, _: Any) -> list[tuple[str, Any, str]]:
-            ok = any(v == a and type(v) is type(a) for a in allowed)
+            ok = any(v == a and type(v) is type(a) for a in choices)
             return [] if ok else [("", v, f"one of {words}")]
+
         return one_of
+    if m := re.fullmatch(r"non-empty (if|unless) ([A-Za-z_]\w*)", t):
+        when, other = m.group(1), m.group(2)
+
+        def non_empty_when(v: Any, ctx: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
+            if other not in ctx or (bool(_has_entries(ctx[other])) != (when == "if")) or _has_entries(v):
+                return []
+            return [("", v, f"at least one entry when {other} = {json.dumps(ctx[other])}")]
+
+        return non_empty_when
     if t == "non-empty":
         return lambda v, _: [] if hasattr(v, "__len__") and len(v) > 0 else [("", v, "at least one entry")]
     if m := re.fullmatch(r"length (\d+)", t):
@@ -276,13 +410,13 @@ def parse_clause(text: str) -> Check:
         return lambda v, _: [] if isinstance(v, (list, tuple)) and len(v) == n else [("", v, f"a list of {n} entries")]
     if t in TYPES:
         types, words = TYPES[t]
-        return lambda v, _: [] if isinstance(v, types) and (bool in types) == isinstance(v, bool) \
-            else [("", v, words)]
+        return lambda v, _: [] if isinstance(v, types) and (bool in types) == isinstance(v, bool) else [("", v, words)]
     if m := re.fullmatch(r"each (.+)", t):
         inner = parse_clause(m.group(1))
 
         def each(v: Any, ctx: Any) -> list[tuple[str, Any, str]]:
             return [(where + sub, bad, what) for where, x in _entries(v) for sub, bad, what in inner(x, ctx)]
+
         return each
     if m := re.fullmatch(r"keys (.+)", t):
         inner = parse_clause(m.group(1))
@@ -290,6 +424,7 @@ def parse_clause(text: str) -> Check:
         def keys(v: Any, ctx: Any) -> list[tuple[str, Any, str]]:
             items = list(v) if isinstance(v, Mapping) else []
             return [(" (a key)" + sub, bad, what) for k in items for sub, bad, what in inner(k, ctx)]
+
         return keys
     if m := re.fullmatch(r"subset of ([A-Za-z_]\w*)", t):
         other = m.group(1)
@@ -302,6 +437,7 @@ def parse_clause(text: str) -> Check:
                 return [] if v in pool else [("", v, f"an entry of {other} = {json.dumps(pool)}")]
             extra = [x for x in v if x not in pool]
             return [("", v, f"entries of {other} = {json.dumps(pool)}, not {json.dumps(extra)}")] if extra else []
+
         return subset
     raise ValueError(f"unknown rule clause {text!r}")
 
@@ -319,7 +455,7 @@ def compile_rule(text: str, source: str) -> Rule:
         try:
             rule.checks.append(parse_clause(clause))
         except ValueError as err:
-            raise ConfigError(f"{source}: {err}; the rule language is described in mtlib/params.py") from None
+            raise ConfigError(f"{source}: {err}; the rule language is described in mtlib/run/params.py") from None
     return rule
 
 
@@ -344,11 +480,14 @@ def load_rules(notebooks_dir: str | Path) -> dict[str, dict[str, Rule]]:
     out: dict[str, dict[str, Rule]] = {}
     for nb, block in data.items():
         if not isinstance(block, dict):
-            raise ConfigError(f"{path}:{lines.get((str(nb),), 1)}: notebook {nb!r}: expected a mapping "
-                              "{parameter: rule}")
+            raise ConfigError(
+                f"{path}:{lines.get((str(nb),), 1)}: notebook {nb!r}: expected a mapping {{parameter: rule}}"
+            )
         key = f"0{nb}" if str(nb).isdigit() and len(str(nb)) == 1 else str(nb)
-        out[key] = {str(p): compile_rule(str(r), f"{path.parent.name}/{path.name}:{lines.get((str(nb), str(p)), 1)}")
-                    for p, r in block.items()}
+        out[key] = {
+            str(p): compile_rule(str(r), f"{path.parent.name}/{path.name}:{lines.get((str(nb), str(p)), 1)}")
+            for p, r in block.items()
+        }
     return out
 
 
@@ -369,14 +508,23 @@ def _type_problem(name: str, value: Any, kind: str) -> str | None:
     elif kind == "int" and isinstance(value, float) and value.is_integer():
         hint = f" (write {int(value)})"
     elif kind in ("int", "float") and isinstance(value, str) and re.fullmatch(_NUM, value.strip()):
-        hint = (" (YAML reads 1e-3 as text: write 1.0e-3)" if "e" in value.lower() and "." not in value
-                else " (write it without quotes)")
+        hint = (
+            " (YAML reads 1e-3 as text: write 1.0e-3)"
+            if "e" in value.lower() and "." not in value
+            else " (write it without quotes)"
+        )
     return f"{name} = {value!r}: expected {words} ({kind}), got {type(value).__name__}{hint}"
 
 
-def check(notebook: str | Path, values: Mapping[str, Any], *, rules: Mapping[str, Mapping[str, Rule]] | None = None,
-          wrap_strings: bool = False, strict_names: bool = True,
-          parameters: Mapping[str, Declared] | None = None) -> tuple[dict[str, Any], list[str], list[str]]:
+def check(
+    notebook: str | Path,
+    values: Mapping[str, Any],
+    *,
+    rules: Mapping[str, Mapping[str, Rule]] | None = None,
+    wrap_strings: bool = False,
+    strict_names: bool = True,
+    parameters: Mapping[str, Declared] | None = None,
+) -> tuple[dict[str, Any], list[str], list[str]]:
     """Check a notebook's parameter values against its annotations and rules.
 
     Args:
@@ -406,8 +554,10 @@ def check(notebook: str | Path, values: Mapping[str, Any], *, rules: Mapping[str
         if name not in decl:
             if strict_names:
                 close = difflib.get_close_matches(name, list(decl), n=1)
-                problems.append(f"{name}: {notebook.name} has no such parameter"
-                                + (f"; did you mean {close[0]}?" if close else f"; it has {', '.join(decl)}"))
+                problems.append(
+                    f"{name}: {notebook.name} has no such parameter"
+                    + (f"; did you mean {close[0]}?" if close else f"; it has {', '.join(decl)}")
+                )
             continue
         kind = decl[name].type
         if kind == "list" and isinstance(value, str) and wrap_strings:
@@ -424,9 +574,28 @@ def check(notebook: str | Path, values: Mapping[str, Any], *, rules: Mapping[str
             problems.append(f"{name}{where} = {got!r}: expected {what} (rule {rule.text!r}, {rule.source})")
     for name in nb_rules:
         if name not in decl:
-            problems.append(f"{name}: {nb_rules[name].source} has a rule for it, but {notebook.name} declares no "
-                            "such parameter")
+            problems.append(
+                f"{name}: {nb_rules[name].source} has a rule for it, but {notebook.name} declares no such parameter"
+            )
     return out, problems, notes
+
+
+def notebook_file(stem: str, root: str | Path | None = None) -> Path | None:
+    """``notebooks/<stem>.ipynb`` of the project (``None`` when there is no such notebook)."""
+    notebook = Path(root or project_root()) / "notebooks" / f"{stem}.ipynb"
+    return notebook if notebook.is_file() else None
+
+
+def namespace_values(stem: str, namespace: Mapping[str, Any], *, root: str | Path | None = None) -> dict[str, Any]:
+    """The values of a notebook's declared parameters found in ``namespace`` (its ``globals()``).
+
+    The names are those of the notebook's ``parameters`` cell (:func:`declared`), so a notebook never
+    restates them. Empty when ``notebooks/<stem>.ipynb`` is not found (a script).
+    """
+    notebook = notebook_file(stem, root)
+    if notebook is None:
+        return {}
+    return {k: namespace[k] for k in declared(notebook) if k in namespace}
 
 
 def check_run(stem: str, params: Mapping[str, Any] | None, *, root: str | Path | None = None) -> None:
@@ -434,26 +603,30 @@ def check_run(stem: str, params: Mapping[str, Any] | None, *, root: str | Path |
 
     The values are ``params`` plus, inside a Jupyter kernel, every declared
     parameter found in the kernel's namespace (so a value changed in the
-    parameters cell in JupyterLab is checked even when the notebook passes
-    only some of them to ``Run``). Nothing is checked when the notebook
-    ``notebooks/<stem>.ipynb`` is not found (``Run`` used from a script).
+    parameters cell in JupyterLab is checked even when ``params`` has only
+    some of them). The rules are the runner's (:func:`check`, the same
+    ``parameters.yaml``). Nothing is checked when the runner has checked this
+    notebook's values before starting it (``$MTLIB_PARAMS_CHECKED`` is its
+    stem, :data:`CHECKED_ENV`) or when ``notebooks/<stem>.ipynb`` is not found
+    (``Run`` used from a script).
 
     Raises:
         ParameterError: every problem, one per line.
     """
-
-    notebook = Path(root or project_root()) / "notebooks" / f"{stem}.ipynb"
-    if not notebook.is_file():
+    if os.environ.get(CHECKED_ENV) == stem:
+        return
+    notebook = notebook_file(stem, root)
+    if notebook is None:
         return
     decl = declared(notebook)
     values = {k: v for k, v in (params or {}).items() if k in decl}
-    values.update({k: v for k, v in _kernel_namespace().items() if k in decl and k not in values})
+    values.update({k: v for k, v in kernel_namespace().items() if k in decl and k not in values})
     _, problems, _ = check(notebook, values, wrap_strings=False, strict_names=False, parameters=decl)
     if problems:
         raise ParameterError(problems, f"{notebook.name} (fix the parameters cell)")
 
 
-def _kernel_namespace() -> Mapping[str, Any]:
+def kernel_namespace() -> Mapping[str, Any]:
     """The user namespace of the running IPython kernel (empty outside one)."""
     try:
         from IPython import get_ipython

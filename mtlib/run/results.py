@@ -38,18 +38,33 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from mtlib.analysis.plots import describe_figure
+from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
+from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
 from mtlib.utils.paths import project_root
 
+__all__ = [
+    "FIGURES_INDEX",
+    "OUT_ENV",
+    "TIMING_PREFIX",
+    "Report",
+    "Run",
+    "RunLayout",
+    "model_slug",
+    "output_root",
+    "project_root",
+    "read_figures",
+    "read_metrics",
+    "timing_key",
+]
+
 OUT_ENV = "MTLIB_OUT"
-#: File name of the figures index in a run folder.
-FIGURES_INDEX = "figures.json"
 #: Prefix of every timing metric: a determinism check compares all other keys exactly.
 TIMING_PREFIX = "timing/"
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -79,68 +94,6 @@ def timing_key(key: str) -> str:
     return TIMING_PREFIX + key
 
 
-@dataclass(frozen=True)
-class RunLayout:
-    """Every output path of one notebook run; the only place that spells the layout.
-
-    ``<root>/figures/<profile>/<stem>/<name>.png|pdf`` and
-    ``<root>/papermill_runs/<profile>/<stem>/`` holding the executed notebook,
-    its HTML, ``metrics.json``, ``params.json``, ``figures.json`` and
-    ``tables/``; ``<root>/papermill_runs/<profile>/REPORT.md`` covers all
-    notebooks of the profile.
-    """
-
-    root: Path
-    profile: str
-    stem: str
-
-    @property
-    def profile_dir(self) -> Path:
-        """``papermill_runs/<profile>``: the runs of every notebook and ``REPORT.md``."""
-        return Path(self.root) / "papermill_runs" / self.profile
-
-    @property
-    def report_path(self) -> Path:
-        return self.profile_dir / "REPORT.md"
-
-    @property
-    def run_dir(self) -> Path:
-        return self.profile_dir / self.stem
-
-    @property
-    def figures_dir(self) -> Path:
-        return Path(self.root) / "figures" / self.profile / self.stem
-
-    @property
-    def tables_dir(self) -> Path:
-        return self.run_dir / "tables"
-
-    @property
-    def metrics_path(self) -> Path:
-        return self.run_dir / "metrics.json"
-
-    @property
-    def params_path(self) -> Path:
-        return self.run_dir / "params.json"
-
-    @property
-    def figures_index(self) -> Path:
-        return self.run_dir / FIGURES_INDEX
-
-    @property
-    def notebook_path(self) -> Path:
-        """The executed notebook."""
-        return self.run_dir / f"{self.stem}.ipynb"
-
-    @property
-    def html_path(self) -> Path:
-        return self.run_dir / f"{self.stem}.html"
-
-    def output_dirs(self) -> tuple[Path, Path]:
-        """The folders a new run of this notebook starts empty."""
-        return self.run_dir, self.figures_dir
-
-
 @runtime_checkable
 class Report(Protocol):
     """What an experiment function returns (e.g. ``sentiment.systematicity``).
@@ -154,8 +107,6 @@ class Report(Protocol):
     def metrics(self) -> Mapping[str, Any]: ...
 
 
-
-
 def output_root(out_dir: str | os.PathLike | None = None) -> Path:
     """Resolve the output root (see the module docstring)."""
     if out_dir:
@@ -163,6 +114,11 @@ def output_root(out_dir: str | os.PathLike | None = None) -> Path:
     if os.environ.get(OUT_ENV):
         return Path(os.environ[OUT_ENV]).expanduser().resolve()
     return project_root()
+
+
+def _not_finite(value: Any) -> bool:
+    """Whether a scalar metric is NaN or infinite."""
+    return isinstance(value, (float, np.floating)) and not math.isfinite(float(value))
 
 
 def _jsonable(value: Any) -> Any:
@@ -188,16 +144,26 @@ def _jsonable(value: Any) -> Any:
 class Run:
     """One execution of one notebook under one profile.
 
+    In a notebook, open it with :meth:`from_notebook`, which reads the
+    profile, the output root and every parameter the notebook declares from
+    the notebook's own namespace, so the parameters are written once, in the
+    ``parameters`` cell::
+
+        run = results.Run.from_notebook("01_pairwise_sentiment_systematicity", globals())
+
     Args:
         stem: The notebook's file name without ``.ipynb``.
         profile: ``"smoke"``, ``"quick"`` or ``"paper"`` (any name works).
         out_dir: Output root override (the notebooks' ``out_dir`` parameter).
-        params: The notebook's parameters, saved in ``params.json``.
+        params: The notebook's parameters, saved in ``params.json`` and
+            checked. ``None``: the declared parameters found in the running
+            kernel's namespace (none outside a kernel).
 
     Raises:
         mtlib.run.params.ParameterError: a parameter of the notebook
             ``notebooks/<stem>.ipynb`` breaks its type or its rule in
-            ``notebooks/parameters.yaml`` (:func:`mtlib.run.params.check_run`).
+            ``notebooks/parameters.yaml`` (:func:`mtlib.run.params.check_run`;
+            not checked again when the runner has checked it).
 
     Example:
         >>> run = Run("00_template", profile="smoke", out_dir=tmp)  # doctest: +SKIP
@@ -205,11 +171,12 @@ class Run:
         >>> run.save_figure(fig, "accuracy")                         # doctest: +SKIP
     """
 
-    def __init__(self, stem: str, profile: str = "quick", out_dir: str | None = None,
-                 params: Mapping[str, Any] | None = None) -> None:
-        from mtlib.run.params import check_run
-
-        check_run(stem, params)  # the same check the runner makes, for a run started in JupyterLab
+    def __init__(
+        self, stem: str, profile: str = "quick", out_dir: str | None = None, params: Mapping[str, Any] | None = None
+    ) -> None:
+        if params is None:
+            params = namespace_values(stem, kernel_namespace()) or None
+        check_run(stem, params)  # the runner's check, for a run it did not start (JupyterLab)
         self.stem, self.profile = stem, profile
         root = output_root(out_dir)
         self.layout = RunLayout(root, profile, stem)
@@ -228,8 +195,24 @@ class Run:
         self.root = root
         self.figures_path.unlink(missing_ok=True)
         if params is not None:
-            atomic_write_bytes(self.layout.params_path,
-                               json.dumps(_jsonable(dict(params)), indent=2).encode())
+            atomic_write_bytes(self.layout.params_path, json.dumps(_jsonable(dict(params)), indent=2).encode())
+
+    @classmethod
+    def from_notebook(cls, stem: str, namespace: Mapping[str, Any]) -> Run:
+        """Open the run of notebook ``stem`` from its namespace (pass ``globals()``).
+
+        ``profile`` and ``out_dir`` and every parameter the notebook declares
+        (the names of its ``parameters`` cell, :func:`mtlib.run.params.declared`)
+        are read from ``namespace``; the parameters are checked (unless the
+        runner did) and saved in ``params.json``.
+        """
+        values = namespace_values(stem, namespace)
+        return cls(
+            stem,
+            profile=str(namespace.get("profile") or "quick"),
+            out_dir=namespace.get("out_dir") or None,
+            params=values or None,
+        )
 
     def __repr__(self) -> str:
         return f"Run({self.stem!r}, profile={self.profile!r}, run_dir='{self.run_dir}')"
@@ -243,6 +226,13 @@ class Run:
         part ending in ``seconds``) is stored under ``timing/``.
         """
         items = dict(key) if isinstance(key, Mapping) else {key: value}
+        if headline:  # a headline metric is a claim of the notebook: NaN or inf is a failure, not a number
+            bad = [str(k) for k, v in items.items() if _not_finite(v)]
+            if bad:
+                raise ValueError(
+                    f"{self.stem}: headline metric(s) {', '.join(bad)} are NaN or infinite; "
+                    "a claimed value must be a number"
+                )
         for k, v in items.items():
             k = timing_key(str(k))
             self.metrics[k] = _jsonable(v)
@@ -251,8 +241,9 @@ class Run:
         self.metrics["_headline"] = self.headline
         atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
 
-    def record_report(self, report: Report | Mapping[str, Any], model: str | None = None, *,
-                      primary: bool = True, tables: bool = True) -> dict[str, Any]:
+    def record_report(
+        self, report: Report | Mapping[str, Any], model: str | None = None, *, primary: bool = True, tables: bool = True
+    ) -> dict[str, Any]:
         """Record an experiment report's metrics (and save its tables) in the one key scheme.
 
         Scheme: ``models/<model>/<metric>/<group...>`` for every model's
@@ -288,8 +279,9 @@ class Run:
                 self.save_table(frame, name if (slug is None or primary) else f"{name}__{slug}")
         return {timing_key(k): v for k, v in out.items()}
 
-    def save_figure(self, fig: Any, name: str, alt: str | None = None, *, dpi: int = 150,
-                    show: bool = True) -> list[Path]:
+    def save_figure(
+        self, fig: Any, name: str, alt: str | None = None, *, dpi: int = 150, show: bool = True
+    ) -> list[Path]:
         """Save a matplotlib figure as ``<name>.png`` and ``<name>.pdf``, with a description.
 
         The description (alt text) goes into the figures index beside the
@@ -310,8 +302,6 @@ class Run:
         Returns:
             The two paths written.
         """
-        from mtlib.analysis.plots import describe_figure
-
         paths = []
         for ext in ("png", "pdf"):
             path = self.figures_dir / f"{name}.{ext}"
@@ -352,20 +342,3 @@ def _display_in_kernel(fig: Any, png: Path, alt: str, dpi: int) -> None:
     # shown at the figure's own size (figure.dpi), not at the saved resolution
     display(Image(data=data, format="png", width=max(1, round(width * fig.dpi / dpi)), alt=alt))
     plt.close(fig)  # the inline backend would show it a second time at the end of the cell
-
-
-def read_figures(run_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
-    """Load a run folder's figures index (empty dict when missing or unreadable)."""
-    try:
-        data = json.loads((Path(run_dir) / FIGURES_INDEX).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def read_metrics(path: str | os.PathLike) -> dict[str, Any]:
-    """Load a ``metrics.json`` (empty dict when missing or unreadable)."""
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return {}

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mtlib import run as runner
 from mtlib.run import params as P
 from mtlib.run import results
-from mtlib import run as runner
 
 ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
@@ -133,6 +133,43 @@ def test_run_in_jupyterlab_checks_the_same_rules(tmp_path):
     results.Run("not_a_notebook", profile="t", out_dir=str(tmp_path), params={"n_boot": 0})  # nothing to check
 
 
+def test_run_from_notebook_reads_the_declared_parameters_of_the_namespace(tmp_path):
+    stem = NOTEBOOKS["03"].stem
+    namespace = {**{k: d.default for k, d in P.declared(NOTEBOOKS["03"]).items()}, "out_dir": str(tmp_path),
+                 "profile": "t", "pd": object(), "n_boot": 7}
+    run = results.Run.from_notebook(stem, namespace)
+    saved = yaml.safe_load(run.layout.params_path.read_text())
+    assert run.profile == "t" and saved["n_boot"] == 7 and "pd" not in saved
+    assert set(saved) == set(P.declared(NOTEBOOKS["03"]))
+    with pytest.raises(P.ParameterError, match=r"vocabulary_split = 'bogus'"):
+        results.Run.from_notebook(stem, {**namespace, "vocabulary_split": "bogus"})
+
+
+def test_run_does_not_check_again_what_the_runner_checked(tmp_path, monkeypatch):
+    stem = NOTEBOOKS["03"].stem
+    monkeypatch.setenv(P.CHECKED_ENV, stem)
+    results.Run(stem, profile="t", out_dir=str(tmp_path), params={"vocabulary_split": "bogus"})
+    monkeypatch.setenv(P.CHECKED_ENV, "another_notebook")
+    with pytest.raises(P.ParameterError):
+        results.Run(stem, profile="t", out_dir=str(tmp_path), params={"vocabulary_split": "bogus"})
+
+
+def test_the_runner_tells_each_kernel_its_parameters_were_checked():
+    for job in runner.build_jobs("smoke", root=ROOT):
+        assert job.env[P.CHECKED_ENV] == job.stem
+
+
+def test_notebook_05_rules_cover_what_it_checked_itself():
+    rules = P.load_rules(NB_DIR)["05"]
+    values = {"encoders": [], "native": [], "heads": ["linear"], "seeds": [0], "finetune": []}
+    assert [p for p in rules["encoders"].problems([], values)]  # nothing to score
+    values = {"encoders": ["minilm"], "native": [], "heads": [], "seeds": [], "finetune": []}
+    assert rules["heads"].problems([], values) and rules["seeds"].problems([], values)
+    assert rules["heads"].problems(["cnn"], values)
+    assert rules["finetune_heads"].problems({"minilm": ["mlp"]}, {"heads": ["linear"], "finetune": ["minilm"]})
+    assert rules["seeds"].problems([], {"encoders": []}) == []  # native analysers only: no training, no seeds
+
+
 # -- the rule language ---------------------------------------------------------------------------------------------
 RULE_CASES = [
     (">= 1", 1, True), (">= 1", 0, False), (">= 1", "1", False), (">= 1", True, False),
@@ -145,6 +182,7 @@ RULE_CASES = [
     ("each each str", [["a"], ["b", 1]], False), ("keys one of a", {"a": 1}, True), ("keys one of a", {"b": 1}, False),
     ("list", "x", False), ("dict", {}, True), ("bool", 0, False), ("float", 1, True),
     ("non-empty; each >= 0", [0, 3], True), ("non-empty; each >= 0", [0, -3], False),
+    ("one of mtlib.models.heads:HEADS", "mlp", True), ("one of mtlib.models.heads:HEADS", "cnn", False),
 ]
 
 
@@ -158,6 +196,23 @@ def test_subset_rule_reads_the_other_parameter():
     assert rule.problems(["a"], {"encoders": ["a", "b"]}) == []
     assert rule.problems(["c"], {"encoders": ["a", "b"]})
     assert rule.problems(["c"], {}) == []  # the other parameter is not known here: nothing to compare
+
+
+def test_head_rules_name_the_one_list_of_heads():
+    from mtlib.models.heads import HEADS
+
+    text = (NB_DIR / "parameters.yaml").read_text()
+    assert "one of linear, mlp" not in text and text.count("mtlib.models.heads:HEADS") == 2
+    assert P.compile_rule("each one of mtlib.models.heads:HEADS", "t:1").problems(list(HEADS), {}) == []
+    with pytest.raises(P.ConfigError, match="names no list"):
+        P.compile_rule("one of mtlib.models.heads:NOPE", "t:1")
+
+
+def test_non_empty_if_and_unless_read_the_other_parameter():
+    when = P.compile_rule("non-empty if encoders", "t:1")
+    assert when.problems([], {"encoders": ["a"]}) and when.problems([], {"encoders": []}) == []
+    unless = P.compile_rule("non-empty unless native", "t:1")
+    assert unless.problems([], {"native": []}) and unless.problems([], {"native": ["vader"]}) == []
 
 
 def test_unknown_rule_clause_names_the_file_and_line(tmp_path):
@@ -174,7 +229,8 @@ PROFILES = [
     ("top-level-list", "- 01\n", r"\.yaml:1: a profile is a mapping"),
     ("unknown-top-key", "'01':\n  n_boot: 3\n", r"\.yaml:1: unknown top-level key\(s\) '01'"),
     ("unknown-notebook", "notebooks:\n  '09':\n    n_boot: 3\n", r"unknown notebook key\(s\) '09' \(.*\.yaml:2\)"),
-    ("duplicate-key", "notebooks:\n  01:\n    n_boot: 3\n  1:\n    n_boot: 4\n", r"\.yaml:4: notebook 01 is given twice"),
+    ("duplicate-key", "notebooks:\n  01:\n    n_boot: 3\n  1:\n    n_boot: 4\n",
+     r"\.yaml:4: notebook 01 is given twice"),
     ("latin-1", "notebooks:\n  '01':\n    data_path: caf\xe9\n", r"\.yaml:3: not UTF-8 text"),
 ]
 

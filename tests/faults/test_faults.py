@@ -19,6 +19,7 @@ import nbformat
 import pytest
 
 from mtlib import run as runner
+from mtlib.run import jobs as runner_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,7 @@ pathlib.Path(marker).write_text(f"{{os.getpid()}} {{os.getppid()}}")
 time.sleep(120)
 run.record("finished", 1)
 '''
-QUICK = '''from mtlib import results
+QUICK = '''from mtlib.run import results
 run = results.Run("{stem}", profile=profile, out_dir=out_dir, params=dict(n_boot=n_boot))
 run.record("value", n_boot, headline=True)
 '''
@@ -103,8 +104,9 @@ def test_sigterm_to_the_runner_stops_children_and_writes_the_report(tmp_path):
     report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
     assert "| interrupted |" in report and f"stopped by {sig.name}" in report
     assert "| 02_after | not run |" in report
-    run_dir = root / "papermill_runs" / "t" / "01_sleep"
-    assert json.loads((run_dir / "metrics.json").read_text())["started"] == 1  # what it recorded is kept
+    # what it recorded is kept, in its attempt folder (a previous good run's outputs would stay in place)
+    run_dir = root / "papermill_runs" / "t" / ".01_sleep.attempt" / "papermill_runs" / "t" / "01_sleep"
+    assert json.loads((run_dir / "metrics.json").read_text())["started"] == 1
     assert json.loads((run_dir / "params.json").read_text())["marker"] == str(marker)
 
 
@@ -117,7 +119,7 @@ class _StoppedExecutor:
     def map(self, jobs):
         yield runner.JobResult(jobs[0].stem, "ok", 1.0)
         jobs[1].output.parent.mkdir(parents=True)
-        jobs[1].output.write_text("{}")  # papermill had started it
+        (jobs[1].output.parent / runner_jobs.STARTED_FILE).write_text(repr(time.time()))  # execute_job started it
         raise self.exc
 
 
@@ -164,11 +166,12 @@ def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path
     # a notebook that failed before recording anything: no link to a metrics.json that does not exist
     assert not (runs / "02_fail" / "metrics.json").exists() and "metrics.json" not in sections["02_fail"]
     assert "fails before any metric" in sections["02_fail"] and "[02_fail.ipynb]" in sections["02_fail"]
+    failed_attempt = runs / ".02_fail.attempt" / "papermill_runs" / "t" / "02_fail"  # beside, never over, good outputs
     # the next notebook still ran; params.json: the runner's values merged with what Run wrote (one file)
     assert "[metrics.json](03_ok/metrics.json)" in sections["03_ok"]
     params = json.loads((runs / "03_ok" / "params.json").read_text())
     assert params["n_boot"] == 3 and params["profile"] == "t" and params["out_dir"] == str(root)
-    assert json.loads((runs / "02_fail" / "params.json").read_text())["profile"] == "t"
+    assert json.loads((failed_attempt / "params.json").read_text())["profile"] == "t"
     # a refused parameter: not run, the message in the report, no executed notebook
     assert "04.n_boot = 0: expected >= 1" in sections["04_bad"] and "[04_bad.ipynb]" not in sections["04_bad"]
 

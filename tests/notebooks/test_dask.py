@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mtlib.run import fanout
 from mtlib import run as runner
+from mtlib.run import fanout
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")

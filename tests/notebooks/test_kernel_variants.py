@@ -7,7 +7,7 @@ and ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
 tolerance in items measured across such settings (``benchmarks/pin_spread.py``).
 This test runs the smoke profile with a fresh ``MTLIB_CACHE`` (so every
 embedding is recomputed under the variant) and checks every pin of the
-notebooks it ran with :mod:`mtlib.expected`:
+notebooks it ran with :mod:`mtlib.run.expected`:
 
 - variant ``sse42-1thread``: ``ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2``, one thread
   (``OMP_NUM_THREADS=MKL_NUM_THREADS=OPENBLAS_NUM_THREADS=1``): notebooks 01, 02, 03, 05;
@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from mtlib import expected
+from mtlib.run import expected
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ALL = ("01", "02", "03", "04", "05", "06", "07")
 THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 VARIANTS = {

@@ -26,11 +26,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
-from mtlib.run import export  # noqa: E402
-from mtlib.analysis import plots
-from mtlib.run import results
-from mtlib.run import notebooks as nbfiles  # noqa: E402
 from mtlib import run as runner  # noqa: E402
+from mtlib.analysis import plots  # noqa: E402
+from mtlib.run import export, results  # noqa: E402
+from mtlib.run import notebooks as nbfiles  # noqa: E402
 from mtlib.run.results import RunLayout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ import papermill
 import pytest
 import yaml
 
-from mtlib.run import expected
 from mtlib import run as runner
+from mtlib.run import expected
 from mtlib.run.results import RunLayout
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ out_dir: str = ""  # output root
 value: int = 1  # a number to record
 '''
 
-OK_BODY = '''from mtlib import results
+OK_BODY = '''from mtlib.run import results
 import matplotlib.pyplot as plt
 run = results.Run("01_ok", profile=profile, out_dir=out_dir)
 fig, ax = plt.subplots()
@@ -25,7 +25,7 @@ run.save_figure(fig, "line")
 run.record("value", value, headline=True)
 '''
 
-FAIL_BODY = '''from mtlib import results
+FAIL_BODY = '''from mtlib.run import results
 run = results.Run("02_fail", profile=profile, out_dir=out_dir)
 run.record("before_failure", 1)
 raise RuntimeError("this notebook fails on purpose")
@@ -72,7 +72,9 @@ def test_run_keeps_going_after_a_failure_and_reports(project, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "01_ok" in out and "02_fail" in out and "failed" in out and "value=7" in out
-    ok, fail = RunLayout(project, "smoke", "01_ok"), RunLayout(project, "smoke", "02_fail")
+    ok = RunLayout(project, "smoke", "01_ok")
+    # a failed run is written beside the last good outputs (none here), in its attempt folder
+    fail = RunLayout(ok.profile_dir / ".02_fail.attempt", "smoke", "02_fail")
     ok_dir = ok.run_dir
     assert json.loads((ok_dir / "metrics.json").read_text())["value"] == 7
     assert (ok_dir / "01_ok.ipynb").exists()

@@ -1,0 +1,128 @@
+"""Where a run's files live, and reading them back: the paths every part of the runner agrees on.
+
+Intuition: the notebooks write (:class:`mtlib.run.results.Run`), the runner
+clears, reports and checks (:mod:`mtlib.run.cli`, :mod:`mtlib.run.report`,
+:mod:`mtlib.run.expected`); all of them find a notebook's files through
+:class:`RunLayout`, the only place that spells the layout. This module is
+light (no numpy, no matplotlib), so the runner and ``python -m
+mtlib.run.expected`` do not load what the notebooks need.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mtlib.utils.paths import project_root
+
+__all__ = ["FIGURES_INDEX", "RunLayout", "project_root", "read_figures", "read_metrics", "safe_component"]
+
+#: File name of the figures index in a run folder.
+FIGURES_INDEX = "figures.json"
+_COMPONENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
+
+
+def safe_component(name: str, what: str) -> str:
+    """``name`` when it is a safe single path component (a letter or digit first, then letters, digits and
+    ``._+-``; not ``..``), else a :class:`ValueError` naming ``what`` it is.
+
+    >>> safe_component("smoke", "profile")
+    'smoke'
+    >>> safe_component("..", "profile")
+    Traceback (most recent call last):
+    ...
+    ValueError: profile '..' cannot name a folder: use letters, digits and ._+- (a letter or digit first)
+    """
+    if not _COMPONENT.match(name) or name in (".", ".."):
+        raise ValueError(
+            f"{what} {name!r} cannot name a folder: use letters, digits and ._+- (a letter or digit first)"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """Every output path of one notebook run; the only place that spells the layout.
+
+    ``<root>/figures/<profile>/<stem>/<name>.png|pdf`` and
+    ``<root>/papermill_runs/<profile>/<stem>/`` holding the executed notebook,
+    its HTML, ``metrics.json``, ``params.json``, ``figures.json`` and
+    ``tables/``; ``<root>/papermill_runs/<profile>/REPORT.md`` covers all
+    notebooks of the profile.
+    """
+
+    root: Path
+    profile: str
+    stem: str
+
+    def __post_init__(self) -> None:
+        safe_component(self.profile, "profile")
+        if self.stem:
+            safe_component(self.stem, "notebook")
+
+    @property
+    def profile_dir(self) -> Path:
+        """``papermill_runs/<profile>``: the runs of every notebook and ``REPORT.md``."""
+        return Path(self.root) / "papermill_runs" / self.profile
+
+    @property
+    def report_path(self) -> Path:
+        return self.profile_dir / "REPORT.md"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.profile_dir / self.stem
+
+    @property
+    def figures_dir(self) -> Path:
+        return Path(self.root) / "figures" / self.profile / self.stem
+
+    @property
+    def tables_dir(self) -> Path:
+        return self.run_dir / "tables"
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.run_dir / "metrics.json"
+
+    @property
+    def params_path(self) -> Path:
+        return self.run_dir / "params.json"
+
+    @property
+    def figures_index(self) -> Path:
+        return self.run_dir / FIGURES_INDEX
+
+    @property
+    def notebook_path(self) -> Path:
+        """The executed notebook."""
+        return self.run_dir / f"{self.stem}.ipynb"
+
+    @property
+    def html_path(self) -> Path:
+        return self.run_dir / f"{self.stem}.html"
+
+    def output_dirs(self) -> tuple[Path, Path]:
+        """The folders a new run of this notebook starts empty."""
+        return self.run_dir, self.figures_dir
+
+
+def read_figures(run_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
+    """Load a run folder's figures index (empty dict when missing or unreadable)."""
+    try:
+        data = json.loads((Path(run_dir) / FIGURES_INDEX).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_metrics(path: str | os.PathLike) -> dict[str, Any]:
+    """Load a ``metrics.json`` (empty dict when missing or unreadable)."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return {}

@@ -1,0 +1,246 @@
+"""The run's report: a plain-text summary table and ``papermill_runs/<profile>/REPORT.md``.
+
+Intuition: the runner ends with one :class:`~mtlib.run.jobs.JobResult` per
+notebook; :func:`summary_table` prints them (status, seconds, headline
+metrics or the error) and :func:`write_report` writes a markdown page that
+links, for each notebook, what exists of its outputs (executed notebook, HTML,
+metrics, parameters, figures with their descriptions, tables) as
+:class:`~mtlib.run.layout.RunLayout` places them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.parse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mtlib.run.jobs import JobResult
+from mtlib.run.layout import RunLayout, read_figures, read_metrics
+from mtlib.utils.cache import atomic_write_bytes
+
+__all__ = ["LEDGER", "figures", "md", "summary_table", "write_report"]
+
+
+def _headline(metrics: dict[str, Any], limit: int = 4) -> str:
+    keys = (
+        metrics.get("_headline")
+        or [k for k, v in metrics.items() if isinstance(v, (int, float)) and not k.startswith("_")][:limit]
+    )
+    parts = []
+    for k in keys[:limit]:
+        v = metrics.get(k)
+        parts.append(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}")
+    return ", ".join(parts)
+
+
+def summary_table(results: Sequence[JobResult]) -> str:
+    """A plain-text table: notebook, status, seconds, headline metrics."""
+    rows = [("notebook", "status", "seconds", "headline metrics / error")]
+    for r in results:
+        rows.append((r.stem, r.status, f"{r.seconds:.1f}", _headline(r.metrics) if r.status == "ok" else r.error))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append("  ".join(row[j].ljust(widths[j]) for j in range(3)) + "  " + row[3])
+        if i == 0:
+            lines.append("-" * (sum(widths) + 6 + 30))
+    return "\n".join(lines)
+
+
+def figures(root: Path, profile: str, stem: str) -> list[tuple[str, Path, str]]:
+    """(name, png, alt text) of a notebook's figures: the run's figures index in saving order,
+    then any other PNG in its figures folder (named after its file)."""
+    layout = RunLayout(root, profile, stem)
+    fig_dir = layout.figures_dir
+    index = read_figures(layout.run_dir)
+    found = [
+        (name, root / entry["png"], entry.get("alt") or name)
+        for name, entry in index.items()
+        if isinstance(entry, dict) and "png" in entry and (root / entry["png"]).exists()
+    ]
+    listed = {png.resolve() for _, png, _ in found}
+    found += [(png.stem, png, png.stem) for png in sorted(fig_dir.glob("*.png")) if png.resolve() not in listed]
+    return found
+
+
+#: Characters that mean something in markdown; escaped with a backslash in every value the report shows.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")
+#: The report's record of every notebook's last outcome, so a run of some notebooks keeps the others' rows.
+LEDGER = "report.json"
+
+
+def md(text: Any) -> str:
+    """A value from a data file or the command line as inert markdown text, on one line.
+
+    ``&`` and ``<`` become entities (no HTML tag, comment or autolink can start: ``<img ...>`` shows
+    as text); the characters of markdown syntax that could start a link, an image, code, emphasis or a
+    table cell (backslash, backtick, ``*``, ``[``, ``]``, ``|``, ``~``) are backslash-escaped.
+
+    >>> md("<img src=x onerror=alert(1)> [a](http://x) `b` c|d")
+    '&lt;img src=x onerror=alert(1)> \\\\[a\\\\](http://x) \\\\`b\\\\` c\\\\|d'
+    """
+    flat = " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;")
+    return _MD_SPECIAL.sub(r"\\\1", flat)
+
+
+def _href(path: str) -> str:
+    """A relative link target, percent-encoded (spaces, parentheses and quotes cannot end or break it)."""
+    return urllib.parse.quote(path.replace(os.sep, "/"), safe="/.-_~")
+
+
+def _md_alt(text: str) -> str:
+    """Alt text safe inside markdown image brackets and emphasis."""
+    return md(text)
+
+
+def _merge(results: Sequence[JobResult], run_root: Path, root: Path, profile: str) -> list[tuple[JobResult, str]]:
+    """This run's results plus the last recorded outcome of every notebook not run this time.
+
+    Returns:
+        ``(result, date)`` per notebook in stem order; ``date`` is empty for this run's results.
+    """
+    ledger_path = run_root / LEDGER
+    try:
+        ledger = json.loads(ledger_path.read_text())
+        ledger = ledger if isinstance(ledger, dict) else {}
+    except (OSError, ValueError):
+        ledger = {}
+    now = time.strftime("%Y-%m-%d %H:%M")
+    for r in results:
+        ledger[r.stem] = {
+            "status": r.status,
+            "seconds": r.seconds,
+            "error": r.error,
+            "html_error": r.html_error,
+            "date": now,
+            "attempt": str(r.attempt) if r.attempt else "",
+        }
+    atomic_write_bytes(ledger_path, json.dumps(ledger, indent=2, sort_keys=True).encode())
+    current = {r.stem: r for r in results}
+    merged = []
+    for stem in sorted(ledger):
+        if stem in current:
+            merged.append((current[stem], ""))
+            continue
+        entry = ledger[stem] if isinstance(ledger[stem], dict) else {}
+        try:
+            layout = RunLayout(root, profile, stem)
+        except ValueError:
+            continue  # a stem that is not a safe file name: never written by this runner
+        old = JobResult(
+            stem,
+            str(entry.get("status", "")),
+            float(entry.get("seconds") or 0.0),
+            str(entry.get("error", "")),
+            read_metrics(layout.metrics_path),
+            layout.html_path if layout.html_path.exists() else None,
+            str(entry.get("html_error", "")),
+            Path(entry["attempt"]) if entry.get("attempt") else None,
+        )
+        merged.append((old, str(entry.get("date", ""))))
+    return merged
+
+
+def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path:
+    """Write ``papermill_runs/<profile>/REPORT.md`` linking figures, tables and metrics.
+
+    Notebooks not run this time keep their rows (their last outcome, recorded
+    in ``report.json`` beside the report), marked with the date of that run.
+    Every value shown is escaped (:func:`md`); every link is percent-encoded.
+    """
+    run_root = RunLayout(root, profile, "").profile_dir
+    run_root.mkdir(parents=True, exist_ok=True)
+    merged = _merge(results, run_root, root, profile)
+    out = [
+        f"# mtlib report: profile {md(profile)}",
+        "",
+        f"Generated by python -m mtlib.run --profile {md(profile)} on {time.strftime('%Y-%m-%d %H:%M')}.",
+        "",
+        "| notebook | status | seconds | headline |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r, date in merged:
+        html_link = f" ([HTML]({_href(f'{r.stem}/{r.html.name}')}))" if r.html else ""
+        layout = RunLayout(root, profile, r.stem)
+        name = f"[{md(r.stem)}]({_href(f'{r.stem}/{r.stem}.ipynb')})" if layout.notebook_path.exists() else md(r.stem)
+        status = md(r.status) + (f" (run {md(date)})" if date else "")
+        out.append(
+            f"| {name}{html_link} | {status} | {r.seconds:.1f} | "
+            f"{md(_headline(r.metrics)) if r.status == 'ok' else md(r.error)} |"
+        )
+    for r, date in merged:
+        out += _section(r, date, root, profile, run_root)
+    path = RunLayout(root, profile, "").report_path
+    atomic_write_bytes(path, ("\n".join(out) + "\n").encode())
+    return path
+
+
+def _section(r: JobResult, date: str, root: Path, profile: str, run_root: Path) -> list[str]:
+    """One notebook's section of the report: status, links, error, figures, tables, metrics."""
+    layout = RunLayout(root, profile, r.stem)
+    html_link = (
+        f"Report: [{md(r.html.name)}]({_href(f'{r.stem}/{r.html.name}')}) (one self-contained file, opens offline)."
+        if r.html
+        else ""
+    )
+    # link only what exists: a notebook stopped early may have no metrics, one refused no executed notebook
+    links = [
+        f"{what}: [{md(path.name)}]({_href(f'{r.stem}/{path.name}')})."
+        for what, path in (
+            ("Executed notebook", layout.notebook_path),
+            ("Metrics", layout.metrics_path),
+            ("Parameters", layout.params_path),
+        )
+        if path.exists()
+    ]
+    when = f", run {md(date)}" if date else ""
+    out = [
+        "",
+        f"## {md(r.stem)}",
+        "",
+        " ".join(
+            [f"Status: **{md(r.status)}** ({r.seconds:.1f} s{when}).", *([html_link] if html_link else []), *links]
+        ),
+    ]
+    if r.attempt is not None:
+        attempt_links = [
+            f"[{md(path.name)}]({_href(os.path.relpath(path, run_root))})"
+            for path in (r.attempt / f"{r.stem}.ipynb", r.attempt / "params.json")
+            if path.exists()
+        ]
+        out += [
+            "",
+            "The outputs linked here are those of the last good run (kept); this attempt: "
+            + (", ".join(attempt_links) or md(os.path.relpath(r.attempt, run_root)))
+            + ".",
+        ]
+    if r.error:
+        out += ["", f"Error: {md(r.error)}"]
+    if r.html_error:
+        out += ["", f"HTML: {md(r.html_error)}"]
+    for name, png, alt in figures(root, profile, r.stem):
+        pdf = os.path.relpath(png.with_suffix(".pdf"), run_root)
+        out += [
+            "",
+            f"### {md(name)}",
+            "",
+            f"![{md(alt)}]({_href(os.path.relpath(png, run_root))}) ([PDF]({_href(pdf)}))",
+            "",
+            f"*{md(alt)}*",
+        ]
+    tables = sorted((run_root / r.stem / "tables").glob("*.csv"))
+    if tables:
+        out += ["", "Tables: " + ", ".join(f"[{md(t.stem)}]({_href(f'{r.stem}/tables/{t.name}')})" for t in tables)]
+    scalars = {k: v for k, v in r.metrics.items() if isinstance(v, (int, float)) and not k.startswith("_")}
+    if scalars:
+        out += ["", "| metric | value |", "| --- | --- |"]
+        out += [
+            f"| {md(k)} | {v:.6g} |" if isinstance(v, float) else f"| {md(k)} | {md(v)} |"
+            for k, v in sorted(scalars.items())
+        ]
+    return out
