@@ -534,7 +534,7 @@ def build_seeds(
         MtlibInputError: ``seeds`` not a non-empty list of integers >= 0, ``pool`` or ``template`` as for
             :func:`build`.
     """
-    seeds = check_seeds(seeds, "build_seeds")
+    check_seeds(seeds, "build_seeds")
     check_inputs(pool, kwargs.get("template", TEMPLATE), "build_seeds")
     out, skipped = {}, {}
     for seed in seeds:

@@ -417,7 +417,7 @@ def finetune_report(
     """
     name = f"{model}-ft"
     used = _check_report_inputs("finetune_report", model, datasets, kwargs.pop("device", "auto"))
-    seeds = check_seeds(seeds, "finetune_report")
+    check_seeds(seeds, "finetune_report")
     if isinstance(settings, str):
         raise refuse("finetune_report", "settings", "a list of '<task>/<setting>' names (or ['all'])", settings)
     chosen = parse_settings(settings)
@@ -458,7 +458,7 @@ def fewshot_report(
     used = _check_report_inputs(
         "fewshot_report", model, datasets, device, max_train=max_train, finetune_train_size=finetune_train_size
     )
-    shots = check_seeds(shots, "fewshot_report", "shots")
+    check_seeds(shots, "fewshot_report", "shots")
     encoder = models.load(model, device=used)
     kwargs: dict[str, Any] = (
         dict(head=head, max_train=max_train, device=used)
