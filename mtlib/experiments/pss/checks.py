@@ -53,9 +53,10 @@ def check_text_columns(frame: pd.DataFrame, where: str, argument: str, columns: 
         bad = np.flatnonzero([not isinstance(v, str) for v in values])
         if len(bad):
             i = int(bad[0])
-            value = values[i]
+            value, label = values[i], frame.index[i]
+            label = label.item() if isinstance(label, np.generic) else label
             raise MtlibInputError(
-                f"{where}: {argument} row {i} (index {frame.index[i]!r}), column {column!r} must be a text (str), "
+                f"{where}: {argument} row {i} (index {label!r}), column {column!r} must be a text (str), "
                 f"got {type(value).__name__} {value!r} ({len(bad)} such row{'s' if len(bad) > 1 else ''})",
                 argument=f"{argument}[{column!r}]",
                 expected="a text (str)",
