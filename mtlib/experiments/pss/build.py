@@ -19,6 +19,8 @@ import pandas as pd
 
 from mtlib.data.papers import BHATHENA_PAIRS
 from mtlib.data.yelp import DIRECTIONS
+from mtlib.experiments.pss.checks import check_frame, check_text_columns
+from mtlib.relations.errors import check_count
 
 __all__ = [
     "TOKENIZERS",
@@ -102,11 +104,15 @@ def clean_pairs(pairs: pd.DataFrame, *, tokenize: str = "whitespace") -> tuple[p
     Raises:
         KeyError: a required column is missing.
         ValueError: an unknown direction.
+        MtlibInputError: ``pairs`` is not a DataFrame, or a ``source`` or ``rewrite`` is not a text (``None``,
+            ``NaN``, a number): the message names the first such row (position and index) and column.
     """
+    check_frame(pairs, "clean_pairs", "pairs")
     missing = [c for c in ("source", "rewrite", "direction") if c not in pairs]
     if missing:
         raise KeyError(f"pairs need columns source, rewrite, direction; missing {missing}")
-    bad = sorted(set(pairs["direction"]) - set(DIRECTIONS))
+    check_text_columns(pairs, "clean_pairs", "pairs", ["source", "rewrite"])
+    bad = sorted(set(pairs["direction"]) - set(DIRECTIONS), key=str)
     if bad:
         raise ValueError(f"unknown direction(s) {bad}; expected {list(DIRECTIONS)}")
     src, rew = tokens(pairs["source"], tokenize), tokens(pairs["rewrite"], tokenize)
@@ -180,7 +186,12 @@ class CleaningReport:
 
 
 def clean(pairs: pd.DataFrame, *, tokenize: str = "whitespace", n_pairs: int = 0) -> CleaningReport:
-    """:func:`clean_pairs`, then at most ``n_pairs`` kept pairs per direction (0 keeps all), as a report."""
+    """:func:`clean_pairs`, then at most ``n_pairs`` kept pairs per direction (0 keeps all), as a report.
+
+    Raises:
+        MtlibInputError: as :func:`clean_pairs`, or ``n_pairs`` not an integer >= 0.
+    """
+    check_count(n_pairs, "clean", "n_pairs")
     kept, report = clean_pairs(pairs, tokenize=tokenize)
     if n_pairs:
         kept = kept.groupby("direction", sort=False).head(n_pairs)
@@ -188,7 +199,14 @@ def clean(pairs: pd.DataFrame, *, tokenize: str = "whitespace", n_pairs: int = 0
 
 
 def subsample(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "label") -> pd.DataFrame:
-    """A stratified sample of ``n`` rows (all rows when ``n`` is 0 or at least ``len(frame)``)."""
+    """A stratified sample of ``n`` rows (all rows when ``n`` is 0 or at least ``len(frame)``).
+
+    Raises:
+        MtlibInputError: ``frame`` not a DataFrame with column ``by``, ``n`` or ``seed`` not an integer >= 0.
+    """
+    check_frame(frame, "subsample", "frame", [by])
+    check_count(n, "subsample", "n")
+    check_count(seed, "subsample", "seed")
     if not n or n >= len(frame):
         return frame
     share = n / len(frame)

@@ -19,9 +19,11 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models
+from mtlib.experiments.pss.checks import check_frame, check_names, check_seeds, check_text_columns
 from mtlib.experiments.pss.scoring import ABSTAIN, _binary, prediction_table, pss
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import HEADS
+from mtlib.relations.errors import refuse
 from mtlib.utils.threads import cpu_threads, limit_threads
 
 __all__ = [
@@ -88,7 +90,15 @@ def settings_grid(
 
     Raises:
         ValueError: an unknown head, or a fine-tuned encoder not among ``encoders``.
+        MtlibInputError: ``encoders``, ``heads``, ``finetune`` or ``native`` not a list of names (a bare
+            string would be read letter by letter), ``finetune_heads`` not a mapping.
     """
+    for name, value in (("encoders", encoders), ("heads", heads), ("finetune", finetune), ("native", native)):
+        check_names(value, "settings_grid", name)
+    if finetune_heads is not None and not isinstance(finetune_heads, Mapping):
+        raise refuse("settings_grid", "finetune_heads", "a mapping {encoder: [heads]} or None", finetune_heads)
+    for encoder, hs in (finetune_heads or {}).items():
+        check_names(hs, "settings_grid", f"finetune_heads[{encoder!r}]")
     finetune_heads = dict(finetune_heads or {})
     bad = [h for h in [*heads, *(h for hs in finetune_heads.values() for h in hs)] if h not in HEADS]
     if bad:
@@ -187,6 +197,28 @@ def evaluate_setting(
     return Outcome(setting, seed, pred[:n_test] == y, table, majority, info)
 
 
+def _check_run_inputs(
+    grid: Any, train: Any, test: Any, pairs: Any, seeds: Any, finetune_train: Any, device: Any
+) -> None:
+    """:func:`run_settings`'s checks, made once before any training."""
+    where = "run_settings"
+    if isinstance(grid, (str, Setting)) or not isinstance(grid, Sequence):
+        raise refuse(where, "grid", "a list of Setting (settings_grid)", grid)
+    for i, setting in enumerate(grid):
+        if not isinstance(setting, Setting):
+            raise refuse(where, f"grid[{i}]", "a Setting (settings_grid)", setting)
+    check_frame(train, where, "train", ["text", "label"])
+    check_frame(test, where, "test", ["text", "label"])
+    check_text_columns(test, where, "test", ["text"])
+    check_frame(pairs, where, "pairs", ["source", "rewrite", "direction"])
+    check_text_columns(pairs, where, "pairs", ["source", "rewrite"])
+    if finetune_train is not None:
+        check_frame(finetune_train, where, "finetune_train", ["text", "label"])
+    check_seeds(seeds, where)
+    if not isinstance(device, str):
+        raise refuse(where, "device", "a device name (str): 'auto', 'cpu', 'cuda', 'cuda:<n>' or 'mps'", device)
+
+
 def run_settings(
     grid: Sequence[Setting],
     train: pd.DataFrame,
@@ -223,7 +255,13 @@ def run_settings(
 
     Returns:
         One :class:`Outcome` per (setting, seed), in grid order.
+
+    Raises:
+        MtlibInputError: ``grid`` not a list of :class:`Setting`, ``train`` / ``test`` not DataFrames with
+            ``text`` and ``label``, ``pairs`` not one with text ``source`` and ``rewrite`` and ``direction``,
+            ``seeds`` not a non-empty list of integers >= 0, ``device`` not a string.
     """
+    _check_run_inputs(grid, train, test, pairs, seeds, finetune_train, device)
     fit: Callable[..., Any] = models.classifier if classifier is None else classifier
     outcomes = []
     warm: set[str] = set()  # encoders whose frozen features are in the cache

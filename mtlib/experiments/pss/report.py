@@ -8,7 +8,7 @@ sentences of the whole run (nothing asserted in advance).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from mtlib.experiments.pss.tables import (
     table1,
     table1_layout,
 )
+from mtlib.relations.errors import check_count, refuse
 
 __all__ = ["ModelReport", "PSSReport", "polarity_sensitivity", "report_from", "conclusions"]
 
@@ -151,6 +152,12 @@ class PSSReport:
         }
 
 
+def _check_counts(where: str, n_boot: Any, seed: Any, n_hardest: Any) -> None:
+    check_count(n_boot, where, "n_boot", minimum=1)
+    check_count(seed, where, "seed")
+    check_count(n_hardest, where, "n_hardest")
+
+
 def polarity_sensitivity(
     grid: Sequence[Setting],
     train: pd.DataFrame,
@@ -174,14 +181,28 @@ def polarity_sensitivity(
         n_hardest: Rows of the hardest-flips table.
         **kwargs: Passed to :func:`run_settings` (``finetune_train``, ``device``, ``head_lr``,
             ``finetune_settings``, ``classifier``, ``log``).
+
+    Raises:
+        MtlibInputError: a wrong argument (:func:`run_settings`, :func:`report_from`), before any training.
     """
+    _check_counts("polarity_sensitivity", n_boot, seed, n_hardest)
     outcomes = run_settings(grid, train, test, pairs, seeds=seeds, **kwargs)
     return report_from(outcomes, n_boot=n_boot, seed=seed, n_hardest=n_hardest)
 
 
 def report_from(outcomes: Sequence[Outcome], *, n_boot: int = 1000, seed: int = 0, n_hardest: int = 10) -> PSSReport:
-    """The :class:`PSSReport` of scored outcomes: Table 1, the tests, and one :class:`ModelReport` per encoder."""
+    """The :class:`PSSReport` of scored outcomes: Table 1, the tests, and one :class:`ModelReport` per encoder.
+
+    Raises:
+        MtlibInputError: ``outcomes`` not a list of :class:`Outcome`, ``n_boot`` < 1, ``seed`` or ``n_hardest`` < 0.
+    """
+    _check_counts("report_from", n_boot, seed, n_hardest)
+    if isinstance(outcomes, (str, Outcome)) or not isinstance(outcomes, Iterable):
+        raise refuse("report_from", "outcomes", "a list of Outcome (run_settings)", outcomes)
     outcomes = list(outcomes)
+    for i, o in enumerate(outcomes):
+        if not isinstance(o, Outcome):
+            raise refuse("report_from", f"outcomes[{i}]", "an Outcome (run_settings)", o)
     table = table1(outcomes, n_boot=n_boot, seed=seed)
     tests = paired_tests(outcomes)
     directions = by_direction(outcomes, n_boot=n_boot, seed=seed)

@@ -20,7 +20,8 @@ The package builds every setting from a pool of natural inferences (as
 :func:`extract_natural_inferences` finds them in a SICK-format file) and the
 30 verbs of Table 6, checks the invariants of §3.2 in code, and scores models.
 
-Layout (lowest level first): :mod:`~mtlib.experiments.seti.facts` (the paper's verbs, rules, settings),
+Layout (lowest level first): :mod:`~mtlib.experiments.seti.checks` (argument checks at the public entries),
+:mod:`~mtlib.experiments.seti.facts` (the paper's verbs, rules, settings),
 :mod:`~mtlib.experiments.seti.inferences` (templates, Table 3's labels, natural inferences of a SICK file),
 :mod:`~mtlib.experiments.seti.figures` (Figures 1 and 2), :mod:`~mtlib.experiments.seti.build` (the seven
 settings and their invariants), :mod:`~mtlib.experiments.seti.method` (heads, fine-tuning, few-shot),
@@ -54,6 +55,17 @@ from mtlib.experiments.seti.facts import (
 )
 
 # isort: split
+# level 0
+from mtlib.experiments.seti.checks import (
+    DEVICES,
+    TEMPLATE_FIELDS,
+    check_device,
+    check_frame,
+    check_seeds,
+    check_template,
+)
+
+# isort: split
 # level 1
 from mtlib.experiments.seti.inferences import (
     composed_label,
@@ -79,10 +91,12 @@ from mtlib.experiments.seti.figures import (
 # isort: split
 # level 2
 from mtlib.experiments.seti.build import (
+    POOL_COLUMNS,
     SetiData,
     build,
     build_all,
     build_seeds,
+    check_inputs,
     check_invariants,
     check_setting,
     compositional,
@@ -149,6 +163,12 @@ __all__ = [
     "IRREGULAR_PARTICIPLES",
     "SetiError",
     "COLUMNS",
+    "TEMPLATE_FIELDS",
+    "DEVICES",
+    "check_template",
+    "check_seeds",
+    "check_frame",
+    "check_device",
     "third_person",
     "verb_table",
     "embed_clause",
@@ -176,6 +196,8 @@ __all__ = [
     "natural_sentences",
     "universe",
     "build_seeds",
+    "POOL_COLUMNS",
+    "check_inputs",
     "pairs_frame",
     "head_predictions",
     "accuracy_by_rule",

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.experiments.seti.checks import check_count, check_frame, check_seeds, check_template
 from mtlib.experiments.seti.facts import (
     COLUMNS,
     CONFIGS,
@@ -51,6 +52,8 @@ __all__ = [
     "natural_sentences",
     "universe",
     "build_seeds",
+    "POOL_COLUMNS",
+    "check_inputs",
 ]
 
 # --- primitive and compositional inferences -------------------------------------------------------
@@ -324,6 +327,22 @@ def _split_dev(
     return pd.concat(train, ignore_index=True), pd.concat(dev, ignore_index=True)
 
 
+#: The columns of a pool of natural inferences the settings use (:func:`extract_natural_inferences` has more).
+POOL_COLUMNS = ["premise", "hypothesis", "label", "type", "pair_ID"]
+
+
+def check_inputs(pool: Any, template: Any, where: str, **counts: Any) -> None:
+    """The checks of every building entry: ``pool`` (:data:`POOL_COLUMNS`), ``template``, integer ``counts`` >= 0.
+
+    Raises:
+        MtlibInputError: naming the argument and what was expected.
+    """
+    check_frame(pool, where, "pool", POOL_COLUMNS)
+    check_template(template, where)
+    for name, value in counts.items():
+        check_count(value, where, name)
+
+
 def build(
     task: int,
     setting: str,
@@ -356,7 +375,10 @@ def build(
 
     Raises:
         SetiError: unknown names, or a pool that lacks what the setting needs (the message says what).
+        MtlibInputError: ``pool`` not a DataFrame of natural inferences, ``template`` without ``{verb}`` and
+            ``{s}``, or ``seed`` / ``n_few`` not an integer >= 0 (not skipped by :func:`build_all`).
     """
+    check_inputs(pool, template, "build", seed=seed, n_few=n_few)
     check_setting(task, setting, config)
     vt = verb_table(verbs)
     lex = pool[pool["type"] == "lexical"].reset_index(drop=True)
@@ -487,6 +509,7 @@ def universe(pool: pd.DataFrame, verbs: Any = None, template: str = TEMPLATE) ->
 
     Encoding this list once serves every setting, configuration, seed and shot budget.
     """
+    check_inputs(pool, template, "universe")
     vt = verb_table(verbs)
     premises = list(dict.fromkeys(_objects(pool["premise"]).tolist()))
     grid = pd.DataFrame({"s": premises}).merge(vt, how="cross")
@@ -506,7 +529,13 @@ def build_seeds(
 
     Returns:
         ``({(task, setting, config, seed): SetiData}, {(task, setting): reason skipped})``.
+
+    Raises:
+        MtlibInputError: ``seeds`` not a non-empty list of integers >= 0, ``pool`` or ``template`` as for
+            :func:`build`.
     """
+    check_seeds(seeds, "build_seeds")
+    check_inputs(pool, kwargs.get("template", TEMPLATE), "build_seeds")
     out, skipped = {}, {}
     for seed in seeds:
         built, skip = build_all(pool, verbs, seed, configs=configs, settings=settings, **kwargs)

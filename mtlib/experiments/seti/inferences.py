@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.experiments.seti.checks import check_count, check_frame, check_template
 from mtlib.experiments.seti.facts import (
     FUNCTION_WORDS,
     IRREGULAR_PARTICIPLES,
@@ -82,7 +83,12 @@ def embed_clause(s: str) -> str:
 
 
 def veridical_premises(forms: Sequence[str], sentences: Sequence[str], template: str = TEMPLATE) -> list[str]:
-    """``f(s)``: ``template`` filled with each (verb form, sentence) pair."""
+    """``f(s)``: ``template`` filled with each (verb form, sentence) pair.
+
+    Raises:
+        MtlibInputError: ``template`` is not a string with ``{verb}`` and ``{s}``.
+    """
+    check_template(template, "veridical_premises")
     form_array, sentence_array = _objects(forms), _objects(sentences)
     clause = {s: embed_clause(s) for s in set(sentence_array)}
     return [template.format(verb=f, s=clause[s]) for f, s in zip(form_array, sentence_array)]
@@ -289,7 +295,14 @@ def subsample_pool(pool: pd.DataFrame, n_lexical: int = 0, n_structural: int = 0
     """Keep at most ``n_lexical`` / ``n_structural`` SICK pairs (both directions of a pair stay together).
 
     0 keeps every pair of that type.
+
+    Raises:
+        MtlibInputError: ``pool`` is not a DataFrame with ``type`` and ``pair_ID``, or a count or the seed is
+            not an integer >= 0.
     """
+    check_frame(pool, "subsample_pool", "pool", ["type", "pair_ID"])
+    for name, value in (("n_lexical", n_lexical), ("n_structural", n_structural), ("seed", seed)):
+        check_count(value, "subsample_pool", name)
     rng = np.random.default_rng(seed)
     keep: list[Any] = []
     for kind, n in (("lexical", n_lexical), ("structural", n_structural)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
@@ -18,10 +19,12 @@ import pandas as pd
 
 from mtlib import models
 from mtlib.data import sick as sick_data
-from mtlib.experiments.seti.build import SetiData, universe
+from mtlib.experiments.seti.build import POOL_COLUMNS, SetiData, universe
+from mtlib.experiments.seti.checks import check_count, check_device, check_frame, check_seeds, check_template
 from mtlib.experiments.seti.facts import KINDS, MISSING_RULES, PAPER_TABLE5, RULE_SYMBOLS, SETTINGS, TEMPLATE, SetiError
 from mtlib.experiments.seti.inferences import extract_natural_inferences, subsample_pool
 from mtlib.experiments.seti.method import check_fewshot, evaluate_fewshot, evaluate_finetune, evaluate_heads
+from mtlib.relations.errors import refuse
 
 __all__ = [
     "table5",
@@ -211,7 +214,15 @@ class PoolReport:
 
 
 def natural_pool(sick_path: str = "", n_lexical: int = 0, n_structural: int = 0, seed: int = 0) -> PoolReport:
-    """Load a SICK-format file (empty: the bundled pool), find its natural inferences, subsample them."""
+    """Load a SICK-format file (empty: the bundled pool), find its natural inferences, subsample them.
+
+    Raises:
+        MtlibInputError: ``sick_path`` not a string or path, a count or ``seed`` not an integer >= 0.
+    """
+    if not isinstance(sick_path, (str, PurePath)):
+        raise refuse("natural_pool", "sick_path", "a path (str, empty for the bundled pool)", sick_path)
+    for name, value in (("n_lexical", n_lexical), ("n_structural", n_structural), ("seed", seed)):
+        check_count(value, "natural_pool", name)
     frame = sick_data.load_sick(sick_path or sick_data.BUNDLED_SICK)
     found = extract_natural_inferences(frame)
     return PoolReport(frame, found, subsample_pool(found, n_lexical, n_structural, seed=seed))
@@ -223,7 +234,10 @@ class SetiReport:
 
     Metric keys (no model prefix; one model's frames): ``accuracy/task<k>/<setting>/<config>`` (mean over
     seeds) and ``.../seed<s>``, ``baseline/task<k>/<setting>/<config>`` (majority class),
-    ``fewshot/task<k>/<shots>`` (mean over seeds), ``finding/<finding>`` (a named test's outcome).
+    ``fewshot/task<k>/<shots>`` (mean over seeds), ``finding/<finding>`` (a named test's outcome);
+    ``device`` (the torch device the heads or fine-tuning ran on, ``"auto"`` resolved) and
+    ``encoder_device`` (the device the frozen encoder's model reports; ``cpu`` for static vectors),
+    when the report was made by :func:`head_report`, :func:`finetune_report` or :func:`fewshot_report`.
 
     Attributes:
         model: The model's label (``minilm``; ``minilm-ft`` for a fine-tuned cross-encoder).
@@ -232,6 +246,8 @@ class SetiReport:
         fewshot: One row per few-shot setting, shots and seed.
         findings: :func:`findings` rows.
         note: One line on how the run went (e.g. model calls).
+        device: The device the run's torch parts used (``""``: not recorded).
+        encoder_device: The device of the frozen encoder (``""``: no encoder, or not recorded).
     """
 
     model: str
@@ -240,6 +256,8 @@ class SetiReport:
     fewshot: pd.DataFrame = field(default_factory=_empty)
     findings: pd.DataFrame = field(default_factory=_empty)
     note: str = ""
+    device: str = ""
+    encoder_device: str = ""
 
     @property
     def headline(self) -> list[str]:
@@ -257,6 +275,10 @@ class SetiReport:
             for (task, shots), part in self.fewshot.groupby(["task", "shots"]):
                 out[f"fewshot/task{task}/{int(shots)}"] = float(part["accuracy"].mean())
         out.update({f"finding/{r.finding}": bool(r.holds) for r in self.findings.itertuples()})
+        if self.device:
+            out["device"] = self.device
+        if self.encoder_device:
+            out["encoder_device"] = self.encoder_device
         return out
 
     def summary_table(self) -> pd.DataFrame:
@@ -323,19 +345,38 @@ def head_report(
     """A frozen encoder with a head on pair features, on every dataset (:func:`evaluate_heads`).
 
     Every sentence any dataset can use (:func:`universe`) is encoded once first; :attr:`SetiReport.note`
-    says how many model calls that and the runs took (0 when cached).
+    says how many model calls that and the runs took (0 when cached). ``device`` goes to the model and the
+    heads; the report records the one used (:attr:`SetiReport.device`, :attr:`SetiReport.encoder_device`).
+
+    Raises:
+        MtlibInputError: an unknown or unavailable ``device``, a ``template`` without ``{verb}`` and ``{s}``,
+            ``pool`` not a DataFrame of natural inferences, ``datasets`` not a mapping, ``max_train`` < 0.
     """
-    encoder = models.load(model, device=device)
+    used = _check_report_inputs("head_report", model, datasets, device, max_train=max_train)
+    check_frame(pool, "head_report", "pool", POOL_COLUMNS)
+    check_template(template, "head_report")
+    encoder = models.load(model, device=used)
     sentences = universe(pool, verbs, template)
     before = encoder.calls
     encoder.embed(sentences)
     calls = encoder.calls
-    scores, rules = evaluate_heads(encoder, model, datasets, head=head, max_train=max_train)
+    scores, rules = evaluate_heads(encoder, model, datasets, head=head, max_train=max_train, device=used)
     note = (
         f"{model}: {len(sentences):,} sentences encoded in {calls - before} model calls (0 when cached); "
         f"{len(scores)} runs added {encoder.calls - calls} model calls"
     )
-    return SetiReport(model, scores, rules, note=note)
+    return SetiReport(model, scores, rules, note=note, device=used, encoder_device=str(encoder.device))
+
+
+def _check_report_inputs(where: str, model: Any, datasets: Any, device: Any, **counts: Any) -> str:
+    """The checks every report entry makes; returns the device to use (``"auto"`` resolved)."""
+    if not isinstance(model, str) or not model:
+        raise refuse(where, "model", "a model name (non-empty str)", model)
+    if not isinstance(datasets, Mapping):
+        raise refuse(where, "datasets", "a mapping {(task, setting, config, seed): SetiData} (build_seeds)", datasets)
+    for name, value in counts.items():
+        check_count(value, where, name)
+    return check_device(device, where)
 
 
 def parse_settings(names: Sequence[str]) -> list[tuple[int, str]]:
@@ -367,12 +408,23 @@ def finetune_report(
 ) -> SetiReport:
     """``model`` fine-tuned as a cross-encoder on the named settings (:func:`evaluate_finetune`), labelled
     ``<model>-ft``; ``settings`` as :func:`parse_settings` reads them, ``kwargs`` as for
-    :func:`evaluate_finetune`."""
+    :func:`evaluate_finetune` (``device``: ``"auto"`` by default, recorded as :attr:`SetiReport.device`).
+
+    Raises:
+        MtlibInputError: ``seeds`` not a non-empty list of integers, an unknown or unavailable ``device``,
+            ``datasets`` not a mapping.
+        SetiError: an unknown setting name.
+    """
     name = f"{model}-ft"
-    scores, rules = evaluate_finetune(model, datasets, settings=parse_settings(settings), seeds=seeds, **kwargs)
+    used = _check_report_inputs("finetune_report", model, datasets, kwargs.pop("device", "auto"))
+    check_seeds(seeds, "finetune_report")
+    if isinstance(settings, str):
+        raise refuse("finetune_report", "settings", "a list of '<task>/<setting>' names (or ['all'])", settings)
+    chosen = parse_settings(settings)
+    scores, rules = evaluate_finetune(model, datasets, settings=chosen, seeds=seeds, device=used, **kwargs)
     if not len(scores):
-        return SetiReport(name)
-    return SetiReport(name, scores.assign(model=name), rules.assign(model=name))
+        return SetiReport(name, device=used)
+    return SetiReport(name, scores.assign(model=name), rules.assign(model=name), device=used)
 
 
 def fewshot_report(
@@ -394,19 +446,34 @@ def fewshot_report(
 
     ``how="head"``: the frozen encoder with a head trained on at most ``max_train`` items; ``"finetune"``:
     the cross-encoder fine-tuned on at most ``finetune_train_size`` items for ``epochs`` epochs at ``lr``
-    (batch 16), labelled ``<model>-ft``.
+    (batch 16), labelled ``<model>-ft``. ``device`` goes to the model, the heads and fine-tuning; the
+    report records the one used (:attr:`SetiReport.device`, :attr:`SetiReport.encoder_device`).
+
+    Raises:
+        SetiError: unknown few-shot settings (:func:`check_fewshot`).
+        MtlibInputError: ``shots`` not a non-empty list of integers >= 0, an unknown or unavailable
+            ``device``, ``datasets`` not a mapping, a size < 0.
     """
     check_fewshot(how, mode, fewshot_epochs, head)
-    encoder = models.load(model, device=device)
+    used = _check_report_inputs(
+        "fewshot_report", model, datasets, device, max_train=max_train, finetune_train_size=finetune_train_size
+    )
+    check_seeds(shots, "fewshot_report", "shots")
+    encoder = models.load(model, device=used)
     kwargs: dict[str, Any] = (
-        dict(head=head, max_train=max_train)
+        dict(head=head, max_train=max_train, device=used)
         if how == "head"
-        else dict(max_train=finetune_train_size, epochs=epochs, lr=lr, batch_size=16, device=device)
+        else dict(max_train=finetune_train_size, epochs=epochs, lr=lr, batch_size=16, device=used)
     )
     frame = evaluate_fewshot(
         encoder, model, datasets, shots, how=how, mode=mode, fewshot_epochs=fewshot_epochs, **kwargs
     )
-    return SetiReport(model + ("-ft" if how == "finetune" else ""), fewshot=frame)
+    return SetiReport(
+        model + ("-ft" if how == "finetune" else ""),
+        fewshot=frame,
+        device=used,
+        encoder_device=str(encoder.device) if how == "head" else "",
+    )
 
 
 def rule_table(by_rule: pd.DataFrame, config: str = "cg") -> pd.DataFrame:

@@ -1,0 +1,220 @@
+"""Hostile inputs to SETI's and PSS's public entries: each fails at the entry, naming the argument.
+
+Every error here is a :class:`mtlib.relations.MtlibInputError` (a ``ValueError``) raised before any model
+is loaded or trained; the device tests also check that a report records the device it used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtlib.data import sick as sick_data
+from mtlib.experiments import pss, seti
+from mtlib.relations import MtlibInputError
+from mtlib.utils.batching import resolve_device
+
+
+@pytest.fixture(scope="module")
+def pool() -> pd.DataFrame:
+    found = seti.extract_natural_inferences(sick_data.load_sick(sick_data.BUNDLED_SICK))
+    return seti.subsample_pool(found, 30, 12, seed=0)
+
+
+@pytest.fixture(scope="module")
+def small(pool):
+    built, _ = seti.build_seeds(pool, [0], settings=[(1, "trivial")], configs=["cg"])
+    return built
+
+
+# --- seti: the template (case 1) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("template", ["Someone {verb} that", "Someone believes that {s}"])
+def test_template_without_a_placeholder_is_refused_where_it_is_given(pool, template):
+    missing = "{s}" if "{s}" not in template else "{verb}"
+    with pytest.raises(MtlibInputError, match=r"build_seeds: template .* has no \{" + missing[1:-1] + r"\}") as err:
+        seti.build_seeds(pool, [0], template=template)
+    assert err.value.argument == "template"
+    # build_all skips settings on SetiError; a bad template is not skipped
+    with pytest.raises(MtlibInputError, match="build: template"):
+        seti.build_all(pool, template=template)
+    with pytest.raises(MtlibInputError, match="universe: template"):
+        seti.universe(pool, template=template)
+    with pytest.raises(MtlibInputError, match="veridical_premises: template"):
+        seti.veridical_premises(["knows"], ["a man sleeps"], template)
+
+
+@pytest.mark.parametrize("template", ["Someone {verb} that {s} {x}", "Someone {verb} that {s", 5, None])
+def test_template_with_stray_fields_or_not_a_string(pool, template):
+    with pytest.raises(MtlibInputError, match="template"):
+        seti.build_seeds(pool, [0], template=template)
+
+
+def test_valid_templates_still_build(pool):
+    assert seti.check_template(seti.TEMPLATE, "x") == seti.TEMPLATE
+    built, _ = seti.build_seeds(pool, [0], settings=[(1, "trivial")], configs=["cg"], template="Somebody {verb}: {s}")
+    (data,) = built.values()
+    assert data.test["premise"].str.startswith("Somebody ").all()
+
+
+# --- seti: the device (case 2) ---------------------------------------------------------------------
+
+
+def test_unknown_device_is_refused_before_loading(small, pool):
+    for entry in (
+        lambda: seti.head_report("minilm-static", small, pool, device="tpu"),
+        lambda: seti.fewshot_report("minilm-static", small, [0], device="tpu"),
+        lambda: seti.finetune_report("minilm", small, settings=["1/trivial"], seeds=[0], device="tpu"),
+    ):
+        with pytest.raises(MtlibInputError, match="device 'tpu' is not a device mtlib knows") as err:
+            entry()
+        assert err.value.argument == "device"
+    with pytest.raises(MtlibInputError, match="device must be"):
+        seti.check_device(0, "head_report")
+
+
+def test_cuda_without_a_gpu_says_so(monkeypatch, small, pool):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(MtlibInputError, match="head_report: device 'cuda' asked for, but torch sees no CUDA GPU"):
+        seti.head_report("minilm-static", small, pool, device="cuda")
+    with pytest.raises(MtlibInputError, match="cuda:1"):
+        seti.fewshot_report("minilm-static", small, [0], device="cuda:1")
+
+
+def test_report_records_the_device_used(small, pool):
+    report = seti.head_report("minilm-static", small, pool, max_train=60, device="auto")
+    metrics = report.metrics()
+    assert metrics["device"] == resolve_device("auto") == report.device
+    assert metrics["encoder_device"] == "cpu"  # static vectors run on the CPU whatever was asked
+    cpu = seti.head_report("minilm-static", small, pool, max_train=60, device="cpu")
+    assert cpu.metrics()["device"] == "cpu"
+    if report.device == "cpu":  # "auto" resolved to the CPU here: the same run
+        assert cpu.scores["accuracy"].tolist() == report.scores["accuracy"].tolist()
+    # reports not made by an entry with a device carry no device key
+    assert "device" not in seti.SetiReport("m").metrics()
+
+
+# --- seti: other entry points (case 4) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seeds", [[], 0, "01", [0, -1], [0.5], None])
+def test_bad_seeds(pool, seeds):
+    with pytest.raises(MtlibInputError, match="build_seeds: seeds"):
+        seti.build_seeds(pool, seeds)
+
+
+def test_bad_pool_counts_and_frames(pool, small):
+    with pytest.raises(MtlibInputError, match="natural_pool: n_lexical must be an integer >= 0"):
+        seti.natural_pool("", -1, 5)
+    with pytest.raises(MtlibInputError, match="natural_pool: n_structural"):
+        seti.natural_pool("", 5, 2.5)
+    with pytest.raises(MtlibInputError, match="natural_pool: sick_path"):
+        seti.natural_pool(None)
+    with pytest.raises(MtlibInputError, match="subsample_pool: n_lexical"):
+        seti.subsample_pool(pool, -3)
+    with pytest.raises(MtlibInputError, match="build_seeds: pool must be a DataFrame"):
+        seti.build_seeds("pool.tsv", [0])
+    with pytest.raises(MtlibInputError, match=r"build: pool lacks column\(s\) \['type'\]"):
+        seti.build(1, "trivial", "cg", pool.drop(columns="type"))
+    with pytest.raises(MtlibInputError, match="build: n_few"):
+        seti.build(1, "trivial", "cg", pool, n_few=-1)
+    with pytest.raises(MtlibInputError, match="head_report: datasets must be a mapping"):
+        seti.head_report("minilm-static", [small], pool)
+    with pytest.raises(MtlibInputError, match="head_report: max_train"):
+        seti.head_report("minilm-static", small, pool, max_train=-1)
+
+
+def test_bad_shots_and_settings(small):
+    with pytest.raises(MtlibInputError, match="fewshot_report: shots"):
+        seti.fewshot_report("minilm-static", small, [])
+    with pytest.raises(MtlibInputError, match=r"fewshot_report: shots\[1\]"):
+        seti.fewshot_report("minilm-static", small, [0, -2])
+    with pytest.raises(MtlibInputError, match="finetune_report: settings"):
+        seti.finetune_report("minilm", small, settings="1/trivial", seeds=[0])
+    with pytest.raises(MtlibInputError, match="finetune_report: seeds"):
+        seti.finetune_report("minilm", small, settings=["1/trivial"], seeds=[])
+
+
+# --- pss: clean_pairs (case 3) ---------------------------------------------------------------------
+
+
+def _pairs(rows, index=None):
+    return pd.DataFrame(rows, columns=["source", "rewrite", "direction"], index=index, dtype=object)
+
+
+@pytest.mark.parametrize(
+    ("row", "column", "shown"),
+    [
+        (("the food was bad .", 5, "neg_to_pos"), "rewrite", "int 5"),
+        ((None, "the food was good .", "neg_to_pos"), "source", "NoneType None"),
+        (("the food was bad .", math.nan, "neg_to_pos"), "rewrite", "float nan"),
+        ((b"bytes", "the food was good .", "neg_to_pos"), "source", "bytes"),
+    ],
+)
+def test_clean_pairs_refuses_non_text_with_row_and_column(row, column, shown):
+    good = ("the food was bad .", "the food was great .", "neg_to_pos")
+    pairs = _pairs([good, row, good], index=[10, 11, 12])
+    with pytest.raises(MtlibInputError, match=rf"clean_pairs: pairs row 1 \(index 11\), column '{column}'") as err:
+        pss.clean_pairs(pairs)
+    assert shown in str(err.value)
+    assert err.value.argument == f"pairs[{column!r}]"
+    with pytest.raises(MtlibInputError, match="row 1"):
+        pss.clean(pairs)
+
+
+def test_clean_pairs_refuses_a_non_frame_and_keeps_its_old_errors():
+    with pytest.raises(MtlibInputError, match="clean_pairs: pairs must be a DataFrame"):
+        pss.clean_pairs([("a", "b", "neg_to_pos")])
+    with pytest.raises(KeyError, match="direction"):
+        pss.clean_pairs(pd.DataFrame({"source": ["a"], "rewrite": ["b"]}))
+    with pytest.raises(ValueError, match="unknown direction"):
+        pss.clean_pairs(_pairs([("a", "b", None), ("c", "d", 3)]))
+
+
+# --- pss: other entry points (case 4) --------------------------------------------------------------
+
+
+def test_pss_counts_frames_and_names():
+    frame = pd.DataFrame({"text": ["a", "b"], "label": [0, 1]})
+    with pytest.raises(MtlibInputError, match="clean: n_pairs"):
+        pss.clean(_pairs([("a", "b c", "neg_to_pos")]), n_pairs=-1)
+    with pytest.raises(MtlibInputError, match="subsample: frame must be a DataFrame"):
+        pss.subsample(frame.to_dict("records"), 1)
+    with pytest.raises(MtlibInputError, match="subsample: n must be an integer >= 0"):
+        pss.subsample(frame, -1)
+    with pytest.raises(MtlibInputError, match=r"settings_grid: encoders must be a list of names"):
+        pss.settings_grid("minilm", ["linear"])
+    with pytest.raises(MtlibInputError, match=r"settings_grid: native\[0\]"):
+        pss.settings_grid(["minilm"], ["linear"], native=[None])
+    assert pss.settings_grid(["minilm"], ["linear"]) == [pss.Setting("minilm", "linear", "FB")]
+
+
+def test_run_settings_checks_everything_before_training():
+    def never(*args, **kwargs):
+        raise AssertionError("nothing may be trained on a wrong argument")
+
+    grid = pss.settings_grid(["minilm"], ["linear"])
+    frame = pd.DataFrame({"text": ["good", "bad"], "label": [1, 0]})
+    pairs = _pairs([("good", "bad food", "pos_to_neg")])
+    bad_calls = {
+        "seeds": dict(seeds=[]),
+        "grid": dict(grid=["minilm/linear/FB"]),
+        "train": dict(train=frame[["text"]]),
+        "pairs": dict(pairs=_pairs([("good", np.nan, "pos_to_neg")])),
+        "device": dict(device=None),
+    }
+    for name, change in bad_calls.items():
+        kwargs = dict(grid=grid, train=frame, test=frame, pairs=pairs, seeds=[0], classifier=never, log=None)
+        kwargs.update(change)
+        with pytest.raises(MtlibInputError, match=f"run_settings: {name}"):
+            pss.run_settings(**kwargs)
+    with pytest.raises(MtlibInputError, match="polarity_sensitivity: n_boot must be an integer >= 1"):
+        pss.polarity_sensitivity(grid, frame, frame, pairs, n_boot=0, classifier=never)
+    with pytest.raises(MtlibInputError, match=r"report_from: outcomes\[0\]"):
+        pss.report_from([{"pss": 0.5}])
