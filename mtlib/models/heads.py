@@ -60,13 +60,13 @@ def stable_features(X: np.ndarray) -> np.ndarray:
         X: Features, shape ``(n, d)`` (any float dtype).
 
     Returns:
-        Shape ``(n, d)`` float64.
+        Shape ``(n, d)`` float64, always a new array (callers standardise it in place).
 
     Examples:
         >>> stable_features(np.ones((2, 3), dtype=np.float32)).dtype
         dtype('float64')
     """
-    return np.asarray(X, dtype=np.float64)
+    return np.array(X, dtype=np.float64)  # a copy: never the caller's array
 
 
 def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
