@@ -76,8 +76,10 @@ def main() -> None:
 
     texts = mixed_sentences(n)
     words = [len(t.split()) for t in texts]
-    print(f"{n} sentences, {min(words)}-{max(words)} words (median {int(np.median(words))}); "
-          f"torch threads: {torch.get_num_threads()}")
+    print(
+        f"{n} sentences, {min(words)}-{max(words)} words (median {int(np.median(words))}); "
+        f"torch threads: {torch.get_num_threads()}"
+    )
     resolved = models.resolve("minilm")
     fresh = models.build(resolved, device="cpu", use_cache=False)
     st = fresh.st
@@ -105,15 +107,20 @@ def main() -> None:
     ratio_cache = t_first / t_second
     print(f"mtlib batched {t_ours:.2f} s vs one text per call {t_per_text:.2f} s: {ratio_batch:.1f}x (target >= 10)")
     emit("batched_vs_per_text", ratio_batch, "x", target=">= 10", mtlib_s=t_ours, per_text_s=t_per_text, n=n)
-    print(f"  short single sentences only ({len(short)} reviews, 2-33 words): mtlib {t_short_ours:.2f} s vs "
-          f"one text per call {t_short_per_text:.2f} s: {ratio_short:.1f}x")
-    emit("batched_vs_per_text_short", ratio_short, "x", mtlib_s=t_short_ours, per_text_s=t_short_per_text,
-         n=len(short))
-    print(f"mtlib {t_ours:.2f} s vs sentence-transformers encode(batch_size=32) {t_st:.2f} s: "
-          f"{ratio_st:.2f}x (target >= 1.0)")
+    print(
+        f"  short single sentences only ({len(short)} reviews, 2-33 words): mtlib {t_short_ours:.2f} s vs "
+        f"one text per call {t_short_per_text:.2f} s: {ratio_short:.1f}x"
+    )
+    emit("batched_vs_per_text_short", ratio_short, "x", mtlib_s=t_short_ours, per_text_s=t_short_per_text, n=len(short))
+    print(
+        f"mtlib {t_ours:.2f} s vs sentence-transformers encode(batch_size=32) {t_st:.2f} s: "
+        f"{ratio_st:.2f}x (target >= 1.0)"
+    )
     emit("mtlib_vs_sentence_transformers", ratio_st, "x", target=">= 1.0", mtlib_s=t_ours, st_s=t_st, n=n)
-    print(f"mtlib cached second run {t_second * 1000:.1f} ms vs first run {t_first:.2f} s: {ratio_cache:.0f}x "
-          "(target >= 50)")
+    print(
+        f"mtlib cached second run {t_second * 1000:.1f} ms vs first run {t_first:.2f} s: {ratio_cache:.0f}x "
+        "(target >= 50)"
+    )
     emit("cached_vs_first", ratio_cache, "x", target=">= 50", first_s=t_first, second_s=t_second, n=n)
 
 

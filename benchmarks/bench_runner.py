@@ -34,8 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def _comparable(metrics: dict) -> dict:
-    return {k: v for k, v in metrics.items()
-            if not k.startswith("timing/") and not any("seconds" in p for p in k.split("/"))}
+    return {
+        k: v
+        for k, v in metrics.items()
+        if not k.startswith("timing/") and not any("seconds" in p for p in k.split("/"))
+    }
 
 
 def _run(executor, profile: str, only: list[str] | None, out: Path, cache: Path) -> tuple[float, dict]:
@@ -65,8 +68,9 @@ def schedule(per_nb: dict[str, dict[str, list[float]]], workers: int) -> float:
     have finished. Start-up and transfer times are not modelled.
     """
     free = [0.0] * workers
-    ready = [(0.0, t, nb, kind) for nb, kinds in per_nb.items() for kind in ("fan-out", "whole")
-             for t in kinds.get(kind, [])]
+    ready = [
+        (0.0, t, nb, kind) for nb, kinds in per_nb.items() for kind in ("fan-out", "whole") for t in kinds.get(kind, [])
+    ]
     left = {nb: len(kinds.get("fan-out", [])) for nb, kinds in per_nb.items()}
     done_at: dict[str, float] = {}
     end = 0.0
@@ -122,30 +126,64 @@ def main() -> None:
         job_s[o.kind] += o.result.seconds
         per_nb.setdefault(o.result.stem, {}).setdefault(o.kind, []).append(round(o.result.seconds, 1))
     total = sum(job_s.values())
-    print(f"speedup over sequential: {seq_s / plain_s:.2f}x without fan-out, {seq_s / dask_s:.2f}x with fan-out "
-          f"{args.fan_out}")
-    print(f"job seconds with fan-out: fan-out {job_s['fan-out']:.1f}, gather {job_s['gather']:.1f}, "
-          f"unsplit {job_s['whole']:.1f}; gather share {job_s['gather'] / total:.1%}")
-    print(f"failed: sequential {[s for s, r in seq.items() if r.status != 'ok']}, "
-          f"dask {[s for s, r in par.items() if r.status != 'ok']}, "
-          f"dask without fan-out {[s for s, r in par_plain.items() if r.status != 'ok']}")
-    print(f"metrics equal to sequential (durations aside): fan-out {len(equal)}/{compared}, "
-          f"no fan-out {len(equal_plain)}/{compared_plain}; differing: "
-          f"{sorted(set(seq) - set(equal)) or 'none'}")
+    print(
+        f"speedup over sequential: {seq_s / plain_s:.2f}x without fan-out, {seq_s / dask_s:.2f}x with fan-out "
+        f"{args.fan_out}"
+    )
+    print(
+        f"job seconds with fan-out: fan-out {job_s['fan-out']:.1f}, gather {job_s['gather']:.1f}, "
+        f"unsplit {job_s['whole']:.1f}; gather share {job_s['gather'] / total:.1%}"
+    )
+    print(
+        f"failed: sequential {[s for s, r in seq.items() if r.status != 'ok']}, "
+        f"dask {[s for s, r in par.items() if r.status != 'ok']}, "
+        f"dask without fan-out {[s for s, r in par_plain.items() if r.status != 'ok']}"
+    )
+    print(
+        f"metrics equal to sequential (durations aside): fan-out {len(equal)}/{compared}, "
+        f"no fan-out {len(equal_plain)}/{compared_plain}; differing: "
+        f"{sorted(set(seq) - set(equal)) or 'none'}"
+    )
     for stem, kinds in sorted(per_nb.items()):
         print(f"  {stem}: {json.dumps(kinds)}; sequential {seq[stem].seconds:.1f} s")
     model = {w: schedule(per_nb, w) for w in (1, 2, 4, 16)}
-    print("wall time these job times give on W workers (list scheduling, no start-up): "
-          + ", ".join(f"{w}: {t:.0f} s" for w, t in model.items()))
-    for figure, value, unit in (("speedup_fanout", seq_s / dask_s, "x"), ("speedup_no_fanout", seq_s / plain_s, "x"),
-                                ("sequential_seconds", seq_s, "s"), ("dask_seconds", dask_s, "s"),
-                                ("dask_no_fanout_seconds", plain_s, "s"),
-                                ("gather_share", job_s["gather"] / total, "ratio"),
-                                ("metrics_equal", len(equal), f"of {compared}")):
-        print(json.dumps({"bench": "runner", "figure": figure, "value": round(value, 4), "unit": unit,
-                          "profile": args.profile, "workers": args.workers, "load": round(load, 1)}))
-    print(json.dumps({"bench": "runner", "figure": "job_seconds", "value": per_nb, "unit": "s",
-                      "sequential": {s: round(r.seconds, 1) for s, r in seq.items()}}))
+    print(
+        "wall time these job times give on W workers (list scheduling, no start-up): "
+        + ", ".join(f"{w}: {t:.0f} s" for w, t in model.items())
+    )
+    for figure, value, unit in (
+        ("speedup_fanout", seq_s / dask_s, "x"),
+        ("speedup_no_fanout", seq_s / plain_s, "x"),
+        ("sequential_seconds", seq_s, "s"),
+        ("dask_seconds", dask_s, "s"),
+        ("dask_no_fanout_seconds", plain_s, "s"),
+        ("gather_share", job_s["gather"] / total, "ratio"),
+        ("metrics_equal", len(equal), f"of {compared}"),
+    ):
+        print(
+            json.dumps(
+                {
+                    "bench": "runner",
+                    "figure": figure,
+                    "value": round(value, 4),
+                    "unit": unit,
+                    "profile": args.profile,
+                    "workers": args.workers,
+                    "load": round(load, 1),
+                }
+            )
+        )
+    print(
+        json.dumps(
+            {
+                "bench": "runner",
+                "figure": "job_seconds",
+                "value": per_nb,
+                "unit": "s",
+                "sequential": {s: round(r.seconds, 1) for s, r in seq.items()},
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

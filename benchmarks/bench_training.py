@@ -33,8 +33,10 @@ def nli_pairs(n: int):
     """``(premises, hypotheses, labels)``: the first ``n`` bundled NLI inputs (short sentences)."""
     from mtlib.data import monotonicity
 
-    items = monotonicity.compose(monotonicity.load_contexts(monotonicity.BUNDLED_CONTEXTS),
-                                 monotonicity.load_insertions(monotonicity.BUNDLED_INSERTIONS))
+    items = monotonicity.compose(
+        monotonicity.load_contexts(monotonicity.BUNDLED_CONTEXTS),
+        monotonicity.load_insertions(monotonicity.BUNDLED_INSERTIONS),
+    )
     items = items.sample(n=min(n, len(items)), random_state=0)
     return list(items["premise"]), list(items["hypothesis"]), items["entailed"].astype(bool).tolist()
 
@@ -48,8 +50,16 @@ def tiny_bert(folder: Path) -> str:
 
     tokenizer = AutoTokenizer.from_pretrained(resolve("minilm").path)
     torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=len(tokenizer), hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=128, max_position_embeddings=512)).save_pretrained(folder)
+    BertModel(
+        BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=128,
+            max_position_embeddings=512,
+        )
+    ).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
 
@@ -80,8 +90,16 @@ def main() -> None:
     encoder_dir = tiny_bert(Path(tempfile.mkdtemp(prefix="tiny-bert-")))
     labels = [False, True]
     data = {"texts": premises, "pairs": hypotheses, "y": np.array([labels.index(g) for g in gold]), "k": 2}
-    settings = {"head": "linear", "hidden": [], "epochs": 1, "lr": 2e-5, "batch_size": 32, "pooling": "mean",
-                "max_length": 128, "seed": 0}
+    settings = {
+        "head": "linear",
+        "hidden": [],
+        "epochs": 1,
+        "lr": 2e-5,
+        "batch_size": 32,
+        "pooling": "mean",
+        "max_length": 128,
+        "seed": 0,
+    }
     figures = []
     for name in (encoder_dir, "minilm"):
         model = models.load(name, device="cpu")
@@ -89,12 +107,16 @@ def main() -> None:
         lengths = [len(ids) for ids in model.tokenizer(premises, hypotheses)["input_ids"]]
         padded = throughput(model, data, settings, labels, bucketed=False)
         bucketed = throughput(model, data, settings, labels, bucketed=True)
-        print(f"{label}: fine-tuning {n} NLI pairs (mean {np.mean(lengths):.1f}, max {max(lengths)} tokens), one "
-              f"epoch, batch 32: length-bucketed dynamic padding {bucketed:.1f} ex/s vs padded to 128 "
-              f"{padded:.1f} ex/s: {bucketed / padded:.1f}x")
-        figures += [(f"finetune_{label}", "bucketed_examples_per_second", bucketed, "ex/s"),
-                    (f"finetune_{label}", "padded128_examples_per_second", padded, "ex/s"),
-                    (f"finetune_{label}", "speedup", bucketed / padded, "x")]
+        print(
+            f"{label}: fine-tuning {n} NLI pairs (mean {np.mean(lengths):.1f}, max {max(lengths)} tokens), one "
+            f"epoch, batch 32: length-bucketed dynamic padding {bucketed:.1f} ex/s vs padded to 128 "
+            f"{padded:.1f} ex/s: {bucketed / padded:.1f}x"
+        )
+        figures += [
+            (f"finetune_{label}", "bucketed_examples_per_second", bucketed, "ex/s"),
+            (f"finetune_{label}", "padded128_examples_per_second", padded, "ex/s"),
+            (f"finetune_{label}", "speedup", bucketed / padded, "x"),
+        ]
 
     train = (premises, hypotheses, gold)
     for how, name in (("finetune", encoder_dir), ("head", "minilm")):
@@ -107,11 +129,15 @@ def main() -> None:
         again = models.classifier(name, train, how=how, epochs=1, device="cpu")
         second = time.perf_counter() - start
         assert again.training.from_cache  # reloaded, not trained
-        print(f"classifier({label}, how={how!r}) on {n} pairs: first call {first:.2f} s (trains), second "
-              f"{second * 1000:.1f} ms (reloads): {100 * second / first:.2f}% of the first")
-        figures += [(f"classifier_{how}_{label}", "first_call_seconds", first, "s"),
-                    (f"classifier_{how}_{label}", "second_call_seconds", second, "s"),
-                    (f"classifier_{how}_{label}", "second_over_first", second / first, "ratio")]
+        print(
+            f"classifier({label}, how={how!r}) on {n} pairs: first call {first:.2f} s (trains), second "
+            f"{second * 1000:.1f} ms (reloads): {100 * second / first:.2f}% of the first"
+        )
+        figures += [
+            (f"classifier_{how}_{label}", "first_call_seconds", first, "s"),
+            (f"classifier_{how}_{label}", "second_call_seconds", second, "s"),
+            (f"classifier_{how}_{label}", "second_over_first", second / first, "ratio"),
+        ]
     for bench, figure, value, unit in figures:
         print(json.dumps({"bench": bench, "figure": figure, "value": value, "unit": unit, "n": n}))
 

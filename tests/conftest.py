@@ -54,8 +54,10 @@ def smoke_runs(request, tmp_path_factory):
     """Smoke runs of the notebooks, once per session (tests/smoke_runs.py); paired when determinism is tested."""
     from tests.smoke_runs import SmokeRuns
 
-    pairs = any(getattr(getattr(item, "module", None), "__name__", "").endswith("test_determinism")
-                for item in request.session.items)
+    pairs = any(
+        getattr(getattr(item, "module", None), "__name__", "").endswith("test_determinism")
+        for item in request.session.items
+    )
     return SmokeRuns(tmp_path_factory.mktemp("smoke"), pairs=pairs)
 
 
@@ -70,10 +72,18 @@ def _wordpiece_tokenizer(sentences):
     tok.train_from_iterator(sentences, trainers.WordPieceTrainer(vocab_size=120, special_tokens=specials))
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+    )
     tok.decoder = decoders.WordPiece()
-    return BertTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                             sep_token="[SEP]", mask_token="[MASK]", model_max_length=128)
+    return BertTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        model_max_length=128,
+    )
 
 
 def _bpe_tokenizer(sentences):
@@ -83,14 +93,27 @@ def _bpe_tokenizer(sentences):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    tok.train_from_iterator(sentences, trainers.BpeTrainer(
-        vocab_size=300, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
-                                                      ("<s>", tok.token_to_id("<s>")), trim_offsets=True)
+    tok.train_from_iterator(
+        sentences,
+        trainers.BpeTrainer(
+            vocab_size=300, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        ),
+    )
+    tok.post_processor = processors.RobertaProcessing(
+        ("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")), trim_offsets=True
+    )
     tok.decoder = decoders.ByteLevel()
-    return RobertaTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", sep_token="</s>",
-                                cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
-                                model_max_length=128)
+    return RobertaTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+        model_max_length=128,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -102,8 +125,14 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-bert")
     tokenizer = _wordpiece_tokenizer(SENTENCES)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -118,11 +147,20 @@ def tiny_roberta_nli_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-roberta-nli")
     tokenizer = _bpe_tokenizer(SENTENCES)
     torch.manual_seed(0)
-    config = RobertaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                           intermediate_size=64, max_position_embeddings=130, pad_token_id=tokenizer.pad_token_id,
-                           bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                           num_labels=3, id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
-                           label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2})
+    config = RobertaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=130,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        num_labels=3,
+        id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
+    )
     model = RobertaForSequenceClassification(config)
     model.config.architectures = ["RobertaForSequenceClassification"]
     model.save_pretrained(folder)

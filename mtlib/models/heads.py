@@ -30,7 +30,15 @@ from mtlib.models.training import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 
 __all__ = [
-    "FORMAT", "HEADS", "LinearHead", "MLPHead", "load_head", "make_head", "mlp", "pair_features", "save_head",
+    "FORMAT",
+    "HEADS",
+    "LinearHead",
+    "MLPHead",
+    "load_head",
+    "make_head",
+    "mlp",
+    "pair_features",
+    "save_head",
     "stable_features",
 ]
 
@@ -38,6 +46,7 @@ HEADS = ("linear", "mlp")
 
 #: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
 FORMAT = 5
+
 
 def stable_features(X: np.ndarray) -> np.ndarray:
     """What every head sees of its features, fitting and predicting: float64.
@@ -98,8 +107,14 @@ class LinearHead:
 
     kind = "linear"
 
-    def __init__(self, C: float = 1.0, max_iter: int = 2000, standardize: bool = True, seed: int = 0,
-                 class_weight: str | None = None) -> None:
+    def __init__(
+        self,
+        C: float = 1.0,
+        max_iter: int = 2000,
+        standardize: bool = True,
+        seed: int = 0,
+        class_weight: str | None = None,
+    ) -> None:
         self.C, self.max_iter, self.standardize, self.seed = float(C), int(max_iter), bool(standardize), seed
         self.class_weight = class_weight
         self.mean_: Any = None
@@ -123,8 +138,14 @@ class LinearHead:
         from sklearn.preprocessing import StandardScaler
 
         X = stable_features(X)
-        lr = LogisticRegression(C=self.C, max_iter=self.max_iter, random_state=self.seed, solver="newton-cholesky",
-                                tol=1e-10, class_weight=self.class_weight)
+        lr = LogisticRegression(
+            C=self.C,
+            max_iter=self.max_iter,
+            random_state=self.seed,
+            solver="newton-cholesky",
+            tol=1e-10,
+            class_weight=self.class_weight,
+        )
         if self.standardize:
             pipe = make_pipeline(StandardScaler(), lr).fit(X, y_idx)
             self.mean_, self.scale_ = pipe[0].mean_, pipe[0].scale_
@@ -141,7 +162,11 @@ class LinearHead:
         return z
 
     def decision(self, X: np.ndarray) -> np.ndarray:
-        """scikit-learn's ``decision_function`` on :func:`stable_features`: ``(n,)`` for a binary head, else ``(n, k)``."""
+        """scikit-learn's ``decision_function`` on :func:`stable_features`.
+
+        Returns:
+            ``(n,)`` for a binary head, else ``(n, k)``.
+        """
         d = self._standardised(X) @ self.coef_.T + self.intercept_
         return d.ravel() if self.coef_.shape[0] == 1 else d
 
@@ -164,8 +189,8 @@ class LinearHead:
     def linear_parts(self, column: int) -> tuple[np.ndarray, float] | None:
         """Weights on the raw features and bias of the logit of ``column`` vs the rest (binary heads), else None.
 
-        (Applied to :func:`stable_features` of the features they give :meth:`logits`.) With ``z = (f - mean) / scale`` the logit ``w . z + b`` is
-        ``(w / scale) . f + b - (w / scale) . mean``.
+        (Applied to :func:`stable_features` of the features they give :meth:`logits`.) With
+        ``z = (f - mean) / scale`` the logit ``w . z + b`` is ``(w / scale) . f + b - (w / scale) . mean``.
         """
         if self.coef_ is None or self.coef_.shape[0] != 1:
             return None
@@ -193,8 +218,16 @@ class MLPHead:
 
     kind = "mlp"
 
-    def __init__(self, hidden: tuple[int, ...] = (500, 100), epochs: int = 30, batch_size: int = 64,
-                 lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0, device: str = "auto") -> None:
+    def __init__(
+        self,
+        hidden: tuple[int, ...] = (500, 100),
+        epochs: int = 30,
+        batch_size: int = 64,
+        lr: float = 1e-3,
+        weight_decay: float = 1e-4,
+        seed: int = 0,
+        device: str = "auto",
+    ) -> None:
         self.hidden, self.epochs, self.batch_size = tuple(int(h) for h in hidden), int(epochs), int(batch_size)
         self.lr, self.weight_decay, self.seed, self.device = float(lr), float(weight_decay), seed, device
         self.net: Any = None
@@ -204,8 +237,14 @@ class MLPHead:
         self.losses: list[float] = []
 
     def settings(self) -> dict[str, Any]:
-        return {"hidden": list(self.hidden), "epochs": self.epochs, "batch_size": self.batch_size, "lr": self.lr,
-                "weight_decay": self.weight_decay, "seed": self.seed}
+        return {
+            "hidden": list(self.hidden),
+            "epochs": self.epochs,
+            "batch_size": self.batch_size,
+            "lr": self.lr,
+            "weight_decay": self.weight_decay,
+            "seed": self.seed,
+        }
 
     def _build(self, d: int, k: int):
         return mlp(d, self.hidden, k).double()
@@ -237,8 +276,17 @@ class MLPHead:
         def step_loss(net, idx, device):
             return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
 
-        log = fit(self.net, len(Xs), step_loss, epochs=self.epochs, batch_size=self.batch_size, lr=self.lr,
-                  weight_decay=self.weight_decay, seed=self.seed, device=self.device)
+        log = fit(
+            self.net,
+            len(Xs),
+            step_loss,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            weight_decay=self.weight_decay,
+            seed=self.seed,
+            device=self.device,
+        )
         self.losses = log.losses
         self.net.to("cpu")
         return self

@@ -86,8 +86,13 @@ class Head:
 
     def summary(self) -> dict[str, Any]:
         """Scalars for ``metrics.json``."""
-        return {"kind": self.kind, "accuracy": self.accuracy, "majority_baseline": self.majority_baseline,
-                "n_train": self.n_train, "n_test": self.n_test}
+        return {
+            "kind": self.kind,
+            "accuracy": self.accuracy,
+            "majority_baseline": self.majority_baseline,
+            "n_train": self.n_train,
+            "n_test": self.n_test,
+        }
 
 
 def data_hash(*arrays: Any) -> str:
@@ -100,8 +105,9 @@ def data_hash(*arrays: Any) -> str:
         a = np.asarray(a)
         h.update(str((a.shape, a.dtype.str if a.dtype != object else "object")).encode())
         if a.dtype == object or a.dtype.kind in "US":
-            h.update(json.dumps([x.item() if hasattr(x, "item") else x for x in a.ravel().tolist()],
-                                default=str).encode())
+            h.update(
+                json.dumps([x.item() if hasattr(x, "item") else x for x in a.ravel().tolist()], default=str).encode()
+            )
         else:
             h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:24]
@@ -158,8 +164,17 @@ def train_head(
         loaded = load_head(folder)
         if loaded is not None:
             est, rec = loaded
-            return Head(kind, est, np.asarray(rec["classes"], dtype=classes.dtype), rec["accuracy"],
-                        rec["n_train"], rec["n_test"], key, settings, rec["majority_baseline"])
+            return Head(
+                kind,
+                est,
+                np.asarray(rec["classes"], dtype=classes.dtype),
+                rec["accuracy"],
+                rec["n_train"],
+                rec["n_test"],
+                key,
+                settings,
+                rec["majority_baseline"],
+            )
     if X_test is None:
         tr, te = stratified_split(y, test_size, seed)
         X_tr, y_tr, X_te, y_te = X[tr], y[tr], X[te], y[te]
@@ -173,6 +188,15 @@ def train_head(
     acc = float(np.mean(classes[est.predict_proba(X_te).argmax(1)] == y_te)) if len(y_te) else float("nan")
     head = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_baseline(y_te))
     if use_cache:
-        save_head(est, folder, {"classes": [_json_label(c) for c in classes], "accuracy": acc,
-                                "n_train": len(y_tr), "n_test": len(y_te), "majority_baseline": head.majority_baseline})
+        save_head(
+            est,
+            folder,
+            {
+                "classes": [_json_label(c) for c in classes],
+                "accuracy": acc,
+                "n_train": len(y_tr),
+                "n_test": len(y_te),
+                "majority_baseline": head.majority_baseline,
+            },
+        )
     return head

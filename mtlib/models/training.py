@@ -90,13 +90,16 @@ def fit(
     device = resolve_device(device)
     seed_everything(seed)
     module.to(device).train()
-    optim = torch.optim.AdamW(list(params) if params is not None else module.parameters(),
-                              lr=lr, weight_decay=weight_decay, foreach=True)  # one fused update, CPU too
+    optim = torch.optim.AdamW(
+        list(params) if params is not None else module.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
+    )  # one fused update, CPU too
     rng = np.random.default_rng(seed)
     if batches is None:
+
         def batches(gen: np.random.Generator) -> list[np.ndarray]:
             order = gen.permutation(n_examples)
-            return [order[start:start + batch_size] for start in range(0, n_examples, batch_size)]
+            return [order[start : start + batch_size] for start in range(0, n_examples, batch_size)]
+
     plan = [batches(rng) for _ in range(epochs)]
     total = max(1, sum(len(p) for p in plan))
     warm = int(total * warmup_fraction)
@@ -110,8 +113,16 @@ def fit(
 
     sched = torch.optim.lr_scheduler.LambdaLR(optim, schedule)
     use_amp = device.startswith("cuda")
-    log = TrainLog(settings={"epochs": epochs, "batch_size": batch_size, "lr": lr, "seed": seed,
-                             "device": device, "weight_decay": weight_decay})
+    log = TrainLog(
+        settings={
+            "epochs": epochs,
+            "batch_size": batch_size,
+            "lr": lr,
+            "seed": seed,
+            "device": device,
+            "weight_decay": weight_decay,
+        }
+    )
     for epoch_batches in plan:
         epoch_loss, steps = 0.0, 0
         for idx in epoch_batches:
@@ -128,8 +139,9 @@ def fit(
     return log
 
 
-def length_bucketed_batches(lengths: Sequence[int], batch_size: int, rng: np.random.Generator, *,
-                            pool_batches: int = 50) -> list[np.ndarray]:
+def length_bucketed_batches(
+    lengths: Sequence[int], batch_size: int, rng: np.random.Generator, *, pool_batches: int = 50
+) -> list[np.ndarray]:
     """One epoch of batches whose members have similar lengths, in random order.
 
     Intuition: a batch is padded to its longest member, so batching texts of
@@ -152,9 +164,9 @@ def length_bucketed_batches(lengths: Sequence[int], batch_size: int, rng: np.ran
     pool = max(1, pool_batches * batch_size)
     out: list[np.ndarray] = []
     for start in range(0, len(order), pool):
-        part = order[start:start + pool]
+        part = order[start : start + pool]
         part = part[np.argsort(lens[part], kind="stable")]
-        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+        out.extend(part[i : i + batch_size] for i in range(0, len(part), batch_size))
     return [out[i] for i in rng.permutation(len(out))]
 
 

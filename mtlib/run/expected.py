@@ -48,8 +48,10 @@ EXPECTED_FILE = Path("notebooks") / "profiles" / "expected.yaml"
 #: The two kinds of pinned value (sub-blocks of a profile).
 KINDS = ("exact", "model")
 _FIELDS = {"value", "tol", "tol_items", "items", "per", "truncate", "source"}
-_KIND_FIELDS = {"exact": {"value", "truncate", "source"},
-                "model": {"value", "tol", "tol_items", "items", "per", "source"}}
+_KIND_FIELDS = {
+    "exact": {"value", "truncate", "source"},
+    "model": {"value", "tol", "tol_items", "items", "per", "source"},
+}
 #: Slack on every tolerance comparison, for the binary rounding of N / items.
 _SLACK = 1e-12
 
@@ -108,8 +110,8 @@ class Expectation:
         for ``per``); None when there is none or the denominator is missing from ``metrics``."""
         if self.tol_items is None:
             return self.tol
-        denominator = self.items if self.items is not None else (metrics or {}).get(self.per)
-        if not _is_number(denominator) or denominator <= 0:
+        denominator: Any = self.items if self.items is not None else (metrics or {}).get(str(self.per))
+        if not _is_number(denominator) or float(denominator) <= 0:
             return None
         return self.tol_items / float(denominator)
 
@@ -124,7 +126,7 @@ class Expectation:
             if self.tol is not None or self.tol_items is not None:
                 tol = self.absolute_tol(metrics)
                 return tol is not None and abs(float(actual) - float(self.value)) <= tol + _SLACK
-            scale = 10 ** self.truncate
+            scale = 10 ** int(self.truncate or 0)
             # truncation towards zero, with a guard against binary rounding (0.35 * 100 = 34.999...)
             cut = math.copysign(math.floor(abs(float(actual)) * scale + 1e-9), float(actual))
             return cut == round(float(self.value) * scale)
@@ -148,8 +150,10 @@ class Mismatch:
 
     def __str__(self) -> str:
         got = "missing from metrics.json" if self.missing else f"actual {self.actual!r}"
-        return (f"{self.notebook}: {self.key}: expected {self.expected!r} ({self.kind}, {self.tolerance}), {got} "
-                f"(expected.yaml line {self.line})")
+        return (
+            f"{self.notebook}: {self.key}: expected {self.expected!r} ({self.kind}, {self.tolerance}), {got} "
+            f"(expected.yaml line {self.line})"
+        )
 
 
 def _is_number(value: Any) -> bool:
@@ -162,13 +166,19 @@ def _is_count(value: Any) -> bool:
 
 def _mapping(node: yaml.Node, path: Path, what: str) -> list[tuple[yaml.Node, yaml.Node]]:
     if not isinstance(node, yaml.MappingNode):
-        raise ExpectedFormatError(path, node.start_mark.line + 1, f"expected {what} (a mapping), got "
-                                  f"{node.tag.rsplit(':', 1)[-1]}")
+        raise ExpectedFormatError(
+            path, node.start_mark.line + 1, f"expected {what} (a mapping), got {node.tag.rsplit(':', 1)[-1]}"
+        )
     return node.value
 
 
-def _unique(loader: yaml.SafeLoader, pairs: list[tuple[yaml.Node, yaml.Node]], path: Path, what: str,
-            seen: dict[str, int] | None = None) -> list[tuple[str, yaml.Node, yaml.Node]]:
+def _unique(
+    loader: yaml.SafeLoader,
+    pairs: list[tuple[yaml.Node, yaml.Node]],
+    path: Path,
+    what: str,
+    seen: dict[str, int] | None = None,
+) -> list[tuple[str, yaml.Node, yaml.Node]]:
     """The mapping's items with their keys as strings; a key given twice is refused at its second line."""
     seen = {} if seen is None else seen
     out = []
@@ -205,31 +215,38 @@ def load(path: str | Path | None = None) -> dict[str, dict[str, dict[str, Expect
     out: dict[str, dict[str, dict[str, Expectation]]] = {}
     if root is None:
         return out
-    notebooks = _mapping(root, path, "notebook blocks \"NN\": {profile: {key: entry}}")
+    notebooks = _mapping(root, path, 'notebook blocks "NN": {profile: {key: entry}}')
     for number, _, profiles in _unique(loader, notebooks, path, "the file"):
-        for profile, _, entries in _unique(loader, _mapping(profiles, path, f"profiles of notebook {number!r}"),
-                                           path, f"notebook {number!r}"):
+        for profile, _, entries in _unique(
+            loader, _mapping(profiles, path, f"profiles of notebook {number!r}"), path, f"notebook {number!r}"
+        ):
             block = out.setdefault(number, {}).setdefault(profile, {})
             what = f"{number!r} / {profile!r}"
             items = _mapping(entries, path, f"metric entries of {what}")
             seen: dict[str, int] = {}
-            kinded = bool(items) and all(isinstance(k, yaml.ScalarNode) and k.value in KINDS
-                                         and isinstance(v, yaml.MappingNode) for k, v in items)
+            kinded = bool(items) and all(
+                isinstance(k, yaml.ScalarNode) and k.value in KINDS and isinstance(v, yaml.MappingNode)
+                for k, v in items
+            )
             for head, head_node, sub in _unique(loader, items, path, what, {} if kinded else seen):
                 if kinded:
-                    for key, key_node, node in _unique(loader, _mapping(sub, path, f"{head} entries of {what}"),
-                                                       path, what, seen):
+                    for key, key_node, node in _unique(
+                        loader, _mapping(sub, path, f"{head} entries of {what}"), path, what, seen
+                    ):
                         block[key] = _entry(key, key_node, node, loader, path, head)
                 else:
                     block[head] = _entry(head, head_node, sub, loader, path, None)
     return out
 
 
-def _entry(key: str, key_node: yaml.Node, node: yaml.Node, loader: yaml.SafeLoader, path: Path,
-           kind: str | None) -> Expectation:
+def _entry(
+    key: str, key_node: yaml.Node, node: yaml.Node, loader: yaml.SafeLoader, path: Path, kind: str | None
+) -> Expectation:
     line = key_node.start_mark.line + 1
-    what = (f"{key}: {{value: ...}}, {{value: ..., truncate: N}} (exact), {{value: ..., tol_items: N, items: M}}, "
-            "{value: ..., tol_items: N, per: KEY} or {value: ..., tol: T} (model)")
+    what = (
+        f"{key}: {{value: ...}}, {{value: ..., truncate: N}} (exact), {{value: ..., tol_items: N, items: M}}, "
+        "{value: ..., tol_items: N, per: KEY} or {value: ..., tol: T} (model)"
+    )
     if not isinstance(node, yaml.MappingNode):
         raise ExpectedFormatError(path, line, f"expected {what}")
     entry = loader.construct_object(node, deep=True)
@@ -237,52 +254,76 @@ def _entry(key: str, key_node: yaml.Node, node: yaml.Node, loader: yaml.SafeLoad
     unknown = set(entry) - allowed
     if "value" not in entry or unknown:
         where = f" in a {kind!r} block" if kind else ""
-        raise ExpectedFormatError(path, line, f"expected {what}; got fields {sorted(entry)}{where}"
-                                  + (f" (a {kind!r} entry takes {sorted(allowed)})" if kind and unknown else ""))
+        raise ExpectedFormatError(
+            path,
+            line,
+            f"expected {what}; got fields {sorted(entry)}{where}"
+            + (f" (a {kind!r} entry takes {sorted(allowed)})" if kind and unknown else ""),
+        )
     value, tol, truncate = entry["value"], entry.get("tol"), entry.get("truncate")
     tol_items, items, per = entry.get("tol_items"), entry.get("items"), entry.get("per")
     if sum(x is not None for x in (tol, truncate, tol_items)) > 1:
         raise ExpectedFormatError(path, line, f"{key}: give one of tol, tol_items or truncate, not both")
     if tol is not None and (not _is_number(tol) or not math.isfinite(tol) or tol < 0 or not _is_number(value)):
-        raise ExpectedFormatError(path, line, f"{key}: tol must be a finite number >= 0 beside a numeric value, "
-                                  f"got {tol!r}")
+        raise ExpectedFormatError(
+            path, line, f"{key}: tol must be a finite number >= 0 beside a numeric value, got {tol!r}"
+        )
     if tol_items is not None:
         if not _is_count(tol_items) or tol_items < 0 or not _is_number(value):
-            raise ExpectedFormatError(path, line, f"{key}: tol_items must be a whole number of items >= 0 beside a "
-                                      f"numeric value, got {tol_items!r}")
+            raise ExpectedFormatError(
+                path,
+                line,
+                f"{key}: tol_items must be a whole number of items >= 0 beside a numeric value, got {tol_items!r}",
+            )
         if (items is None) == (per is None):
-            raise ExpectedFormatError(path, line, f"{key}: tol_items needs its denominator: items: N (a number) or "
-                                      "per: KEY (the metrics key holding it), one of the two")
+            raise ExpectedFormatError(
+                path,
+                line,
+                f"{key}: tol_items needs its denominator: items: N (a number) or "
+                "per: KEY (the metrics key holding it), one of the two",
+            )
         if items is not None and (not _is_count(items) or items <= 0):
             raise ExpectedFormatError(path, line, f"{key}: items must be a whole number > 0, got {items!r}")
         if per is not None and (not isinstance(per, str) or not per):
             raise ExpectedFormatError(path, line, f"{key}: per must be a metrics key, got {per!r}")
     elif items is not None or per is not None:
         raise ExpectedFormatError(path, line, f"{key}: items / per only go with tol_items")
-    if truncate is not None and (not isinstance(truncate, int) or isinstance(truncate, bool) or truncate < 0
-                                 or not _is_number(value)):
-        raise ExpectedFormatError(path, line, f"{key}: truncate must be a whole number of decimals >= 0 beside a "
-                                  "numeric value")
+    if truncate is not None and (
+        not isinstance(truncate, int) or isinstance(truncate, bool) or truncate < 0 or not _is_number(value)
+    ):
+        raise ExpectedFormatError(
+            path, line, f"{key}: truncate must be a whole number of decimals >= 0 beside a numeric value"
+        )
     if kind == "model" and tol is None and tol_items is None:
         raise ExpectedFormatError(path, line, f"{key}: a 'model' entry needs tol_items (with items or per) or tol")
     if kind is None:
         kind = "model" if tol is not None or tol_items is not None else "exact"
-    return Expectation(key, value, None if tol is None else float(tol), truncate, entry.get("source"), line, kind,
-                       tol_items, items, per)
+    return Expectation(
+        key,
+        value,
+        None if tol is None else float(tol),
+        truncate,
+        entry.get("source"),
+        line,
+        kind,
+        tol_items,
+        items,
+        per,
+    )
 
 
 def _number(stem_or_number: str) -> str:
     return str(stem_or_number)[:2]
 
 
-def expectations(stem_or_number: str, profile: str, *,
-                 path: str | Path | None = None) -> dict[str, Expectation]:
+def expectations(stem_or_number: str, profile: str, *, path: str | Path | None = None) -> dict[str, Expectation]:
     """The pinned values of one notebook in one profile (empty when it has none)."""
     return load(path).get(_number(stem_or_number), {}).get(profile, {})
 
 
-def check(stem_or_number: str, profile: str, metrics: Mapping[str, Any], *,
-          path: str | Path | None = None) -> list[Mismatch]:
+def check(
+    stem_or_number: str, profile: str, metrics: Mapping[str, Any], *, path: str | Path | None = None
+) -> list[Mismatch]:
     """Compare a notebook's metrics with its pinned values.
 
     Args:
@@ -307,8 +348,14 @@ def check(stem_or_number: str, profile: str, metrics: Mapping[str, Any], *,
     return out
 
 
-def check_runs(profile: str, root: str | Path | None = None, *, only: Sequence[str] | None = None,
-               path: str | Path | None = None, notebooks_dir: str | Path | None = None) -> tuple[list[str], list[Mismatch]]:
+def check_runs(
+    profile: str,
+    root: str | Path | None = None,
+    *,
+    only: Sequence[str] | None = None,
+    path: str | Path | None = None,
+    notebooks_dir: str | Path | None = None,
+) -> tuple[list[str], list[Mismatch]]:
     """Check every notebook with pinned values for ``profile`` against its ``metrics.json``.
 
     Args:
@@ -358,14 +405,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     unpinned = sorted({_number(o) for o in only or []} - pinned)
     if not checked or unpinned:
         what = f"notebook(s) {', '.join(unpinned)} have no" if unpinned else "no notebook has"
-        print(f"mtlib.run.expected: checked nothing: {what} pinned {args.profile!r} values (notebooks with "
-              f"{args.profile!r} values: {', '.join(sorted(pinned)) or 'none'}; profiles in the file: "
-              f"{', '.join(sorted({p for b in load(args.expected).values() for p in b}))})", file=sys.stderr)
+        print(
+            f"mtlib.run.expected: checked nothing: {what} pinned {args.profile!r} values (notebooks with "
+            f"{args.profile!r} values: {', '.join(sorted(pinned)) or 'none'}; profiles in the file: "
+            f"{', '.join(sorted({p for b in load(args.expected).values() for p in b}))})",
+            file=sys.stderr,
+        )
         return 2
     for m in mismatches:
         if m.key == "metrics.json":
-            print(f"{m.notebook}: no metrics.json at {m.expected}: run `python -m mtlib.run --profile "
-                  f"{args.profile} --only {m.notebook[:2]}` first")
+            print(
+                f"{m.notebook}: no metrics.json at {m.expected}: run `python -m mtlib.run --profile "
+                f"{args.profile} --only {m.notebook[:2]}` first"
+            )
         else:
             print(m)
     bad = {m.notebook for m in mismatches}
@@ -373,9 +425,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for number in {_number(c) for c in checked}:
         for exp in expectations(number, args.profile, path=args.expected).values():
             kinds[exp.kind] += 1
-    print(f"mtlib.run.expected: {len(checked) - len(bad)} of {len(checked)} notebook(s) reproduce their pinned "
-          f"{args.profile} values ({kinds['exact']} exact, {kinds['model']} model-dependent within their "
-          "tolerance)" + (f"; {len(mismatches)} mismatch(es)" if mismatches else ""))
+    print(
+        f"mtlib.run.expected: {len(checked) - len(bad)} of {len(checked)} notebook(s) reproduce their pinned "
+        f"{args.profile} values ({kinds['exact']} exact, {kinds['model']} model-dependent within their "
+        "tolerance)" + (f"; {len(mismatches)} mismatch(es)" if mismatches else "")
+    )
     return 1 if mismatches else 0
 
 

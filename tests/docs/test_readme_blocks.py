@@ -18,8 +18,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "data/README.md")
-_BLOCK = re.compile(r"(?P<pre>(?:^[^\n]*\n){0,2})^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```",
-                    re.M | re.S)
+_BLOCK = re.compile(
+    r"(?P<pre>(?:^[^\n]*\n){0,2})^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```", re.M | re.S
+)
 _NO_RUN = re.compile(r"<!--\s*no-run:\s*(?P<why>.*?)\s*-->")
 
 
@@ -30,7 +31,7 @@ def python_blocks(path: Path) -> list[tuple[int, str, str | None]]:
     for m in _BLOCK.finditer(text):
         line = text.count("\n", 0, m.start("indent")) + 1
         indent = m["indent"]
-        code = "".join(ln[len(indent):] if ln.startswith(indent) else ln for ln in m["body"].splitlines(True))
+        code = "".join(ln[len(indent) :] if ln.startswith(indent) else ln for ln in m["body"].splitlines(True))
         why = _NO_RUN.search(m["pre"])
         out.append((line, code, why["why"] if why else None))
     return out
@@ -48,6 +49,7 @@ def test_block_runs_in_a_fresh_interpreter(doc: str, line: int, code: str, why: 
     if why is not None:
         pytest.skip(f"{doc}:{line}: {why}")
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", HF_HUB_OFFLINE="1", MTLIB_PROGRESS="0")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, f"{doc}:{line} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"

@@ -67,43 +67,78 @@ def write(path: Path, data: str | bytes, encoding: str = "utf-8") -> Path:
 # --------------------------------------------------------------------------- loaders: one spec each
 # (loader, file name, valid content with a non-ASCII word on `accent_line`, header-only content or None)
 
-CONTEXTS = ("source\tcontext\tmonotonicity\toperator\tdistractor operator\tsingular\tmass\tplural\n"
-            "mtlib\tNo x was seen near the café.\tdown\tno\t\tx\tx\t\n"
-            "mtlib\tSome x slept.\tup\tsome\t\tx\t\tx\n")
-INSERTIONS = ("source\tx_grammar\tx\ty\ty_grammar\tinsertion_rel\n"
-              "mtlib\ts\tpoodle\tdog\ts\tleq\n"
-              "mtlib\ts\tcrème\tdessert\ts\tleq\n")
-SICK_HEADER = ("pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\tentailment_AB\tentailment_BA\t"
-               "sentence_A_original\tsentence_B_original\tsentence_A_dataset\tsentence_B_dataset\tSemEval_set\n")
-SICK = SICK_HEADER + ("1\tA man is in a café\tA man is inside\tENTAILMENT\t4.5\tA_entails_B\tB_neutral_A\t"
-                      "x\ty\tFLICKR\tFLICKR\tTRAIN\n")
-WIDE = ("Subsective (Intersective),SYN Subsective (Intersective),Nouns,SYN Nouns\n"
-        "red,,café,\n"
-        "blue,,house,\n")
+CONTEXTS = (
+    "source\tcontext\tmonotonicity\toperator\tdistractor operator\tsingular\tmass\tplural\n"
+    "mtlib\tNo x was seen near the café.\tdown\tno\t\tx\tx\t\n"
+    "mtlib\tSome x slept.\tup\tsome\t\tx\t\tx\n"
+)
+INSERTIONS = (
+    "source\tx_grammar\tx\ty\ty_grammar\tinsertion_rel\n"
+    "mtlib\ts\tpoodle\tdog\ts\tleq\n"
+    "mtlib\ts\tcrème\tdessert\ts\tleq\n"
+)
+SICK_HEADER = (
+    "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\tentailment_AB\tentailment_BA\t"
+    "sentence_A_original\tsentence_B_original\tsentence_A_dataset\tsentence_B_dataset\tSemEval_set\n"
+)
+SICK = SICK_HEADER + (
+    "1\tA man is in a café\tA man is inside\tENTAILMENT\t4.5\tA_entails_B\tB_neutral_A\tx\ty\tFLICKR\tFLICKR\tTRAIN\n"
+)
+WIDE = "Subsective (Intersective),SYN Subsective (Intersective),Nouns,SYN Nouns\nred,,café,\nblue,,house,\n"
 
 
 def _loaders() -> dict[str, tuple[Callable[[Path], object], str, str, int, str | None]]:
     from mtlib.data import adjectives, cogalex, monotonicity, sick, sst, yelp
 
     return {
-        "sst_sentences": (lambda p: sst.load_sst_sentences(p, fine=False), "stsa.binary.dev",
-                          "1 a warm film .\n0 a dull café scene .\n", 2, None),
-        "sst_trees": (lambda p: sst.load_sst_trees(p), "dev.txt",
-                      "(3 (2 warm) (4 film))\n(1 (2 dull) (1 café))\n", 2, None),
+        "sst_sentences": (
+            lambda p: sst.load_sst_sentences(p, fine=False),
+            "stsa.binary.dev",
+            "1 a warm film .\n0 a dull café scene .\n",
+            2,
+            None,
+        ),
+        "sst_trees": (
+            lambda p: sst.load_sst_trees(p),
+            "dev.txt",
+            "(3 (2 warm) (4 film))\n(1 (2 dull) (1 café))\n",
+            2,
+            None,
+        ),
         "reviews": (lambda p: sst.load_reviews(p), "reviews.txt", "1 fine .\n0 a café .\n", 2, None),
         "contexts": (monotonicity.load_contexts, "contexts.tsv", CONTEXTS, 2, CONTEXTS.splitlines()[0] + "\n"),
-        "insertions": (monotonicity.load_insertions, "insertions.tsv", INSERTIONS, 3,
-                       INSERTIONS.splitlines()[0] + "\n"),
+        "insertions": (
+            monotonicity.load_insertions,
+            "insertions.tsv",
+            INSERTIONS,
+            3,
+            INSERTIONS.splitlines()[0] + "\n",
+        ),
         "sick": (sick.load_sick, "SICK.txt", SICK, 2, SICK_HEADER),
         "cogalex_pairs": (cogalex.read_pairs, "pairs.tsv", "poodle\tdog\tHYP\ncafé\tbar\tSYN\n", 2, None),
         "cogalex_v": (cogalex.load_cogalex_v, "gold_task2.txt", "hot\tcold\tANT\ncafé\tbar\tSYN\n", 2, None),
-        "word_list": (adjectives.load_words, "words.tsv", "word\tclass\nred\tS-I\ncafé\tnoun\n", 3,
-                      "# comment\nword\tclass\n"),
+        "word_list": (
+            adjectives.load_words,
+            "words.tsv",
+            "word\tclass\nred\tS-I\ncafé\tnoun\n",
+            3,
+            "# comment\nword\tclass\n",
+        ),
         "wide_csv": (adjectives.load_wide_csv, "adjectives.csv", WIDE, 2, WIDE.splitlines()[0] + "\n"),
-        "yelp_sentences": (lambda p: yelp.read_sentences(p, 0), "sentiment.dev.0",
-                           "the soup was cold\nthe café was bad\n", 2, None),
-        "yelp_reference": (lambda p: yelp.read_tab_pairs(p, "neg_to_pos"), "reference.0",
-                           "it was bad\tit was good\nthe café was cold\tthe café was warm\n", 2, None),
+        "yelp_sentences": (
+            lambda p: yelp.read_sentences(p, 0),
+            "sentiment.dev.0",
+            "the soup was cold\nthe café was bad\n",
+            2,
+            None,
+        ),
+        "yelp_reference": (
+            lambda p: yelp.read_tab_pairs(p, "neg_to_pos"),
+            "reference.0",
+            "it was bad\tit was good\nthe café was cold\tthe café was warm\n",
+            2,
+            None,
+        ),
     }
 
 
@@ -144,8 +179,20 @@ def _empty_case(loader: str, how: str) -> Callable[[Path], str]:
     return case
 
 
-LOADERS = ["sst_sentences", "sst_trees", "reviews", "contexts", "insertions", "sick", "cogalex_pairs", "cogalex_v",
-           "word_list", "wide_csv", "yelp_sentences", "yelp_reference"]
+LOADERS = [
+    "sst_sentences",
+    "sst_trees",
+    "reviews",
+    "contexts",
+    "insertions",
+    "sick",
+    "cogalex_pairs",
+    "cogalex_v",
+    "word_list",
+    "wide_csv",
+    "yelp_sentences",
+    "yelp_reference",
+]
 HEADER_LOADERS = ["contexts", "insertions", "sick", "word_list", "wide_csv"]
 
 CASES: dict[str, tuple[Callable[[Path], str], str]] = {}
@@ -184,6 +231,7 @@ def case_contexts_cut_crlf(tmp: Path) -> str:
 
 def _duplicate_header(loader: str, text: str, column: str, value: str) -> Callable[[Path], str]:
     """The header names ``column`` a second time, at the end, over cells holding ``value``."""
+
     def case(tmp: Path) -> str:
         fn, name, *_ = _loaders()[loader]
         lines = text.rstrip("\n").split("\n")
@@ -194,15 +242,19 @@ def _duplicate_header(loader: str, text: str, column: str, value: str) -> Callab
     return case
 
 
-CASES.update({
-    "loader/sst_trees/all_neutral": (case_sst_trees_all_neutral, "clear"),
-    "loader/contexts/cut_after_monotonicity": (case_contexts_cut_after_monotonicity, "clear"),
-    "loader/contexts/cut_after_operator_crlf": (case_contexts_cut_crlf, "clear"),
-    "loader/contexts/duplicate_column": (_duplicate_header("contexts", CONTEXTS, "monotonicity", "up"), "clear"),
-    "loader/insertions/duplicate_column": (_duplicate_header("insertions", INSERTIONS, "insertion_rel", "none"),
-                                           "clear"),
-    "loader/sick/duplicate_column": (_duplicate_header("sick", SICK, "entailment_label", "NEUTRAL"), "clear"),
-})
+CASES.update(
+    {
+        "loader/sst_trees/all_neutral": (case_sst_trees_all_neutral, "clear"),
+        "loader/contexts/cut_after_monotonicity": (case_contexts_cut_after_monotonicity, "clear"),
+        "loader/contexts/cut_after_operator_crlf": (case_contexts_cut_crlf, "clear"),
+        "loader/contexts/duplicate_column": (_duplicate_header("contexts", CONTEXTS, "monotonicity", "up"), "clear"),
+        "loader/insertions/duplicate_column": (
+            _duplicate_header("insertions", INSERTIONS, "insertion_rel", "none"),
+            "clear",
+        ),
+        "loader/sick/duplicate_column": (_duplicate_header("sick", SICK, "entailment_label", "NEUTRAL"), "clear"),
+    }
+)
 
 
 # --------------------------------------------------------------------------- trees
@@ -239,11 +291,13 @@ def case_tree_runaway_words(tmp: Path) -> str:
     return expect_error(lambda: load_sst_trees(path), path, 1, ("expected",))
 
 
-CASES.update({
-    "trees/nested_5000": (case_tree_nested_5000, "clear"),
-    "trees/runaway_5MB_brackets": (case_tree_runaway_line, "clear"),
-    "trees/runaway_deep_prefix": (case_tree_runaway_words, "clear"),
-})
+CASES.update(
+    {
+        "trees/nested_5000": (case_tree_nested_5000, "clear"),
+        "trees/runaway_5MB_brackets": (case_tree_runaway_line, "clear"),
+        "trees/runaway_deep_prefix": (case_tree_runaway_words, "clear"),
+    }
+)
 
 
 # --------------------------------------------------------------------------- model paths and vector files
@@ -301,31 +355,40 @@ def case_model_folder_without_config(tmp: Path) -> str:
 def _binary(count: int, dim: int, rows: int, cut: int = 0) -> bytes:
     body = b"".join(f"w{i} ".encode() + np.ones(dim, dtype=np.float32).tobytes() for i in range(rows))
     data = f"{count} {dim}\n".encode() + body
-    return data[:len(data) - cut] if cut else data
+    return data[: len(data) - cut] if cut else data
 
 
-CASES.update({
-    "model/csv_file": (case_model_csv, "clear"),
-    "model/csv_named_txt": (case_model_csv_named_txt, "clear"),
-    "model/kv_refused": (_pickle_refused("vectors.kv"), "clear"),
-    "model/model_refused": (_pickle_refused("vectors.model"), "clear"),
-    "model/folder_without_config": (case_model_folder_without_config, "clear"),
-    "vectors/glove_dimension_changes": (_vectors_case("glove.txt", b"red 0.1 0.2 0.3\ncar 0.1 0.2\n", 2), "clear"),
-    "vectors/glove_short_row_broadcast": (_vectors_case("glove.txt", b"red 0.1 0.2\ncar 0.1\nsky 1 2\n", 2), "clear"),
-    "vectors/word2vec_count_too_small": (_vectors_case("w2v.txt", b"1 2\nred 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
-    "vectors/glove_not_a_number": (_vectors_case("glove.txt", b"red 0.1 0.2\ncar 0.1 zz\nsky 1 2\n", 2), "clear"),
-    "vectors/word2vec_count_too_big": (_vectors_case("w2v.txt", b"5 2\nred 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
-    "vectors/word2vec_dimension_zero": (_vectors_case("w2v.txt", b"2 0\nred\ncar\n", 1), "clear"),
-    "vectors/glove_latin1": (_vectors_case("glove.txt", "red 0.1 0.2\ncafé 0.3 0.4\n".encode("latin-1"), 2,
-                                           ("utf-8",)), "clear"),
-    "vectors/glove_empty": (_vectors_case("glove.txt", b"", 1), "clear"),
-    "vectors/glove_gz_not_gzip": (_vectors_case("glove.txt.gz", b"red 0.1 0.2\n", None), "clear"),
-    "vectors/binary_truncated": (_vectors_case("w2v.bin", _binary(3, 4, 3, cut=6), None, ("expected",)), "clear"),
-    "vectors/binary_count_too_big": (_vectors_case("w2v.bin", _binary(9, 4, 3), None, ("expected",)), "clear"),
-    "vectors/binary_text_header": (_vectors_case("w2v.bin", b"red 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
-    "vectors/gz_text_latin1": (_vectors_case("glove.txt.gz", gzip.compress("red 0.5\ncafé 0.25\n".encode("latin-1")),
-                                             2, ("utf-8",)), "clear"),
-})
+CASES.update(
+    {
+        "model/csv_file": (case_model_csv, "clear"),
+        "model/csv_named_txt": (case_model_csv_named_txt, "clear"),
+        "model/kv_refused": (_pickle_refused("vectors.kv"), "clear"),
+        "model/model_refused": (_pickle_refused("vectors.model"), "clear"),
+        "model/folder_without_config": (case_model_folder_without_config, "clear"),
+        "vectors/glove_dimension_changes": (_vectors_case("glove.txt", b"red 0.1 0.2 0.3\ncar 0.1 0.2\n", 2), "clear"),
+        "vectors/glove_short_row_broadcast": (
+            _vectors_case("glove.txt", b"red 0.1 0.2\ncar 0.1\nsky 1 2\n", 2),
+            "clear",
+        ),
+        "vectors/word2vec_count_too_small": (_vectors_case("w2v.txt", b"1 2\nred 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
+        "vectors/glove_not_a_number": (_vectors_case("glove.txt", b"red 0.1 0.2\ncar 0.1 zz\nsky 1 2\n", 2), "clear"),
+        "vectors/word2vec_count_too_big": (_vectors_case("w2v.txt", b"5 2\nred 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
+        "vectors/word2vec_dimension_zero": (_vectors_case("w2v.txt", b"2 0\nred\ncar\n", 1), "clear"),
+        "vectors/glove_latin1": (
+            _vectors_case("glove.txt", "red 0.1 0.2\ncafé 0.3 0.4\n".encode("latin-1"), 2, ("utf-8",)),
+            "clear",
+        ),
+        "vectors/glove_empty": (_vectors_case("glove.txt", b"", 1), "clear"),
+        "vectors/glove_gz_not_gzip": (_vectors_case("glove.txt.gz", b"red 0.1 0.2\n", None), "clear"),
+        "vectors/binary_truncated": (_vectors_case("w2v.bin", _binary(3, 4, 3, cut=6), None, ("expected",)), "clear"),
+        "vectors/binary_count_too_big": (_vectors_case("w2v.bin", _binary(9, 4, 3), None, ("expected",)), "clear"),
+        "vectors/binary_text_header": (_vectors_case("w2v.bin", b"red 0.1 0.2\ncar 0.3 0.4\n", 1), "clear"),
+        "vectors/gz_text_latin1": (
+            _vectors_case("glove.txt.gz", gzip.compress("red 0.5\ncafé 0.25\n".encode("latin-1")), 2, ("utf-8",)),
+            "clear",
+        ),
+    }
+)
 
 
 # --------------------------------------------------------------------------- the cache
@@ -401,8 +464,9 @@ def case_head_record_tampered(tmp: Path) -> str:
 
 def _vec(items: list[str]) -> np.ndarray:
     """A deterministic 8-wide vector per text (what a model would give)."""
-    return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], dtype=np.uint8).astype(np.float32)
-                     for t in items])
+    return np.stack(
+        [np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], dtype=np.uint8).astype(np.float32) for t in items]
+    )
 
 
 ITEMS = [f"sentence {i}" for i in range(160)]
@@ -486,13 +550,15 @@ def case_concurrent_writers_same_entries(tmp: Path) -> str:
     return "works" if sum(n for n, _, _ in results) == 0 else "unclear"
 
 
-CASES.update({
-    "cache/linear_head_two_bytes_flipped": (_head_case("logreg"), "works"),
-    "cache/mlp_head_two_bytes_flipped": (_head_case("mlp"), "works"),
-    "cache/head_record_tampered": (case_head_record_tampered, "works"),
-    "cache/compaction_three_processes": (case_compaction_three_processes, "works"),
-    "cache/concurrent_writers_same_entries": (case_concurrent_writers_same_entries, "works"),
-})
+CASES.update(
+    {
+        "cache/linear_head_two_bytes_flipped": (_head_case("logreg"), "works"),
+        "cache/mlp_head_two_bytes_flipped": (_head_case("mlp"), "works"),
+        "cache/head_record_tampered": (case_head_record_tampered, "works"),
+        "cache/compaction_three_processes": (case_compaction_three_processes, "works"),
+        "cache/concurrent_writers_same_entries": (case_concurrent_writers_same_entries, "works"),
+    }
+)
 
 
 # --------------------------------------------------------------------------- the tests
@@ -504,8 +570,9 @@ def test_bad_input_matrix(name, tmp_path):
     assert case(tmp_path) == wanted
 
 
-@pytest.mark.parametrize("name", ["cache/linear_head_two_bytes_flipped", "cache/mlp_head_two_bytes_flipped",
-                                  "cache/head_record_tampered"])
+@pytest.mark.parametrize(
+    "name", ["cache/linear_head_two_bytes_flipped", "cache/mlp_head_two_bytes_flipped", "cache/head_record_tampered"]
+)
 def test_damaged_head_is_recomputed_with_a_warning(name, tmp_path):
     case, wanted = CASES[name]
     assert case(tmp_path) == wanted
@@ -589,8 +656,9 @@ def test_nothing_in_mtlib_unpickles():
     for py in root.rglob("*.py"):
         text = py.read_text(encoding="utf-8")
         offenders += [f"{py.name}: {m.group()}" for m in banned.finditer(text)]
-        offenders += [f"{py.name}: np.load allow_pickle=True" for _ in re.finditer(r"np\.load\([^)]*allow_pickle=True",
-                                                                                  text)]
+        offenders += [
+            f"{py.name}: np.load allow_pickle=True" for _ in re.finditer(r"np\.load\([^)]*allow_pickle=True", text)
+        ]
     assert offenders == []
     vectors = (root / "models" / "adapters" / "static_vectors.py").read_text()
     assert vectors.count("KeyedVectors.load(") == 1 and "pickle_allowed(allow_pickle)" in vectors
@@ -627,8 +695,9 @@ def test_damaged_fine_tuned_weights_are_retrained_with_a_warning(tiny_bert_dir):
     from mtlib import models
     from mtlib.models import factory
 
-    texts = [f"{w} garden" for w in ("cherry", "apple", "rose", "tulip")] + \
-        [f"{w} barks" for w in ("dog", "poodle", "wolf", "fox")]
+    texts = [f"{w} garden" for w in ("cherry", "apple", "rose", "tulip")] + [
+        f"{w} barks" for w in ("dog", "poodle", "wolf", "fox")
+    ]
     train = (texts, [1] * 4 + [0] * 4)
     kwargs = dict(how="finetune", heldout_fraction=0, epochs=1, batch_size=8, device="cpu", seed=3)
     clf = models.classifier(str(tiny_bert_dir), train, **kwargs)
@@ -639,15 +708,14 @@ def test_damaged_fine_tuned_weights_are_retrained_with_a_warning(tiny_bert_dir):
     data[-200] ^= 0x5A
     weights.write_bytes(bytes(data))
     factory._MEMO.clear()
-    before = factory.fits
     with pytest.warns(UserWarning, match="damaged entry"):
         again = models.classifier(str(tiny_bert_dir), train, **kwargs)
-    assert factory.fits == before + 1 and not again.training.from_cache
+    assert not again.training.from_cache  # retrained
     factory._MEMO.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         third = models.classifier(str(tiny_bert_dir), train, **kwargs)
-    assert third.training.from_cache and factory.fits == before + 1
+    assert third.training.from_cache  # the retrained weights are read back, no third training
 
 
 # --------------------------------------------------------------------------- the before/after table
@@ -692,5 +760,7 @@ if __name__ == "__main__":
     totals = table()
     print("| cases tried | clear error | works (legitimate input) | unclear | silently wrong | hang | data lost |")
     print("|---|---|---|---|---|---|---|")
-    print(f"| {totals['tried']} | {totals['clear']} | {totals['works']} | {totals['unclear']} | {totals['silent']} | "
-          f"{totals['hang']} | {totals['lost']} |")
+    print(
+        f"| {totals['tried']} | {totals['clear']} | {totals['works']} | {totals['unclear']} | {totals['silent']} | "
+        f"{totals['hang']} | {totals['lost']} |"
+    )

@@ -135,8 +135,13 @@ def test_run_in_jupyterlab_checks_the_same_rules(tmp_path):
 
 def test_run_from_notebook_reads_the_declared_parameters_of_the_namespace(tmp_path):
     stem = NOTEBOOKS["03"].stem
-    namespace = {**{k: d.default for k, d in P.declared(NOTEBOOKS["03"]).items()}, "out_dir": str(tmp_path),
-                 "profile": "t", "pd": object(), "n_boot": 7}
+    namespace = {
+        **{k: d.default for k, d in P.declared(NOTEBOOKS["03"]).items()},
+        "out_dir": str(tmp_path),
+        "profile": "t",
+        "pd": object(),
+        "n_boot": 7,
+    }
     run = results.Run.from_notebook(stem, namespace)
     saved = yaml.safe_load(run.layout.params_path.read_text())
     assert run.profile == "t" and saved["n_boot"] == 7 and "pd" not in saved
@@ -172,17 +177,41 @@ def test_notebook_05_rules_cover_what_it_checked_itself():
 
 # -- the rule language ---------------------------------------------------------------------------------------------
 RULE_CASES = [
-    (">= 1", 1, True), (">= 1", 0, False), (">= 1", "1", False), (">= 1", True, False),
-    ("> 0", 1e-9, True), ("< 1", 1, False), ("!= 0", 0, False), ("!= 0", -1, True),
-    ("in [0, 1)", 0, True), ("in [0, 1)", 1, False), ("in (0, 1]", 0, False), ("in (0, 1]", 1.0, True),
-    ("one of a, b", "a", True), ("one of a, b", "c", False), ("one of 1, 2", 1, True), ("one of 1, 2", "1", False),
-    ("non-empty", [], False), ("non-empty", "x", True), ("non-empty", {}, False),
-    ("length 2", ["a", "b"], True), ("length 2", ["a"], False),
-    ("each int", [1, 2], True), ("each int", [1, 2.0], False), ("each int", [True], False),
-    ("each each str", [["a"], ["b", 1]], False), ("keys one of a", {"a": 1}, True), ("keys one of a", {"b": 1}, False),
-    ("list", "x", False), ("dict", {}, True), ("bool", 0, False), ("float", 1, True),
-    ("non-empty; each >= 0", [0, 3], True), ("non-empty; each >= 0", [0, -3], False),
-    ("one of mtlib.models.heads:HEADS", "mlp", True), ("one of mtlib.models.heads:HEADS", "cnn", False),
+    (">= 1", 1, True),
+    (">= 1", 0, False),
+    (">= 1", "1", False),
+    (">= 1", True, False),
+    ("> 0", 1e-9, True),
+    ("< 1", 1, False),
+    ("!= 0", 0, False),
+    ("!= 0", -1, True),
+    ("in [0, 1)", 0, True),
+    ("in [0, 1)", 1, False),
+    ("in (0, 1]", 0, False),
+    ("in (0, 1]", 1.0, True),
+    ("one of a, b", "a", True),
+    ("one of a, b", "c", False),
+    ("one of 1, 2", 1, True),
+    ("one of 1, 2", "1", False),
+    ("non-empty", [], False),
+    ("non-empty", "x", True),
+    ("non-empty", {}, False),
+    ("length 2", ["a", "b"], True),
+    ("length 2", ["a"], False),
+    ("each int", [1, 2], True),
+    ("each int", [1, 2.0], False),
+    ("each int", [True], False),
+    ("each each str", [["a"], ["b", 1]], False),
+    ("keys one of a", {"a": 1}, True),
+    ("keys one of a", {"b": 1}, False),
+    ("list", "x", False),
+    ("dict", {}, True),
+    ("bool", 0, False),
+    ("float", 1, True),
+    ("non-empty; each >= 0", [0, 3], True),
+    ("non-empty; each >= 0", [0, -3], False),
+    ("one of mtlib.models.heads:HEADS", "mlp", True),
+    ("one of mtlib.models.heads:HEADS", "cnn", False),
 ]
 
 
@@ -229,8 +258,11 @@ PROFILES = [
     ("top-level-list", "- 01\n", r"\.yaml:1: a profile is a mapping"),
     ("unknown-top-key", "'01':\n  n_boot: 3\n", r"\.yaml:1: unknown top-level key\(s\) '01'"),
     ("unknown-notebook", "notebooks:\n  '09':\n    n_boot: 3\n", r"unknown notebook key\(s\) '09' \(.*\.yaml:2\)"),
-    ("duplicate-key", "notebooks:\n  01:\n    n_boot: 3\n  1:\n    n_boot: 4\n",
-     r"\.yaml:4: notebook 01 is given twice"),
+    (
+        "duplicate-key",
+        "notebooks:\n  01:\n    n_boot: 3\n  1:\n    n_boot: 4\n",
+        r"\.yaml:4: notebook 01 is given twice",
+    ),
     ("latin-1", "notebooks:\n  '01':\n    data_path: caf\xe9\n", r"\.yaml:3: not UTF-8 text"),
 ]
 
@@ -253,15 +285,19 @@ def test_unquoted_notebook_keys_are_read_as_written(tmp_path):
     assert jobs["01"].parameters["n_boot"] == 7 and jobs["07"].parameters["seeds"] == [3]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--timeout", "-5"], "expected a positive number of seconds"),
-    (["--timeout", "0"], "expected a positive number of seconds"),
-    (["--timeout", "soon"], "expected a number of seconds"),
-    (["--out-dir", "{file}"], "is a file, not a folder"),
-    (["--out-dir", "{file}/below"], "is a file, not a folder"),
-    (["-p", "01.models=[minilm"], "not valid YAML"),
-    (["-p", "01.models"], "expected NN.key=value"),
-], ids=["timeout-negative", "timeout-zero", "timeout-text", "out-dir-file", "out-dir-below-file", "p-yaml", "p-no-eq"])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--timeout", "-5"], "expected a positive number of seconds"),
+        (["--timeout", "0"], "expected a positive number of seconds"),
+        (["--timeout", "soon"], "expected a number of seconds"),
+        (["--out-dir", "{file}"], "is a file, not a folder"),
+        (["--out-dir", "{file}/below"], "is a file, not a folder"),
+        (["-p", "01.models=[minilm"], "not valid YAML"),
+        (["-p", "01.models"], "expected NN.key=value"),
+    ],
+    ids=["timeout-negative", "timeout-zero", "timeout-text", "out-dir-file", "out-dir-below-file", "p-yaml", "p-no-eq"],
+)
 def test_bad_runner_options_fail_with_one_message(tmp_path, capsys, args, message):
     target = tmp_path / "a-file"
     target.write_text("x")
@@ -274,8 +310,23 @@ def test_bad_runner_options_fail_with_one_message(tmp_path, capsys, args, messag
 def test_bad_option_on_the_command_line_prints_no_traceback(tmp_path):
     target = tmp_path / "a-file"
     target.write_text("x")
-    proc = subprocess.run([sys.executable, "-m", "mtlib.run", "--profile", "smoke", "--list", "--root", str(ROOT),
-                           "--out-dir", str(target)], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mtlib.run",
+            "--profile",
+            "smoke",
+            "--list",
+            "--root",
+            str(ROOT),
+            "--out-dir",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 1 and "is a file, not a folder" in proc.stderr and "Traceback" not in proc.stderr
 
 

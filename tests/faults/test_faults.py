@@ -23,25 +23,25 @@ from mtlib.run import jobs as runner_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 
-PARAMS = '''profile: str = "quick"  # run profile
+PARAMS = """profile: str = "quick"  # run profile
 out_dir: str = ""  # output root
 marker: str = ""  # file the notebook writes its kernel and papermill pids to
 n_boot: int = 10  # a number with a rule
-'''
-SLEEP = '''import os, pathlib, time
+"""
+SLEEP = """import os, pathlib, time
 from mtlib.run import results
 run = results.Run("{stem}", profile=profile, out_dir=out_dir, params=dict(n_boot=n_boot))
 run.record("started", 1)
 pathlib.Path(marker).write_text(f"{{os.getpid()}} {{os.getppid()}}")
 time.sleep(120)
 run.record("finished", 1)
-'''
-QUICK = '''from mtlib.run import results
+"""
+QUICK = """from mtlib.run import results
 run = results.Run("{stem}", profile=profile, out_dir=out_dir, params=dict(n_boot=n_boot))
 run.record("value", n_boot, headline=True)
-'''
-EARLY_FAIL = '''raise RuntimeError("fails before any metric")
-'''
+"""
+EARLY_FAIL = """raise RuntimeError("fails before any metric")
+"""
 
 
 def _notebook(path: Path, body: str) -> None:
@@ -88,9 +88,13 @@ def test_sigterm_to_the_runner_stops_children_and_writes_the_report(tmp_path):
     root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_after": QUICK})
     marker = tmp_path / "pids"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "mtlib.run", "--profile", "t", "--root", str(root),
-                             "-p", f"01.marker={marker}"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mtlib.run", "--profile", "t", "--root", str(root), "-p", f"01.marker={marker}"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     kernel, papermill = map(int, _wait_for(marker).split())
     start = time.monotonic()
     proc.send_signal(sig)
@@ -125,8 +129,10 @@ class _StoppedExecutor:
 
 @pytest.mark.parametrize("exc", [KeyboardInterrupt(), runner.Interrupted(signal.SIGINT)], ids=["ctrl-c", "handler"])
 def test_sigint_marks_running_and_pending_notebooks(tmp_path, exc):
-    jobs = [runner.NotebookJob(Path(f"{i:02d}_x.ipynb"), tmp_path / f"{i:02d}" / f"{i:02d}_x.ipynb", {}, tmp_path)
-            for i in (1, 2, 3)]
+    jobs = [
+        runner.NotebookJob(Path(f"{i:02d}_x.ipynb"), tmp_path / f"{i:02d}" / f"{i:02d}_x.ipynb", {}, tmp_path)
+        for i in (1, 2, 3)
+    ]
     results, signum = runner.run_jobs(_StoppedExecutor(exc), jobs)
     assert signum == signal.SIGINT
     assert [(r.stem, r.status) for r in results] == [("01_x", "ok"), ("02_x", "interrupted"), ("03_x", "not run")]
@@ -143,8 +149,11 @@ def test_signals_raise_turns_sigterm_into_an_exception():
 
 def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path):
     """One runner call: SIGKILL to papermill, a notebook failing before any metric, one that runs, one refused."""
-    root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_fail": EARLY_FAIL, "03_ok": QUICK, "04_bad": QUICK},
-                    profile="notebooks:\n  '03':\n    n_boot: 3\n")
+    root = _project(
+        tmp_path / "p",
+        {"01_sleep": SLEEP, "02_fail": EARLY_FAIL, "03_ok": QUICK, "04_bad": QUICK},
+        profile="notebooks:\n  '03':\n    n_boot: 3\n",
+    )
     (root / "notebooks" / "parameters.yaml").write_text('"04":\n  n_boot: ">= 1"\n')
     marker = tmp_path / "pids"
 
@@ -177,8 +186,10 @@ def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path
 
 
 def test_exit_reason_names_the_signal_or_the_exit_code():
-    assert runner.exit_reason(-9, "[IPKernelApp] WARNING | Parent appears to have exited, shutting down.") == \
-        "papermill was killed by SIGKILL (exit status -9)"
+    assert (
+        runner.exit_reason(-9, "[IPKernelApp] WARNING | Parent appears to have exited, shutting down.")
+        == "papermill was killed by SIGKILL (exit status -9)"
+    )
     assert runner.exit_reason(-15, "") == "papermill was killed by SIGTERM (exit status -15)"
     assert runner.exit_reason(3, "") == "papermill exited with code 3 and no error message"
     assert runner.exit_reason(1, "x\nValueError: bad\n") == "ValueError: bad"

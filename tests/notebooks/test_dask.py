@@ -95,15 +95,19 @@ def runs(tmp_path_factory):
         _restore(old)
     old = _with_cache(base / "cache-dask")
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               silence_logs=50)
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
+        )
     client = Client(cluster, set_as_default=False)
     stop, killed = threading.Event(), {}
     killer = threading.Thread(target=_kill_a_fan_out_worker, args=(client, stop, killed), daemon=True)
     try:
         jobs = runner.build_jobs("smoke", ONLY, None, ROOT, None, dask_out, OVERRIDES)
-        executor = runner.make_executor(argparse.Namespace(
-            executor="dask", workers=2, scheduler=cluster.scheduler_address, fan_out="models", retries=1))
+        executor = runner.make_executor(
+            argparse.Namespace(
+                executor="dask", workers=2, scheduler=cluster.scheduler_address, fan_out="models", retries=1
+            )
+        )
         killer.start()
         results = {r.stem: r for r in executor.map(jobs)}
         stop.set()
@@ -119,8 +123,11 @@ def runs(tmp_path_factory):
 def _comparable(metrics: dict) -> dict:
     """Metrics without durations: keys under ``timing/`` or with a part naming ``seconds`` (05's
     ``seconds_total``, 04's ``embed_seconds/<model>`` are not under ``timing/`` yet)."""
-    return {k: v for k, v in metrics.items()
-            if not k.startswith("timing/") and not any("seconds" in p for p in k.split("/"))}
+    return {
+        k: v
+        for k, v in metrics.items()
+        if not k.startswith("timing/") and not any("seconds" in p for p in k.split("/"))
+    }
 
 
 def test_fan_out_gather_gives_the_sequential_metrics_exactly(runs):
@@ -148,8 +155,11 @@ def test_gather_jobs_make_no_model_forward_calls(runs):
     for o in executor.outcomes:
         kinds.setdefault(o.kind, []).append(o)
     assert sorted(o.name for o in kinds["fan-out"]) == [
-        "01_pairwise_sentiment_systematicity [minilm]", "01_pairwise_sentiment_systematicity [vader]",
-        "04_montague_adjectives [minilm-static]", "04_montague_adjectives [minilm]"]
+        "01_pairwise_sentiment_systematicity [minilm]",
+        "01_pairwise_sentiment_systematicity [vader]",
+        "04_montague_adjectives [minilm-static]",
+        "04_montague_adjectives [minilm]",
+    ]
     assert len(kinds["gather"]) == 2 and "whole" not in kinds
     # the fan-out jobs ran the models (the counter works) and the gather jobs only read the cache
     assert all(o.forward_calls > 0 for o in kinds["fan-out"]), [(o.name, o.forward_calls) for o in kinds["fan-out"]]
@@ -184,8 +194,20 @@ def test_a_cache_a_worker_cannot_write_names_path_and_worker(runs, tmp_path):
 def test_unreachable_scheduler_fails_fast_naming_it(tmp_path, capsys):
     start = time.perf_counter()
     with pytest.raises(SystemExit) as err:
-        runner.main(["--profile", "smoke", "--only", "01", "--out-dir", str(tmp_path), "--executor", "dask",
-                     "--scheduler", "tcp://127.0.0.1:9"])
+        runner.main(
+            [
+                "--profile",
+                "smoke",
+                "--only",
+                "01",
+                "--out-dir",
+                str(tmp_path),
+                "--executor",
+                "dask",
+                "--scheduler",
+                "tcp://127.0.0.1:9",
+            ]
+        )
     assert "tcp://127.0.0.1:9" in str(err.value) and "cannot reach" in str(err.value)
     assert time.perf_counter() - start < 30
 
@@ -194,8 +216,20 @@ def test_dask_flags_need_the_dask_executor(tmp_path):
     with pytest.raises(SystemExit, match="need --executor dask"):
         runner.main(["--profile", "smoke", "--only", "01", "--out-dir", str(tmp_path), "--fan-out", "models"])
     with pytest.raises(SystemExit, match="--fan-out layers"):
-        runner.main(["--profile", "smoke", "--only", "01", "--out-dir", str(tmp_path), "--executor", "dask",
-                     "--fan-out", "layers"])
+        runner.main(
+            [
+                "--profile",
+                "smoke",
+                "--only",
+                "01",
+                "--out-dir",
+                str(tmp_path),
+                "--executor",
+                "dask",
+                "--fan-out",
+                "layers",
+            ]
+        )
 
 
 def _notebook(prefix: str) -> Path:
@@ -210,23 +244,38 @@ def test_fan_out_of_a_parameter_a_notebook_lacks_runs_it_unsplit_with_a_note():
 
 
 def test_fan_out_narrows_dependent_lists_and_keyed_settings():
-    params = {"encoders": ["minilm", "glove-50d"], "finetune": ["minilm"], "native": ["vader"],
-              "finetune_heads": {"minilm": ["linear"]}, "finetune_settings": {"minilm": {"lr": 1e-4}},
-              "seeds": [0, 1]}
+    params = {
+        "encoders": ["minilm", "glove-50d"],
+        "finetune": ["minilm"],
+        "native": ["vader"],
+        "finetune_heads": {"minilm": ["linear"]},
+        "finetune_settings": {"minilm": {"lr": 1e-4}},
+        "seeds": [0, 1],
+    }
     parts, notes = fanout.split(_notebook("05"), params, ["models", "seeds"])
     assert notes == []
     got = {p.label: p.parameters for p in parts}
     assert sorted(got) == sorted(f"{m}, seed {s}" for m in ("minilm", "glove-50d", "vader") for s in (0, 1))
     assert got["minilm, seed 1"] == {**params, "encoders": ["minilm"], "native": [], "seeds": [1]}
-    assert got["glove-50d, seed 0"] == {**params, "encoders": ["glove-50d"], "finetune": [], "native": [],
-                                        "finetune_heads": {}, "finetune_settings": {}, "seeds": [0]}
+    assert got["glove-50d, seed 0"] == {
+        **params,
+        "encoders": ["glove-50d"],
+        "finetune": [],
+        "native": [],
+        "finetune_heads": {},
+        "finetune_settings": {},
+        "seeds": [0],
+    }
     assert got["vader, seed 0"]["encoders"] == [] and got["vader, seed 0"]["native"] == ["vader"]
 
 
 def test_fan_out_keeps_required_lists_and_drops_jobs_others_cover():
     # 07: every job needs a head model; the head model's own job would only repeat the others' work
-    params = {"head_models": ["minilm"], "finetune_models": ["bert-large-uncased", "roberta-large"],
-              "fewshot_models": ["bert-large-uncased", "roberta-large"]}
+    params = {
+        "head_models": ["minilm"],
+        "finetune_models": ["bert-large-uncased", "roberta-large"],
+        "fewshot_models": ["bert-large-uncased", "roberta-large"],
+    }
     parts, _ = fanout.split(_notebook("07"), params, ["models"])
     assert [p.label for p in parts] == ["bert-large-uncased", "roberta-large"]
     assert parts[1].parameters["head_models"] == ["minilm"]

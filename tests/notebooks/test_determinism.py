@@ -44,18 +44,21 @@ def metric_differences(a: dict, b: dict) -> list[str]:
 def test_metric_differences_skips_only_timing():
     a = {"timing/models/m/count_seconds": 1.0, "rate": 0.5, "n": 3, "x": float("nan")}
     b = {"timing/models/m/count_seconds": 2.0, "rate": 0.5000001, "x": float("nan")}
-    assert metric_differences(a, b) == ["n: 3 vs \"<absent>\"", "rate: 0.5 vs 0.5000001"]
+    assert metric_differences(a, b) == ['n: 3 vs "<absent>"', "rate: 0.5 vs 0.5000001"]
 
 
 @pytest.mark.notebook
-@pytest.mark.parametrize("path", [p for p in EXPERIMENTS if p.stem[:2] not in PAIRED_IN_TEST_DASK],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [p for p in EXPERIMENTS if p.stem[:2] not in PAIRED_IN_TEST_DASK], ids=lambda p: p.stem
+)
 def test_two_smoke_runs_with_fresh_caches_agree(path, smoke_runs):
     number = path.stem[:2]
     a, b = smoke_runs.get(number, "a"), smoke_runs.get(number, "b")
     if a.returncode or b.returncode:
-        pytest.fail(f"{path.stem}: smoke run failed (a: {a.returncode}, b: {b.returncode}):\n"
-                    f"{(a.log if a.returncode else b.log)[-2000:]}")
+        pytest.fail(
+            f"{path.stem}: smoke run failed (a: {a.returncode}, b: {b.returncode}):\n"
+            f"{(a.log if a.returncode else b.log)[-2000:]}"
+        )
     ma = json.loads((a.run_dir / "metrics.json").read_text())
     mb = json.loads((b.run_dir / "metrics.json").read_text())
     diff = metric_differences(ma, mb)

@@ -41,6 +41,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFiel
 
 # -- committed notebooks -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_names_the_mtlib_kernel_and_full_language_info(path):
     meta = json.loads(path.read_text())["metadata"]
@@ -73,13 +74,19 @@ def test_every_notebook_is_checked_generically():
 
 # -- the normaliser ------------------------------------------------------------------------------
 
+
 def _dirty_notebook() -> nbformat.NotebookNode:
     """A template copy after a JupyterLab session and a papermill run: everything the fix removes."""
     nb = nbformat.read(ROOT / "notebooks" / "00_template.ipynb", as_version=4)
-    nb.metadata = nbformat.from_dict({
-        "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
-        "language_info": {"name": "python"}, "papermill": {"duration": 1.0},
-        "widgets": {"application/vnd.jupyter.widget-state+json": {}}, "title": "kept"})
+    nb.metadata = nbformat.from_dict(
+        {
+            "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
+            "language_info": {"name": "python"},
+            "papermill": {"duration": 1.0},
+            "widgets": {"application/vnd.jupyter.widget-state+json": {}},
+            "title": "kept",
+        }
+    )
     code = [c for c in nb.cells if c.cell_type == "code"]
     code[1].outputs = [nbformat.v4.new_output("stream", text="hello\n")]
     code[1].execution_count = 3
@@ -95,8 +102,16 @@ def test_normaliser_fixes_everything_and_is_idempotent(tmp_path):
     path = tmp_path / "05_copy.ipynb"
     nbformat.write(_dirty_notebook(), path)
     found = "\n".join(nbfiles.problems(path.read_text(), path.name))
-    for expected in ("kernelspec", "language_info", "papermill", "widgets", "1 output", "execution_count 3",
-                     "scrolled", "injected-parameters"):
+    for expected in (
+        "kernelspec",
+        "language_info",
+        "papermill",
+        "widgets",
+        "1 output",
+        "execution_count 3",
+        "scrolled",
+        "injected-parameters",
+    ):
         assert expected in found
     assert nbfiles.main(["--fix", str(path)]) == 0
     first = path.read_bytes()
@@ -124,8 +139,15 @@ def test_check_command_exits_non_zero_and_names_the_problem(tmp_path, capsys):
 def test_pre_commit_hook_refuses_outputs_then_accepts_the_fix(tmp_path):
     repo = tmp_path / "repo"
     (repo / "notebooks").mkdir(parents=True)
-    env = {**os.environ, "MTLIB_PYTHON": sys.executable, "PYTHONPATH": str(ROOT),
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "MTLIB_PYTHON": sys.executable,
+        "PYTHONPATH": str(ROOT),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
 
     def git(*args):
         return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
@@ -152,6 +174,7 @@ def test_runner_kernelspec_runs_this_interpreter(tmp_path):
 
 # -- figures: alt text ---------------------------------------------------------------------------
 
+
 def test_describe_figure_reads_titles_labels_and_marks():
     fig, (left, right) = plt.subplots(1, 2)
     left.imshow([[0, 1], [1, 0]])
@@ -162,8 +185,9 @@ def test_describe_figure_reads_titles_labels_and_marks():
     fig.suptitle("Table 6")
     fig.canvas.draw()
     text = plots.describe_figure(fig)
-    assert text == ("Table 6. Scores of z: heatmap; x: second adjective. "
-                    "bars with error bars; x: S-I, NS-P; y: consistency E.")
+    assert text == (
+        "Table 6. Scores of z: heatmap; x: second adjective. bars with error bars; x: S-I, NS-P; y: consistency E."
+    )
     plt.close(fig)
 
 
@@ -222,8 +246,9 @@ def _math_free_text(html_text: str) -> str:
 def _assert_offline_html(html_text: str) -> None:
     for host in export.CDN_HOSTS:
         assert host not in html_text, f"CDN {host} in the HTML"
-    assert not re.search(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""",
-                         html_text, re.I), "a remote resource is loaded"
+    assert not re.search(
+        r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", html_text, re.I
+    ), "a remote resource is loaded"
     assert not re.search(r"@import\s+url\(\s*[\"']?(?:https?:)?//", html_text), "a remote stylesheet is imported"
 
 
@@ -232,11 +257,13 @@ def fixture_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("project")
     (root / "mtlib").mkdir()
     (root / "notebooks" / "profiles").mkdir(parents=True)
-    params = nbformat.v4.new_code_cell('profile: str = "quick"  # run profile\nout_dir: str = ""  # output root\n'
-                                       'value: int = 1  # a number\n')
+    params = nbformat.v4.new_code_cell(
+        'profile: str = "quick"  # run profile\nout_dir: str = ""  # output root\nvalue: int = 1  # a number\n'
+    )
     params.metadata["tags"] = ["parameters"]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(MARKDOWN), params,
-                                         nbformat.v4.new_code_cell(BODY)])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell(MARKDOWN), params, nbformat.v4.new_code_cell(BODY)]
+    )
     path = root / "notebooks" / "01_fixture.ipynb"
     nbformat.write(nb, path)
     nbfiles.fix(path)  # the canonical metadata: kernel `mtlib`, which nothing has registered
@@ -290,12 +317,16 @@ def test_every_formula_in_the_notebooks_converts_to_mathml(path):
 
 # -- JupyterLab's own server: opening and saving changes nothing ---------------------------------
 
+
 def _http(method: str, url: str, body: dict | None = None) -> dict:
     import urllib.request
 
-    req = urllib.request.Request(url, method=method, headers={"Authorization": "token t",
-                                                              "Content-Type": "application/json"},
-                                 data=None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(
+        url,
+        method=method,
+        headers={"Authorization": "token t", "Content-Type": "application/json"},
+        data=None if body is None else json.dumps(body).encode(),
+    )
     with urllib.request.urlopen(req, timeout=30) as resp:
         text = resp.read().decode()
     return json.loads(text) if text else {}
@@ -319,12 +350,29 @@ def test_jupyterlab_server_open_connect_save_changes_no_byte(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
-           "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"), "JUPYTER_DATA_DIR": str(tmp_path / "data")}
-    server = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}",
-                               "--IdentityProvider.token=t", f"--ServerApp.root_dir={tmp_path}",
-                               "--ServerApp.port_retries=0", "--allow-root"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "JUPYTER_PATH": str(tmp_path / "jupyter"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+    }
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter_server",
+            "--no-browser",
+            f"--port={port}",
+            "--IdentityProvider.token=t",
+            f"--ServerApp.root_dir={tmp_path}",
+            "--ServerApp.port_retries=0",
+            "--allow-root",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}/api"
     try:
         for _ in range(600):
@@ -342,9 +390,23 @@ def test_jupyterlab_server_open_connect_save_changes_no_byte(tmp_path):
         async def kernel_info() -> dict:
             ws = await websocket_connect(f"ws://127.0.0.1:{port}/api/kernels/{kernel_id}/channels?token=t")
             msg_id = uuid.uuid4().hex
-            ws.write_message(json.dumps({"header": {"msg_id": msg_id, "username": "", "session": uuid.uuid4().hex,
-                                                    "msg_type": "kernel_info_request", "version": "5.3"},
-                                         "parent_header": {}, "metadata": {}, "content": {}, "channel": "shell"}))
+            ws.write_message(
+                json.dumps(
+                    {
+                        "header": {
+                            "msg_id": msg_id,
+                            "username": "",
+                            "session": uuid.uuid4().hex,
+                            "msg_type": "kernel_info_request",
+                            "version": "5.3",
+                        },
+                        "parent_header": {},
+                        "metadata": {},
+                        "content": {},
+                        "channel": "shell",
+                    }
+                )
+            )
             while True:
                 msg = json.loads(await asyncio.wait_for(ws.read_message(), 120))
                 if msg.get("parent_header", {}).get("msg_id") == msg_id and msg["msg_type"] == "kernel_info_reply":
@@ -352,15 +414,17 @@ def test_jupyterlab_server_open_connect_save_changes_no_byte(tmp_path):
                     return msg["content"]
 
         language_info = asyncio.run(kernel_info())["language_info"]
-        kernelspec = {"name": meta["kernelspec"]["name"], "display_name": spec["display_name"],
-                      "language": spec["language"]}
+        kernelspec = {
+            "name": meta["kernelspec"]["name"],
+            "display_name": spec["display_name"],
+            "language": spec["language"],
+        }
         assert kernelspec == meta["kernelspec"]
         if language_info["version"] != nbfiles.REFERENCE_PYTHON:  # another patch release than the reference
             language_info = {**language_info, "version": nbfiles.REFERENCE_PYTHON}
         assert language_info == meta["language_info"]
         meta.update(kernelspec=kernelspec, language_info=language_info)
-        _http("PUT", f"{base}/contents/{src.name}", {"type": "notebook", "format": "json",
-                                                      "content": model["content"]})
+        _http("PUT", f"{base}/contents/{src.name}", {"type": "notebook", "format": "json", "content": model["content"]})
         _http("DELETE", f"{base}/kernels/{kernel_id}")
         assert (tmp_path / src.name).read_bytes() == src.read_bytes()
     finally:

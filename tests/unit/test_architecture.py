@@ -18,8 +18,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "mtlib"
 #: Wing -> level; a module may import wings of its level or lower.
-LEVELS = {"utils": 0, "data": 1, "models": 2, "relations": 3, "analysis": 4, "suite": 5, "experiments": 5,
-          "run": 6, "testing": 7}
+LEVELS = {
+    "utils": 0,
+    "data": 1,
+    "models": 2,
+    "relations": 3,
+    "analysis": 4,
+    "suite": 5,
+    "experiments": 5,
+    "run": 6,
+    "testing": 7,
+}
 MAX_MODULE_LINES, MAX_FUNCTION_LINES = 700, 100
 
 
@@ -80,16 +89,22 @@ def test_no_upward_import_between_wings() -> None:
 
 
 def test_no_mtlib_import_inside_a_function() -> None:
-    bad = [f"{MODULES[m].relative_to(ROOT)}:{line} imports {t} inside a function"
-           for m, imps in EDGES.items() for t, inner, line in imps if inner and m != "mtlib"]
+    bad = [
+        f"{MODULES[m].relative_to(ROOT)}:{line} imports {t} inside a function"
+        for m, imps in EDGES.items()
+        for t, inner, line in imps
+        if inner and m != "mtlib"
+    ]
     assert not bad, "\n".join(bad)
 
 
 def test_no_import_cycle() -> None:
     graph = {m: {t for t, _, _ in imps if t in MODULES and t != m} for m, imps in EDGES.items() if m != "mtlib"}
     # a face importing its own sub-modules is the package's definition, not a dependency back
-    graph = {m: {t for t in ts if not (t.startswith(m + ".") and MODULES[m].name == "__init__.py")}
-             for m, ts in graph.items()}
+    graph = {
+        m: {t for t in ts if not (t.startswith(m + ".") and MODULES[m].name == "__init__.py")}
+        for m, ts in graph.items()
+    }
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -129,16 +144,26 @@ def test_module_size_and_function_size(module: str) -> None:
     text = path.read_text(encoding="utf-8")
     n = len(text.splitlines())
     assert n <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {n} lines (at most {MAX_MODULE_LINES})"
-    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines, line {node.lineno})"
-            for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.end_lineno is not None and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines, line {node.lineno})"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
     assert not long, f"{path.relative_to(ROOT)}: functions over {MAX_FUNCTION_LINES} lines: {', '.join(long)}"
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.split(".")[-1].startswith("_")
-                                          and MODULES[m].name != "__main__.py"))
+@pytest.mark.parametrize(
+    "module", sorted(m for m in MODULES if not m.split(".")[-1].startswith("_") and MODULES[m].name != "__main__.py")
+)
 def test_public_module_declares_all(module: str) -> None:
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    names = {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+    names = {
+        t.id
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name)
+    }
     assert "__all__" in names, f"{MODULES[module].relative_to(ROOT)} declares no __all__"

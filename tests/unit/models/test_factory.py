@@ -24,8 +24,16 @@ def toy_bert_dir(tmp_path_factory):
     (folder / "vocab.txt").write_text("\n".join(words) + "\n")
     tokenizer = BertTokenizerFast(str(folder / "vocab.txt"), do_lower_case=True, model_max_length=128)
     torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=64, max_position_embeddings=128)).save_pretrained(folder)
+    BertModel(
+        BertConfig(
+            vocab_size=len(words),
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=128,
+        )
+    ).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
@@ -47,16 +55,24 @@ def _toy_pairs(n: int = 120, seed: int = 1) -> pd.DataFrame:
     for i in range(n):
         a = GARDEN if rng.random() < 0.5 else ANIMALS
         b = a if i % 2 == 0 else (ANIMALS if a is GARDEN else GARDEN)
-        rows.append({"text": " ".join(rng.choice(a, 3)), "text_pair": " ".join(rng.choice(b, 3)),
-                     "label": int(i % 2 == 0)})
+        rows.append(
+            {"text": " ".join(rng.choice(a, 3)), "text_pair": " ".join(rng.choice(b, 3)), "label": int(i % 2 == 0)}
+        )
     return pd.DataFrame(rows)
 
 
 @pytest.mark.parametrize("head", ["linear", "mlp"])
 def test_head_learns_a_separable_task_and_reports_its_baseline(toy_bert_dir, head):
     train = _toy()
-    clf = models.classifier(str(toy_bert_dir), train, how="head", head=head, heldout_fraction=0.25, device="cpu",
-                            epochs=40 if head == "mlp" else None)
+    clf = models.classifier(
+        str(toy_bert_dir),
+        train,
+        how="head",
+        head=head,
+        heldout_fraction=0.25,
+        device="cpu",
+        epochs=40 if head == "mlp" else None,
+    )
     t = clf.training
     assert (t.how, t.head, t.n_train, t.n_heldout) == ("head", head, 90, 30)
     assert t.heldout_accuracy > 0.9 and t.majority_baseline == 0.5
@@ -95,8 +111,14 @@ def test_pairs_head_and_cross_encoder(toy_bert_dir):
     fresh = _toy_pairs(n=60, seed=7)
     p = head.classify(fresh["text"], fresh["text_pair"])
     assert p.shape == (60, 2) and np.mean(p.argmax(1) == fresh["label"]) > 0.8
-    ft = models.classifier(str(toy_bert_dir), (pairs["text"], pairs["text_pair"], pairs["label"]), how="finetune",
-                           epochs=1, batch_size=32, device="cpu")
+    ft = models.classifier(
+        str(toy_bert_dir),
+        (pairs["text"], pairs["text_pair"], pairs["label"]),
+        how="finetune",
+        epochs=1,
+        batch_size=32,
+        device="cpu",
+    )
     assert ft.labels == [0, 1] and ft.classify(["cherry"], ["dogs"]).shape == (1, 2)
     with pytest.raises(ValueError, match="trained on text pairs"):
         ft.classify(["cherry"])
@@ -106,8 +128,9 @@ def test_minilm_finetune_and_static_table_finetune_run():
     train = _toy(n=24, seed=3)
     clf = models.classifier("minilm", train, how="finetune", epochs=1, batch_size=12, heldout_fraction=0, device="cpu")
     assert clf.training.heldout_accuracy is None and clf.classify(["a cherry tree"]).shape == (1, 2)
-    static = models.classifier("minilm-static", train, how="finetune", epochs=3, batch_size=8, device="cpu",
-                               heldout_fraction=0.25)
+    static = models.classifier(
+        "minilm-static", train, how="finetune", epochs=3, batch_size=8, device="cpu", heldout_fraction=0.25
+    )
     assert static.training.n_train == 18 and static.classify(["dogs bark"]).shape == (1, 2)
     frozen = models.load("minilm-static").embed(["dogs bark"])
     tuned = static.embed(["dogs bark"])
@@ -185,6 +208,14 @@ def test_init_errors_name_what_works(toy_bert_dir):
     with pytest.raises(ValueError, match="init must be a classifier from classifier"):
         models.classifier(str(toy_bert_dir), train, how="finetune", init=linear, device="cpu")
     with pytest.raises(ValueError, match="differ from init"):
-        models.classifier(str(toy_bert_dir), train, how="head", head="mlp", init=models.classifier(
-            str(toy_bert_dir), train, how="head", head="mlp", heldout_fraction=0, device="cpu", epochs=1),
-            labels=["garden", "animal"], device="cpu")
+        models.classifier(
+            str(toy_bert_dir),
+            train,
+            how="head",
+            head="mlp",
+            init=models.classifier(
+                str(toy_bert_dir), train, how="head", head="mlp", heldout_fraction=0, device="cpu", epochs=1
+            ),
+            labels=["garden", "animal"],
+            device="cpu",
+        )

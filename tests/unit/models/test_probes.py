@@ -18,8 +18,11 @@ def _blobs(n=200, d=8, seed=0):
 @pytest.mark.parametrize("kind", ["logreg", "mlp"])
 def test_head_learns_separable_data_and_reports_held_out_accuracy(kind):
     X, y = _blobs()
-    head = probes.train_head(X, y, kind=kind, seed=1, epochs=20) if kind == "mlp" else \
-        probes.train_head(X, y, kind=kind, seed=1)
+    head = (
+        probes.train_head(X, y, kind=kind, seed=1, epochs=20)
+        if kind == "mlp"
+        else probes.train_head(X, y, kind=kind, seed=1)
+    )
     assert head.n_test == 40 and head.n_train == 160
     assert head.accuracy > 0.95
     assert set(head.classes_) == {"neg", "pos"}

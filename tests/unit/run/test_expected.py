@@ -38,7 +38,10 @@ def test_load_gives_every_entry_with_its_line(good):
     assert (entry.value, entry.tol, entry.truncate, entry.line) == (0.25, 1e-6, None, 4)
     assert data["01"]["quick"]["accuracy"].source == "Table 1, somewhere"
     assert expected.expectations("01_pairwise_anything", "smoke", path=good).keys() == {
-        "violation_rate/overall", "n_sources", "dataset"}
+        "violation_rate/overall",
+        "n_sources",
+        "dataset",
+    }
     assert expected.expectations("02", "smoke", path=good) == {}
 
 
@@ -59,16 +62,19 @@ def test_check_tolerance_exact_truncation_and_missing_keys(good):
     assert expected.check("04", "quick", {"cell": -0.1301}, path=good) != []
 
 
-@pytest.mark.parametrize("text, line, words", [
-    ('"01":\n  smoke:\n    a: 0.5\n', 3, "a: {value"),
-    ('"01":\n  smoke:\n    a: {tol: 0.1}\n', 3, "got fields ['tol']"),
-    ('"01":\n  smoke:\n    a: {value: 1, tol: 0.1, truncate: 2}\n', 3, "not both"),
-    ('"01":\n  smoke:\n    a: {value: x, tol: 0.1}\n', 3, "numeric value"),
-    ('"01":\n  smoke:\n    a: {value: 0.1, truncate: 1.5}\n', 3, "whole number"),
-    ('"01":\n  smoke:\n    a: {value: 0.1, tolerance: 1}\n', 3, "got fields"),
-    ('"01":\n  - smoke\n', 2, "profiles of notebook '01'"),
-    ('"01":\n  smoke: {a: {value: [1, 2}\n', 2, "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ('"01":\n  smoke:\n    a: 0.5\n', 3, "a: {value"),
+        ('"01":\n  smoke:\n    a: {tol: 0.1}\n', 3, "got fields ['tol']"),
+        ('"01":\n  smoke:\n    a: {value: 1, tol: 0.1, truncate: 2}\n', 3, "not both"),
+        ('"01":\n  smoke:\n    a: {value: x, tol: 0.1}\n', 3, "numeric value"),
+        ('"01":\n  smoke:\n    a: {value: 0.1, truncate: 1.5}\n', 3, "whole number"),
+        ('"01":\n  smoke:\n    a: {value: 0.1, tolerance: 1}\n', 3, "got fields"),
+        ('"01":\n  - smoke\n', 2, "profiles of notebook '01'"),
+        ('"01":\n  smoke: {a: {value: [1, 2}\n', 2, "not valid YAML"),
+    ],
+)
 def test_a_malformed_file_names_its_line(tmp_path, text, line, words):
     path = tmp_path / "expected.yaml"
     path.write_text(text)
@@ -131,8 +137,13 @@ def kinded(tmp_path):
 
 def test_exact_and_model_blocks_give_each_entry_its_kind_and_tolerance_in_items(kinded, good):
     block = expected.expectations("02", "smoke", path=kinded)
-    assert {k: e.kind for k, e in block.items()} == {"n_contexts": "exact", "cell": "exact", "nli_accuracy": "model",
-                                                     "probe_accuracy": "model", "spearman": "model"}
+    assert {k: e.kind for k, e in block.items()} == {
+        "n_contexts": "exact",
+        "cell": "exact",
+        "nli_accuracy": "model",
+        "probe_accuracy": "model",
+        "spearman": "model",
+    }
     acc = block["nli_accuracy"]
     assert (acc.tol_items, acc.items, acc.per, acc.line) == (3, 343, None, 7)
     assert acc.tolerance == "±3 items of 343" and acc.absolute_tol() == pytest.approx(3 / 343)
@@ -144,14 +155,20 @@ def test_exact_and_model_blocks_give_each_entry_its_kind_and_tolerance_in_items(
 
 
 def test_tolerance_in_items_over_a_number_or_a_metrics_key(kinded):
-    base = {"n_contexts": 12, "cell": 0.989, "nli_accuracy": 0.7, "probe_accuracy": 0.9, "probe_accuracy_n": 100,
-            "spearman": -0.1}
+    base = {
+        "n_contexts": 12,
+        "cell": 0.989,
+        "nli_accuracy": 0.7,
+        "probe_accuracy": 0.9,
+        "probe_accuracy_n": 100,
+        "spearman": -0.1,
+    }
 
     def keys(**changed):
         return [m.key for m in expected.check("02", "smoke", {**base, **changed}, path=kinded)]
 
     assert keys() == []
-    assert keys(nli_accuracy=0.7 + 3 / 343) == []          # three items flipped: within
+    assert keys(nli_accuracy=0.7 + 3 / 343) == []  # three items flipped: within
     assert keys(nli_accuracy=0.7 - 3 / 343) == []
     assert keys(nli_accuracy=0.7 + 4 / 343) == ["nli_accuracy"]  # four: not
     assert keys(probe_accuracy=0.92) == [] and keys(probe_accuracy=0.93) == ["probe_accuracy"]
@@ -166,29 +183,43 @@ def test_tolerance_in_items_over_a_number_or_a_metrics_key(kinded):
     assert "(model, ±3 items of 343 = ±0.00875)" in str(m) and "line 7" in str(m)
 
 
-@pytest.mark.parametrize("text, line, words", [
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol: .inf}\n', 3, "finite number >= 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol: .nan}\n', 3, "finite number >= 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol: -1.0e-6}\n', 3, "finite number >= 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol: 1.0e-6}\n    b: {value: 1}\n    a: {value: 0.6, tol: 1.0e-6}\n',
-     5, "'a' is given twice in '01' / 'smoke' (first at line 3)"),
-    ('"01":\n  smoke:\n    exact:\n      a: {value: 1}\n    model:\n      a: {value: 0.5, tol_items: 1, items: 9}\n',
-     6, "'a' is given twice"),
-    ('"01":\n  smoke:\n    model:\n      a: {value: 0.5, tol_items: 1, items: 9}\n      a: {value: 0.5, tol: 0.1}\n',
-     5, "given twice"),
-    ('"01":\n  smoke:\n    a: {value: 1}\n  smoke:\n    b: {value: 1}\n', 4, "'smoke' is given twice"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: -1, items: 9}\n', 3, "whole number of items >= 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: .inf, items: 9}\n', 3, "whole number of items >= 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1.5, items: 9}\n', 3, "whole number of items >= 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1}\n', 3, "needs its denominator"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 9, per: n}\n', 3, "one of the two"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 0}\n', 3, "whole number > 0"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 9, tol: 0.1}\n', 3, "not both"),
-    ('"01":\n  smoke:\n    a: {value: 0.5, items: 9}\n', 3, "only go with tol_items"),
-    ('"01":\n  smoke:\n    exact:\n      a: {value: 0.5, tol: 0.1}\n', 4, "'exact' block"),
-    ('"01":\n  smoke:\n    model:\n      a: {value: 0.5}\n', 4, "a 'model' entry needs tol_items"),
-    ('"01":\n  smoke:\n    model:\n      a: {value: 0.5, truncate: 2}\n', 4, "'model' block"),
-])
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol: .inf}\n', 3, "finite number >= 0"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol: .nan}\n', 3, "finite number >= 0"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol: -1.0e-6}\n', 3, "finite number >= 0"),
+        (
+            '"01":\n  smoke:\n    a: {value: 0.5, tol: 1.0e-6}\n    b: {value: 1}\n    a: {value: 0.6, tol: 1.0e-6}\n',
+            5,
+            "'a' is given twice in '01' / 'smoke' (first at line 3)",
+        ),
+        (
+            '"01":\n  smoke:\n    exact:\n      a: {value: 1}\n'
+            "    model:\n      a: {value: 0.5, tol_items: 1, items: 9}\n",
+            6,
+            "'a' is given twice",
+        ),
+        (
+            '"01":\n  smoke:\n    model:\n      a: {value: 0.5, tol_items: 1, items: 9}\n'
+            "      a: {value: 0.5, tol: 0.1}\n",
+            5,
+            "given twice",
+        ),
+        ('"01":\n  smoke:\n    a: {value: 1}\n  smoke:\n    b: {value: 1}\n', 4, "'smoke' is given twice"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: -1, items: 9}\n', 3, "whole number of items >= 0"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: .inf, items: 9}\n', 3, "whole number of items >= 0"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1.5, items: 9}\n', 3, "whole number of items >= 0"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1}\n', 3, "needs its denominator"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 9, per: n}\n', 3, "one of the two"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 0}\n', 3, "whole number > 0"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, tol_items: 1, items: 9, tol: 0.1}\n', 3, "not both"),
+        ('"01":\n  smoke:\n    a: {value: 0.5, items: 9}\n', 3, "only go with tol_items"),
+        ('"01":\n  smoke:\n    exact:\n      a: {value: 0.5, tol: 0.1}\n', 4, "'exact' block"),
+        ('"01":\n  smoke:\n    model:\n      a: {value: 0.5}\n', 4, "a 'model' entry needs tol_items"),
+        ('"01":\n  smoke:\n    model:\n      a: {value: 0.5, truncate: 2}\n', 4, "'model' block"),
+    ],
+)
 def test_bad_tolerances_and_keys_pinned_twice_are_refused_with_their_line(tmp_path, text, line, words):
     path = tmp_path / "expected.yaml"
     path.write_text(text)
@@ -199,8 +230,12 @@ def test_bad_tolerances_and_keys_pinned_twice_are_refused_with_their_line(tmp_pa
 
 def test_command_line_fails_when_it_checks_nothing(tmp_path, good, capsys):
     out = tmp_path / "out"
-    _write_run(out, "01_pairwise_sentiment_systematicity", "smoke",
-               {"violation_rate/overall": 0.25, "n_sources": 60, "dataset": "bundled"})
+    _write_run(
+        out,
+        "01_pairwise_sentiment_systematicity",
+        "smoke",
+        {"violation_rate/overall": 0.25, "n_sources": 60, "dataset": "bundled"},
+    )
     base = ["--out-dir", str(out), "--expected", str(good)]
     assert expected.main(["--profile", "smoke", *base]) == 0
     assert "(2 exact, 1 model-dependent within their tolerance)" in capsys.readouterr().out
@@ -209,7 +244,6 @@ def test_command_line_fails_when_it_checks_nothing(tmp_path, good, capsys):
     assert expected.main(["--profile", "smoke", "--only", "99", *base]) == 2  # no pins for that notebook
     assert "notebook(s) 99 have no pinned 'smoke' values" in capsys.readouterr().err
     assert expected.main(["--profile", "smoke", "--only", "01,99", *base]) == 2
-
 
 
 def test_the_project_file_says_what_each_value_depends_on():

@@ -11,25 +11,25 @@ import pytest
 from mtlib import run as runner
 from mtlib.run.results import RunLayout
 
-PARAMS = '''profile: str = "quick"  # run profile
+PARAMS = """profile: str = "quick"  # run profile
 out_dir: str = ""  # output root
 value: int = 1  # a number to record
-'''
+"""
 
-OK_BODY = '''from mtlib.run import results
+OK_BODY = """from mtlib.run import results
 import matplotlib.pyplot as plt
 run = results.Run("01_ok", profile=profile, out_dir=out_dir)
 fig, ax = plt.subplots()
 ax.plot([0, value])
 run.save_figure(fig, "line")
 run.record("value", value, headline=True)
-'''
+"""
 
-FAIL_BODY = '''from mtlib.run import results
+FAIL_BODY = """from mtlib.run import results
 run = results.Run("02_fail", profile=profile, out_dir=out_dir)
 run.record("before_failure", 1)
 raise RuntimeError("this notebook fails on purpose")
-'''
+"""
 
 
 def _notebook(path: Path, body: str) -> None:
@@ -50,7 +50,8 @@ def project(tmp_path_factory) -> Path:
     _notebook(nb_dir / "01_ok.ipynb", OK_BODY)
     _notebook(nb_dir / "02_fail.ipynb", FAIL_BODY)
     (nb_dir / "profiles" / "smoke.yaml").write_text(
-        "defaults:\n  value: 3\n  unused: 9\nnotebooks:\n  '01':\n    value: 7\n")
+        "defaults:\n  value: 3\n  unused: 9\nnotebooks:\n  '01':\n    value: 7\n"
+    )
     return root
 
 
