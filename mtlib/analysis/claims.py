@@ -18,6 +18,7 @@ Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,25 @@ import numpy as np
 import pandas as pd
 
 from mtlib.data import papers
+
+#: Characters that start Markdown or HTML in a notebook's Markdown output.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def md_escape(value: object) -> str:
+    """A value from data or the command line (a model name, a label), safe inside a Markdown sentence.
+
+    Backslash-escapes the characters that would start emphasis, code, a link, a table cell or HTML, so a
+    model named ``<img src=x onerror=...>`` or ``[x](javascript:...)`` is printed, never rendered.
+
+    Examples:
+        >>> md_escape("minilm")
+        'minilm'
+        >>> md_escape("<img src=x>")
+        '\\<img src=x\\>'
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(value))
+
 
 #: Significance level of the named tests the sentences report.
 ALPHA = 0.05
@@ -73,17 +93,17 @@ class AccuracyReport:
 
     def sentence(self, what: str) -> str:
         """One Markdown sentence: the accuracy, its baseline, and which side of it the run fell."""
+        what, label = md_escape(what), md_escape(self.majority_label)
         if not self.n or not np.isfinite(self.accuracy):
             return f"**{what}**: no predictions to score."
         head = (
             f"**{what}**: accuracy {self.accuracy:.3f} on {self.n:,} items, beside a majority-class baseline "
-            f'of {self.majority_baseline:.3f} (always "{self.majority_label}") and a balanced accuracy of '
+            f'of {self.majority_baseline:.3f} (always "{label}") and a balanced accuracy of '
             f"{self.balanced_accuracy:.3f} (0.5 for any constant answer)."
         )
         if self.accuracy <= self.majority_baseline:
             return head + (
-                f' It is **not above the baseline**: always answering "{self.majority_label}" '
-                "would score at least as well."
+                f' It is **not above the baseline**: always answering "{label}" would score at least as well.'
             )
         verdict = "above the baseline" if self.p_above_baseline < ALPHA else "above the baseline, but not significantly"
         return head + (
@@ -226,11 +246,12 @@ def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], A
             else "not above"
         )
         lines.append(
-            f'- {lang} · {rel}: accuracy {rep.accuracy:.3f} vs always-"{rep.majority_label}" '
+            f"- {md_escape(lang)} · {md_escape(rel)}: accuracy {rep.accuracy:.3f} vs "
+            f'always-"{md_escape(rep.majority_label)}" '
             f"{rep.majority_baseline:.3f} (balanced {rep.balanced_accuracy:.3f}; {side} the baseline, "
             f"p = {rep.p_above_baseline:.3g}); {rate}."
         )
-        name = f"{lang} · {rel}"
+        name = f"{md_escape(lang)} · {md_escape(rel)}"
         if not rep.beats_baseline:
             below.append(name)
         elif np.isfinite(row["ci_low"]) and row["ci_low"] > 0:
@@ -346,6 +367,7 @@ def type_difference_sentence(tests: pd.DataFrame) -> str:
 
 
 __all__ = [
+    "md_escape",
     "ALPHA",
     "AccuracyReport",
     "accuracy_vs_baseline",
