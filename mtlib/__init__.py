@@ -112,6 +112,12 @@ class _MovedFinder(_abc.MetaPathFinder, _abc.Loader):
     def exec_module(self, module):  # noqa: D102
         return None
 
+    def get_code(self, fullname):  # noqa: D102 - ``python -m mtlib.expected`` runs mtlib.run.expected
+        new = _moved(fullname.partition(".")[2])
+        spec = _util.find_spec(new)
+        loader = spec.loader if spec else None
+        return loader.get_code(new) if isinstance(loader, _abc.InspectLoader) else None
+
 
 if not any(isinstance(f, _MovedFinder) for f in _sys.meta_path):
     _sys.meta_path.append(_MovedFinder())
