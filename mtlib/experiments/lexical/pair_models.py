@@ -174,16 +174,29 @@ class FineTunedPairClassifier:
     classes: tuple[str, ...] = PAIR_CLASSES
 
     def class_probabilities(self, words_i: Sequence[str], words_j: Sequence[str]) -> dict[str, np.ndarray]:
-        """Probability of every class except ``OTHER`` for each pair, ``{short name: (m,)}`` (``syn``, ``ant``...)."""
+        """Score of every class except ``OTHER`` for each pair, ``{short name: (m,)}`` (``syn``, ``ant``...).
+
+        With :data:`PAIR_CLASSES` the class probability P(c). With :data:`COGALEX_CLASSES` (four classes, where
+        no class may reach 0.5) P(c) against its strongest rival, ``P(c) / (P(c) + max_{d != c} P(d))``: above
+        0.5 exactly when c is the most probable class, so ``v_c`` (score above 0.5) is the model's single-label
+        answer, as the shared task scores it.
+        """
         probs = self.model.classify(list(words_i), list(words_j))
-        return {c.lower(): probs[:, self.model.label_index(c)] for c in self.classes if c != "OTHER"}
+        cols = {c: probs[:, self.model.label_index(c)] for c in self.classes}
+        if "OTHER" in self.classes:
+            return {c.lower(): p for c, p in cols.items() if c != "OTHER"}
+        out = {}
+        for c, p in cols.items():
+            rival = np.max(np.stack([q for d, q in cols.items() if d != c]), axis=0)
+            out[c.lower()] = p / (p + rival)
+        return out
 
     def predict_pairs(
         self, words_i: Sequence[str], words_j: Sequence[str], batch_size: int = 256
     ) -> dict[str, np.ndarray]:
-        """Probability of each relation for each pair, ``{relation: (m,)}``."""
-        probs = self.model.classify(list(words_i), list(words_j))
-        return {rel: probs[:, self.model.label_index(RELATIONS[rel])] for rel in self.relations}
+        """Score of each relation for each pair, ``{relation: (m,)}`` (see :meth:`class_probabilities`)."""
+        scores = self.class_probabilities(words_i, words_j)
+        return {rel: scores[rel] for rel in self.relations}
 
     def prediction_matrices(
         self, words: Sequence[str], threshold: float = 0.5, batch_size: int = 256

@@ -55,7 +55,8 @@ class LexicalTransitivityReport:
         reports: Language -> :class:`TransitivityReport`.
         scores: Language -> :func:`evaluate_heads` on the gold test pairs.
         finetuned: Whether the model was fine-tuned on word pairs (else frozen vectors and heads).
-        train_seconds: Language -> time to build the model and score the test pairs.
+        train_seconds: Language -> time to build the model and score the test pairs; ``finetune``: time of the
+            shared fine-tuning.
         n_top: Words per language and relation in the ranking of violations.
         relation_scores: Language -> :func:`mtlib.experiments.lexical.scores.relation_scores` on the gold test
             pairs (every relation the model predicts).
@@ -146,6 +147,8 @@ class LexicalTransitivityReport:
                 out[f"{head}/{lang}/{tail}" if tail else f"{head}/{lang}"] = value
             if lang in self.train_seconds:
                 out[f"train_seconds/{lang}"] = self.train_seconds[lang]
+        if "finetune" in self.train_seconds:  # the one fine-tuning for every language (0 when reloaded)
+            out["train_seconds/finetune"] = self.train_seconds["finetune"]
         for (lang, rel), accuracy in self.heads.items():
             out.update(accuracy.metrics(f"accuracy/{lang}/{rel}"))
             out[f"f1/{lang}/{rel}"] = self.scores[lang].loc[rel, "f1"]
@@ -306,11 +309,13 @@ def transitivity(
         )
 
     shared = None
+    seconds: dict[str, float] = {}
     if finetune:
+        start = time.perf_counter()
         shared = build(pd.concat([d["train"] for d in data.splits.values()], ignore_index=True), None, "finetune")
+        seconds["finetune"] = time.perf_counter() - start
     reports: dict[str, TransitivityReport] = {}
     scores: dict[str, pd.DataFrame] = {}
-    seconds: dict[str, float] = {}
     per_relation: dict[str, pd.DataFrame] = {}
     summaries: dict[str, float] = {}
     for lang, d in data.splits.items():

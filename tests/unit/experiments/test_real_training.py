@@ -198,6 +198,25 @@ def test_four_class_finetune_on_bundled_pairs(tiny_bert_dir):
         "syn",
         "hyp",
     ]
+    # the 4-class model's v_c is its single-label answer: exactly one class above 0.5 per pair, the argmax
+    test = data.splits["english"]["test"]
+    scores = lexical.relation_probabilities(
+        tuned_model := lexical.finetune_pair_classifier(
+            str(tiny_bert_dir),
+            data.splits["english"]["train"],
+            epochs=1,
+            lr=1e-3,
+            batch_size=64,
+            device="cpu",
+            classes=lexical.COGALEX_CLASSES,
+        ),
+        test,
+    )
+    above = np.stack([scores[c] > 0.5 for c in ("syn", "ant", "hyp", "random")], axis=1)
+    assert (above.sum(axis=1) == 1).all()
+    probs = tuned_model.model.classify(list(test["word1"]), list(test["word2"]))
+    order = [tuned_model.model.label_index(c) for c in lexical.COGALEX_CLASSES]
+    assert np.array_equal(above.argmax(axis=1), probs[:, order].argmax(axis=1))
     m, f = tuned.metrics(), frozen.metrics()
     for key in ("balanced_accuracy", "f1", "precision", "recall"):
         assert f"{key}/english/ant" in m and f"{key}/english/syn" in f and f"{key}/english/ant" not in f
