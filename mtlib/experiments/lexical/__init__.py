@@ -14,6 +14,9 @@ The pieces, lowest first:
   split, the vocabulary under test and the paper's Table 5;
 - :mod:`~mtlib.experiments.lexical.matrix`: a head's ``n x n`` prediction
   matrix in matrix form, never by ``n^2`` head calls;
+- :mod:`~mtlib.experiments.lexical.scores`: precision, recall, F1 and
+  balanced accuracy per relation, the shared task's summary F1, and the
+  claim that uses them;
 - :mod:`~mtlib.experiments.lexical.pair_models`: the quick model
   (:class:`FrozenPairHeads`) and the paper's (:class:`FineTunedPairClassifier`),
   with one interface and their supervised scores (:func:`evaluate_heads`);
@@ -42,10 +45,12 @@ from mtlib.experiments.lexical.data import (
     vocabulary,
 )
 from mtlib.experiments.lexical.matrix import pair_probability_matrix, prediction_matrix
+from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, learnt_p, relation_scores
 
 # isort: split
 # level 2: the two models
 from mtlib.experiments.lexical.pair_models import (
+    COGALEX_CLASSES,
     PAIR_CLASSES,
     FineTunedPairClassifier,
     FrozenPairHeads,
@@ -56,6 +61,7 @@ from mtlib.experiments.lexical.pair_models import (
     pair_model,
     predict_pairs,
     prediction_matrices,
+    relation_probabilities,
     train_frozen_heads,
 )
 
@@ -70,7 +76,7 @@ from mtlib.experiments.lexical.check import (
 
 # isort: split
 # level 4: the experiment of notebook 03
-from mtlib.experiments.lexical.report import LexicalTransitivityReport, transitivity
+from mtlib.experiments.lexical.report import FINETUNE_SUFFIX, LexicalTransitivityReport, transitivity
 
 __all__ = [
     "pair_features",
@@ -87,6 +93,11 @@ __all__ = [
     "vocabulary",
     "pair_probability_matrix",
     "prediction_matrix",
+    "f1_summary",
+    "learnt_contrast",
+    "learnt_p",
+    "relation_scores",
+    "COGALEX_CLASSES",
     "PAIR_CLASSES",
     "FineTunedPairClassifier",
     "FrozenPairHeads",
@@ -97,11 +108,13 @@ __all__ = [
     "pair_model",
     "predict_pairs",
     "prediction_matrices",
+    "relation_probabilities",
     "train_frozen_heads",
     "TransitivityReport",
     "check_transitivity",
     "most_violating_words",
     "sampled_transitivity",
+    "FINETUNE_SUFFIX",
     "LexicalTransitivityReport",
     "transitivity",
 ]

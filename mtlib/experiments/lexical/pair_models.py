@@ -32,6 +32,7 @@ __all__ = [
     "FrozenPairHeads",
     "train_frozen_heads",
     "PAIR_CLASSES",
+    "COGALEX_CLASSES",
     "FineTunedPairClassifier",
     "pair_classes",
     "finetune_pair_classifier",
@@ -39,6 +40,7 @@ __all__ = [
     "predict_pairs",
     "prediction_matrices",
     "evaluate_heads",
+    "relation_probabilities",
 ]
 
 #: Either model.
@@ -144,6 +146,8 @@ def train_frozen_heads(
 
 #: Classes of the fine-tuned pair classifier: the two relations and everything else.
 PAIR_CLASSES = ("SYN", "HYP", "OTHER")
+#: The four classes of CogALex-VI (a 4-class model, as in the shared task); any other label counts as RANDOM.
+COGALEX_CLASSES = ("SYN", "ANT", "HYP", "RANDOM")
 
 
 @dataclass
@@ -151,7 +155,8 @@ class FineTunedPairClassifier:
     """A transformer fine-tuned on word pairs (a cross-encoder over ``w1``, ``w2``).
 
     One softmax over ``SYN, HYP, OTHER`` (the relations are exclusive in the
-    data); ``v_syn`` and ``v_hyp`` are P(SYN) and P(HYP) above the threshold.
+    data), or over the four CogALex-VI classes ``SYN, ANT, HYP, RANDOM``;
+    ``v_syn`` and ``v_hyp`` are P(SYN) and P(HYP) above the threshold.
 
     Attributes:
         name: The base model's name or path.
@@ -159,19 +164,39 @@ class FineTunedPairClassifier:
             its predictions are batched by length and cached.
         relations: Head order.
         losses: Mean training loss per epoch.
+        classes: The classifier's classes (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
     """
 
     name: str
     model: Any
     relations: tuple[str, ...] = tuple(RELATIONS)
     losses: list[float] = field(default_factory=list)
+    classes: tuple[str, ...] = PAIR_CLASSES
+
+    def class_probabilities(self, words_i: Sequence[str], words_j: Sequence[str]) -> dict[str, np.ndarray]:
+        """Score of every class except ``OTHER`` for each pair, ``{short name: (m,)}`` (``syn``, ``ant``...).
+
+        With :data:`PAIR_CLASSES` the class probability P(c). With :data:`COGALEX_CLASSES` (four classes, where
+        no class may reach 0.5) P(c) against its strongest rival, ``P(c) / (P(c) + max_{d != c} P(d))``: above
+        0.5 exactly when c is the most probable class, so ``v_c`` (score above 0.5) is the model's single-label
+        answer, as the shared task scores it.
+        """
+        probs = self.model.classify(list(words_i), list(words_j))
+        cols = {c: probs[:, self.model.label_index(c)] for c in self.classes}
+        if "OTHER" in self.classes:
+            return {c.lower(): p for c, p in cols.items() if c != "OTHER"}
+        out = {}
+        for c, p in cols.items():
+            rival = np.max(np.stack([q for d, q in cols.items() if d != c]), axis=0)
+            out[c.lower()] = p / (p + rival)
+        return out
 
     def predict_pairs(
         self, words_i: Sequence[str], words_j: Sequence[str], batch_size: int = 256
     ) -> dict[str, np.ndarray]:
-        """Probability of each relation for each pair, ``{relation: (m,)}``."""
-        probs = self.model.classify(list(words_i), list(words_j))
-        return {rel: probs[:, self.model.label_index(RELATIONS[rel])] for rel in self.relations}
+        """Score of each relation for each pair, ``{relation: (m,)}`` (see :meth:`class_probabilities`)."""
+        scores = self.class_probabilities(words_i, words_j)
+        return {rel: scores[rel] for rel in self.relations}
 
     def prediction_matrices(
         self, words: Sequence[str], threshold: float = 0.5, batch_size: int = 256
@@ -189,10 +214,18 @@ class FineTunedPairClassifier:
         return mats
 
 
-def pair_classes(pairs: pd.DataFrame) -> np.ndarray:
-    """The fine-tuned classifier's label of each pair: ``SYN``, ``HYP`` or ``OTHER``, shape ``(m,)``."""
+def pair_classes(pairs: pd.DataFrame, classes: Sequence[str] = PAIR_CLASSES) -> np.ndarray:
+    """The fine-tuned classifier's label of each pair, shape ``(m,)``.
+
+    With :data:`PAIR_CLASSES`: ``SYN``, ``HYP`` or ``OTHER``; with :data:`COGALEX_CLASSES`: the pair's own
+    relation, any label outside them (``PART_OF`` of CogALex-V) counted as ``RANDOM``.
+    """
     rel = pairs["relation"].to_numpy()
-    return np.where(np.isin(rel, list(RELATIONS.values())), rel, "OTHER").astype(object)
+    if tuple(classes) == PAIR_CLASSES:
+        return np.where(np.isin(rel, list(RELATIONS.values())), rel, "OTHER").astype(object)
+    if tuple(classes) == COGALEX_CLASSES:
+        return np.where(np.isin(rel, list(COGALEX_CLASSES)), rel, "RANDOM").astype(object)
+    raise ValueError(f"classes must be {PAIR_CLASSES} or {COGALEX_CLASSES}, got {tuple(classes)}")
 
 
 def finetune_pair_classifier(
@@ -207,6 +240,7 @@ def finetune_pair_classifier(
     pooling: str = "first",
     max_length: int = 32,
     use_cache: bool = True,
+    classes: Sequence[str] = PAIR_CLASSES,
 ) -> FineTunedPairClassifier:
     """Fine-tune a transformer on word pairs given as sentence pairs (Wachowiak et al. 2020).
 
@@ -226,15 +260,16 @@ def finetune_pair_classifier(
         pooling: ``"first"`` (first token) or ``"mean"``.
         max_length: Truncation length of a tokenised pair.
         use_cache: Reload an identical fine-tuning from the disk cache.
+        classes: :data:`PAIR_CLASSES` (``SYN, HYP, OTHER``) or :data:`COGALEX_CLASSES` (the 4-class model).
 
     Returns:
         The :class:`FineTunedPairClassifier`.
     """
     clf = mt_models.classifier(
         name_or_path,
-        (list(train["word1"]), list(train["word2"]), pair_classes(train)),
+        (list(train["word1"]), list(train["word2"]), pair_classes(train, classes)),
         how="finetune",
-        labels=list(PAIR_CLASSES),
+        labels=list(classes),
         heldout_fraction=0,
         epochs=epochs,
         batch_size=batch_size,
@@ -247,7 +282,10 @@ def finetune_pair_classifier(
     )
     assert isinstance(clf, mt_models.FineTunedClassifier)
     return FineTunedPairClassifier(
-        str(getattr(name_or_path, "name", name_or_path)), clf, losses=list(clf.training.train_log)
+        str(getattr(name_or_path, "name", name_or_path)),
+        clf,
+        losses=list(clf.training.train_log),
+        classes=tuple(classes),
     )
 
 
@@ -264,6 +302,7 @@ def pair_model(
     batch_size: int = 32,
     lr: float = 2e-5,
     pooling: str = "first",
+    classes: Sequence[str] = PAIR_CLASSES,
 ) -> PairModel:
     """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
@@ -275,10 +314,19 @@ def pair_model(
         head: Head of frozen vectors: ``"logreg"`` or ``"mlp"``.
         seed, device: As everywhere.
         epochs, batch_size, lr, pooling: Fine-tuning settings.
+        classes: Classes of the fine-tuned classifier (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
     """
     if how == "finetune":
         return finetune_pair_classifier(
-            name, train, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, device=device, pooling=pooling
+            name,
+            train,
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            seed=seed,
+            device=device,
+            pooling=pooling,
+            classes=classes,
         )
     if how != "head":
         raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
@@ -349,3 +397,11 @@ def evaluate_heads(model: PairModel, test: pd.DataFrame, threshold: float = 0.5,
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "relation"
     return frame
+
+
+def relation_probabilities(model: PairModel, test: pd.DataFrame, batch_size: int = 256) -> dict[str, np.ndarray]:
+    """Probability of every relation the model predicts for each gold pair: ``syn``, ``hyp`` for frozen heads and
+    the 3-class model, ``syn``, ``ant``, ``hyp``, ``random`` for the 4-class model; each shape ``(m,)``."""
+    if isinstance(model, FineTunedPairClassifier) and "OTHER" not in model.classes:
+        return model.class_probabilities(test["word1"], test["word2"])
+    return predict_pairs(model, test["word1"], test["word2"], batch_size)

@@ -4,7 +4,11 @@ Intuition: :func:`transitivity` builds the model (heads on frozen vectors per
 language, or one fine-tuned pair classifier for all), scores it on the gold
 pairs and checks three-way transitivity on each language's vocabulary; the
 :class:`LexicalTransitivityReport` sets the violation rates beside the
-supervised accuracy (an accurate head can still break transitivity).
+supervised scores: precision, recall, F1 and balanced accuracy per relation
+and the shared task's summary F1 (a head that has learnt its relation can
+still break transitivity; accuracy alone cannot say whether it has learnt it).
+A model name ending in ``-ft`` (``minilm-ft``) is its base fine-tuned on word
+pairs, its own model row beside the frozen heads.
 """
 
 from __future__ import annotations
@@ -19,10 +23,21 @@ import pandas as pd
 from mtlib.analysis import claims, plots
 from mtlib.experiments.lexical.check import TransitivityReport, check_transitivity, most_violating_words
 from mtlib.experiments.lexical.data import RELATIONS, LexicalData, table5_frame
-from mtlib.experiments.lexical.pair_models import PairModel, evaluate_heads, pair_model
+from mtlib.experiments.lexical.pair_models import (
+    COGALEX_CLASSES,
+    PAIR_CLASSES,
+    PairModel,
+    evaluate_heads,
+    pair_model,
+    relation_probabilities,
+)
+from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, relation_scores
 from mtlib.relations import ThreeWayTransitivity
 
-__all__ = ["LexicalTransitivityReport", "transitivity"]
+__all__ = ["FINETUNE_SUFFIX", "LexicalTransitivityReport", "transitivity"]
+
+#: A model name ending in this suffix (``minilm-ft``) is its base fine-tuned on word pairs.
+FINETUNE_SUFFIX = "-ft"
 
 
 @dataclass
@@ -40,8 +55,13 @@ class LexicalTransitivityReport:
         reports: Language -> :class:`TransitivityReport`.
         scores: Language -> :func:`evaluate_heads` on the gold test pairs.
         finetuned: Whether the model was fine-tuned on word pairs (else frozen vectors and heads).
-        train_seconds: Language -> time to build the model and score the test pairs.
+        train_seconds: Language -> time to build the model and score the test pairs; ``finetune``: time of the
+            shared fine-tuning.
         n_top: Words per language and relation in the ranking of violations.
+        relation_scores: Language -> :func:`mtlib.experiments.lexical.scores.relation_scores` on the gold test
+            pairs (every relation the model predicts).
+        f1_summaries: Language -> the shared task's summary F1
+            (:func:`mtlib.experiments.lexical.scores.f1_summary`).
     """
 
     model: str
@@ -51,6 +71,8 @@ class LexicalTransitivityReport:
     finetuned: bool = False
     train_seconds: dict[str, float] = field(default_factory=dict)
     n_top: int = 10
+    relation_scores: dict[str, pd.DataFrame] = field(default_factory=dict)
+    f1_summaries: dict[str, float] = field(default_factory=dict)
 
     @property
     def relation(self) -> ThreeWayTransitivity:
@@ -125,11 +147,18 @@ class LexicalTransitivityReport:
                 out[f"{head}/{lang}/{tail}" if tail else f"{head}/{lang}"] = value
             if lang in self.train_seconds:
                 out[f"train_seconds/{lang}"] = self.train_seconds[lang]
+        if "finetune" in self.train_seconds:  # the one fine-tuning for every language (0 when reloaded)
+            out["train_seconds/finetune"] = self.train_seconds["finetune"]
         for (lang, rel), accuracy in self.heads.items():
             out.update(accuracy.metrics(f"accuracy/{lang}/{rel}"))
             out[f"f1/{lang}/{rel}"] = self.scores[lang].loc[rel, "f1"]
         for lang, top in self.top_words.items():
             out[f"top_words/{lang}"] = {rel: top[top["relation"] == rel]["word"].tolist() for rel in RELATIONS}
+        for lang, frame in self.relation_scores.items():
+            for rel, row in frame.iterrows():
+                for key in ("balanced_accuracy", "f1", "precision", "recall"):
+                    out.setdefault(f"{key}/{lang}/{rel}", float(row[key]))
+        out.update({f"f1_summary/{lang}": value for lang, value in self.f1_summaries.items()})
         return out
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -137,6 +166,9 @@ class LexicalTransitivityReport:
         return {
             "table5_violation_rate": self.table5,
             "supervised_accuracy": self.accuracy,
+            **(
+                {"relation_scores": pd.concat(self.relation_scores, names=["language"])} if self.relation_scores else {}
+            ),
             "sampled_vs_exhaustive": self.sampled_vs_exhaustive,
             **{f"top_words_{lang}": top for lang, top in self.top_words.items()},
         }
@@ -161,7 +193,14 @@ class LexicalTransitivityReport:
         return "\n".join(lines)
 
     def sentence(self) -> str:
-        """Does an accurate head still break transitivity? Stated from this run (Markdown)."""
+        """Does a head that has learnt its relation still break transitivity? Stated from this run (Markdown).
+
+        "Learnt" is balanced accuracy above 0.5 (a one-sided Fisher test), which always-"no" cannot pass
+        (:func:`mtlib.experiments.lexical.scores.learnt_contrast`); without relation scores, the accuracy
+        sentence of :func:`mtlib.analysis.claims.transitivity_contrast`.
+        """
+        if self.relation_scores:
+            return learnt_contrast(self.table5, self.relation_scores)
         return claims.transitivity_contrast(self.table5, self.heads)
 
     def _bars(self) -> pd.DataFrame:
@@ -218,6 +257,7 @@ def transitivity(
     n_top: int = 10,
     seed: int = 0,
     device: str = "auto",
+    finetune_classes: int = 3,
 ) -> LexicalTransitivityReport:
     """Three-way transitivity of a lexical-relation model in every language of ``data``.
 
@@ -240,11 +280,21 @@ def transitivity(
         n_boot: Bootstrap replicates over words.
         n_top: Words per language and relation in the ranking of violations.
         seed, device: As everywhere.
+        finetune_classes: Classes of a fine-tuned model: 3 (``SYN, HYP, OTHER``) or 4 (CogALex-VI's ``SYN, ANT,
+            HYP, RANDOM``, as in the shared task). A model name ending in ``-ft`` is its base fine-tuned (the
+            report keeps the ``-ft`` name), whatever ``finetune`` says.
     """
+    if finetune_classes not in (3, 4):
+        raise ValueError(f"finetune_classes must be 3 or 4, got {finetune_classes}")
+    classes = PAIR_CLASSES if finetune_classes == 3 else COGALEX_CLASSES
+    name = str(model)
+    base = name
+    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
+        base, finetune = name[: -len(FINETUNE_SUFFIX)], True
 
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str) -> PairModel:
         return pair_model(
-            model,
+            base,
             train,
             test,
             how=how,
@@ -255,19 +305,27 @@ def transitivity(
             batch_size=batch_size,
             lr=lr,
             pooling=pooling,
+            classes=classes,
         )
 
     shared = None
+    seconds: dict[str, float] = {}
     if finetune:
+        start = time.perf_counter()
         shared = build(pd.concat([d["train"] for d in data.splits.values()], ignore_index=True), None, "finetune")
+        seconds["finetune"] = time.perf_counter() - start
     reports: dict[str, TransitivityReport] = {}
     scores: dict[str, pd.DataFrame] = {}
-    seconds: dict[str, float] = {}
+    per_relation: dict[str, pd.DataFrame] = {}
+    summaries: dict[str, float] = {}
     for lang, d in data.splits.items():
         start = time.perf_counter()
         fitted = shared if shared is not None else build(d["train"], d["test"], "head")
         scores[lang] = evaluate_heads(fitted, d["test"], batch_size=predict_batch_size)
         seconds[lang] = time.perf_counter() - start
+        probs = relation_probabilities(fitted, d["test"], batch_size=predict_batch_size)
+        per_relation[lang] = relation_scores(probs, d["test"]["relation"])
+        summaries[lang] = f1_summary(per_relation[lang], d["test"]["relation"])
         reports[lang] = check_transitivity(
             fitted,
             d["words"],
@@ -277,4 +335,4 @@ def transitivity(
             seed=seed,
             batch_size=predict_batch_size,
         )
-    return LexicalTransitivityReport(str(model), data, reports, scores, finetune, seconds, n_top)
+    return LexicalTransitivityReport(name, data, reports, scores, finetune, seconds, n_top, per_relation, summaries)

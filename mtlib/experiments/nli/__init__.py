@@ -13,6 +13,8 @@ The pieces, lowest first:
 
 - :mod:`~mtlib.experiments.nli.data`: contexts, insertions, their
   compositions and the split into training and test contexts;
+- :mod:`~mtlib.experiments.nli.external`: SICK and MED as extra training
+  pairs (and SICK TEST for a second accuracy);
 - :mod:`~mtlib.experiments.nli.scores`: s_hyp and s_ent from ONE forward pass
   per input;
 - :mod:`~mtlib.experiments.nli.report`: the experiment,
@@ -23,13 +25,17 @@ The pieces, lowest first:
 
 # level 1: the inputs; the two scores
 from mtlib.experiments.nli.data import NLIData, load_data, split_contexts
+from mtlib.experiments.nli.external import ExternalNLI, load_external, med_pairs, sick_pairs
 from mtlib.experiments.nli.scores import (
+    FINETUNE_DEFAULTS,
+    FINETUNE_SUFFIX,
     EntailmentScorer,
     accuracy_by,
     entailment_scores,
     forward,
     hidden_vectors,
     insertion_spans,
+    split_name,
     train_probe,
 )
 
@@ -46,6 +52,13 @@ __all__ = [
     "NLIData",
     "load_data",
     "split_contexts",
+    "ExternalNLI",
+    "load_external",
+    "med_pairs",
+    "sick_pairs",
+    "FINETUNE_DEFAULTS",
+    "FINETUNE_SUFFIX",
+    "split_name",
     "EntailmentScorer",
     "accuracy_by",
     "entailment_scores",

@@ -11,6 +11,7 @@ against chance.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -22,12 +23,14 @@ from mtlib import models as mt_models
 from mtlib.analysis import claims, plots, stats
 from mtlib.data import papers
 from mtlib.experiments.nli.data import NLIData
+from mtlib.experiments.nli.external import ExternalNLI
 from mtlib.experiments.nli.scores import (
     EntailmentScorer,
     accuracy_by,
     entailment_scores,
     forward,
     hidden_vectors,
+    split_name,
     train_probe,
 )
 from mtlib.models import Model, TransformerModel
@@ -59,6 +62,8 @@ class CompositionalityReport:
         by_monotonicity: ``up``/``down`` rows: rate, interval, cases, violations, contexts, paper_rate.
         difference: Named tests of up against down (empty when one side is missing).
         chance: Named tests of the per-context rates against 0.5.
+        external: External training pairs (SICK TRAIN, MED) and SICK TEST, or None.
+        sick_test: The NLI accuracy on SICK TEST beside its majority baseline, or None without SICK.
     """
 
     model: str
@@ -71,6 +76,8 @@ class CompositionalityReport:
     by_monotonicity: pd.DataFrame
     difference: pd.DataFrame
     chance: pd.DataFrame
+    external: ExternalNLI | None = None
+    sick_test: claims.AccuracyReport | None = None
 
     headline: ClassVar[tuple[str, ...]] = ("probe_accuracy", "nli_accuracy", "violation_rate/up", "violation_rate/down")
 
@@ -153,6 +160,17 @@ class CompositionalityReport:
             )
         if len(self.chance):
             out["overall_vs_chance_p"] = self.chance.loc[0, "p_value"]
+        if self.external is not None:
+            out.update(self.external.metrics())
+        if self.sick_test is not None:
+            out.update(
+                {
+                    "accuracy/sick_test": self.sick_test.accuracy,
+                    "majority_baseline/sick_test": self.sick_test.majority_baseline,
+                    "balanced_accuracy/sick_test": self.sick_test.balanced_accuracy,
+                    "p_above_baseline/sick_test": self.sick_test.p_above_baseline,
+                }
+            )
         return out
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -174,12 +192,15 @@ class CompositionalityReport:
         )
 
     def accuracy_sentences(self) -> str:
-        """The NLI and probe accuracies beside their baselines, as Markdown."""
-        return (
+        """The NLI and probe accuracies beside their baselines (and on SICK TEST when scored), as Markdown."""
+        text = (
             self.nli_accuracy.sentence(f"NLI ({self.model}, s_ent from {self.ent.source})")
             + "\n\n"
             + self.probe_accuracy.sentence(f"hypernymy probe ({self.model})")
         )
+        if self.sick_test is not None:
+            text += "\n\n" + self.sick_test.sentence(f"NLI on SICK TEST ({self.model})")
+        return text
 
     def sentence(self) -> str:
         """The overall rate against chance and up against down, stated from this run."""
@@ -281,6 +302,9 @@ def compositionality(
     permutations: int = 5000,
     seed: int = 0,
     device: str = "auto",
+    how: str = "head",
+    external: ExternalNLI | None = None,
+    finetune_settings: Mapping[str, Any] | None = None,
 ) -> CompositionalityReport:
     """Pairwise compositionality of an NLI model: does the hypernymy probe's order show in s_ent?
 
@@ -300,17 +324,34 @@ def compositionality(
         permutations: Label shuffles of the up-vs-down permutation test.
         seed: Seeds heads, probe, bootstrap and permutations.
         device: Torch device.
+        how: ``head`` (the model's own NLI label, else a head on frozen features) or ``finetune`` (the model
+            fine-tuned as a cross-encoder; the report is named ``<model>-ft``). A name ending in ``-ft`` is
+            always fine-tuned. The probe reads the hidden states of the base model in both cases.
+        external: Extra training pairs and SICK TEST (:func:`mtlib.experiments.nli.external.load_external`).
+        finetune_settings: ``lr, epochs, batch_size, max_length`` of the fine-tuning.
 
     Returns:
         A :class:`CompositionalityReport`.
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
-    loaded = mt_models.load(model, device=device) if isinstance(model, str) else model
+    base, how, name = split_name(name, how)
+    loaded = mt_models.load(base, device=device) if isinstance(model, str) else model
     if not isinstance(loaded, TransformerModel):
         raise TypeError(f"{name}: the probe reads hidden states; pass a transformer, got {type(loaded).__name__}")
     items, train_mask, test = data.items, data.train_mask, data.test_items
     features = forward(loaded, items, layer)
-    ent = entailment_scores(loaded, items, train_mask, features=features, entailment_label=entailment_label, seed=seed)
+    ent = entailment_scores(
+        loaded,
+        items,
+        train_mask,
+        features=features,
+        entailment_label=entailment_label,
+        seed=seed,
+        how=how,
+        external=external.train if external is not None else None,
+        finetune_settings=finetune_settings,
+        device=device,
+    )
     probe, s_hyp = train_probe(hidden_vectors(features), items, train_mask, seed=seed)
     relation = PairwiseCompositionality("pairwise compositionality of NLI", hidden="s_{hyp}", output="s_{ent}")
     hid, out = s_hyp[~train_mask], ent.log_odds[~train_mask]
@@ -333,4 +374,12 @@ def compositionality(
         else pd.DataFrame(columns=["test", "groups", "difference", "statistic", "p_value"])
     )
     chance = stats.one_sample_test(result.groups["rate"], 0.5)
-    return CompositionalityReport(name, data, ent, probe, s_hyp, relation, result, by_mono, difference, chance)
+    sick_test = None
+    if external is not None and external.sick_test is not None and ent.score is not None:
+        lo_sick = ent.score(list(external.sick_test["premise"]), list(external.sick_test["hypothesis"]))
+        sick_test = claims.accuracy_vs_baseline(
+            external.sick_test["entailed"], (lo_sick > 0).tolist(), {False: "not entailed", True: "entailed"}
+        )
+    return CompositionalityReport(
+        name, data, ent, probe, s_hyp, relation, result, by_mono, difference, chance, external, sick_test
+    )

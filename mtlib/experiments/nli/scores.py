@@ -3,22 +3,28 @@
 Intuition: the hidden states of the insertion tokens at a chosen layer (their
 word pieces found through the tokenizer's offset mapping) feed a linear
 hypernymy probe (s_hyp); the entailment score (s_ent) comes from the model's
-own ENTAILMENT label or from a head trained here on frozen pooled features
-(never on the test contexts).
+own ENTAILMENT label, from a head trained here on frozen pooled features, or
+from the model fine-tuned here as a cross-encoder (``how="finetune"``); both
+train on the training contexts (never the test contexts) and on any external
+pairs (SICK TRAIN, MED: :mod:`mtlib.experiments.nli.external`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from mtlib.models import Features, HeadClassifier, Model, SpanRequest, TransformerModel, classifier
+from mtlib.models import Features, FineTunedClassifier, HeadClassifier, Model, SpanRequest, TransformerModel, classifier
 from mtlib.models.probes import Head, train_head
 
 __all__ = [
+    "FINETUNE_SUFFIX",
+    "FINETUNE_DEFAULTS",
+    "split_name",
     "insertion_spans",
     "forward",
     "hidden_vectors",
@@ -27,6 +33,28 @@ __all__ = [
     "train_probe",
     "accuracy_by",
 ]
+
+
+#: A model name ending in this suffix (``minilm-ft``) is its base fine-tuned as a cross-encoder.
+FINETUNE_SUFFIX = "-ft"
+#: Fine-tuning settings of the NLI cross-encoder unless ``finetune_settings`` overrides them.
+FINETUNE_DEFAULTS: dict[str, Any] = {"lr": 5e-5, "epochs": 1, "batch_size": 32, "max_length": 96}
+
+
+def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
+    """``(base model, how, report name)``: ``minilm-ft`` is ``minilm`` fine-tuned; ``how="finetune"`` adds the suffix.
+
+    Examples:
+        >>> split_name("minilm-ft")
+        ('minilm', 'finetune', 'minilm-ft')
+        >>> split_name("minilm")
+        ('minilm', 'head', 'minilm')
+    """
+    if how not in ("head", "finetune"):
+        raise ValueError(f"how must be 'head' or 'finetune', got {how!r}")
+    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
+        return name[: -len(FINETUNE_SUFFIX)], "finetune", name
+    return name, how, name + FINETUNE_SUFFIX if how == "finetune" else name
 
 
 def insertion_spans(items: pd.DataFrame) -> list[list[SpanRequest]]:
@@ -65,6 +93,7 @@ class EntailmentScorer:
         prob: P(entailed), shape ``(n,)``.
         head: The head classifier from :func:`mtlib.models.classifier`, if one was trained.
         info: Held-out accuracy of the head (and its majority-class baseline).
+        score: ``(premises, hypotheses) -> log-odds of entailed`` for any other pairs (SICK TEST), or None.
     """
 
     source: str
@@ -72,6 +101,7 @@ class EntailmentScorer:
     prob: np.ndarray
     head: Model | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    score: Callable[[list[str], list[str]], np.ndarray] | None = field(default=None, repr=False)
 
 
 def entailment_scores(
@@ -82,49 +112,89 @@ def entailment_scores(
     features: Features | None = None,
     entailment_label: str = "ENTAILMENT",
     seed: int = 0,
+    how: str = "head",
+    external: pd.DataFrame | None = None,
+    finetune_settings: Mapping[str, Any] | None = None,
+    device: str = "auto",
 ) -> EntailmentScorer:
-    """Entailment scores from the model's own NLI head, or from a head trained here.
+    """Entailment scores from the model's own NLI head, a head trained here, or the model fine-tuned here.
 
-    A model with an ``entailment_label`` class (``roberta-large-mnli``) is used
-    natively; its logits come from ``features`` when given (the same forward
-    pass as the probe's hidden states). Any other model gets
-    :func:`mtlib.models.classifier` with ``how="head"``: a logistic head on the
-    pair features ``[u, v, |u - v|, u * v]`` of its sentence embeddings of
-    premise and hypothesis, trained on the training contexts' inputs only
-    (20% of them held out for its accuracy), with the natural-logic gold
-    label (entailed or not).
+    With ``how="head"``, a model with an ``entailment_label`` class
+    (``roberta-large-mnli``) is used natively; its logits come from
+    ``features`` when given (the same forward pass as the probe's hidden
+    states). Any other model gets :func:`mtlib.models.classifier` with
+    ``how="head"``: a logistic head on the pair features ``[u, v, |u - v|,
+    u * v]`` of its sentence embeddings of premise and hypothesis. With
+    ``how="finetune"`` the model is fine-tuned as a cross-encoder on the
+    (premise, hypothesis) pair encoding (settings :data:`FINETUNE_DEFAULTS`
+    updated by ``finetune_settings``). Both train on the training contexts'
+    inputs (natural-logic gold label, entailed or not) plus ``external``
+    (``premise, hypothesis, entailed``), 20% held out for the accuracy.
     """
     premises, hypotheses = list(items["premise"]), list(items["hypothesis"])
-    if entailment_label.lower() in [str(lab).lower() for lab in model.labels]:
+    if how == "head" and entailment_label.lower() in [str(lab).lower() for lab in model.labels]:
         native = classifier(model, how="native")
         lo = (
             features.log_odds(entailment_label)
             if features is not None and features.logits is not None
             else native.log_odds(premises, entailment_label, hypotheses)
         )
-        return EntailmentScorer(f"model label {entailment_label}", lo, 1 / (1 + np.exp(-lo)))
+        return EntailmentScorer(
+            f"model label {entailment_label}",
+            lo,
+            1 / (1 + np.exp(-lo)),
+            score=lambda p, h: native.log_odds(p, entailment_label, h),
+        )
     gold = items["entailed"].to_numpy().astype(bool)
     train = np.flatnonzero(train_mask)
-    head = classifier(
-        model,
-        ([premises[i] for i in train], [hypotheses[i] for i in train], gold[train]),
-        how="head",
-        heldout_fraction=0.2,
-        seed=seed,
-    )
-    lo = head.log_odds(premises, True, hypotheses)
-    assert isinstance(head, HeadClassifier)
-    t = head.training
+    t_prem, t_hyp, t_gold = [premises[i] for i in train], [hypotheses[i] for i in train], list(gold[train])
+    if external is not None and len(external):
+        t_prem += list(external["premise"])
+        t_hyp += list(external["hypothesis"])
+        t_gold += [bool(x) for x in external["entailed"]]
+    if how == "finetune":
+        settings = {**FINETUNE_DEFAULTS, **dict(finetune_settings or {})}
+        unknown = sorted(set(settings) - set(FINETUNE_DEFAULTS))
+        if unknown:
+            raise ValueError(f"finetune_settings: unknown keys {unknown}; use {sorted(FINETUNE_DEFAULTS)}")
+        clf = classifier(
+            model,
+            (t_prem, t_hyp, t_gold),
+            how="finetune",
+            labels=[False, True],
+            heldout_fraction=0.2,
+            seed=seed,
+            device=device,
+            **settings,
+        )
+        what = "cross-encoder fine-tuned"
+    elif how == "head":
+        clf = classifier(model, (t_prem, t_hyp, t_gold), how="head", heldout_fraction=0.2, seed=seed)
+        assert isinstance(clf, HeadClassifier)
+        what = "logistic head on [u, v, |u-v|, u*v] trained"
+    else:
+        raise ValueError(f"how must be 'head' or 'finetune', got {how!r}")
+    assert isinstance(clf, (HeadClassifier, FineTunedClassifier))
+    lo = clf.log_odds(premises, True, hypotheses)
+    t = clf.training
+    n_ctx = len(train)
+    extra = f" and {len(t_gold) - n_ctx} external pairs" if len(t_gold) > n_ctx else ""
+    info: dict[str, Any] = {
+        "nli_head_accuracy_train_contexts": t.heldout_accuracy,
+        "nli_head_majority_baseline": t.majority_baseline,
+        "nli_head_n_train": t.n_train,
+    }
+    if how == "finetune":
+        info["train_seconds"] = t.seconds
     return EntailmentScorer(
-        f"logistic head on [u, v, |u-v|, u*v] trained on {t.n_train} training-context inputs",
+        f"{what} on {n_ctx} training-context inputs{extra} ({t.n_train} after holding out 20%)"
+        if extra or how == "finetune"
+        else f"{what} on {t.n_train} training-context inputs",
         lo,
         1 / (1 + np.exp(-lo)),
-        head,
-        {
-            "nli_head_accuracy_train_contexts": t.heldout_accuracy,
-            "nli_head_majority_baseline": t.majority_baseline,
-            "nli_head_n_train": t.n_train,
-        },
+        clf,
+        info,
+        score=lambda p, h: clf.log_odds(p, True, h),
     )
 
 

@@ -18,8 +18,15 @@ The pieces, lowest first:
 """
 
 # level 1: the reviews and the transformations; the score
-from mtlib.experiments.sentiment.data import TABLE1, load_data, split_reviews, table1_frame, transformations
-from mtlib.experiments.sentiment.scorer import SentimentScorer, build_scorer, score_follow_ups
+from mtlib.experiments.sentiment.data import TABLE1, load_data, load_dev, split_reviews, table1_frame, transformations
+from mtlib.experiments.sentiment.scorer import (
+    FINETUNE_DEFAULTS,
+    FINETUNE_SUFFIX,
+    SentimentScorer,
+    build_scorer,
+    score_follow_ups,
+    split_name,
+)
 
 # isort: split
 # level 2: the experiment of notebook 01
@@ -28,9 +35,13 @@ from mtlib.experiments.sentiment.report import SystematicityReport, sample_pairs
 __all__ = [
     "TABLE1",
     "load_data",
+    "load_dev",
     "split_reviews",
     "table1_frame",
     "transformations",
+    "FINETUNE_DEFAULTS",
+    "FINETUNE_SUFFIX",
+    "split_name",
     "SentimentScorer",
     "build_scorer",
     "score_follow_ups",

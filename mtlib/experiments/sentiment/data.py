@@ -4,7 +4,9 @@ Intuition: the source set D is a set of reviews; each transformation T
 concatenates a short, neutral sentence at the start or the end of a review.
 The bundled reviews are split once: a stratified part trains the heads of
 encoder models, the rest is D (or D is an SST file, and every bundled review
-trains the heads).
+trains the heads). A real training file (``train_path``: SST sentences or
+trees) replaces the bundled reviews as training data; its dev file
+(:func:`load_dev`) measures the trained classifier.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from mtlib.data import papers, sst
 from mtlib.data.sample import subsample
 from mtlib.relations import Concatenation
 
-__all__ = ["TABLE1", "transformations", "table1_frame", "split_reviews", "load_data"]
+__all__ = ["TABLE1", "transformations", "table1_frame", "split_reviews", "load_data", "load_dev"]
 
 #: Manino et al. Table 1 (kept here as an alias; the table lives in :mod:`mtlib.data.papers`).
 TABLE1 = papers.MANINO_TABLE1
@@ -66,30 +68,55 @@ def split_reviews(reviews: pd.DataFrame, train_fraction: float, seed: int) -> tu
 
 
 def load_data(
-    data_path: str = "", data_format: str = "auto", *, train_fraction: float = 0.4, n_sources: int = 0, seed: int = 0
+    data_path: str = "",
+    data_format: str = "auto",
+    *,
+    train_fraction: float = 0.4,
+    n_sources: int = 0,
+    seed: int = 0,
+    train_path: str = "",
+    train_format: str = "auto",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The reviews that train encoder heads, and the source set D under test.
 
-    Without ``data_path`` the bundled reviews are split once (a stratified
-    ``train_fraction`` trains the heads, the rest is D). With a path
-    (:func:`mtlib.data.sst.load_sentiment`: an SST sentence or tree file),
-    that file is D and the heads train on every bundled review.
+    Without ``data_path`` or ``train_path`` the bundled reviews are split once
+    (a stratified ``train_fraction`` trains the heads, the rest is D). With a
+    ``data_path`` (:func:`mtlib.data.sst.load_sentiment`: an SST sentence or
+    tree file), that file is D and the heads train on every bundled review.
+    With a ``train_path`` (same formats), that file trains the heads and
+    fine-tunings; D is then ``data_path`` or, without it, every bundled review.
 
     Args:
         data_path: Reviews to test, empty for the bundled ones.
         data_format: ``auto``, ``sentences`` or ``trees``.
-        train_fraction: Share of the bundled reviews that trains the heads.
+        train_fraction: Share of the bundled reviews that trains the heads (no ``train_path``).
         n_sources: Keep at most this many sources (0 keeps all), drawn with ``seed``.
         seed: Seeds the split and the subset.
+        train_path: Labelled reviews that train the classifiers (``stsa.binary.train``), empty for the bundled ones.
+        train_format: ``auto``, ``sentences`` or ``trees`` for ``train_path``.
 
     Returns:
         ``(train, sources)``, each with ``text, label``; ``sources.attrs["dropped_neutral"]``
-        counts the neutral sentences the loader dropped.
+        counts the neutral sentences the loader dropped; with ``train_path``, ``train.attrs["source"]`` is that path.
     """
     bundled = sst.load_reviews()
     train, sources = split_reviews(bundled, train_fraction, seed)
     if data_path:
         train, sources = bundled, sst.load_sentiment(data_path, data_format)
+    if train_path:
+        train = sst.load_sentiment(train_path, train_format)
+        if not data_path:
+            sources = bundled
+        train.attrs["source"] = str(train_path)
     sources = subsample(sources, n_sources, seed)
     sources.attrs.setdefault("dropped_neutral", 0)
     return train, sources
+
+
+def load_dev(dev_path: str = "", dev_format: str = "auto") -> pd.DataFrame | None:
+    """Labelled reviews that measure the trained classifier (``stsa.binary.dev``), or None without a path.
+
+    Returns:
+        ``text, label`` (neutral sentences dropped), or None.
+    """
+    return sst.load_sentiment(dev_path, dev_format) if dev_path else None

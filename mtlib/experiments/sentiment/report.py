@@ -11,7 +11,7 @@ the geometric picture of §4.2 (:func:`sample_pairs`).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -241,6 +241,9 @@ def systematicity(
     seed: int = 0,
     device: str = "auto",
     positive_label: str = "POSITIVE",
+    how: str = "head",
+    finetune_settings: Mapping[str, Any] | None = None,
+    dev: pd.DataFrame | None = None,
 ) -> SystematicityReport:
     """Pairwise systematicity of a sentiment model over every pair of sources, per transformation.
 
@@ -255,11 +258,15 @@ def systematicity(
         sources: The source set D: ``text`` (and ``label`` for the accuracy and
             the misclassification tests), shape ``(n, ...)``.
         transformations: The transformations T (:func:`transformations`).
-        train: ``text, label`` that train the head of an encoder model.
+        train: ``text, label`` that train the head of an encoder model (or fine-tune it).
         n_boot: Bootstrap replicates over sources (0 skips the intervals).
         seed: Seeds the head and the bootstrap.
         device: Torch device.
         positive_label: Positive class name of a Hugging Face classifier.
+        how: ``head`` (frozen encoder, trained head) or ``finetune`` (the encoder fine-tuned; its report is
+            named ``<model>-ft``); a name ending in ``-ft`` is always fine-tuned.
+        finetune_settings: ``lr, epochs, batch_size, max_length`` of a fine-tuning.
+        dev: ``text, label`` that measure the trained classifier (else 20% of ``train`` is held out).
 
     Returns:
         A :class:`SystematicityReport`.
@@ -268,7 +275,17 @@ def systematicity(
         scorer = model
     else:
         texts, labels = (train["text"], train["label"]) if train is not None else ([], [])
-        scorer = build_scorer(model, texts, labels, device=device, seed=seed, positive_label=positive_label)
+        scorer = build_scorer(
+            model,
+            texts,
+            labels,
+            device=device,
+            seed=seed,
+            positive_label=positive_label,
+            how=how,
+            finetune_settings=finetune_settings,
+            dev=(list(dev["text"]), list(dev["label"])) if dev is not None else None,
+        )
     start = time.perf_counter()
     src, flw = score_follow_ups(scorer, sources["text"], transformations)
     infer_seconds = time.perf_counter() - start

@@ -3,13 +3,15 @@
 Intuition: the relation compares the order of sources with the order of their
 follow-ups on one score axis. Any model gives that axis through
 :func:`mtlib.models.classifier`: a model's own positive class, or a frozen
-encoder plus a logistic-regression head trained here. Every unique text
-(sources and follow-ups) goes through the model once.
+encoder plus a logistic-regression head trained here, or the encoder
+fine-tuned here (``how="finetune"``, or a name ending in ``-ft`` such as
+``minilm-ft``: its own model row). Every unique text (sources and follow-ups)
+goes through the model once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +20,35 @@ import numpy as np
 from mtlib import models as mt_models
 from mtlib.relations import Concatenation
 
-__all__ = ["SentimentScorer", "build_scorer", "score_follow_ups"]
+__all__ = ["FINETUNE_SUFFIX", "FINETUNE_DEFAULTS", "split_name", "SentimentScorer", "build_scorer", "score_follow_ups"]
+
+#: A model name ending in this suffix (``minilm-ft``) is the base model fine-tuned on the training reviews.
+FINETUNE_SUFFIX = "-ft"
+#: Fine-tuning settings of notebook 01 unless ``finetune_settings`` overrides them (one epoch, as measured
+#: for MiniLM on SST-2).
+FINETUNE_DEFAULTS: dict[str, Any] = {"lr": 3e-5, "epochs": 1, "batch_size": 32, "max_length": 64}
+
+
+def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
+    """``(base model, how, row name)`` of a model name.
+
+    A name ending in :data:`FINETUNE_SUFFIX` is its base fine-tuned whatever ``how`` says; a plain name with
+    ``how="finetune"`` is fine-tuned too and its row gets the suffix, so frozen and fine-tuned rows never share
+    a name.
+
+    Examples:
+        >>> split_name("minilm-ft")
+        ('minilm', 'finetune', 'minilm-ft')
+        >>> split_name("minilm", "finetune")
+        ('minilm', 'finetune', 'minilm-ft')
+        >>> split_name("vader")
+        ('vader', 'head', 'vader')
+    """
+    if how not in ("head", "finetune"):
+        raise ValueError(f"how must be 'head' or 'finetune', got {how!r}")
+    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
+        return name[: -len(FINETUNE_SUFFIX)], "finetune", name
+    return name, how, name + FINETUNE_SUFFIX if how == "finetune" else name
 
 
 @dataclass
@@ -62,6 +92,9 @@ def build_scorer(
     seed: int = 0,
     positive_label: str = "POSITIVE",
     head_kind: str = "logreg",
+    how: str = "head",
+    finetune_settings: Mapping[str, Any] | None = None,
+    dev: tuple[Sequence[str], Sequence[int]] | None = None,
 ) -> SentimentScorer:
     """A sentiment scorer for any registry name or path, through :func:`mtlib.models.classifier`.
 
@@ -69,36 +102,50 @@ def build_scorer(
     used as is (``how="native"``), its positive class chosen by
     ``positive_label`` (case-insensitive). An encoder (e.g. ``minilm``) gets a
     head trained on its frozen sentence embeddings of ``train_texts``
-    (``how="head"``, 20% held out); the held-out accuracy and its
+    (``how="head"``), or is fine-tuned with a linear head on them
+    (``how="finetune"`` or a name ending in ``-ft``; settings
+    :data:`FINETUNE_DEFAULTS` updated by ``finetune_settings``). Without
+    ``dev`` 20% of the training texts are held out; with ``dev`` every
+    training text trains and ``dev`` measures (the factory has no early
+    stopping: ``dev`` only measures). The held-out accuracy and its
     majority-class baseline are in ``info``.
     """
-    model = mt_models.load(name, device=device)
-    if model.labels:
+    base, how, row = split_name(name, how)
+    model = mt_models.load(base, device=device)
+    if model.labels and how == "head":
         clf = mt_models.classifier(model, how="native")
         return SentimentScorer(name, clf, clf.label_index(positive_label))
-    clf = mt_models.classifier(
-        model,
-        (list(train_texts), list(train_labels)),
-        how="head",
-        head="linear" if head_kind in ("logreg", "linear") else head_kind,
-        heldout_fraction=0.2,
-        seed=seed,
-        device=device,
-    )
-    assert isinstance(clf, mt_models.HeadClassifier)
+    train = (list(train_texts), list(train_labels))
+    split: dict[str, Any] = {"heldout_fraction": 0.2} if dev is None else {"valid": (list(dev[0]), list(dev[1]))}
+    if how == "finetune":
+        settings = {**FINETUNE_DEFAULTS, **dict(finetune_settings or {})}
+        unknown = sorted(set(settings) - set(FINETUNE_DEFAULTS))
+        if unknown:
+            raise ValueError(f"finetune_settings: unknown keys {unknown}; use {sorted(FINETUNE_DEFAULTS)}")
+        clf = mt_models.classifier(model, train, how="finetune", seed=seed, device=device, **split, **settings)
+    else:
+        clf = mt_models.classifier(
+            model,
+            train,
+            how="head",
+            head="linear" if head_kind in ("logreg", "linear") else head_kind,
+            seed=seed,
+            device=device,
+            **split,
+        )
+    assert isinstance(clf, (mt_models.HeadClassifier, mt_models.FineTunedClassifier))
     t = clf.training
-    return SentimentScorer(
-        name,
-        clf,
-        clf.label_index(1),
-        clf,
-        {
-            "head_accuracy": t.heldout_accuracy,
-            "head_majority_baseline": t.majority_baseline,
-            "head_n_train": t.n_train,
-            "head_n_test": t.n_heldout,
-        },
-    )
+    info: dict[str, Any] = {
+        "head_accuracy": t.heldout_accuracy,
+        "head_majority_baseline": t.majority_baseline,
+        "head_n_train": t.n_train,
+        "head_n_test": t.n_heldout,
+    }
+    if how == "finetune":
+        info.update(train_seconds=t.seconds, finetune_epochs=t.settings["epochs"], finetune_lr=t.settings["lr"])
+    if dev is not None:
+        info["head_evaluated_on"] = "dev"
+    return SentimentScorer(row, clf, clf.label_index(1), clf, info)
 
 
 def score_follow_ups(
