@@ -47,8 +47,8 @@ INPUT_LISTS = ("word_lists",)
 
 
 def discover(notebooks_dir: Path) -> list[Path]:
-    """Experiment notebooks ``NN_*.ipynb`` in order, without ``00_*`` (the template)."""
-    return sorted(p for p in notebooks_dir.glob("[0-9][0-9]_*.ipynb") if not p.name.startswith("00_"))
+    """Notebooks ``NN_*.ipynb`` in order (``00_tour`` first), without ``00_template`` (run by hand)."""
+    return sorted(p for p in notebooks_dir.glob("[0-9][0-9]_*.ipynb") if p.stem != "00_template")
 
 
 def builtin_profiles(notebooks_dir: Path) -> list[str]:
