@@ -332,7 +332,7 @@ def test_bad_option_on_the_command_line_prints_no_traceback(tmp_path):
 
 def test_profile_rules_are_valid_yaml_with_quoted_keys():
     data = yaml.safe_load((NB_DIR / "parameters.yaml").read_text())
-    assert all(isinstance(k, str) and re.fullmatch(r"\d\d", k) for k in data)
+    assert all(isinstance(k, str) and re.fullmatch(r"\d\d(_[a-z0-9_]+)?", k) for k in data)
 
 
 @pytest.mark.parametrize("which", ["99", "one past the last", "one before the first"])
