@@ -38,6 +38,7 @@ from mtlib.relations.errors import MtlibInputError, check_count, check_open_unit
 __all__ = [
     "RelationResult",
     "examples",
+    "groups_html",
     "interval_from_boot",
     "item_ratio_boot",
     "per_item_frame",
@@ -436,11 +437,60 @@ def _fmt(v: Any) -> Any:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}th{background:#eee;position:sticky;top:0}
-input{font-size:14px;padding:4px;width:30em;margin:.5em 0}.meta{color:#444}"""
+td{overflow-wrap:anywhere;max-width:32em}input{font-size:14px;padding:4px;width:30em;margin:.5em 0}.meta{color:#444}"""
+
+#: The notebook view's cell style: long texts wrap instead of making one very wide row.
+_CELL_STYLE = "overflow-wrap:anywhere;max-width:32em;vertical-align:top;text-align:left"
 
 _SCRIPT = """function mtFilter(q){q=q.toLowerCase();var rows=document.querySelectorAll('#cases tbody tr');var n=0;
 for(var i=0;i<rows.length;i++){var hit=rows[i].textContent.toLowerCase().indexOf(q)>=0;
 rows[i].style.display=hit?'':'none';n+=hit;}document.getElementById('shown').textContent=n;}"""
+
+#: Columns of the per-group table, in the order shown.
+_GROUP_COLUMNS = ("rate", "ci_low", "ci_high", "cases", "violations")
+
+
+def _browse_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The worst-case table as shown in HTML: an ``item`` column that only repeats its text column is dropped.
+
+    >>> f = pd.DataFrame({"item_1": ["a b"], "src_text_1": ["a b"], "item_2": [3], "src_text_2": ["c"]})
+    >>> list(_browse_frame(f).columns)
+    ['src_text_1', 'item_2', 'src_text_2']
+    """
+    drop = [
+        item
+        for item, text in (("item", "src_text"), ("item_1", "src_text_1"), ("item_2", "src_text_2"))
+        if item in frame.columns
+        and text in frame.columns
+        and frame[item].astype(str).tolist() == frame[text].astype(str).tolist()
+    ]
+    return frame.drop(columns=drop)
+
+
+def _cases_table(frame: pd.DataFrame, table_id: str | None = None) -> str:
+    """The worst cases as an HTML table (every value escaped), or a line saying there are none."""
+    if not len(frame):
+        return "<p>No violated cases.</p>"
+    return _browse_frame(frame).to_html(
+        index=False, table_id=table_id, border=0, float_format=lambda x: f"{x:.4g}", escape=True
+    )
+
+
+def groups_html(result: RelationResult) -> str:
+    """The per-group (per-transformation) table: rate, interval, cases and violations; empty without groups."""
+    groups = result.groups
+    if groups is None or not len(groups):
+        return ""
+    table = groups[[c for c in _GROUP_COLUMNS if c in groups.columns]].reset_index()
+    if table.columns[0] == "index":
+        table = table.rename(columns={"index": "group"})
+    return table.to_html(index=False, table_id="groups", border=0, float_format=lambda x: f"{x:.4f}", escape=True)
+
+
+def _group_name(result: RelationResult) -> str:
+    """What the groups are (the groups table's index name, e.g. ``transformation``), else ``group``."""
+    name = None if result.groups is None else result.groups.index.name
+    return str(name) if name else "group"
 
 
 def _headline(result: RelationResult) -> str:
@@ -451,7 +501,10 @@ def _headline(result: RelationResult) -> str:
 
 
 def write_html(result: RelationResult, path: str | Path, k: int = 200) -> Path:
-    """Write the k worst cases as a self-contained HTML page with a search box.
+    """Write a self-contained HTML page: the per-group table (if any), then the k worst cases with a search box.
+
+    Long texts wrap inside their cells; an ``item`` column that only repeats its text is left out
+    (:func:`_browse_frame`); every value is HTML-escaped.
 
     Returns:
         The path written.
@@ -459,20 +512,19 @@ def write_html(result: RelationResult, path: str | Path, k: int = 200) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     frame = examples(result, k)
-    table = (
-        frame.to_html(index=False, table_id="cases", border=0, float_format=lambda x: f"{x:.4g}")
-        if len(frame)
-        else "<p>No violated cases.</p>"
-    )
-    title = html.escape(result.relation)
     skipped = result.extra.get("skipped")
+    table = _cases_table(frame, "cases")
+    groups = groups_html(result)
+    by_group = f"<h2>By {html.escape(_group_name(result))}</h2>\n{groups}\n<h2>Worst cases</h2>\n" if groups else ""
+    skipped_text = "" if skipped is None else f"; {html.escape(str(skipped))} inputs skipped"
+    title = html.escape(result.relation)
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}: failing cases</title>
 <style>{_STYLE}</style><script>{_SCRIPT}</script></head>
 <body><h1>{title}</h1>
 <p class="meta">{html.escape(result.description)}</p>
-<p class="meta">{html.escape(_headline(result))}{"" if skipped is None else f"; {skipped} inputs skipped"}</p>
-<p>The {len(frame)} worst violated cases, worst first. Filter:
+<p class="meta">{html.escape(_headline(result))}{skipped_text}</p>
+{by_group}<p>The {len(frame)} worst violated cases, worst first. Filter:
 <input type="search" placeholder="type to filter rows" oninput="mtFilter(this.value)">
 (<span id="shown">{len(frame)}</span> shown)</p>
 {table}
@@ -483,13 +535,9 @@ def write_html(result: RelationResult, path: str | Path, k: int = 200) -> Path:
 
 
 def summary_html(result: RelationResult, k: int = 10) -> str:
-    """The notebook view: the headline and a table of the k worst cases."""
-    frame = examples(result, k)
-    body = (
-        frame.to_html(index=False, border=0, float_format=lambda x: f"{x:.4g}")
-        if len(frame)
-        else "<p>No violated cases.</p>"
-    )
+    """The notebook view: the headline, the per-group table (if any) and a table of the k worst cases."""
+    body = groups_html(result) + _cases_table(examples(result, k))
+    body = body.replace("<td>", f'<td style="{_CELL_STYLE}">')
     return (
         f"<div><b>{html.escape(result.relation)}</b>: {html.escape(_headline(result))}"
         f"<br><small>{html.escape(result.description)}</small>{body}</div>"

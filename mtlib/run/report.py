@@ -1,15 +1,20 @@
-"""The run's report: a plain-text summary table and ``papermill_runs/<profile>/REPORT.md``.
+"""The run's report: a plain-text summary table, ``papermill_runs/<profile>/REPORT.md`` and ``REPORT.html``.
 
 Intuition: the runner ends with one :class:`~mtlib.run.jobs.JobResult` per
 notebook; :func:`summary_table` prints them (status, seconds, headline
 metrics or the error) and :func:`write_report` writes a markdown page that
 links, for each notebook, what exists of its outputs (executed notebook, HTML,
 metrics, parameters, figures with their descriptions, tables) as
-:class:`~mtlib.run.layout.RunLayout` places them.
+:class:`~mtlib.run.layout.RunLayout` places them. ``REPORT.html`` beside it is
+the same run as one browsable, self-contained page (inline CSS, no script, no
+network): a table per notebook, figure thumbnails, relative links to every
+output; every value from data or the command line goes through
+:func:`html.escape`.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -23,7 +28,7 @@ from mtlib.run.jobs import JobResult
 from mtlib.run.layout import RunLayout, read_figures, read_metrics
 from mtlib.utils.cache import atomic_write_bytes
 
-__all__ = ["LEDGER", "figures", "md", "summary_table", "write_report"]
+__all__ = ["LEDGER", "REPORT_HTML", "figures", "md", "summary_table", "write_html_report", "write_report"]
 
 
 def _headline(metrics: dict[str, Any], limit: int = 4) -> str:
@@ -72,6 +77,8 @@ def figures(root: Path, profile: str, stem: str) -> list[tuple[str, Path, str]]:
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~])")
 #: The report's record of every notebook's last outcome, so a run of some notebooks keeps the others' rows.
 LEDGER = "report.json"
+#: The browsable report, beside ``REPORT.md``.
+REPORT_HTML = "REPORT.html"
 
 
 def md(text: Any) -> str:
@@ -152,6 +159,10 @@ def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path
     Notebooks not run this time keep their rows (their last outcome, recorded
     in ``report.json`` beside the report), marked with the date of that run.
     Every value shown is escaped (:func:`md`); every link is percent-encoded.
+    The same rows are written as ``REPORT.html`` (:func:`write_html_report`).
+
+    Returns:
+        The path of ``REPORT.md``.
     """
     run_root = RunLayout(root, profile, "").profile_dir
     run_root.mkdir(parents=True, exist_ok=True)
@@ -177,6 +188,7 @@ def write_report(results: Sequence[JobResult], profile: str, root: Path) -> Path
         out += _section(r, date, root, profile, run_root)
     path = RunLayout(root, profile, "").report_path
     atomic_write_bytes(path, ("\n".join(out) + "\n").encode())
+    write_html_report(merged, profile, root)
     return path
 
 
@@ -244,3 +256,150 @@ def _section(r: JobResult, date: str, root: Path, profile: str, run_root: Path) 
             for k, v in sorted(scalars.items())
         ]
     return out
+
+
+# -- REPORT.html ----------------------------------------------------------------------------------------------------
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em auto;max-width:72em;padding:0 1em;
+color:#222;line-height:1.4}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;
+vertical-align:top}
+th{background:#f3f3f3}td{overflow-wrap:anywhere;max-width:48em}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.ok{color:#1a7f37;font-weight:bold}.failed,.interrupted{color:#b42318;font-weight:bold}.other{color:#8a6d00}
+.meta{color:#555;font-size:.9em}.error{background:#fff4f4;border-left:3px solid #b42318;padding:.4em .8em;
+white-space:pre-wrap;overflow-wrap:anywhere}
+.figs{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0;max-width:22em}
+figure img{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:.85em;color:#444}
+"""
+
+
+def _e(value: Any) -> str:
+    """A value from data or the command line as HTML text (attributes included)."""
+    return html.escape(str(value), quote=True)
+
+
+def _a(label: Any, target: str) -> str:
+    """A relative link: ``target`` percent-encoded, then escaped; ``label`` escaped."""
+    return f'<a href="{_e(_href(target))}">{_e(label)}</a>'
+
+
+def _status(status: str) -> str:
+    kind = status if status in ("ok", "failed", "interrupted") else "other"
+    return f'<span class="{kind}">{_e(status)}</span>'
+
+
+def _html_row(r: JobResult, date: str, now: str, root: Path, profile: str) -> str:
+    """The overview table's row of one notebook."""
+    layout = RunLayout(root, profile, r.stem)
+    name = f'<a href="#{_e(_href(r.stem))}">{_e(r.stem)}</a>'
+    if r.html:
+        name += " (" + _a("HTML", f"{r.stem}/{r.html.name}") + ")"
+    elif layout.notebook_path.exists():
+        name += " (" + _a("ipynb", f"{r.stem}/{layout.notebook_path.name}") + ")"
+    what = _headline(r.metrics) if r.status == "ok" else r.error
+    return (
+        f"<tr><td>{name}</td><td>{_status(r.status)}</td><td class=num>{r.seconds:.1f}</td>"
+        f"<td>{_e(date or now)}</td><td>{_e(what)}</td></tr>"
+    )
+
+
+def _html_links(r: JobResult, root: Path, profile: str, run_root: Path) -> list[str]:
+    """Links to what exists of a notebook's outputs (and of a failed attempt's)."""
+    layout = RunLayout(root, profile, r.stem)
+    links = [_a(f"HTML: {r.html.name}", f"{r.stem}/{r.html.name}")] if r.html else []
+    links += [
+        _a(f"{what}: {path.name}", f"{r.stem}/{path.name}")
+        for what, path in (
+            ("Executed notebook", layout.notebook_path),
+            ("Metrics", layout.metrics_path),
+            ("Parameters", layout.params_path),
+        )
+        if path.exists()
+    ]
+    links += [
+        _a(f"Table: {t.name}", f"{r.stem}/tables/{t.name}")
+        for t in sorted((run_root / r.stem / "tables").glob("*.csv"))
+    ]
+    if r.attempt is not None:
+        links += [
+            _a(f"This attempt: {path.name}", os.path.relpath(path, run_root))
+            for path in (r.attempt / f"{r.stem}.ipynb", r.attempt / "params.json")
+            if path.exists()
+        ]
+    return links
+
+
+def _html_section(r: JobResult, date: str, now: str, root: Path, profile: str, run_root: Path) -> list[str]:
+    """One notebook's section: its table, links, error, figures and metrics."""
+    out = [
+        f'<section id="{_e(_href(r.stem))}">',
+        f"<h2>{_e(r.stem)}</h2>",
+        "<table><tr><th>status</th><th>seconds</th><th>run date</th><th>headline metrics</th></tr>",
+        f"<tr><td>{_status(r.status)}</td><td class=num>{r.seconds:.1f}</td><td>{_e(date or now)}</td>"
+        f"<td>{_e(_headline(r.metrics))}</td></tr></table>",
+    ]
+    links = _html_links(r, root, profile, run_root)
+    if links:
+        out.append("<ul>" + "".join(f"<li>{link}</li>" for link in links) + "</ul>")
+    if r.attempt is not None:
+        out.append('<p class="meta">The outputs linked here are those of the last good run (kept).</p>')
+    if r.error:
+        out.append(f'<div class="error">Error: {_e(r.error)}</div>')
+    if r.html_error:
+        out.append(f'<div class="error">HTML: {_e(r.html_error)}</div>')
+    figs = figures(root, profile, r.stem)
+    if figs:
+        out.append('<div class="figs">')
+        for name, png, alt in figs:
+            src = _e(_href(os.path.relpath(png, run_root)))
+            pdf = os.path.relpath(png.with_suffix(".pdf"), run_root)
+            out.append(
+                f'<figure><a href="{src}"><img src="{src}" alt="{_e(alt)}" loading="lazy"></a>'
+                f"<figcaption><b>{_e(name)}</b>: {_e(alt)} ({_a('PDF', pdf)})</figcaption></figure>"
+            )
+        out.append("</div>")
+    scalars = {k: v for k, v in r.metrics.items() if isinstance(v, (int, float)) and not k.startswith("_")}
+    if scalars:
+        out.append("<details><summary>Metrics</summary><table><tr><th>metric</th><th>value</th></tr>")
+        out += [
+            f"<tr><td>{_e(k)}</td><td class=num>{_e(f'{v:.6g}' if isinstance(v, float) else v)}</td></tr>"
+            for k, v in sorted(scalars.items())
+        ]
+        out.append("</table></details>")
+    out.append("</section>")
+    return out
+
+
+def write_html_report(merged: Sequence[tuple[JobResult, str]], profile: str, root: Path) -> Path:
+    """Write ``papermill_runs/<profile>/REPORT.html``: the report as one self-contained, offline page.
+
+    Args:
+        merged: ``(result, date)`` per notebook, as :func:`write_report` merges them (``date`` empty: this run).
+        profile: The profile name (escaped like every other value).
+        root: The project root holding ``papermill_runs/`` and ``figures/``.
+
+    Returns:
+        The path written. Links and image sources are relative to it, so the folder can be moved or zipped.
+    """
+    run_root = RunLayout(root, profile, "").profile_dir
+    now = time.strftime("%Y-%m-%d %H:%M")
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>mtlib report: profile {_e(profile)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>mtlib report: profile {_e(profile)}</h1>",
+        f'<p class="meta">Generated by python -m mtlib.run --profile {_e(profile)} on {_e(now)}. '
+        f"{_a('REPORT.md', 'REPORT.md')}</p>",
+        "<table><tr><th>notebook</th><th>status</th><th>seconds</th><th>run date</th>"
+        "<th>headline metrics / error</th></tr>",
+        *(_html_row(r, date, now, root, profile) for r, date in merged),
+        "</table>",
+    ]
+    for r, date in merged:
+        out += _html_section(r, date, now, root, profile, run_root)
+    out.append("</body></html>")
+    path = run_root / REPORT_HTML
+    atomic_write_bytes(path, ("\n".join(out) + "\n").encode())
+    return path

@@ -10,14 +10,23 @@ batches. Outputs are put back in input order, so callers never see the sort.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-#: Show a progress bar when a call has at least this many inputs.
-PROGRESS_MIN_ITEMS = 2000
+#: Create a progress bar when a call has at least this many inputs; in a notebook it renders only once
+#: the work has lasted :data:`PROGRESS_DELAY_S` seconds, so quick calls stay silent.
+PROGRESS_MIN_ITEMS = 256
+#: Seconds before a live (notebook or terminal) bar first renders.
+PROGRESS_DELAY_S = 2.0
+#: Seconds between two lines of a text bar (``MTLIB_PROGRESS=text``): a stage logs about one final line.
+TEXT_MININTERVAL_S = 60.0
+
+#: Where :func:`report_progress` sends finished inputs: the bar of an enclosing call (see :func:`progress_sink`).
+_SINK: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("mtlib_progress", default=None)
 
 
 def resolve_device(device: str = "auto") -> str:
@@ -88,27 +97,64 @@ def length_sorted_batches(lengths: Sequence[int], *, max_tokens: int = 8192, max
 
 
 def progress_bar(total: int, desc: str, enabled: bool | None = None):
-    """A tqdm bar of ``total`` steps when the work is long, else ``None``.
+    """A tqdm bar of ``total`` steps when the work may be long, else ``None``.
 
-    ``enabled=None`` shows the bar for at least :data:`PROGRESS_MIN_ITEMS`
-    inputs, unless the environment sets ``MTLIB_PROGRESS=0``. In JupyterLab
-    the bar is a live widget (``tqdm.auto``) that stays at its final state;
+    ``enabled=None`` creates the bar for at least :data:`PROGRESS_MIN_ITEMS`
+    inputs, unless the environment sets ``MTLIB_PROGRESS=0`` (which also wins
+    over ``enabled=True``). In JupyterLab the bar is a live widget
+    (``tqdm.auto``) that appears only once the work has lasted
+    :data:`PROGRESS_DELAY_S` seconds and stays at its final state;
     ``MTLIB_PROGRESS=text`` (set by ``python -m mtlib.run`` for headless
     papermill runs, where no widget is ever rendered) gives a plain text bar
-    that ends on its final line instead of a frozen "0%".
+    redrawn at most every :data:`TEXT_MININTERVAL_S` seconds that ends on its
+    final line: about one line per stage in the run's log.
     """
     mode = os.environ.get("MTLIB_PROGRESS", "1")
+    if mode == "0":
+        return None
     if enabled is None:
-        enabled = total >= PROGRESS_MIN_ITEMS and mode != "0"
+        enabled = total >= PROGRESS_MIN_ITEMS
     if not enabled:
         return None
     if mode == "text":
         from tqdm.std import tqdm as text_tqdm
 
-        return text_tqdm(total=total, desc=desc, leave=True, mininterval=10.0)
+        return text_tqdm(total=total, desc=desc, leave=True, mininterval=TEXT_MININTERVAL_S)
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, leave=True)
+    return tqdm(total=total, desc=desc, leave=True, delay=PROGRESS_DELAY_S)
+
+
+@contextlib.contextmanager
+def progress_sink(advance: Callable[[int], None]) -> Iterator[None]:
+    """Send the inputs finished by :func:`report_progress` inside the block to ``advance``.
+
+    An outer call that owns a bar (e.g. :func:`~mtlib.utils.cache.cached_rows`,
+    which computes in large chunks) opens a sink; the batched work it calls
+    (:func:`run_batched`) reports each finished batch, so the bar moves per
+    batch, not per chunk. The sink is per context (thread, task).
+
+    >>> done = []
+    >>> with progress_sink(done.append):
+    ...     _ = report_progress(3)
+    ...     _ = report_progress(2)
+    >>> done, report_progress(1)
+    ([3, 2], False)
+    """
+    token = _SINK.set(advance)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+def report_progress(n: int) -> bool:
+    """Tell the enclosing :func:`progress_sink` that ``n`` more inputs are done; False when there is none."""
+    sink = _SINK.get()
+    if sink is None:
+        return False
+    sink(n)
+    return True
 
 
 def run_batched(
@@ -135,6 +181,9 @@ def run_batched(
 
     Returns:
         Array of shape ``(n, d)``, row ``i`` computed from ``items[i]``.
+
+    Inside a :func:`progress_sink` (an outer call's bar), each finished batch
+    advances that bar and no bar of its own is made.
     """
     n = len(items)
     if n == 0:
@@ -143,7 +192,8 @@ def run_batched(
         lengths = [max(1, len(str(it)) // 4) for it in items]
     batches = length_sorted_batches(lengths, max_tokens=max_tokens, max_batch=max_batch)
     out: np.ndarray | None = None
-    bar = progress_bar(n, desc, show_progress)
+    outer = _SINK.get()
+    bar = progress_bar(n, desc, show_progress) if outer is None else None
     try:
         for idx in batches:
             rows = np.asarray(fn([items[i] for i in idx]))
@@ -152,6 +202,8 @@ def run_batched(
             out[idx] = rows
             if bar is not None:
                 bar.update(len(idx))
+            elif outer is not None:
+                outer(len(idx))
     finally:
         if bar is not None:
             bar.close()
@@ -160,7 +212,11 @@ def run_batched(
 
 
 __all__ = [
+    "PROGRESS_DELAY_S",
     "PROGRESS_MIN_ITEMS",
+    "TEXT_MININTERVAL_S",
+    "progress_sink",
+    "report_progress",
     "resolve_device",
     "inference_context",
     "length_sorted_batches",

@@ -44,7 +44,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from mtlib.utils.batching import progress_bar
+from mtlib.utils.batching import progress_bar, progress_sink
 
 log = logging.getLogger(__name__)
 
@@ -425,6 +425,28 @@ class ArrayCache:
 CHUNK_SIZE = 4096
 
 
+def _compute_chunk(compute: Callable[[list[Any]], np.ndarray], part: list[Any], bar: Any) -> np.ndarray:
+    """``compute(part)``, advancing ``bar`` by every batch it reports, then by what it left unreported.
+
+    The bar never moves by more than ``len(part)`` for the chunk, however ``compute`` reports.
+    """
+    if bar is None:
+        return compute(part)
+    credited = 0
+
+    def advance(n: int) -> None:
+        nonlocal credited
+        step = max(0, min(n, len(part) - credited))
+        if step:
+            credited += step
+            bar.update(step)
+
+    with progress_sink(advance):
+        rows = compute(part)
+    advance(len(part) - credited)
+    return rows
+
+
 def cached_rows(
     cache: ArrayCache | None,
     items: Sequence[Any],
@@ -437,7 +459,11 @@ def cached_rows(
 
     Missing inputs are computed in chunks of ``chunk_size``, each stored as
     soon as it is done: interrupting a long run and starting it again
-    recomputes at most one chunk. A progress bar covers long work.
+    recomputes at most one chunk. A progress bar covers long work; it
+    advances per batch when ``compute`` reports its batches
+    (:func:`~mtlib.utils.batching.run_batched` does, through
+    :func:`~mtlib.utils.batching.progress_sink`), else per chunk. Chunks, and
+    so the stored entries and their keys, do not depend on the bar.
 
     Args:
         cache: The namespace to read and fill; ``None`` disables caching (each
@@ -469,15 +495,13 @@ def cached_rows(
     try:
         for start in range(0, len(missing), chunk_size):
             part = missing[start : start + chunk_size]
-            fresh = np.asarray(compute([unique_items[m] for m in part]), dtype=np.float32)
+            fresh = np.asarray(_compute_chunk(compute, [unique_items[m] for m in part], bar), dtype=np.float32)
             if fresh.ndim != 2 or len(fresh) != len(part):
                 raise ValueError(f"compute returned shape {fresh.shape}, expected ({len(part)}, d)")
             for m, row in zip(part, fresh):
                 found[m] = row
             if cache is not None:
                 cache.put_many([unique_keys[m] for m in part], fresh)
-            if bar is not None:
-                bar.update(len(part))
     finally:
         if bar is not None:
             bar.close()
