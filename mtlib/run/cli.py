@@ -364,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in results:
         if r.html_error:
             print(f"  {r.stem}: {r.html_error}")
-    print(f"\nreport: {report}")
+    print(f"\nreport: {report} (and {report.with_suffix('.html').name} beside it, to open in a browser)")
     if signum is not None:
         return 128 + int(signum)
     return 0 if all(r.status == "ok" for r in results) else 1
