@@ -365,8 +365,9 @@ def parse_clause(text: str) -> Check:
         op, bound = m.group(1), float(m.group(2))
 
         def compare(v: Any, _: Any) -> list[tuple[str, Any, str]]:
-            ok = _is_number(v) and not (isinstance(v, float) and math.isnan(v)) and ops[op](v, bound)
-            return [] if ok else [("", v, t)]
+            # a comparison asks for a finite number: lr=.inf passes "> 0" arithmetically, then gives NaN metrics
+            ok = _is_number(v) and math.isfinite(float(v)) and ops[op](v, bound)
+            return [] if ok else [("", v, f"{t} (a finite number)")]
 
         return compare
     if m := re.fullmatch(rf"in\s*([\[(])\s*({_NUM})\s*,\s*({_NUM})\s*([\])])", t):

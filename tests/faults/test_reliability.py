@@ -233,3 +233,18 @@ def test_nan_for_a_headline_metric_fails_with_its_key(tmp_path):
     run.record("plain", math.nan)  # not claimed: stored as null, as before
     with pytest.raises(ValueError, match="pss/linear/FB"):
         run.record("pss/linear/FB", math.nan, headline=True)
+
+
+# values that pass a comparison arithmetically but give NaN metrics: refused before the notebook runs ----------
+@pytest.mark.parametrize(
+    ("stem", "name", "value"),
+    [
+        ("06_tree_reconstruction_error", "lr", float("inf")),
+        ("04_montague_adjectives", "n_boot", -1),
+        ("06_tree_reconstruction_error", "init_scale", float("nan")),
+    ],
+)
+def test_non_finite_or_negative_values_are_refused_by_the_rule_table(stem, name, value):
+    notebook = Path(__file__).resolve().parents[2] / "notebooks" / f"{stem}.ipynb"
+    _, problems, _ = params.check(notebook, {name: value})
+    assert problems and name in problems[0]
