@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from mtlib.relations.notation import _plain as plain  # mathtext -> plain text, shared with the diagrams
+from mtlib.relations.notation import plain_text as plain  # mathtext -> plain text, shared with the diagrams
 
 matplotlib.rcParams.setdefault("figure.max_open_warning", 0)
 

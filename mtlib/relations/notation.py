@@ -56,6 +56,7 @@ __all__ = [
     "SQUARE_HALF_SIDE",
     "SOURCE_FACECOLOR",
     "NODE_FACECOLOR",
+    "plain_text",
 ]
 
 # --------------------------------------------------------------------------
@@ -173,12 +174,12 @@ class Diagram:
         gives the property and, when set, the title.
         """
         self.validate()
-        head = f"P: {_plain(self.property_label)}"
+        head = f"P: {plain_text(self.property_label)}"
         if self.title:
-            head = f"{_plain(self.title)} | {head}"
+            head = f"{plain_text(self.title)} | {head}"
         lines = [head]
         for a in self.arrows:
-            lines.append(f"{a.start} --{_plain(a.label)}--> {a.end}")
+            lines.append(f"{a.start} --{plain_text(a.label)}--> {a.end}")
         for cid in self.constrained:
             lines.append(f"P - - {cid}")
         return "\n".join(lines)
@@ -252,7 +253,7 @@ _PLAIN_SUBS = [
 ]
 
 
-def _plain(label: str) -> str:
+def plain_text(label: str) -> str:
     """Strip mathtext markup: ``$\\mathbf{x}'_1$`` -> ``x'_1``."""
     s = label.replace("$", "")
     for pat, rep in _PLAIN_SUBS:

@@ -166,9 +166,16 @@ class Run:
             not checked again when the runner has checked it).
 
     Example:
-        >>> run = Run("00_template", profile="smoke", out_dir=tmp)  # doctest: +SKIP
-        >>> run.record("accuracy", 0.91)                             # doctest: +SKIP
-        >>> run.save_figure(fig, "accuracy")                         # doctest: +SKIP
+        >>> import tempfile
+        >>> import matplotlib.pyplot as plt
+        >>> tmp = tempfile.mkdtemp()
+        >>> run = Run("00_template", profile="smoke", out_dir=tmp, params={})
+        >>> run.record("accuracy", 0.91)
+        >>> fig, ax = plt.subplots()
+        >>> _ = ax.bar(["model"], [0.91])
+        >>> png = run.save_figure(fig, "accuracy")
+        >>> run.metrics["accuracy"], (run.layout.figures_dir / "accuracy.pdf").exists()
+        (0.91, True)
     """
 
     def __init__(
