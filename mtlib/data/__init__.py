@@ -6,6 +6,7 @@
 - :mod:`mtlib.data.cogalex`: CogALex-V and CogALex-VI lexical relations.
 - :mod:`mtlib.data.adjectives`: the Montague adjective and noun lists.
 - :mod:`mtlib.data.sick`, :mod:`mtlib.data.yelp`: SICK pairs, Yelp sentences and reference pairs.
+- :mod:`mtlib.data.med`: MED (monotonicity entailment pairs), extra NLI training data for notebook 02.
 - :mod:`mtlib.data.trees`: PTB trees, Tree Impurity and Weighted Node Switching.
 - :mod:`mtlib.data.papers`: the published values the notebooks compare with.
 
