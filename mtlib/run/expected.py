@@ -43,6 +43,19 @@ from mtlib.run.layout import RunLayout, read_metrics
 from mtlib.run.profiles import discover
 from mtlib.utils.paths import project_root
 
+__all__ = [
+    "EXPECTED_FILE",
+    "KINDS",
+    "Expectation",
+    "ExpectedFormatError",
+    "Mismatch",
+    "check",
+    "check_runs",
+    "expectations",
+    "load",
+    "main",
+]
+
 #: Where the pinned values live, relative to the project folder.
 EXPECTED_FILE = Path("notebooks") / "profiles" / "expected.yaml"
 #: The two kinds of pinned value (sub-blocks of a profile).
