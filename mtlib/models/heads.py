@@ -18,8 +18,11 @@ read a head atomically (arrays first, then the JSON that marks it complete).
 
 from __future__ import annotations
 
+import copy
 import io
 import json
+import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -255,7 +258,6 @@ class MLPHead:
         ``init``: continue from this fitted head (its weights, classes and feature scaling) instead of a
         fresh network; ``y_idx`` may then hold one class only.
         """
-        import copy
 
         import torch
         import torch.nn.functional as F
@@ -366,8 +368,6 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
     Every file's SHA-256 is checked against ``head.json`` first: a flipped
     byte in the coefficients means a retrained head, never other numbers.
     """
-    import warnings
-    import zipfile
 
     record = read_record(folder / "head.json")
     if record is None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from mtlib.models.settings import ClassifierSettings
 from mtlib.models.training import stratified_split
@@ -25,7 +26,6 @@ __all__ = ["Task", "label_indices", "parse_labelled", "prepare"]
 
 def parse_labelled(data: Any, what: str, model_name: str) -> tuple[list[str], list[str] | None, list[Any]]:
     """``(texts, text_pairs or None, labels)`` from a DataFrame or a tuple; clear errors otherwise."""
-    import pandas as pd
 
     if isinstance(data, pd.DataFrame):
         missing = [c for c in ("text", "label") if c not in data.columns]
@@ -68,7 +68,6 @@ def parse_labelled(data: Any, what: str, model_name: str) -> tuple[list[str], li
 
 def _missing(label: Any) -> bool:
     """Whether a label is missing: None, NaN, or pandas' NA / NaT."""
-    import pandas as pd
 
     return label is None or label is pd.NA or label is pd.NaT or (isinstance(label, float) and math.isnan(label))
 

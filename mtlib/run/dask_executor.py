@@ -22,6 +22,7 @@ LocalCluster started here).
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import tempfile
@@ -306,7 +307,6 @@ class DaskExecutor:
 
         if self.scheduler:
             return connect(self.scheduler, self.connect_timeout)
-        import logging
 
         resources = {"GPU": 1} if _cuda_visible() else None
         with dask.config.set({"distributed.scheduler.allowed-failures": self.retries}):

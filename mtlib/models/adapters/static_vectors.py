@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
@@ -99,7 +100,6 @@ class PackagedVectorsModel(StaticVectorsModel):
     lowercase = True
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
-        import pandas as pd
 
         folder = resolved.path
         assert folder is not None
