@@ -16,7 +16,7 @@ notebooks it ran with :mod:`mtlib.run.expected`:
 
 Each notebook runs under one variant, so the two together cost one smoke pass
 (about 110 s of CPU) in their own xdist group; the default kernels are checked
-by ``tests/test_notebooks.py``. ``MTLIB_TEST_VARIANTS=full`` runs all seven
+by ``tests/notebooks/test_notebooks.py``. ``MTLIB_TEST_VARIANTS=full`` runs all seven
 notebooks under both variants (two smoke passes).
 """
 
