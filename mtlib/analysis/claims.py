@@ -40,8 +40,8 @@ def md_escape(value: object) -> str:
     Examples:
         >>> md_escape("minilm")
         'minilm'
-        >>> md_escape("<img src=x>")
-        '\\<img src=x\\>'
+        >>> print(md_escape("<img src=x>"))
+        \\<img src=x\\>
     """
     return _MD_SPECIAL.sub(r"\\\1", str(value))
 

@@ -173,7 +173,7 @@ def test_node_and_link_counts(case):
 
 def test_structure_matches_paper(case):
     name, diagram, fig, _ = case
-    got = {(a.start, a.end): notation._plain(a.label) for a in diagram.arrows}
+    got = {(a.start, a.end): notation.plain_text(a.label) for a in diagram.arrows}
     assert got == EXPECTED_ARROWS[name]
     assert set(diagram.constrained) == EXPECTED_DASHED[name]
     kinds = {n.id: n.kind for n in diagram.nodes}
@@ -371,7 +371,7 @@ def test_to_text_one_line_per_arrow_and_link(case):
     assert len(lines) == 1 + len(diagram.arrows) + len(diagram.constrained)
     assert lines[0].startswith("P: ")
     for a in diagram.arrows:
-        assert f"{a.start} --{notation._plain(a.label)}--> {a.end}" in lines
+        assert f"{a.start} --{notation.plain_text(a.label)}--> {a.end}" in lines
     for c in diagram.constrained:
         assert f"P - - {c}" in lines
     assert "$" not in diagram.to_text() and "\\" not in diagram.to_text()
