@@ -46,10 +46,20 @@ SETTINGS: dict[str, dict[str, str]] = {
     "threads2": {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"},
     "avx2def": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
     # the two variants of tests/notebooks/test_kernel_variants.py
-    "sse42-1thread": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "OMP_NUM_THREADS": "1",
-                      "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
-    "avx2-2threads": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "OMP_NUM_THREADS": "2",
-                      "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"},
+    "sse42-1thread": {
+        "ATEN_CPU_CAPABILITY": "default",
+        "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+    },
+    "avx2-2threads": {
+        "ATEN_CPU_CAPABILITY": "avx2",
+        "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+        "OMP_NUM_THREADS": "2",
+        "MKL_NUM_THREADS": "2",
+        "OPENBLAS_NUM_THREADS": "2",
+    },
 }
 
 
@@ -58,20 +68,34 @@ def run_settings(out: Path, profile: str, names: list[str], only: str | None) ->
     dirs = {}
     out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        env = {**os.environ, **SETTINGS[name], "PYTHONPATH": os.pathsep.join(
-            p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+        env = {
+            **os.environ,
+            **SETTINGS[name],
+            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+        }
         cache = out / f"cache-{name}"
         shutil.rmtree(cache, ignore_errors=True)
         env["MTLIB_CACHE"] = str(cache)
         dirs[name] = out / "out" / name
-        cmd = [sys.executable, "-m", "mtlib.run", "--profile", profile, "--root", str(ROOT),
-               "--out-dir", str(dirs[name])] + (["--only", only] if only else [])
+        cmd = [
+            sys.executable,
+            "-m",
+            "mtlib.run",
+            "--profile",
+            profile,
+            "--root",
+            str(ROOT),
+            "--out-dir",
+            str(dirs[name]),
+        ] + (["--only", only] if only else [])
         start = time.perf_counter()
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         (out / f"log-{name}.txt").write_text(proc.stdout + proc.stderr)
-        print(f"# {name}: rc={proc.returncode} in {time.perf_counter() - start:.0f} s "
-              f"({' '.join(f'{k}={v}' for k, v in SETTINGS[name].items()) or 'default environment'})",
-              file=sys.stderr)
+        print(
+            f"# {name}: rc={proc.returncode} in {time.perf_counter() - start:.0f} s "
+            f"({' '.join(f'{k}={v}' for k, v in SETTINGS[name].items()) or 'default environment'})",
+            file=sys.stderr,
+        )
     return dirs
 
 
@@ -85,12 +109,12 @@ def _denominator(exp, metrics: dict) -> float | None:
     return None
 
 
-def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = None,
-            only: str | None = None) -> list[dict]:
+def compare(
+    dirs: dict[str, Path], profile: str, expected_path: str | None = None, only: str | None = None
+) -> list[dict]:
     """Per pinned key: its value under each setting, the spread, and the spread in items."""
-    from mtlib.run import expected
+    from mtlib.run import discover, expected
     from mtlib.run.results import RunLayout, read_metrics
-    from mtlib.run import discover
 
     stems = {p.stem[:2]: p.stem for p in discover(ROOT / "notebooks")}
     wanted = set(only.split(",")) if only else None
@@ -105,8 +129,11 @@ def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = Non
                 metrics[name] = read_metrics(path)
         for key, exp in blocks[profile].items():
             values = {n: (m or {}).get(key) for n, m in metrics.items()}
-            nums = [float(v) for v in values.values() if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    and math.isfinite(float(v))]
+            nums = [
+                float(v)
+                for v in values.values()
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))
+            ]
             complete = len(nums) == len(values)
             spread = (max(nums) - min(nums)) if complete and nums else None
             if not complete and len({json.dumps(v) for v in values.values()}) == 1:
@@ -114,10 +141,20 @@ def compare(dirs: dict[str, Path], profile: str, expected_path: str | None = Non
             denom = next((d for m in metrics.values() if m for d in [_denominator(exp, m)] if d), None)
             items = None if spread is None or not denom else spread * denom
             ok = {n: (key in m and exp.matches(m[key], m)) for n, m in metrics.items()}
-            rows.append({"notebook": number, "key": key, "kind": getattr(exp, "kind", None),
-                         "pinned": exp.value, "tolerance": exp.tolerance, "values": values, "spread": spread,
-                         "denominator": denom, "spread_items": None if items is None else round(items, 3),
-                         "pin_holds": ok})
+            rows.append(
+                {
+                    "notebook": number,
+                    "key": key,
+                    "kind": getattr(exp, "kind", None),
+                    "pinned": exp.value,
+                    "tolerance": exp.tolerance,
+                    "values": values,
+                    "spread": spread,
+                    "denominator": denom,
+                    "spread_items": None if items is None else round(items, 3),
+                    "pin_holds": ok,
+                }
+            )
     return rows
 
 
@@ -128,8 +165,10 @@ def print_table(rows: list[dict], names: list[str]) -> None:
         items = "" if r["spread_items"] is None else f"{r['spread_items']:g}"
         holds = ",".join(n for n in names if r["pin_holds"].get(n))
         fails = [n for n in names if n in r["pin_holds"] and not r["pin_holds"][n]]
-        print(f"{r['notebook']:2}  {r['key'][:52]:52} {spread:>10} {items:>6}  "
-              + ("all" if not fails else f"{holds or '-'} (fails: {','.join(fails)})"))
+        print(
+            f"{r['notebook']:2}  {r['key'][:52]:52} {spread:>10} {items:>6}  "
+            + ("all" if not fails else f"{holds or '-'} (fails: {','.join(fails)})")
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -79,7 +79,7 @@ def _kill_a_fan_out_worker(client, stop: threading.Event, killed: dict) -> None:
         time.sleep(0.5)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not module: xdist may interleave modules on a worker, which would rebuild it
 def runs(tmp_path_factory):
     """(sequential results, dask results, the executor, kill record, out dirs, cluster address)."""
     import dask

@@ -35,10 +35,14 @@ ROOT = Path(__file__).resolve().parents[2]
 ALL = ("01", "02", "03", "04", "05", "06", "07")
 THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 VARIANTS = {
-    "sse42-1thread": ({"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
-                       **{v: "1" for v in THREADS}}, ("01", "02", "03", "05")),
-    "avx2-2threads": ({"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
-                       **{v: "2" for v in THREADS}}, ("04", "06", "07")),
+    "sse42-1thread": (
+        {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2", **{v: "1" for v in THREADS}},
+        ("01", "02", "03", "05"),
+    ),
+    "avx2-2threads": (
+        {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", **{v: "2" for v in THREADS}},
+        ("04", "06", "07"),
+    ),
 }
 
 pytestmark = [pytest.mark.notebook, pytest.mark.xdist_group("variants")]
@@ -57,13 +61,30 @@ def test_pinned_smoke_values_hold_under_other_cpu_kernels(variant, tmp_path):
         numbers = ALL
     only = ",".join(numbers)
     out = tmp_path / "out"
-    env = {**os.environ, **env_changes, "MTLIB_CACHE": str(tmp_path / "cache"),  # fresh: every embedding anew
-           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
-    cmd = [sys.executable, "-m", "mtlib.run", "--profile", "smoke", "--only", only, "--root", str(ROOT),
-           "--out-dir", str(out)]
+    env = {
+        **os.environ,
+        **env_changes,
+        "MTLIB_CACHE": str(tmp_path / "cache"),  # fresh: every embedding anew
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "mtlib.run",
+        "--profile",
+        "smoke",
+        "--only",
+        only,
+        "--root",
+        str(ROOT),
+        "--out-dir",
+        str(out),
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, f"{variant}: the smoke run failed\n{(proc.stdout + proc.stderr)[-3000:]}"
     checked, mismatches = expected.check_runs("smoke", out, only=list(numbers))
     assert sorted(c[:2] for c in checked) == sorted(numbers)
-    assert not mismatches, (f"{variant} ({' '.join(f'{k}={v}' for k, v in env_changes.items())}): pinned smoke "
-                            "values not reproduced:\n" + "\n".join(map(str, mismatches)))
+    assert not mismatches, (
+        f"{variant} ({' '.join(f'{k}={v}' for k, v in env_changes.items())}): pinned smoke "
+        "values not reproduced:\n" + "\n".join(map(str, mismatches))
+    )
