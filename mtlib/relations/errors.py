@@ -12,17 +12,20 @@ form the code uses (a list of texts, a float array, an int).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "MtlibInputError",
     "check_count",
+    "check_frame",
     "check_open_unit",
     "check_rate",
     "check_scores",
+    "check_seeds",
     "check_text",
     "check_texts",
     "refuse",
@@ -117,3 +120,39 @@ def check_count(value: Any, where: str, argument: str, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise refuse(where, argument, f"an integer >= {minimum}", value)
     return int(value)
+
+
+def check_frame(frame: Any, where: str, argument: str, columns: Sequence[str] = ()) -> pd.DataFrame:
+    """``frame`` if it is a DataFrame holding ``columns``.
+
+    >>> check_frame(pd.DataFrame({"a": [1]}), "f", "pool", ["a"]).shape
+    (1, 1)
+    """
+    expected = "a DataFrame" + (f" with columns {list(columns)}" if columns else "")
+    if not isinstance(frame, pd.DataFrame):
+        raise refuse(where, argument, expected, frame)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise MtlibInputError(
+            f"{where}: {argument} lacks column(s) {missing}; expected {expected}, got columns {list(frame.columns)}",
+            argument=argument,
+            expected=expected,
+        )
+    return frame
+
+
+def check_seeds(seeds: Any, where: str, argument: str = "seeds") -> list[int]:
+    """A non-empty list of integer seeds (a list, tuple or array; not a bare number or string).
+
+    >>> check_seeds((0, 1), "build_seeds")
+    [0, 1]
+    """
+    expected = "a non-empty list of integers"
+    if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (Sequence, np.ndarray, pd.Series)):
+        raise refuse(where, argument, expected, seeds)
+    out = list(seeds)
+    if not out:
+        raise refuse(where, argument, expected, seeds)
+    for i, s in enumerate(out):
+        check_count(s, where, f"{argument}[{i}]")
+    return [int(s) for s in out]

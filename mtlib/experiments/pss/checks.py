@@ -15,28 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.relations.errors import MtlibInputError, check_count, refuse
+from mtlib.relations.errors import MtlibInputError, refuse
 
-__all__ = ["check_frame", "check_text_columns", "check_names", "check_seeds"]
-
-
-def check_frame(frame: Any, where: str, argument: str, columns: Sequence[str] = ()) -> pd.DataFrame:
-    """``frame`` if it is a DataFrame holding ``columns``.
-
-    >>> check_frame(pd.DataFrame({"text": ["a"]}), "subsample", "frame", ["text"]).shape
-    (1, 1)
-    """
-    expected = "a DataFrame" + (f" with columns {list(columns)}" if columns else "")
-    if not isinstance(frame, pd.DataFrame):
-        raise refuse(where, argument, expected, frame)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise MtlibInputError(
-            f"{where}: {argument} lacks column(s) {missing}; expected {expected}, got columns {list(frame.columns)}",
-            argument=argument,
-            expected=expected,
-        )
-    return frame
+__all__ = ["check_text_columns", "check_names"]
 
 
 def check_text_columns(frame: pd.DataFrame, where: str, argument: str, columns: Sequence[str]) -> None:
@@ -77,20 +58,3 @@ def check_names(names: Any, where: str, argument: str) -> list[str]:
         if not isinstance(name, str):
             raise refuse(where, f"{argument}[{i}]", "a name (str)", name)
     return out
-
-
-def check_seeds(seeds: Any, where: str, argument: str = "seeds") -> list[int]:
-    """A non-empty list of integers >= 0 (a list, tuple or array; not a bare number or string).
-
-    >>> check_seeds([0, 1], "run_settings")
-    [0, 1]
-    """
-    expected = "a non-empty list of integers"
-    if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (Sequence, np.ndarray, pd.Series)):
-        raise refuse(where, argument, expected, seeds)
-    out = list(seeds)
-    if not out:
-        raise refuse(where, argument, expected, seeds)
-    for i, s in enumerate(out):
-        check_count(s, where, f"{argument}[{i}]")
-    return [int(s) for s in out]

@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models
-from mtlib.experiments.pss.checks import check_frame, check_names, check_seeds, check_text_columns
+from mtlib.experiments.pss.checks import check_names, check_text_columns
 from mtlib.experiments.pss.scoring import ABSTAIN, _binary, prediction_table, pss
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import HEADS
-from mtlib.relations.errors import refuse
+from mtlib.relations.errors import check_frame, check_seeds, refuse
 from mtlib.utils.threads import cpu_threads, limit_threads
 
 __all__ = [

@@ -60,8 +60,6 @@ from mtlib.experiments.seti.checks import (
     DEVICES,
     TEMPLATE_FIELDS,
     check_device,
-    check_frame,
-    check_seeds,
     check_template,
 )
 
@@ -166,8 +164,6 @@ __all__ = [
     "TEMPLATE_FIELDS",
     "DEVICES",
     "check_template",
-    "check_seeds",
-    "check_frame",
     "check_device",
     "third_person",
     "verb_table",

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.seti.checks import check_count, check_frame, check_seeds, check_template
+from mtlib.experiments.seti.checks import check_template
 from mtlib.experiments.seti.facts import (
     COLUMNS,
     CONFIGS,
@@ -36,6 +36,7 @@ from mtlib.experiments.seti.inferences import (
     verb_table,
     veridical_premises,
 )
+from mtlib.relations.errors import check_count, check_frame, check_seeds
 
 __all__ = [
     "primitive_veridical",

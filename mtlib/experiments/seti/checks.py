@@ -12,21 +12,15 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from mtlib.relations.errors import MtlibInputError, check_count, refuse
+from mtlib.relations.errors import MtlibInputError, refuse
 from mtlib.utils.batching import resolve_device
 
 __all__ = [
     "TEMPLATE_FIELDS",
     "DEVICES",
     "check_template",
-    "check_seeds",
-    "check_frame",
     "check_device",
 ]
 
@@ -75,42 +69,6 @@ expected a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'
             expected=expected,
         )
     return template
-
-
-def check_seeds(seeds: Any, where: str, argument: str = "seeds") -> list[int]:
-    """A non-empty list of integer seeds (a list, tuple or array; not a bare number or string).
-
-    >>> check_seeds((0, 1), "build_seeds")
-    [0, 1]
-    """
-    expected = "a non-empty list of integers"
-    if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (Sequence, np.ndarray, pd.Series)):
-        raise refuse(where, argument, expected, seeds)
-    out = list(seeds)
-    if not out:
-        raise refuse(where, argument, expected, seeds)
-    for i, s in enumerate(out):
-        check_count(s, where, f"{argument}[{i}]")
-    return [int(s) for s in out]
-
-
-def check_frame(frame: Any, where: str, argument: str, columns: Sequence[str] = ()) -> pd.DataFrame:
-    """``frame`` if it is a DataFrame holding ``columns``.
-
-    >>> check_frame(pd.DataFrame({"a": [1]}), "f", "pool", ["a"]).shape
-    (1, 1)
-    """
-    expected = "a DataFrame" + (f" with columns {list(columns)}" if columns else "")
-    if not isinstance(frame, pd.DataFrame):
-        raise refuse(where, argument, expected, frame)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise MtlibInputError(
-            f"{where}: {argument} lacks column(s) {missing}; expected {expected}, got columns {list(frame.columns)}",
-            argument=argument,
-            expected=expected,
-        )
-    return frame
 
 
 def check_device(device: Any, where: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.seti.checks import check_count, check_frame, check_template
+from mtlib.experiments.seti.checks import check_template
 from mtlib.experiments.seti.facts import (
     FUNCTION_WORDS,
     IRREGULAR_PARTICIPLES,
@@ -27,6 +27,7 @@ from mtlib.experiments.seti.facts import (
     VERIDICAL_VERBS,
     SetiError,
 )
+from mtlib.relations.errors import check_count, check_frame
 
 __all__ = [
     "third_person",

@@ -20,11 +20,11 @@ import pandas as pd
 from mtlib import models
 from mtlib.data import sick as sick_data
 from mtlib.experiments.seti.build import POOL_COLUMNS, SetiData, universe
-from mtlib.experiments.seti.checks import check_count, check_device, check_frame, check_seeds, check_template
+from mtlib.experiments.seti.checks import check_device, check_template
 from mtlib.experiments.seti.facts import KINDS, MISSING_RULES, PAPER_TABLE5, RULE_SYMBOLS, SETTINGS, TEMPLATE, SetiError
 from mtlib.experiments.seti.inferences import extract_natural_inferences, subsample_pool
 from mtlib.experiments.seti.method import check_fewshot, evaluate_fewshot, evaluate_finetune, evaluate_heads
-from mtlib.relations.errors import refuse
+from mtlib.relations.errors import check_count, check_frame, check_seeds, refuse
 
 __all__ = [
     "table5",
