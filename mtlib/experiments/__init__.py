@@ -10,6 +10,7 @@ montague   Montague adjective tests on embedding models         04
 pss        Polarity Sensitivity Scoring                         05
 tre        Tree Reconstruction Error, Tree Impurity, WNS        06
 seti       SETI, systematicity of textual inference             07
+tour       the teaching tour: a suite, a failure, a comparison  00
 ========== ==================================================== ==========
 
 Import the one a notebook needs (``from mtlib.experiments import pss``); the
@@ -18,7 +19,7 @@ face imports none of them, so importing one does not load the others.
 
 import importlib as _importlib
 
-__all__ = ["lexical", "montague", "nli", "pss", "sentiment", "seti", "tre"]
+__all__ = ["lexical", "montague", "nli", "pss", "sentiment", "seti", "tour", "tre"]
 
 
 def __getattr__(name: str):
