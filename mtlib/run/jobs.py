@@ -38,6 +38,8 @@ from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
 
 __all__ = [
+    "KERNEL_START_ERRORS",
+    "KERNEL_START_TRIES",
     "STARTED_FILE",
     "attempt_layout",
     "final_layout",
@@ -49,6 +51,7 @@ __all__ = [
     "SequentialExecutor",
     "execute_job",
     "exit_reason",
+    "kernel_did_not_start",
     "signals_raise",
     "stop_process_tree",
     "write_params",
@@ -56,6 +59,10 @@ __all__ = [
 
 #: File in a job's attempt folder holding when it started (``time.time()``), for an interrupted job's seconds.
 STARTED_FILE = ".started"
+#: How many times a notebook is started when its kernel dies before running any cell.
+KERNEL_START_TRIES = 3
+#: Papermill's errors for a kernel that died or did not answer before its first cell (nothing ran: safe to retry).
+KERNEL_START_ERRORS = ("Kernel died before replying to kernel_info", "Kernel didn't respond in")
 
 
 @dataclass(frozen=True)
@@ -228,39 +235,62 @@ def _execute(job: NotebookJob) -> JobResult:
             cmd += ["--execution-timeout", str(int(math.ceil(job.timeout)))]
         jupyter_path = os.pathsep.join(p for p in (str(kernels), os.environ.get("JUPYTER_PATH", "")) if p)
         env = {**os.environ, **job.env, "JUPYTER_PATH": jupyter_path}
-        try:
-            # own process group: a signal meant for the runner does not hit papermill, and we can stop it whole
-            proc = subprocess.Popen(
-                cmd,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,
-                preexec_fn=_die_with_parent(),
+        for attempt in range(1, KERNEL_START_TRIES + 1):
+            status, error, text = _papermill(cmd, job, env)
+            if status == "ok" or not kernel_did_not_start(error) or attempt == KERNEL_START_TRIES:
+                break
+            # no cell ran: the kernel process died while starting (seen once on a loaded 2-core CI machine)
+            print(
+                f"mtlib.run: {job.stem}: the kernel did not start ({error}); try {attempt + 1} of "
+                f"{KERNEL_START_TRIES}. Papermill's output:\n{text[-1500:]}",
+                file=sys.stderr,
+                flush=True,
             )
-        except OSError as err:
-            status, error = "failed", str(err)
-        else:
-            try:
-                out, err_text = proc.communicate()
-            except BaseException:
-                # a second Ctrl-C must not cut the clean-up short: hold the signals until the children are gone
-                held = signal.pthread_sigmask(signal.SIG_BLOCK, signals_raise.SIGNALS)
-                try:
-                    stop_process_tree(proc)
-                    write_params(job)
-                finally:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
-                raise
-            status = "ok" if proc.returncode == 0 else "failed"
-            error = "" if status == "ok" else exit_reason(proc.returncode, err_text + out)
     seconds = time.perf_counter() - start  # the notebook's execution, not its export
     write_params(job)
     html, html_error = _export_html(job.output) if job.html else (None, "")
     return JobResult(
         job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"), html, html_error
     )
+
+
+def kernel_did_not_start(error: str) -> bool:
+    """Whether papermill's error says the kernel died or went silent before any cell ran (safe to retry)."""
+    return any(sign in error for sign in KERNEL_START_ERRORS)
+
+
+def _papermill(cmd: list[str], job: NotebookJob, env: dict[str, str]) -> tuple[str, str, str]:
+    """Run one papermill process; returns ``(status, error, output)``, stopping it whole when interrupted."""
+    text = ""
+    try:
+        # own process group: a signal meant for the runner does not hit papermill, and we can stop it whole
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            preexec_fn=_die_with_parent(),
+        )
+    except OSError as err:
+        status, error = "failed", str(err)
+    else:
+        try:
+            out, err_text = proc.communicate()
+        except BaseException:
+            # a second Ctrl-C must not cut the clean-up short: hold the signals until the children are gone
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, signals_raise.SIGNALS)
+            try:
+                stop_process_tree(proc)
+                write_params(job)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            raise
+        text = err_text + out
+        status = "ok" if proc.returncode == 0 else "failed"
+        error = "" if status == "ok" else exit_reason(proc.returncode, text)
+    return status, error, text
 
 
 class Interrupted(Exception):

@@ -193,3 +193,34 @@ def test_exit_reason_names_the_signal_or_the_exit_code():
     assert runner.exit_reason(-15, "") == "papermill was killed by SIGTERM (exit status -15)"
     assert runner.exit_reason(3, "") == "papermill exited with code 3 and no error message"
     assert runner.exit_reason(1, "x\nValueError: bad\n") == "ValueError: bad"
+
+
+DIE_ONCE = """import os, pathlib, sys
+marker = pathlib.Path(os.environ["MTLIB_TEST_DIE_ONCE"])
+if "ipykernel_launcher" in sys.orig_argv and not marker.exists():
+    marker.write_text("died")
+    os._exit(1)  # the kernel process dies while starting, before it answers kernel_info
+"""
+
+
+def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path, capfd):
+    """A kernel that dies before its first cell (seen once on a loaded CI machine) is retried; nothing ran."""
+    root = _project(tmp_path / "p", {"01_ok": QUICK})
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(DIE_ONCE)
+    marker = tmp_path / "died"
+    env = {"PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)]), "MTLIB_TEST_DIE_ONCE": str(marker)}
+    job = runner_jobs.NotebookJob(
+        notebook=root / "notebooks" / "01_ok.ipynb",
+        output=tmp_path / "out" / "01_ok.ipynb",
+        parameters={"profile": "t", "out_dir": str(tmp_path / "o"), "n_boot": 2},
+        cwd=root / "notebooks",
+        env=env,
+    )
+    result = runner_jobs.execute_job(job)
+    assert marker.read_text() == "died"  # the first kernel did die
+    assert result.status == "ok", result.error
+    assert "the kernel did not start" in capfd.readouterr().err
+    assert runner_jobs.kernel_did_not_start("RuntimeError: Kernel died before replying to kernel_info")
+    assert not runner_jobs.kernel_did_not_start("ValueError: bad")
