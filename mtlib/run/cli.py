@@ -60,6 +60,7 @@ from pathlib import Path
 from mtlib.run import params as nbparams
 from mtlib.run.dask_executor import CONNECT_TIMEOUT, DaskExecutor
 from mtlib.run.jobs import (
+    JOBS_ENV,
     Executor,
     Interrupted,
     JobResult,
@@ -84,6 +85,7 @@ from mtlib.run.profiles import (
 )
 from mtlib.run.report import summary_table, write_report
 from mtlib.utils.paths import project_root
+from mtlib.utils.threads import THREADS_ENV, parse_threads
 
 __all__ = [
     "OFFLINE_PROFILES",
@@ -108,12 +110,15 @@ def build_jobs(
     timeout: float | None = None,
     out_dir: Path | None = None,
     overrides: Sequence[str] = (),
+    threads: int | None = None,
 ) -> list[NotebookJob]:
     """One job per discovered notebook (filtered by ``only`` prefixes or stems).
 
     ``profile`` is a built-in name or a YAML path (outputs are filed under its
     stem); ``overrides`` are ``NN.key=value`` strings (:func:`apply_overrides`).
-    Outputs go under ``out_dir`` (default: the project ``root``).
+    Outputs go under ``out_dir`` (default: the project ``root``). ``threads``
+    fixes every kernel's threads (``MTLIB_THREADS``); ``None`` lets each job
+    take the cores free as it starts (:func:`mtlib.run.jobs.job_threads`).
     """
     root = root or project_root()
     out_dir = out_dir or root
@@ -137,6 +142,8 @@ def build_jobs(
     env.setdefault("MTLIB_PROGRESS", os.environ.get("MTLIB_PROGRESS", "text"))
     # third-party bars (transformers' "Loading weights") are tqdm.auto widgets that would stay at "0%"
     env.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "1"))
+    if threads is not None:
+        env[THREADS_ENV] = str(threads)
     jobs = []
     for nb in notebooks:
         params, problems = check_parameters(nb, data, notebook_parameters(nb, data, profile, device, out_dir), rules)
@@ -145,6 +152,14 @@ def build_jobs(
         checked = {**env, nbparams.CHECKED_ENV: nb.stem}
         jobs.append(NotebookJob(nb, output, params, nb_dir, checked, timeout, tuple(problems)))
     return jobs
+
+
+def _thread_count(text: str) -> int:
+    """``--threads`` values: a positive whole number."""
+    try:
+        return parse_threads(text, "--threads")
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _positive_seconds(text: str) -> float:
@@ -333,6 +348,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="seconds per notebook cell before it is stopped (default: no limit)",
     )
+    parser.add_argument(
+        "--threads",
+        type=_thread_count,
+        default=None,
+        help="torch/BLAS threads of every notebook (default: the cores free as each starts, per job; "
+        f"{THREADS_ENV} sets it too)",
+    )
     parser.add_argument("--root", default=None, help="project folder (default: found from the working directory)")
     parser.add_argument("--out-dir", default=None, help="where figures/ and papermill_runs/ go (default: the project)")
     add_executor_arguments(parser)
@@ -340,10 +362,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     root = Path(args.root).resolve() if args.root else project_root()
     out = output_folder(args.out_dir, root)
     jobs = build_jobs(
-        args.profile, args.only.split(",") if args.only else None, args.device, root, args.timeout, out, args.param
+        args.profile,
+        args.only.split(",") if args.only else None,
+        args.device,
+        root,
+        args.timeout,
+        out,
+        args.param,
+        args.threads,
     )
     profile = profile_name(args.profile)
     executor = make_executor(args)  # bad executor flags fail here, before any output is cleared
+    if args.executor == "dask" and not args.scheduler:  # the local workers share this machine's cores
+        jobs = [replace(j, env={**j.env, JOBS_ENV: str(args.workers)}) for j in jobs]
     if args.list:
         for job in jobs:
             print(f"{job.stem}: {json.dumps(job.parameters, sort_keys=True)}")

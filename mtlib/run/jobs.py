@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,8 +36,10 @@ from mtlib.run.export import export_html
 from mtlib.run.layout import RunLayout, read_metrics
 from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
+from mtlib.utils.threads import ThreadPlan, plan_threads
 
 __all__ = [
+    "JOBS_ENV",
     "KERNEL_START_ERRORS",
     "KERNEL_START_TRIES",
     "STARTED_FILE",
@@ -51,6 +53,7 @@ __all__ = [
     "SequentialExecutor",
     "execute_job",
     "exit_reason",
+    "job_threads",
     "kernel_did_not_start",
     "signals_raise",
     "stop_process_tree",
@@ -59,6 +62,8 @@ __all__ = [
 
 #: File in a job's attempt folder holding when it started (``time.time()``), for an interrupted job's seconds.
 STARTED_FILE = ".started"
+#: How many notebook runs share this machine at once (set for a local Dask cluster's jobs); threads are split.
+JOBS_ENV = "MTLIB_JOBS"
 #: How many times a notebook is started when its kernel dies before running any cell.
 KERNEL_START_TRIES = 3
 #: Papermill's errors for a kernel that died or did not answer before its first cell (nothing ran: safe to retry).
@@ -235,6 +240,7 @@ def _execute(job: NotebookJob) -> JobResult:
             cmd += ["--execution-timeout", str(int(math.ceil(job.timeout)))]
         jupyter_path = os.pathsep.join(p for p in (str(kernels), os.environ.get("JUPYTER_PATH", "")) if p)
         env = {**os.environ, **job.env, "JUPYTER_PATH": jupyter_path}
+        env.update(job_threads(job, env).env())
         for attempt in range(1, KERNEL_START_TRIES + 1):
             status, error, text = _papermill(cmd, job, env)
             if status == "ok" or not kernel_did_not_start(error) or attempt == KERNEL_START_TRIES:
@@ -252,6 +258,22 @@ def _execute(job: NotebookJob) -> JobResult:
     return JobResult(
         job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"), html, html_error
     )
+
+
+def job_threads(job: NotebookJob, env: Mapping[str, str]) -> ThreadPlan:
+    """The threads of a job's kernel (:func:`mtlib.utils.threads.plan_threads`), chosen as it starts.
+
+    ``--threads``/``MTLIB_THREADS`` or ``OMP_NUM_THREADS`` in ``env`` win; else
+    the cores free now, split among ``MTLIB_JOBS`` jobs sharing the machine
+    (the Dask executor's local workers). The plan is printed with the job.
+    """
+    try:
+        jobs = int(env.get(JOBS_ENV, "1"))
+    except ValueError:
+        jobs = 1
+    plan = plan_threads(environ=env, jobs=jobs)
+    print(f"  {job.stem}: {plan.threads} thread(s) ({plan.why})", flush=True)
+    return plan
 
 
 def kernel_did_not_start(error: str) -> bool:

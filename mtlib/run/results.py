@@ -48,6 +48,7 @@ from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metric
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
 from mtlib.utils.paths import project_root
+from mtlib.utils.threads import kernel_threads
 
 __all__ = [
     "FIGURES_INDEX",
@@ -246,6 +247,8 @@ class Run:
             if headline and k not in self.headline:
                 self.headline.append(k)
         self.metrics["_headline"] = self.headline
+        # the threads this kernel ran with (mtlib.utils.threads.plan_threads): a condition of the run, like its seconds
+        self.metrics.update({f"{TIMING_PREFIX}threads/{k}": v for k, v in kernel_threads().items()})
         atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
 
     def record_report(
