@@ -31,7 +31,8 @@ clause must hold::
 
     >= N   > N   <= N   < N   != N      a number compared with N
     in [a, b]  in (a, b)  in [a, b)  in (a, b]     a number in an interval
-    one of a, b, c          the value is one of these (numbers compare as numbers, the rest as strings)
+    one of a, b, c          the value is one of these (numbers compare as numbers, the rest as strings;
+                            '' is the empty string)
     non-empty               a list, mapping or string with at least one entry
     length N                a list of exactly N entries
     str | int | float | bool | list | dict       the value's type
@@ -336,6 +337,15 @@ def _has_entries(v: Any) -> bool:
     return hasattr(v, "__len__") and len(v) > 0
 
 
+def _choice(word: str) -> Any:
+    """One choice of a ``one of`` rule: a number, a quoted string (``''`` is the empty string) or a word."""
+    if re.fullmatch(_NUM, word):
+        return yaml.safe_load(word)
+    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
+        return word[1:-1]
+    return word
+
+
 def _named_list(module: str, name: str) -> list[Any]:
     """The tuple or list ``name`` of the ``mtlib`` module ``module`` (a rule's ``one of MODULE:NAME``)."""
     try:
@@ -383,12 +393,10 @@ def parse_clause(text: str) -> Check:
         allowed = _named_list(m.group(1), m.group(2))
     elif m := re.fullmatch(r"one of (.+)", t):
         # numbers are numbers, anything else a string (so "yes"/"no" stay words, unlike plain YAML)
-        allowed = [
-            yaml.safe_load(x.strip()) if re.fullmatch(_NUM, x.strip()) else x.strip() for x in m.group(1).split(",")
-        ]
+        allowed = [_choice(x.strip()) for x in m.group(1).split(",")]
     if allowed is not None:
         choices = allowed
-        words = ", ".join(str(a) for a in choices)
+        words = ", ".join(repr(a) if a == "" else str(a) for a in choices)
 
         def one_of(v: Any, _: Any) -> list[tuple[str, Any, str]]:
             ok = any(v == a and type(v) is type(a) for a in choices)

@@ -102,6 +102,8 @@ def train_frozen_heads(
     seed: int = 0,
     use_cache: bool = True,
     device: str = "auto",
+    C: float = 1.0,
+    class_weight: str | None = None,
 ) -> FrozenPairHeads:
     """Train the two heads on the pair features ``[u, v, |u-v|, u*v]`` of an encoder's word vectors.
 
@@ -117,6 +119,9 @@ def train_frozen_heads(
         seed: Seeds the heads.
         use_cache: Reload identical heads from the disk cache.
         device: Where an MLP head trains.
+        C: Inverse regularisation of a logistic head (CogALex-VI English: C=0.1 beat C=1).
+        class_weight: ``"balanced"`` weighs each class by the inverse of its frequency (a relation is a
+            small minority of the pairs: without it a logistic head drifts towards always-"no"), or None.
 
     Returns:
         The :class:`FrozenPairHeads`.
@@ -124,6 +129,7 @@ def train_frozen_heads(
     encoder = encoder if isinstance(encoder, mt_models.Model) else mt_models.load(str(encoder), device=device)
     model = FrozenPairHeads(encoder.name, encoder, {})
     model.vectors(vocabulary(train if test is None else pd.concat([train, test])))  # one embed call
+    options: dict[str, Any] = dict(C=C, class_weight=class_weight) if kind in ("logreg", "linear") else {}
     for rel in RELATIONS:
         valid = None if test is None else (list(test["word1"]), list(test["word2"]), relation_labels(test, rel))
         model.heads[rel] = mt_models.classifier(
@@ -136,6 +142,7 @@ def train_frozen_heads(
             seed=seed,
             device=device,
             use_cache=use_cache,
+            **options,
         )
     return model
 
@@ -303,6 +310,8 @@ def pair_model(
     lr: float = 2e-5,
     pooling: str = "first",
     classes: Sequence[str] = PAIR_CLASSES,
+    C: float = 1.0,
+    class_weight: str | None = None,
 ) -> PairModel:
     """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
@@ -315,6 +324,7 @@ def pair_model(
         seed, device: As everywhere.
         epochs, batch_size, lr, pooling: Fine-tuning settings.
         classes: Classes of the fine-tuned classifier (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
+        C, class_weight: A logistic head's regularisation and class weights (:func:`train_frozen_heads`).
     """
     if how == "finetune":
         return finetune_pair_classifier(
@@ -330,7 +340,7 @@ def pair_model(
         )
     if how != "head":
         raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
-    return train_frozen_heads(name, train, test, kind=head, seed=seed, device=device)
+    return train_frozen_heads(name, train, test, kind=head, seed=seed, device=device, C=C, class_weight=class_weight)
 
 
 # ---------------------------------------------------------------------------

@@ -258,6 +258,8 @@ def transitivity(
     seed: int = 0,
     device: str = "auto",
     finetune_classes: int = 3,
+    head_C: float = 1.0,
+    head_class_weight: str | None = None,
 ) -> LexicalTransitivityReport:
     """Three-way transitivity of a lexical-relation model in every language of ``data``.
 
@@ -283,6 +285,7 @@ def transitivity(
         finetune_classes: Classes of a fine-tuned model: 3 (``SYN, HYP, OTHER``) or 4 (CogALex-VI's ``SYN, ANT,
             HYP, RANDOM``, as in the shared task). A model name ending in ``-ft`` is its base fine-tuned (the
             report keeps the ``-ft`` name), whatever ``finetune`` says.
+        head_C, head_class_weight: A logistic head's C and class weights (``"balanced"``; ``""``/None: none).
     """
     if finetune_classes not in (3, 4):
         raise ValueError(f"finetune_classes must be 3 or 4, got {finetune_classes}")
@@ -293,20 +296,9 @@ def transitivity(
         base, finetune = name[: -len(FINETUNE_SUFFIX)], True
 
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str) -> PairModel:
-        return pair_model(
-            base,
-            train,
-            test,
-            how=how,
-            head=head_kind,
-            seed=seed,
-            device=device,
-            epochs=epochs,
-            batch_size=batch_size,
-            lr=lr,
-            pooling=pooling,
-            classes=classes,
-        )
+        fit: dict[str, Any] = dict(epochs=epochs, batch_size=batch_size, lr=lr, pooling=pooling, classes=classes)
+        heads: dict[str, Any] = dict(C=head_C, class_weight=head_class_weight or None)
+        return pair_model(base, train, test, how=how, head=head_kind, seed=seed, device=device, **fit, **heads)
 
     shared = None
     seconds: dict[str, float] = {}

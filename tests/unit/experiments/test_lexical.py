@@ -175,6 +175,12 @@ def test_frozen_heads_end_to_end_with_a_stub_encoder():
         assert mats[rel][0, 1] == (probs[rel][0] > 0.5)
     scores = L.evaluate_heads(model, test)
     assert list(scores.index) == ["syn", "hyp"] and scores["pairs"].tolist() == [6, 6]
+    # notebook 03's head_C / head_class_weight reach every logistic head (and its cache key)
+    weighted = L.train_frozen_heads(Stub(), train, test, seed=0, use_cache=False, C=0.1, class_weight="balanced")
+    for rel in L.RELATIONS:
+        assert weighted.heads[rel].training.settings["C"] == 0.1
+        assert weighted.heads[rel].training.settings["class_weight"] == "balanced"
+        assert weighted.heads[rel].training.key != model.heads[rel].training.key
 
 
 def test_finetuned_pair_classifier_runs_and_is_seeded(tiny_bert_dir):
