@@ -144,8 +144,8 @@ def coverage_note(model: str, summary: dict[str, Any], what: str = "texts", fate
 
     Example:
         >>> coverage_note("glove-50d", coverage_summary(token_counts([[0, 1], [0, None], [None], []])))
-        'glove-50d: 2 of 4 texts have no known word (skipped); 1 (25.0%) have some unknown words (the mean of \
-the known ones); 60.0% of the tokens have a vector.'
+        'glove-50d: 2 of 4 texts have no known word (skipped); 1 (25.00%) have some unknown words (the mean of \
+the known ones); 60.00% of the tokens have a vector.'
         >>> coverage_note("minilm", coverage_summary(None, 3))
         'minilm: a vector for every one of the 3 texts (no fixed vocabulary of words).'
     """
@@ -155,9 +155,22 @@ the known ones); 60.0% of the tokens have a vector.'
     share = summary["partial"] / n if n else float("nan")
     return (
         f"{model}: {summary['skipped']:,} of {n:,} {what} have no known word ({fate}); {summary['partial']:,} "
-        f"({share:.1%}) have some unknown words (the mean of the known ones); "
-        f"{summary['token_coverage']:.1%} of the tokens have a vector."
+        f"({_percent(share)}) have some unknown words (the mean of the known ones); "
+        f"{_percent(summary['token_coverage'])} of the tokens have a vector."
     )
+
+
+def _percent(x: float) -> str:
+    """A share as a percentage that never reads 0% or 100% unless it is exactly that.
+
+    Example:
+        >>> [_percent(x) for x in (0.0, 0.00004, 0.4, 0.99996, 1.0)]
+        ['0%', '<0.01%', '40.00%', '>99.99%', '100%']
+    """
+    if x in (0.0, 1.0):
+        return f"{x:.0%}"
+    text = f"{x:.2%}"
+    return {"0.00%": "<0.01%", "100.00%": ">99.99%"}.get(text, text)
 
 
 __all__ = [

@@ -48,8 +48,8 @@ def test_static_vectors_average_the_known_words_and_give_nan_without_any(tmp_pat
         "oov/token_coverage/train": 5 / 9,
     }
     assert coverage_note("vecs", summary) == (
-        "vecs: 2 of 5 texts have no known word (skipped); 2 (40.0%) have some unknown words (the mean of the "
-        "known ones); 55.6% of the tokens have a vector."
+        "vecs: 2 of 5 texts have no known word (skipped); 2 (40.00%) have some unknown words (the mean of the "
+        "known ones); 55.56% of the tokens have a vector."
     )
 
 
