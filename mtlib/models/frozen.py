@@ -74,7 +74,8 @@ class HeadClassifier(Model):
         encoder: The frozen model (its ``embed`` is cached on disk).
         head: A :class:`~mtlib.models.heads.LinearHead` or :class:`~mtlib.models.heads.MLPHead`.
         shares: The training labels' class shares ``(k,)``: the probabilities of an input with no vector.
-        fallbacks: Inputs predicted so far without a vector (given :attr:`shares`).
+        fallbacks: Inputs predicted by this object so far without a vector (given :attr:`shares`), the
+            held-out evaluation right after training included.
     """
 
     kind = "head-classifier"
