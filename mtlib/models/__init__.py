@@ -24,7 +24,7 @@ from __future__ import annotations
 # ruff: noqa: I001 (the imports go by dependency level, lowest first, not by name)
 # level 0: the registry, resolution and what every model is
 from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, register
-from mtlib.models.resolve import Resolved, available, folder_kind, resolve
+from mtlib.models.resolve import Resolved, folder_kind, registered, resolve
 from mtlib.models.base import Features, Model, label_position, log_odds, masked_mean, softmax
 from mtlib.models.identity import file_digest, model_identity
 from mtlib.models.spans import SpanRequest, find_substring, substring_token_mask
@@ -56,6 +56,7 @@ from mtlib.models.native import NativeClassifier
 from mtlib.models.frozen import HeadClassifier, frozen_features
 from mtlib.models.tuned import FineTunedClassifier
 from mtlib.models.factory import classifier
+from mtlib.models.catalog import available
 
 __all__ = [
     "ADAPTERS",
@@ -98,6 +99,7 @@ __all__ = [
     "model_identity",
     "pair_features",
     "register",
+    "registered",
     "resolve",
     "softmax",
     "substring_token_mask",

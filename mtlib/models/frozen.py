@@ -4,6 +4,13 @@ Intuition: a sentence encoder's cached ``embed`` gives the features once
 (pairs: ``[u, v, |u - v|, u * v]``); a logistic-regression or MLP head
 (:mod:`mtlib.models.heads`) learns the task on them. Training is cheap and
 cached: a rerun reloads the head's arrays instead of fitting it again.
+
+Inputs with no vector (static word vectors that know none of their words,
+:mod:`mtlib.models.oov`) never stop a run: training skips them and counts them
+(``training.n_skipped``); a prediction for one is the training class shares,
+i.e. the majority class (a tie between equal shares stays a tie), counted in
+:attr:`HeadClassifier.fallbacks`. :func:`mtlib.models.oov.coverage_summary`
+counts them before any prediction.
 """
 
 from __future__ import annotations
@@ -17,34 +24,28 @@ import numpy as np
 from mtlib.models.base import Model
 from mtlib.models.heads import LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 from mtlib.models.labelled import Task
+from mtlib.models.oov import known_rows
 from mtlib.models.settings import ClassifierSettings, Training, json_safe
 from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
 
-__all__ = ["HeadClassifier", "fit_head", "frozen_features", "head_classifier"]
+__all__ = ["HeadClassifier", "class_shares", "fit_head", "frozen_features", "head_classifier"]
 
 
 def frozen_features(model: Model, texts: list[str], pairs: list[str] | None) -> np.ndarray:
     """Head input from a frozen model's cached ``embed``: ``(n, d)``, or ``[u, v, |u-v|, u*v]`` ``(n, 4d)`` for pairs.
 
+    An input with no vector (static word vectors that know none of its words; for pairs, either side)
+    is a row of NaN (:mod:`mtlib.models.oov`): :func:`fit_head` skips and counts it, and
+    :class:`HeadClassifier` answers the training class shares for it.
+
     Raises:
-        ValueError: a text has no embedding (out-of-vocabulary words of static
-            vectors), naming the model, the text and the words.
+        ValueError: a model gives infinite features, naming the model and the first such text.
     """
     if pairs is None:
         X = np.asarray(model.embed(texts), dtype=np.float32)
     else:
         E = np.asarray(model.embed(texts + pairs), dtype=np.float32)  # one call; each unique text once
         X = pair_features(E[: len(texts)], E[len(texts) :])
-    bad: Any = np.flatnonzero(np.isnan(X).any(axis=1)) if len(X) else []
-    if len(bad):
-        i = int(bad[0])
-        words: Any = getattr(model, "missing_words", lambda t: {})
-        missing: dict[str, list[str]] = words([texts[i]] + ([pairs[i]] if pairs else []))
-        raise ValueError(
-            f"{model.name} has no vector for {len(bad)} input(s), e.g. {texts[i]!r} (missing words: "
-            f"{sorted({w for ws in missing.values() for w in ws})}); drop those inputs or use a "
-            "model with word pieces such as 'minilm'"
-        )
     infinite: Any = np.flatnonzero(np.isinf(X).any(axis=1)) if len(X) else []
     if len(infinite):
         i = int(infinite[0])
@@ -55,27 +56,51 @@ def frozen_features(model: Model, texts: list[str], pairs: list[str] | None) -> 
     return X
 
 
+def class_shares(y: np.ndarray, k: int) -> np.ndarray:
+    """Share of each class among training labels ``y`` (class indices), ``(k,)``: the answer without features.
+
+    Example:
+        >>> class_shares(np.array([0, 1, 1, 1]), 2)
+        array([0.25, 0.75])
+    """
+    y = np.asarray(y, dtype=np.int64)
+    return np.bincount(y, minlength=k)[:k] / max(len(y), 1)
+
+
 class HeadClassifier(Model):
     """A frozen encoder and a trained head on its (cached) sentence embeddings.
 
     Attributes:
         encoder: The frozen model (its ``embed`` is cached on disk).
         head: A :class:`~mtlib.models.heads.LinearHead` or :class:`~mtlib.models.heads.MLPHead`.
+        shares: The training labels' class shares ``(k,)``: the probabilities of an input with no vector.
+        fallbacks: Inputs predicted by this object so far without a vector (given :attr:`shares`), the
+            held-out evaluation right after training included.
     """
 
     kind = "head-classifier"
 
-    def __init__(self, encoder: Model, head: LinearHead | MLPHead, labels: Sequence[Any], training: Training) -> None:
+    def __init__(
+        self,
+        encoder: Model,
+        head: LinearHead | MLPHead,
+        labels: Sequence[Any],
+        training: Training,
+        shares: np.ndarray | None = None,
+    ) -> None:
         super().__init__(
             f"{encoder.name}+{head.kind}", f"{encoder.identity}+head:{training.key}", encoder.device, False
         )
         self.encoder, self.head, self.labels, self.training = encoder, head, list(labels), training
+        k = len(self.labels)
+        self.shares = np.full(k, 1.0 / max(k, 1)) if shares is None else np.asarray(shares, dtype=np.float64)
+        self.fallbacks = 0
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.encoder.embed(texts)
 
     def features(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
-        """The head's input: embeddings ``(n, d)``, or pair features ``(n, 4d)``."""
+        """The head's input: embeddings ``(n, d)``, or pair features ``(n, 4d)``; NaN rows have no vector."""
         return frozen_features(self.encoder, list(texts), list(text_pairs) if text_pairs is not None else None)
 
     def _check_pairs(self, text_pairs: Sequence[str] | None) -> None:
@@ -83,15 +108,26 @@ class HeadClassifier(Model):
             trained = "text pairs" if self.training.settings["pairs"] else "single texts"
             raise ValueError(f"{self.name} was trained on {trained}; call it the same way")
 
-    def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+    def _predict(self, texts: Sequence[str], text_pairs: Sequence[str] | None, logits: bool) -> np.ndarray:
+        """Head output per input; an input with no vector gets the class shares (or their log)."""
         self._check_pairs(text_pairs)
         texts = list(texts)
-        return self.head.predict_proba(self.features(texts, text_pairs)) if texts else np.zeros((0, len(self.labels)))
+        if not texts:
+            return np.zeros((0, len(self.labels)))
+        X = self.features(texts, text_pairs)
+        ok = known_rows(X)
+        fill = np.log(np.clip(self.shares, 1e-300, None)) if logits else self.shares
+        out = np.tile(fill, (len(X), 1))
+        if ok.any():
+            out[ok] = self.head.logits(X[ok]) if logits else self.head.predict_proba(X[ok])
+        self.fallbacks += int((~ok).sum())
+        return out
+
+    def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
+        return self._predict(texts, text_pairs, logits=False)
 
     def logits(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
-        self._check_pairs(text_pairs)
-        texts = list(texts)
-        return self.head.logits(self.features(texts, text_pairs)) if texts else np.zeros((0, len(self.labels)))
+        return self._predict(texts, text_pairs, logits=True)
 
     def linear_parts(self, label: Any) -> tuple[np.ndarray, float] | None:
         """Raw-feature weights and bias of ``label``'s logit when the head is binary and linear, else None."""
@@ -100,9 +136,31 @@ class HeadClassifier(Model):
 
 def fit_head(
     model: Model, data: dict[str, Any], s: dict[str, Any], device: str, init: MLPHead | None = None
-) -> tuple[LinearHead | MLPHead, list[float]]:
-    """Fit a fresh head (or continue ``init``) on the training part's frozen features; ``(head, losses)``."""
+) -> tuple[LinearHead | MLPHead, list[float], int]:
+    """Fit a fresh head (or continue ``init``) on the training part's frozen features; ``(head, losses, skipped)``.
+
+    Training inputs with no vector are skipped; ``skipped`` counts them.
+
+    Raises:
+        ValueError: no training input has a vector, or skipping left a class of a linear head without example.
+    """
     X = frozen_features(model, data["texts"], data["pairs"])
+    y = np.asarray(data["y"])
+    ok = known_rows(X)
+    skipped = int((~ok).sum())
+    if skipped:
+        if not ok.any():
+            raise ValueError(
+                f"{model.name} has no vector for any of the {len(X)} training inputs (none of their words is "
+                "known): nothing to train a head on; use a model with word pieces such as 'minilm'"
+            )
+        X, y = X[ok], y[ok]
+        lost = sorted(set(range(int(data["k"]))) - set(y.tolist()))
+        if lost and s["head"] != "mlp" and init is None:
+            raise ValueError(
+                f"{model.name}: after skipping {skipped} training input(s) with no vector, class index(es) "
+                f"{lost} have no example left for the linear head; add examples of them or use another model"
+            )
     if s["head"] == "mlp":
         params: dict[str, Any] = {
             "hidden": tuple(s["hidden"]),
@@ -115,9 +173,9 @@ def fit_head(
         params = {k: s[k] for k in ("C", "class_weight") if k in s}
     head = make_head(s["head"], s["seed"], **params)
     if isinstance(head, MLPHead):
-        head.fit(X, data["y"], data["k"], init=init)
-        return head, head.losses
-    return head.fit(X, data["y"]), []
+        head.fit(X, y, data["k"], init=init)
+        return head, head.losses, skipped
+    return head.fit(X, y), [], skipped
 
 
 def head_classifier(
@@ -126,10 +184,11 @@ def head_classifier(
     """A head on ``base``'s frozen features: reloaded from the cache entry ``key``, else trained and stored."""
     folder = folder_of(key)
     record = read_entry(folder) if s.use_cache else None
+    shares = class_shares(task.data["y"], len(task.classes))
     if record is not None:
         loaded = load_head(folder)
         if loaded is not None:
-            return HeadClassifier(base, loaded[0], task.classes, cached_training(record))
+            return HeadClassifier(base, loaded[0], task.classes, cached_training(record), shares)
     start = time.perf_counter()
     held = task.held
     # every input's features in one embed call (then cached): the same batches as one call
@@ -149,8 +208,9 @@ def head_classifier(
         key,
     )
     init = s.init.head if isinstance(s.init, HeadClassifier) and isinstance(s.init.head, MLPHead) else None
-    est, training.train_log = fit_head(base, task.data, settings, device, init)
-    clf = HeadClassifier(base, est, task.classes, training)
+    est, training.train_log, training.n_skipped = fit_head(base, task.data, settings, device, init)
+    training.n_train -= training.n_skipped
+    clf = HeadClassifier(base, est, task.classes, training, shares)
     training.seconds = time.perf_counter() - start
     evaluate(clf, training, held)
     if s.use_cache:

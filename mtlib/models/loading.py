@@ -37,7 +37,7 @@ def load(name_or_path: str, device: str = "auto", *, use_cache: bool = True, all
 
     Args:
         name_or_path: ``"minilm"``, ``"minilm-static"``, ``"vader"``,
-            ``"glove-50d"``, any name of :func:`~mtlib.models.resolve.available`, a hub id
+            ``"glove-50d"``, any name of :func:`~mtlib.models.resolve.registered`, a hub id
             (``"org/model"``), a local Hugging Face / sentence-transformers
             folder, or a word2vec/GloVe file.
         device: ``"auto"`` (cuda, then mps, then cpu), or an explicit device.

@@ -364,8 +364,9 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
     )
 
 
-def available() -> pd.DataFrame:
-    """The registry as a table: name, kind, source, where it resolves now.
+def registered() -> pd.DataFrame:
+    """The registry as a table: name, kind, source, where it resolves now (:func:`mtlib.models.available`
+    adds the trained classifiers of the cache).
 
     The ``resolves`` column says how :func:`mtlib.models.load` would find the
     weights now without downloading: ``"packaged"``, ``"hf-cache"``,
@@ -398,5 +399,5 @@ __all__ = [
     "offline_status",
     "resolve_file",
     "resolve",
-    "available",
+    "registered",
 ]

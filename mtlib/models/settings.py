@@ -151,6 +151,8 @@ class Training:
         n_train, n_heldout: Examples trained on and evaluated on.
         key: The cache key.
         seconds: Time to train (0 when reloaded).
+        n_skipped: Training examples left out because the frozen encoder has no vector for them
+            (static word vectors that know none of their words; :mod:`mtlib.models.oov`).
     """
 
     how: str
@@ -165,6 +167,7 @@ class Training:
     n_heldout: int = 0
     key: str = ""
     seconds: float = 0.0
+    n_skipped: int = 0
 
 
 def resolved_hyper(how: str, s: ClassifierSettings, kind: str) -> tuple[int, float, int]:

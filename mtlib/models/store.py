@@ -11,18 +11,30 @@ reloaded is recorded in its :class:`~mtlib.models.settings.Training`
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from mtlib.models.base import Model
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.settings import Training, json_safe
 from mtlib.utils.cache import cache_root, read_record, stable_hash, write_record
 
-__all__ = ["cache_key", "cached_training", "evaluate", "folder_of", "memo", "read_entry", "remember", "write_entry"]
+__all__ = [
+    "cache_key",
+    "cached_training",
+    "evaluate",
+    "folder_of",
+    "memo",
+    "read_entry",
+    "remember",
+    "trained_models",
+    "write_entry",
+]
 
 #: Classifiers built in this process, by cache key (cleared by tests to act as a new process).
 _MEMO: dict[str, Model] = {}
@@ -81,3 +93,59 @@ def evaluate(clf: Model, training: Training, held: dict[str, Any] | None) -> Non
     predicted = np.asarray(clf.classify(held["texts"], held["pairs"])).argmax(1)
     training.heldout_accuracy = float(np.mean(predicted == held["y"]))
     training.majority_baseline = majority_baseline(held["y"])
+
+
+def _trained_on(training: dict[str, Any], labels: list[Any]) -> str:
+    """What a stored classifier was trained on, from its record (counts, labels, held-out accuracy)."""
+    settings = training.get("settings") or {}
+    what = "text pairs" if settings.get("pairs") else "texts"
+    text = f"{training.get('n_train', '?')} {what}, labels {labels}"
+    if training.get("n_skipped"):
+        text += f" ({training['n_skipped']} skipped: no vector)"
+    if training.get("n_heldout"):
+        text += f"; {training['n_heldout']} held out"
+    if training.get("heldout_accuracy") is not None:
+        text += f", held-out accuracy {training['heldout_accuracy']:.3f}"
+    return text
+
+
+def trained_models() -> pd.DataFrame:
+    """Classifiers trained by :func:`mtlib.models.classifier` and stored in the cache (``how="head"``, ``"finetune"``).
+
+    Read from each entry's ``classifier.json`` (its record checksum checked; weights are not read, so
+    listing is fast; an unreadable or damaged entry is left out). One row per entry, indexed by
+    ``<model>+<head>#<key prefix>`` (``<model>+finetuned#...`` for a fine-tuned network) with the columns of
+    :func:`mtlib.models.resolve.registered` plus ``trained`` (True), ``trained_on`` (examples, labels, held-out
+    accuracy, as the record has them) and ``cache_key``. Get one back by asking :func:`mtlib.models.classifier`
+    for the same model, data and settings: it reloads instead of training.
+    """
+    rows = []
+    root = cache_root() / "classifiers"
+    for path in sorted(root.glob("*/classifier.json")) if root.is_dir() else []:
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            claimed = body.pop("record_sha256")
+            if stable_hash(body, 64) != claimed:
+                continue
+            training, model = dict(body["training"]), str(body["model"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        how, head = training.get("how", "?"), training.get("head", "?")
+        tuned = how == "finetune"
+        rows.append(
+            {
+                "name": f"{model}+{'finetuned' if tuned else head}#{path.parent.name[:8]}",
+                "kind": "finetuned-classifier" if tuned else "head-classifier",
+                "source": model,
+                "resolves": "trained",
+                "used_in": "",
+                "description": f"{model} fine-tuned (head: {head})"
+                if tuned
+                else f"{head} head on frozen {model} features",
+                "trained": True,
+                "trained_on": _trained_on(training, list(body.get("labels") or [])),
+                "cache_key": path.parent.name,
+            }
+        )
+    columns = ["kind", "source", "resolves", "used_in", "description", "trained", "trained_on", "cache_key"]
+    return pd.DataFrame(rows, columns=["name", *columns]).set_index("name")

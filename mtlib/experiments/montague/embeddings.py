@@ -24,8 +24,10 @@ class EmbeddingTable:
 
     Args:
         texts: Unique texts, shape ``(T,)``.
-        vectors: Their embeddings, shape ``(T, d)``; rows with NaN (a word
-            missing from a static model's vocabulary) are marked invalid.
+        vectors: Their embeddings, shape ``(T, d)``; rows with NaN (a text none of
+            whose words a static model knows) are marked invalid. A phrase with one
+            unknown word has a vector (the mean of the known words): the tests also
+            require every word of a phrase to have one.
     """
 
     def __init__(self, texts: Sequence[str], vectors: np.ndarray) -> None:

@@ -107,7 +107,10 @@ def intersective_pairs(table: EmbeddingTable, phrase_set: PhraseSet) -> pd.DataF
     unit = table.unit[an_rows]  # (A, N, d)
     dist = 1.0 - np.einsum("and,amd->anm", unit, unit)  # (A, N, N)
     pair_d = dist[:, iu[0], iu[1]]  # (A, P)
-    valid = table.valid[an_rows]
+    # a phrase counts only when its words have vectors too: a static model gives "red car" the vector of
+    # "car" when it does not know "red" (the mean of the known words), which is not the phrase
+    adj_ok, noun_ok = table.valid[table.rows(adjs["word"].to_numpy(dtype=object))], table.valid[table.rows(nouns)]
+    valid = table.valid[an_rows] & adj_ok[:, None] & noun_ok[None, :]
     pair_ok = valid[:, iu[0]] & valid[:, iu[1]]  # (A, P)
     a1, a2 = np.nonzero(~np.eye(len(adjs), dtype=bool))
     ok = pair_ok[a1] & pair_ok[a2]  # (A(A-1), P)

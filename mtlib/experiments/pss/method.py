@@ -6,6 +6,12 @@ frozen encoder, ``FT``: fine-tuned). :func:`run_settings` trains each through
 the classifier factory (:func:`mtlib.models.classifier`), frozen features
 shared by both heads and every seed, and :func:`evaluate_setting` scores it
 on the test sentences and the cleaned pairs.
+
+Texts an encoder has no vector for (static word vectors that know none of their
+words) never stop a run: the heads skip such training sentences, and answer
+the training class shares (the majority class) for such test sentences and pair
+sides (:mod:`mtlib.models.frozen`). :func:`coverage` counts them per part, once
+per encoder, into each FB outcome's ``info["oov"]``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from mtlib.experiments.pss.checks import check_names, check_text_columns
 from mtlib.experiments.pss.scoring import ABSTAIN, _binary, prediction_table, pss
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import HEADS
+from mtlib.models.oov import coverage_summary, model_token_counts
 from mtlib.relations.errors import check_frame, check_seeds, refuse
 from mtlib.utils.threads import cpu_threads, limit_threads
 
@@ -36,8 +43,17 @@ __all__ = [
     "positive_column",
     "predict_labels",
     "evaluate_setting",
+    "coverage",
+    "OOV_PARTS",
     "run_settings",
 ]
+
+#: The parts of a run whose coverage by a frozen encoder is counted, and what happens to a text with no vector.
+OOV_PARTS = {
+    "train": ("training sentences", "skipped by the heads"),
+    "test": ("test sentences", "given the training majority class"),
+    "pairs": ("pair sides", "given the training majority class"),
+}
 
 #: Head names: mtlib's (``mtlib.models.classifier``) to the paper's "Final Layers".
 FINAL_LAYERS = {"linear": "Linear", "mlp": "DNN", "native": "native"}
@@ -197,6 +213,19 @@ def evaluate_setting(
     return Outcome(setting, seed, pred[:n_test] == y, table, majority, info)
 
 
+def coverage(encoder: Any, train: pd.DataFrame, test: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """How much of each part an encoder covers (:func:`mtlib.models.oov.coverage_summary`), by :data:`OOV_PARTS`.
+
+    ``pairs`` counts sources and rewrites (two texts a pair). A model without a vocabulary covers everything.
+    """
+    parts = {
+        "train": list(train["text"]),
+        "test": list(test["text"]),
+        "pairs": [*pairs["source"], *pairs["rewrite"]],
+    }
+    return {part: coverage_summary(model_token_counts(encoder, texts), len(texts)) for part, texts in parts.items()}
+
+
 def _check_run_inputs(
     grid: Any, train: Any, test: Any, pairs: Any, seeds: Any, finetune_train: Any, device: Any
 ) -> None:
@@ -265,6 +294,7 @@ def run_settings(
     fit: Callable[..., Any] = models.classifier if classifier is None else classifier
     outcomes = []
     warm: set[str] = set()  # encoders whose frozen features are in the cache
+    oov: dict[str, dict[str, dict[str, Any]]] = {}  # per encoder, its coverage of each part
     for setting in grid:
         for seed in [None] if setting.mode == "native" else seeds:
             t0 = time.perf_counter()
@@ -288,6 +318,8 @@ def run_settings(
                         **kw,
                     )
                 warm.add(setting.encoder)
+                if setting.encoder not in oov:
+                    oov[setting.encoder] = coverage(getattr(model, "encoder", model), train, test, pairs)
             else:
                 kw = {"hidden": DNN_HIDDEN} if setting.head == "mlp" else {}
                 kw.update((finetune_settings or {}).get(setting.encoder, {}))
@@ -302,6 +334,8 @@ def run_settings(
                 )
             out = evaluate_setting(model, setting, test, pairs, seed=seed)
             out.info["seconds"] = time.perf_counter() - t0
+            if setting.mode == "FB":
+                out.info["oov"] = oov[setting.encoder]
             outcomes.append(out)
             if log:
                 log(

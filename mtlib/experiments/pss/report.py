@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.experiments.pss.figures import pss_vs_accuracy, table1_bars
-from mtlib.experiments.pss.method import Outcome, Setting, run_settings
+from mtlib.experiments.pss.method import OOV_PARTS, Outcome, Setting, run_settings
 from mtlib.experiments.pss.tables import (
     by_direction,
     direction_tests,
@@ -25,6 +25,7 @@ from mtlib.experiments.pss.tables import (
     table1,
     table1_layout,
 )
+from mtlib.models.oov import coverage_metrics, coverage_note
 from mtlib.relations.errors import check_count, refuse
 
 __all__ = ["ModelReport", "PSSReport", "polarity_sensitivity", "report_from", "conclusions"]
@@ -39,7 +40,11 @@ class ModelReport:
     ``majority_baseline/<group>``, ``pss_ci/<group>``, ``accuracy_ci/<group>``
     (seed means and 95% intervals), ``pss/<group>/seed<k>`` and
     ``accuracy/<group>/seed<k>``, ``pss_direction/<group>/<direction>``,
-    ``mcnemar_p/<comparison>/<group>/seed<k>`` and ``train_seconds``.
+    ``mcnemar_p/<comparison>/<group>/seed<k>`` and ``train_seconds``; for an encoder with frozen-feature
+    (FB) settings, per part (``train``, ``test``, ``pairs``: :data:`~mtlib.experiments.pss.method.OOV_PARTS`)
+    ``oov/skipped/<part>`` (texts with no vector: skipped in training, the majority class when scored),
+    ``oov/partial/<part>`` (texts with some unknown words) and ``oov/token_coverage/<part>`` (the share of
+    tokens with a vector; 1.0 for a model without vocabulary).
     """
 
     model: str
@@ -78,8 +83,22 @@ class ModelReport:
                 for r in self.tests.itertuples()
             }
         )
+        for part, summary in self.coverage.items():
+            out.update(coverage_metrics(summary, part))
         out["train_seconds"] = float(sum(o.info.get("seconds", 0.0) for o in self.outcomes))
         return out
+
+    @property
+    def coverage(self) -> dict[str, dict[str, Any]]:
+        """Per part, the encoder's coverage (:func:`mtlib.experiments.pss.coverage`); empty without FB settings."""
+        return next((o.info["oov"] for o in self.outcomes if "oov" in o.info), {})
+
+    def coverage_notes(self) -> list[str]:
+        """One sentence per part: texts without a vector, what happened to them, and the coverage rate."""
+        return [
+            coverage_note(self.model, summary, *OOV_PARTS.get(part, (part, "skipped")))
+            for part, summary in self.coverage.items()
+        ]
 
 
 @dataclass
@@ -123,6 +142,10 @@ class PSSReport:
         return d.pivot(index="setting", columns="direction", values="pss").join(
             d.groupby("setting")["n_pairs"].sum().rename("pairs")
         )
+
+    def coverage_notes(self) -> list[str]:
+        """What each frozen encoder had no vector for, part by part (:meth:`ModelReport.coverage_notes`)."""
+        return [line for part in self.models.values() for line in part.coverage_notes()]
 
     def metrics(self) -> dict[str, Any]:
         """Run-level counts: ``n_settings`` and ``n_runs`` (settings x seeds, native models once)."""

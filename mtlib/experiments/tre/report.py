@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from mtlib.experiments.tre.correlation import _paper_rows, spearman_ci, table2, 
 from mtlib.experiments.tre.encoding import build_vocabulary
 from mtlib.experiments.tre.fit import TREModel, tre_by_split
 from mtlib.experiments.tre.scores import find_paper_examples, tree_scores
+from mtlib.models.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
 
 
 def sensitivity(
@@ -171,7 +172,11 @@ class TREReport:
     ``heldout_with_unseen``, ``fit_overlap_heldout``, ``tre_mean_all_seen/heldout``, and per split
     (``train``, ``heldout``) ``spearman_tre_wns/<split>``,
     ``spearman_tre_ti/<split>``, ``partial_spearman_tre_wns/<split>``,
-    ``spearman_tre_wns_p/<split>``; ``fit_seconds``.
+    ``spearman_tre_wns_p/<split>``; ``fit_seconds``; the encoder's coverage of the scored sentences
+    ``oov/skipped/sentences`` (no known word: no vector, left out as ``no target``),
+    ``oov/partial/sentences`` (some unknown words: the mean of the known ones) and
+    ``oov/token_coverage/sentences`` (share of tokens with a vector; 1.0 for a model without vocabulary),
+    and the same with ``/fit_only`` for the fit-only sentences when there are any.
 
     ``fit_overlap_heldout`` counts held-out sentences that are also in the fit-only sentences
     (``fit_path``, same text): the fit saw them, so their TRE is not out of sample. It is detected,
@@ -188,6 +193,7 @@ class TREReport:
             ``fit_overlap_heldout``: held-out sentences also in ``fit_path``, 0 on the train row).
         settings: The fit's settings (``composition``, ``steps``, ``heldout_fraction`` ...).
         seconds: Duration of the fit.
+        coverage: Per part (``sentences``, ``fit_only``), :func:`mtlib.models.oov.coverage_summary`.
     """
 
     model: str
@@ -198,6 +204,7 @@ class TREReport:
     table: pd.DataFrame
     settings: dict[str, Any]
     seconds: float = 0.0
+    coverage: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def split(self) -> str:
@@ -231,8 +238,15 @@ class TREReport:
                     f"spearman_tre_wns_p/{r.split}": r.p_value,
                 }
             )
+        for part, summary in self.coverage.items():
+            out.update(coverage_metrics(summary, part))
         out["fit_seconds"] = self.seconds
         return out
+
+    def coverage_notes(self) -> list[str]:
+        """One sentence per part: sentences the encoder has no vector for (left out) and its coverage rate."""
+        what = {"sentences": ("sentences", "no target: left out"), "fit_only": ("fit-only sentences", "left out")}
+        return [coverage_note(self.model, c, *what.get(p, (p, "left out"))) for p, c in self.coverage.items()]
 
     def fit_overlap_heldout(self) -> int:
         """Held-out sentences whose text is also among the fit-only sentences (``fit_path``)."""
@@ -251,7 +265,7 @@ class TREReport:
             f"{f.loc[f['split'] == 'heldout', 'tre'].mean():.5f}, held-out with every word seen "
             f"{seen.mean():.5f} (n={len(seen)}); final training loss "
             f"{self.fit.losses[-1] if len(self.fit.losses) else float('nan'):.4f}; fit {self.seconds:.1f} s"
-            f"{caution}"
+            f"{caution}" + "".join(f"\n{line}" for line in self.coverage_notes())
         )
 
 
@@ -279,8 +293,12 @@ def tree_reconstruction(
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
     encoder = models.load(model, device=device) if isinstance(model, str) else model
-    targets = encoder.embed(list(truth.scores["text"]))
-    extra_targets = encoder.embed([t.sentence for t in truth.extra])
+    texts, extra_texts = list(truth.scores["text"]), [t.sentence for t in truth.extra]
+    targets = encoder.embed(texts)
+    extra_targets = encoder.embed(extra_texts)
+    coverage = {"sentences": coverage_summary(model_token_counts(encoder, texts), len(texts))}
+    if extra_texts:
+        coverage["fit_only"] = coverage_summary(model_token_counts(encoder, extra_texts), len(extra_texts))
     t0 = time.perf_counter()
     per, fit = tre_by_split(
         truth.trees, targets, seed=seed, extra_trees=truth.extra, extra_targets=extra_targets, device=device, **settings
@@ -300,6 +318,7 @@ def tree_reconstruction(
         table,
         {**settings, "device": device, "seed": seed},
         seconds,
+        coverage,
     )
 
 

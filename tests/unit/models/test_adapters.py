@@ -82,9 +82,10 @@ def test_packaged_glove_50d_is_the_full_vocabulary_and_behaves_like_glove():
     assert cos(E[0], E[1]) > 0.7
     assert cos(E[2], E[3]) > cos(E[2], E[4])
     np.testing.assert_array_equal(E[2], E[5])  # lower-cased lookups
-    out = glove.embed(["red dog", "red qwzxv"])
+    out = glove.embed(["red dog", "red qwzxv", "qwzxv"])
     np.testing.assert_allclose(out[0], glove.vectors[[glove.vocab["red"], glove.vocab["dog"]]].mean(0), rtol=1e-6)
-    assert np.isnan(out[1]).all() and glove.missing_words(["red qwzxv"]) == {"red qwzxv": ["qwzxv"]}
+    np.testing.assert_array_equal(out[1], glove.vectors[glove.vocab["red"]])  # the known word alone
+    assert np.isnan(out[2]).all() and glove.missing_words(["red qwzxv"]) == {"red qwzxv": ["qwzxv"]}
 
 
 def test_available_lists_the_real_offline_models_and_the_paper_checkpoints():

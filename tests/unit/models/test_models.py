@@ -209,10 +209,14 @@ def test_gensim_vectors_from_a_file_path(tmp_path, header):
     path = tmp_path / ("vectors.txt")
     path.write_text(("3 3\n" if header else "") + "\n".join(lines) + "\n")
     model = models.load(str(path))
-    out = model.embed(["red dog", "red unicorn"])
+    out = model.embed(["red dog", "red unicorn", "pink unicorn"])
     np.testing.assert_allclose(out[0], [0.5, 0.5, 0.0])
-    assert np.isnan(out[1]).all()
+    np.testing.assert_allclose(out[1], [1.0, 0.0, 0.0])  # the mean of the known words
+    assert np.isnan(out[2]).all()  # no known word: no vector
     assert model.missing_words(["red unicorn", "big dog"]) == {"red unicorn": ["unicorn"]}
+    np.testing.assert_array_equal(
+        model.token_counts(["red dog", "red unicorn", "pink unicorn"]), [[2, 2], [1, 2], [0, 2]]
+    )
 
 
 def test_auto_device_is_cpu_without_a_gpu_and_cuda_is_refused():
