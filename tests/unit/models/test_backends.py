@@ -141,3 +141,12 @@ def test_an_unknown_backend_is_a_clear_error(tiny_bert_dir, cache, monkeypatch):
     monkeypatch.setenv(BACKEND_ENV, "cuda")
     with pytest.raises(ValueError, match=rf"\${BACKEND_ENV}='cuda': expected one of torch, onnx"):
         models.load(str(tiny_bert_dir), device="cpu")
+
+
+def test_a_head_on_onnx_embeddings_is_cached_apart_from_one_on_torch(tiny_bert_dir, cache):
+    texts = [*SENTENCES, *(s.lower() for s in SENTENCES), *(s.upper() for s in SENTENCES)]
+    train = (texts, ["pos" if i % 2 else "neg" for i in range(len(texts))])
+    on_torch = models.classifier(_build(tiny_bert_dir, "torch"), train, how="head")
+    on_onnx = models.classifier(_build(tiny_bert_dir, "onnx"), train, how="head")
+    assert on_onnx.training.key != on_torch.training.key and not on_onnx.training.from_cache
+    assert on_onnx.training.settings["backend"] == "onnx" and "backend" not in on_torch.training.settings
