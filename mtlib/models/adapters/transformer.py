@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models.backends import BACKENDS, OnnxEncoder, onnx_encoder, resolve_backend
+from mtlib.models.backends import BACKENDS, ONNX_MAX_TOKENS, OnnxEncoder, onnx_encoder, resolve_backend
 from mtlib.models.base import Features, Model, masked_mean, softmax
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved
@@ -112,12 +112,14 @@ class TransformerModel(Model):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
 
+        budget = ONNX_MAX_TOKENS if self.backend == "onnx" else self.max_tokens  # the graph runs on the CPU
+
         def compute(batch_texts: list[str]) -> np.ndarray:
             return run_batched(
                 batch_texts,
                 self._embed_batch,
                 lengths=self._lengths(batch_texts),
-                max_tokens=self.max_tokens,
+                max_tokens=budget,
                 show_progress=False,
             )
 
