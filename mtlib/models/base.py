@@ -106,10 +106,15 @@ class Model:
         kind: Adapter family (a key of :data:`mtlib.models.adapters.ADAPTERS`).
         can_finetune: Whether :func:`mtlib.models.classifier` can train its
             weights (``how="finetune"``).
+        backends: The backends :meth:`embed` can run on (:mod:`mtlib.models.backends`);
+            empty for a model that runs no network (word vectors, lexicons), which a backend does not concern.
+        backend: The backend :meth:`embed` runs on, ``None`` when ``backends`` is empty.
     """
 
     kind: str = "model"
     can_finetune: bool = False
+    backends: tuple[str, ...] = ()
+    backend: str | None = None
 
     def __init__(self, name: str, identity: str, device: str = "cpu", use_cache: bool = True) -> None:
         self.name, self.identity, self.device = name, identity, device

@@ -16,7 +16,8 @@ notebook, and hands over to one small builder per way:
   tokenizer's pair encoding.
 
 Training is cached (:mod:`mtlib.models.store`) by (encoder identity,
-training-data hash, settings, seed): a rerun reloads the head (``.npz`` /
+training-data hash, settings, seed; for a head, the encoder's backend when it is
+not torch): a rerun reloads the head (``.npz`` /
 ``safetensors`` + JSON) or the fine-tuned weights (``safetensors``) instead of
 training, and a fine-tuned network is only rebuilt when a prediction is not in
 the output cache. Whether a classifier was trained or reloaded is in its
@@ -112,6 +113,8 @@ def classifier(
     labels = _check_init(s.init, base, how, s.head, s.labels, parsed[1] is not None) if s.init is not None else s.labels
     task = prepare(parsed, s, name, labels, every_class=how == "head" and s.head == "linear")
     keyed = cache_settings(how, s, base.kind, task.classes, task.pairs is not None, task.valid_hash)
+    if how == "head" and base.backend not in (None, "torch"):  # a head on ONNX embeddings is cached apart
+        keyed["backend"] = base.backend
     key = cache_key(base, task.texts, task.pairs, task.labels, keyed)
     known = memo(key) if s.use_cache else None
     if known is not None:

@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from mtlib.models.backends import BACKEND_ENV, BACKENDS
 from mtlib.run import params as nbparams
 from mtlib.run.dask_executor import CONNECT_TIMEOUT, DaskExecutor
 from mtlib.run.jobs import (
@@ -111,6 +112,7 @@ def build_jobs(
     out_dir: Path | None = None,
     overrides: Sequence[str] = (),
     threads: int | None = None,
+    backend: str | None = None,
 ) -> list[NotebookJob]:
     """One job per discovered notebook (filtered by ``only`` prefixes or stems).
 
@@ -118,7 +120,9 @@ def build_jobs(
     stem); ``overrides`` are ``NN.key=value`` strings (:func:`apply_overrides`).
     Outputs go under ``out_dir`` (default: the project ``root``). ``threads``
     fixes every kernel's threads (``MTLIB_THREADS``); ``None`` lets each job
-    take the cores free as it starts (:func:`mtlib.run.jobs.job_threads`).
+    take the cores free as it starts (:func:`mtlib.run.jobs.job_threads`). ``backend``
+    (``torch``, ``onnx``) becomes the kernels' ``$MTLIB_BACKEND``, the default of
+    ``mtlib.models.load`` (a notebook's own ``backend`` parameter, when not ``auto``, wins).
     """
     root = root or project_root()
     out_dir = out_dir or root
@@ -138,6 +142,8 @@ def build_jobs(
     profile = profile_name(profile)
     env = {"HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")} if profile in OFFLINE_PROFILES else {}
     env["MPLBACKEND"] = "Agg"
+    if backend:
+        env[BACKEND_ENV] = backend
     # no browser renders widgets in a headless run: text progress bars end on their final line
     env.setdefault("MTLIB_PROGRESS", os.environ.get("MTLIB_PROGRESS", "text"))
     # third-party bars (transformers' "Loading weights") are tqdm.auto widgets that would stay at "0%"
@@ -341,6 +347,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--only", default="", help="comma-separated notebook numbers or stems, e.g. 01,04")
     parser.add_argument("--device", default=None, help="override the device parameter (auto, cpu, cuda, mps)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="what frozen encoders run on: torch, or onnx (exported once into the cache, fp32); sets "
+        f"${BACKEND_ENV} for the notebooks (default: ${BACKEND_ENV} if set, else torch)",
+    )
     parser.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
     parser.add_argument(
         "--timeout",
@@ -370,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out,
         args.param,
         args.threads,
+        args.backend,
     )
     profile = profile_name(args.profile)
     executor = make_executor(args)  # bad executor flags fail here, before any output is cleared

@@ -44,6 +44,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from mtlib.analysis.plots import describe_figure
+from mtlib.models.backends import resolve_backend
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
@@ -197,6 +198,8 @@ class Run:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # a run starts from empty metrics: metrics.json describes this execution only
         self.metrics: dict[str, Any] = {}
+        # what frozen encoders of this run embed with: the notebook's `backend` parameter, else models.load's default
+        self.metrics["backend"] = resolve_backend((params or {}).get("backend"))
         self.headline: list[str] = []
         # figures index of this execution: name -> {"alt", "png", "pdf"} (paths relative to the output root)
         self.figures: dict[str, dict[str, str]] = {}

@@ -54,6 +54,7 @@ BAD = [
     ("03", "languages", ["english", "klingon"], "one of english, german"),
     ("03", "head_kind", "svm", "one of logreg, mlp"),
     ("03", "lr", 0, "> 0"),
+    ("04", "backend", "tensorrt", "one of auto, torch, onnx"),
     ("05", "heads", ["linear", "svm"], "one of linear, mlp"),
     ("05", "finetune", ["bert"], "entries of encoders"),
     ("05", "clean_tokens", "chars", "one of whitespace, words"),
@@ -295,8 +296,18 @@ def test_unquoted_notebook_keys_are_read_as_written(tmp_path):
         (["--out-dir", "{file}/below"], "is a file, not a folder"),
         (["-p", "01.models=[minilm"], "not valid YAML"),
         (["-p", "01.models"], "expected NN.key=value"),
+        (["--backend", "tensorrt"], "argument --backend: invalid choice: 'tensorrt'"),
     ],
-    ids=["timeout-negative", "timeout-zero", "timeout-text", "out-dir-file", "out-dir-below-file", "p-yaml", "p-no-eq"],
+    ids=[
+        "timeout-negative",
+        "timeout-zero",
+        "timeout-text",
+        "out-dir-file",
+        "out-dir-below-file",
+        "p-yaml",
+        "p-no-eq",
+        "backend",
+    ],
 )
 def test_bad_runner_options_fail_with_one_message(tmp_path, capsys, args, message):
     target = tmp_path / "a-file"

@@ -31,6 +31,9 @@ class SentenceTransformerModel(TransformerModel):
         getter = getattr(self.st, "get_embedding_dimension", None) or self.st.get_sentence_embedding_dimension
         return int(getter())
 
-    def _embed_tensor(self, texts: list[str]) -> Any:
+    def _encode(self, texts: list[str]) -> Any:
         prep = self.st.preprocess if hasattr(self.st, "preprocess") else self.st.tokenize
-        return self.st(self._to_device(prep(texts)))["sentence_embedding"]
+        return prep(texts)
+
+    def _embed_encoded(self, enc: Any) -> Any:
+        return self.st(dict(enc))["sentence_embedding"]

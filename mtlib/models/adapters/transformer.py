@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.models.backends import BACKENDS, ONNX_MAX_TOKENS, OnnxEncoder, onnx_encoder, resolve_backend
 from mtlib.models.base import Features, Model, masked_mean, softmax
 from mtlib.models.identity import model_identity
 from mtlib.models.resolve import Resolved
@@ -28,7 +29,12 @@ class TransformerModel(Model):
 
     Subclasses set ``tokenizer``, ``backbone`` (the module whose forward
     returns hidden states), ``head_model`` (``None`` or the module with
-    logits) and implement :meth:`_load` and :meth:`_embed_tensor`.
+    logits) and implement :meth:`_load` (and :meth:`_encode` and
+    :meth:`_embed_encoded` when a sentence is not the masked mean of the last layer).
+
+    ``embed`` runs on :attr:`backend`: ``"torch"``, or ``"onnx"`` (the same
+    function exported once into the cache and run by onnxruntime, fp32,
+    :mod:`mtlib.models.backends`); everything else runs in torch.
     """
 
     can_finetune = True
@@ -37,6 +43,7 @@ class TransformerModel(Model):
     backbone: Any
     head_model: Any
     st: Any
+    backends = BACKENDS
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         import torch  # noqa: F401  (fail early with a clear import error)
@@ -51,6 +58,25 @@ class TransformerModel(Model):
         self._load()
         self.max_length = int(min(getattr(self.tokenizer, "model_max_length", 512) or 512, 512))
         self.max_tokens = 65536 if device.startswith("cuda") else 2048  # measured best on a 2-core CPU
+        self.backend = "torch"
+        self._onnx: OnnxEncoder | None = None
+
+    def set_backend(self, backend: str | None) -> None:
+        """Run :meth:`embed` on ``backend`` (``"torch"``, ``"onnx"``, ``"auto"``; see :func:`resolve_backend`).
+
+        Raises:
+            ValueError: an unknown backend.
+        """
+        backend = resolve_backend(backend)
+        if backend != self.backend:
+            self.backend, self._onnx = backend, None
+
+    @property
+    def onnx(self) -> OnnxEncoder:
+        """The ONNX encoder of :meth:`embed`: read from the cache, or exported there on first use."""
+        if self._onnx is None:
+            self._onnx = onnx_encoder(self, use_cache=self.use_cache)
+        return self._onnx
 
     def _load(self) -> None:
         raise NotImplementedError
@@ -86,27 +112,36 @@ class TransformerModel(Model):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
 
+        budget = ONNX_MAX_TOKENS if self.backend == "onnx" else self.max_tokens  # the graph runs on the CPU
+
         def compute(batch_texts: list[str]) -> np.ndarray:
             return run_batched(
                 batch_texts,
                 self._embed_batch,
                 lengths=self._lengths(batch_texts),
-                max_tokens=self.max_tokens,
+                max_tokens=budget,
                 show_progress=False,
             )
 
-        return cached_rows(self._cache("embed"), texts, compute, desc=f"embed {self.name}")
+        op = ("embed",) if self.backend == "torch" else ("embed", f"backend={self.backend}")
+        return cached_rows(self._cache(*op), texts, compute, desc=f"embed {self.name}")
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         self.calls += 1
+        if self.backend == "onnx":
+            return self.onnx(self._encode(texts))
         with inference_context(self.device):
-            return self._embed_tensor(texts).float().cpu().numpy()
+            return self._embed_encoded(self._to_device(self._encode(texts))).float().cpu().numpy()
 
-    def _embed_tensor(self, texts: list[str]) -> Any:
-        """Sentence embeddings of one batch: masked mean of the last layer."""
-        enc = self._to_device(
-            self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-        )
+    def _encode(self, texts: list[str]) -> Any:
+        """One batch tokenised for :meth:`_embed_encoded`: torch tensors ``(b, t)`` by name (on the CPU)."""
+        return self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+
+    def _embed_encoded(self, enc: Any) -> Any:
+        """Sentence embeddings ``(b, d)`` of one tokenised batch: masked mean of the last layer (torch).
+
+        The function the ONNX backend exports, so both backends compute the same thing.
+        """
         return masked_mean(self._backbone_hidden(enc, None)[0], enc["attention_mask"])
 
     def _backbone_hidden(self, enc: dict[str, Any], layer: int | None) -> tuple[Any, Any, Any]:

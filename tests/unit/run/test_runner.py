@@ -100,3 +100,30 @@ def test_list_and_bad_arguments(project, capsys):
         runner.main(["--profile", "smoke", "--root", str(project), "--only", "99"])
     with pytest.raises(SystemExit, match="profiles found: smoke"):
         runner.build_jobs("quick", root=project)
+
+
+def test_backend_flag_reaches_the_notebooks_and_their_metrics(project, capsys, monkeypatch):
+    from mtlib.models.backends import BACKEND_ENV
+
+    monkeypatch.delenv(BACKEND_ENV, raising=False)
+    assert all(job.env[BACKEND_ENV] == "onnx" for job in runner.build_jobs("smoke", root=project, backend="onnx"))
+    assert BACKEND_ENV not in runner.build_jobs("smoke", root=project)[0].env
+    assert runner.main(["--profile", "smoke", "--root", str(project), "--only", "01", "--backend", "onnx"]) == 0
+    assert json.loads(RunLayout(project, "smoke", "01_ok").metrics_path.read_text())["backend"] == "onnx"
+    with pytest.raises(SystemExit):
+        runner.main(["--profile", "smoke", "--root", str(project), "--backend", "tensorrt"])
+    assert "invalid choice: 'tensorrt'" in capsys.readouterr().err
+
+
+def test_a_notebooks_backend_parameter_wins_over_the_runners_and_is_checked(tmp_path, monkeypatch):
+    from mtlib.models.backends import BACKEND_ENV
+    from mtlib.run.params import ParameterError
+    from mtlib.run.results import Run
+
+    monkeypatch.setenv(BACKEND_ENV, "onnx")
+    assert (
+        Run("04_montague_adjectives", out_dir=str(tmp_path), params={"backend": "torch"}).metrics["backend"] == "torch"
+    )
+    assert Run("04_montague_adjectives", out_dir=str(tmp_path), params={"backend": "auto"}).metrics["backend"] == "onnx"
+    with pytest.raises(ParameterError, match="backend"):
+        Run("04_montague_adjectives", out_dir=str(tmp_path), params={"backend": "tensorrt"})
