@@ -21,7 +21,15 @@ import numpy as np
 from mtlib.models.base import Model
 from mtlib.models.heads import FORMAT
 
-__all__ = ["HOWS", "ClassifierSettings", "Training", "cache_settings", "json_safe", "resolved_hyper"]
+__all__ = [
+    "HOWS",
+    "ClassifierSettings",
+    "Training",
+    "cache_settings",
+    "json_safe",
+    "resolved_hyper",
+    "trains_embeddings",
+]
 
 HOWS = ("auto", "native", "head", "finetune")
 
@@ -46,6 +54,10 @@ class ClassifierSettings:
         max_length: Truncation length in tokens when fine-tuning.
         device: ``"auto"`` or an explicit torch device.
         pooling: Fine-tuning a Hugging Face encoder: ``"mean"`` or ``"first"`` token.
+        train_embeddings: Fine-tuning: also train the word-embedding matrix (``(vocabulary, d)``,
+            half of MiniLM's weights). None: frozen for a transformer (a short fine-tune moves it
+            little, and freezing drops its gradient and optimiser state), trained for a static
+            word-piece table (the table is the whole encoder).
         use_cache: Reload an identical training from the disk cache.
         init: A classifier from the factory to continue training from.
         C: Inverse regularisation strength of a linear head.
@@ -64,6 +76,7 @@ class ClassifierSettings:
     max_length: int = 128
     device: str = "auto"
     pooling: str = "mean"
+    train_embeddings: bool | None = None
     use_cache: bool = True
     init: Model | None = None
     C: float = 1.0
@@ -107,6 +120,8 @@ class ClassifierSettings:
             raise ValueError(
                 f"{where}: C (inverse regularisation of a linear head) must be a finite number > 0; got {self.C!r}"
             )
+        if self.train_embeddings is not None and not isinstance(self.train_embeddings, bool):
+            raise ValueError(f"{where}: train_embeddings must be True, False or None; got {self.train_embeddings!r}")
         if self.class_weight not in (None, "balanced"):
             raise ValueError(f"{where}: class_weight must be 'balanced' or None; got {self.class_weight!r}")
         sizes = list(self.hidden) if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str) else None
@@ -183,6 +198,20 @@ def resolved_hyper(how: str, s: ClassifierSettings, kind: str) -> tuple[int, flo
     return (0, 0.0, 0)
 
 
+def trains_embeddings(s: ClassifierSettings, kind: str) -> bool:
+    """Whether a fine-tune trains the word-embedding matrix: as asked, else only a static table's.
+
+    Examples:
+        >>> trains_embeddings(ClassifierSettings(), "sentence-transformers")
+        False
+        >>> trains_embeddings(ClassifierSettings(), "wordpiece-static")
+        True
+        >>> trains_embeddings(ClassifierSettings(train_embeddings=True), "hf-encoder")
+        True
+    """
+    return bool(s.train_embeddings) if s.train_embeddings is not None else kind == "wordpiece-static"
+
+
 def cache_settings(
     how: str, s: ClassifierSettings, kind: str, classes: list[Any], pairs: bool, valid_hash: str | None
 ) -> dict[str, Any]:
@@ -204,6 +233,8 @@ def cache_settings(
         "seed": s.seed,
         "format": FORMAT,
     }
+    if how == "finetune":  # a new key: fine-tunes cached before the option existed are not reused for it
+        settings["train_embeddings"] = trains_embeddings(s, kind)
     if how == "head" and s.head == "linear" and (s.C != 1.0 or s.class_weight is not None):
         # only when asked for: the keys of every default linear head (and their caches) stay as they were
         settings.update(C=float(s.C), class_weight=s.class_weight)

@@ -14,6 +14,7 @@ networks (:mod:`mtlib.models.tuned`) both train through this module.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,10 +39,11 @@ def seed_everything(seed: int) -> None:
 
 @dataclass
 class TrainLog:
-    """Loss per epoch (mean over batches) and the settings used."""
+    """Loss per epoch (mean over batches), the settings used and the seconds the loop took."""
 
     losses: list[float] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
 
 
 def fit(
@@ -58,6 +60,7 @@ def fit(
     warmup_fraction: float = 0.0,
     params: Sequence[Any] | None = None,
     batches: Callable[[np.random.Generator], list[np.ndarray]] | None = None,
+    fused: bool = False,
 ) -> TrainLog:
     """Train ``module`` with AdamW on shuffled mini-batches.
 
@@ -77,10 +80,16 @@ def fit(
         device: ``"auto"`` or an explicit device.
         warmup_fraction: Linear warm-up over this fraction of steps, then
             linear decay to zero (0 = constant learning rate).
-        params: Parameters to optimise (default: all of ``module``'s).
+        params: Parameters to optimise (default: all of ``module``'s); those that
+            do not require a gradient (frozen) are left out, so they get no
+            optimiser state and no weight decay and stay bit-identical.
         batches: ``batches(rng) -> [index arrays]``, one epoch's batches
             (e.g. :func:`length_bucketed_batches`); default: shuffled slices
             of ``batch_size``.
+        fused: Update every parameter in one fused AdamW kernel (about ten
+            times faster than the ``foreach`` update on CPU for MiniLM's
+            weights; results differ in the last bits), where this torch
+            build has one for the device; otherwise the ``foreach`` update.
 
     Returns:
         A :class:`TrainLog` with the mean loss of every epoch.
@@ -90,9 +99,12 @@ def fit(
     device = resolve_device(device)
     seed_everything(seed)
     module.to(device).train()
-    optim = torch.optim.AdamW(
-        list(params) if params is not None else module.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
-    )  # one fused update, CPU too
+    optim = _adamw(
+        [p for p in (params if params is not None else module.parameters()) if p.requires_grad],
+        lr=lr,
+        weight_decay=weight_decay,
+        fused=fused,
+    )
     rng = np.random.default_rng(seed)
     if batches is None:
 
@@ -101,17 +113,7 @@ def fit(
             return [order[start : start + batch_size] for start in range(0, n_examples, batch_size)]
 
     plan = [batches(rng) for _ in range(epochs)]
-    total = max(1, sum(len(p) for p in plan))
-    warm = int(total * warmup_fraction)
-
-    def schedule(step: int) -> float:
-        if warm == 0:
-            return 1.0
-        if step < warm:
-            return (step + 1) / warm
-        return max(0.0, (total - step) / max(1, total - warm))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(optim, schedule)
+    sched = torch.optim.lr_scheduler.LambdaLR(optim, _warmup_then_decay(sum(len(p) for p in plan), warmup_fraction))
     use_amp = device.startswith("cuda")
     log = TrainLog(
         settings={
@@ -123,6 +125,7 @@ def fit(
             "weight_decay": weight_decay,
         }
     )
+    start = time.perf_counter()
     for epoch_batches in plan:
         epoch_loss, steps = 0.0, 0
         for idx in epoch_batches:
@@ -135,8 +138,36 @@ def fit(
             epoch_loss += float(loss.detach())
             steps += 1
         log.losses.append(epoch_loss / max(1, steps))
+    log.seconds = time.perf_counter() - start
     module.eval()
     return log
+
+
+def _warmup_then_decay(steps: int, warmup_fraction: float) -> Callable[[int], float]:
+    """Learning-rate factor per step: linear warm-up over ``warmup_fraction`` of ``steps``, then linear decay to 0."""
+    total = max(1, steps)
+    warm = int(total * warmup_fraction)
+
+    def schedule(step: int) -> float:
+        if warm == 0:
+            return 1.0
+        if step < warm:
+            return (step + 1) / warm
+        return max(0.0, (total - step) / max(1, total - warm))
+
+    return schedule
+
+
+def _adamw(params: list[Any], *, lr: float, weight_decay: float, fused: bool) -> Any:
+    """AdamW over ``params``: the fused kernel if asked and available for their device, else ``foreach``."""
+    import torch
+
+    if fused and params:
+        try:
+            return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, fused=True)
+        except (RuntimeError, TypeError, ValueError):  # no fused kernel for this device or dtype
+            pass
+    return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, foreach=True)
 
 
 def length_bucketed_batches(

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model, softmax
-from mtlib.models.finetune import Encoder, build_network
+from mtlib.models.finetune import Encoder, build_network, word_embeddings
 from mtlib.models.labelled import Task
 from mtlib.models.settings import ClassifierSettings, Training
 from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
-from mtlib.models.training import fit, length_bucketed_batches, seed_everything
+from mtlib.models.training import TrainLog, fit, length_bucketed_batches, seed_everything
 from mtlib.utils.batching import inference_context, run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
 
@@ -154,19 +154,27 @@ def finetune_network(
     pad_to: int | None = None,
     bucketed: bool = True,
     init: FineTunedClassifier | None = None,
-) -> tuple[Any, Encoder, list[float]]:
-    """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, losses per epoch)``.
+    fused: bool = True,
+) -> tuple[Any, Encoder, TrainLog]:
+    """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, log)``.
+
+    The word-embedding matrix (:func:`mtlib.models.finetune.word_embeddings`)
+    stays frozen unless ``s["train_embeddings"]``: no gradient, no AdamW
+    state, bit-identical after training. The log has the loss of every
+    epoch and the seconds of the training loop.
 
     Args:
         model: The loaded model to copy (never modified).
         data: ``{"texts", "pairs", "y" (n,), "k"}``, the training part.
         s: The resolved settings (``head``, ``hidden``, ``pooling``, ``max_length``, ``epochs``, ``lr``,
-            ``batch_size``, ``seed``).
+            ``batch_size``, ``seed``; ``train_embeddings``, False when missing).
         labels: The class order.
         device: A resolved torch device.
         pad_to, bucketed: ``pad_to=128, bucketed=False`` give the baseline of
             ``benchmarks/bench_training.py`` (every batch padded to a fixed length, batches in random order).
         init: Start from this classifier's trained weights instead of fresh ones.
+        fused: The fused AdamW update where available (False: the ``foreach`` one, the
+            benchmark's old setting).
     """
     import torch
     import torch.nn.functional as F
@@ -185,6 +193,7 @@ def finetune_network(
     if init is not None:
         init._ensure_net()
         net.load_state_dict(init.net.state_dict())
+    word_embeddings(net).weight.requires_grad_(bool(s.get("train_embeddings", False)))
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)
@@ -209,8 +218,9 @@ def finetune_network(
         device=device,
         warmup_fraction=0.1,
         batches=buckets if bucketed else None,
+        fused=fused,
     )
-    return net, encoder, log.losses
+    return net, encoder, log
 
 
 def weights_bytes(net: Any) -> bytes:
@@ -247,7 +257,8 @@ def finetuned_classifier(
         key,
     )
     init = s.init if isinstance(s.init, FineTunedClassifier) else None
-    net, encoder, training.train_log = finetune_network(base, task.data, settings, task.classes, device, init=init)
+    net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init)
+    training.train_log = log.losses
     if base.kind == "hf-classifier":
         training.head = "native"
     weights = weights_bytes(net) if s.use_cache else b""

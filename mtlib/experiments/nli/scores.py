@@ -38,7 +38,13 @@ __all__ = [
 #: A model name ending in this suffix (``minilm-ft``) is its base fine-tuned as a cross-encoder.
 FINETUNE_SUFFIX = "-ft"
 #: Fine-tuning settings of the NLI cross-encoder unless ``finetune_settings`` overrides them.
-FINETUNE_DEFAULTS: dict[str, Any] = {"lr": 5e-5, "epochs": 1, "batch_size": 32, "max_length": 96}
+FINETUNE_DEFAULTS: dict[str, Any] = {
+    "lr": 5e-5,
+    "epochs": 1,
+    "batch_size": 32,
+    "max_length": 96,
+    "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
+}
 
 
 def split_name(name: str, how: str = "head") -> tuple[str, str, str]:

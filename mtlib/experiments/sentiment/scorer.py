@@ -26,7 +26,13 @@ __all__ = ["FINETUNE_SUFFIX", "FINETUNE_DEFAULTS", "split_name", "SentimentScore
 FINETUNE_SUFFIX = "-ft"
 #: Fine-tuning settings of notebook 01 unless ``finetune_settings`` overrides them (one epoch, as measured
 #: for MiniLM on SST-2).
-FINETUNE_DEFAULTS: dict[str, Any] = {"lr": 3e-5, "epochs": 1, "batch_size": 32, "max_length": 64}
+FINETUNE_DEFAULTS: dict[str, Any] = {
+    "lr": 3e-5,
+    "epochs": 1,
+    "batch_size": 32,
+    "max_length": 64,
+    "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
+}
 
 
 def split_name(name: str, how: str = "head") -> tuple[str, str, str]:

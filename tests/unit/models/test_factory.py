@@ -219,3 +219,77 @@ def test_init_errors_name_what_works(toy_bert_dir):
             labels=["garden", "animal"],
             device="cpu",
         )
+
+
+def _base_word_embeddings(folder) -> np.ndarray:
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(folder).get_input_embeddings().weight.detach().numpy().copy()
+
+
+def test_finetune_freezes_word_embeddings_by_default_and_trains_them_when_asked(toy_bert_dir):
+    from mtlib.models.finetune import word_embeddings
+
+    train = _toy(seed=4)
+    kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=2, lr=2e-3, batch_size=16, device="cpu", seed=0)
+    base = _base_word_embeddings(toy_bert_dir)
+    frozen = models.classifier(str(toy_bert_dir), train, **kwargs)
+    assert frozen.training.settings["train_embeddings"] is False
+    after = word_embeddings(frozen.net).weight.detach().numpy()
+    np.testing.assert_array_equal(after, base)  # bit-identical: no gradient, no AdamW step or weight decay
+    moved = frozen.net.body.encoder.layer[0].attention.self.query.weight.detach().numpy()
+    from transformers import AutoModel
+
+    query = AutoModel.from_pretrained(toy_bert_dir).encoder.layer[0].attention.self.query.weight.detach().numpy()
+    assert not np.allclose(moved, query)  # the rest of the encoder was trained
+    trained = models.classifier(str(toy_bert_dir), train, train_embeddings=True, **kwargs)
+    assert trained.training.settings["train_embeddings"] is True
+    assert trained.training.key != frozen.training.key and trained.identity != frozen.identity  # in the identity
+    assert not trained.training.from_cache
+    assert np.abs(word_embeddings(trained.net).weight.detach().numpy() - base).max() > 1e-4  # trained
+    store._MEMO.clear()  # a new process: each setting reloads its own cache entry, not the other's
+    again = models.classifier(str(toy_bert_dir), train, **kwargs)
+    assert again.training.from_cache and again.training.key == frozen.training.key
+
+
+def test_static_table_trains_by_default_and_freezes_when_asked():
+    train = _toy(n=24, seed=3)
+    kwargs = dict(how="finetune", epochs=1, batch_size=8, device="cpu", heldout_fraction=0.25)
+    tuned = models.classifier("minilm-static", train, **kwargs)
+    assert tuned.training.settings["train_embeddings"] is True  # the table is the whole encoder
+    kept = models.classifier("minilm-static", train, train_embeddings=False, **kwargs)
+    assert kept.training.settings["train_embeddings"] is False and kept.training.key != tuned.training.key
+    frozen = models.load("minilm-static").embed(["dogs bark"])
+    np.testing.assert_allclose(kept.embed(["dogs bark"]), frozen, atol=1e-6)  # a head on the untouched table
+
+
+def test_train_embeddings_must_be_a_bool(toy_bert_dir):
+    with pytest.raises(ValueError, match="train_embeddings must be True, False or None"):
+        models.classifier(str(toy_bert_dir), _toy(), how="finetune", train_embeddings="yes", device="cpu")
+
+
+def test_fit_leaves_frozen_parameters_out_and_uses_the_fused_update():
+    import torch
+
+    from mtlib.models.training import fit
+
+    x, y = torch.randn(40, 3), torch.randint(0, 2, (40,))
+    results = {}
+    for fused in (False, True):
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+        net[0].weight.requires_grad_(False)
+        before = net[0].weight.detach().clone()
+        log = fit(
+            net,
+            40,
+            lambda m, idx, dev: torch.nn.functional.cross_entropy(m(x[idx]), y[idx]),
+            epochs=3,
+            batch_size=8,
+            lr=1e-2,
+            weight_decay=0.1,
+            fused=fused,
+        )
+        assert torch.equal(net[0].weight, before) and log.seconds > 0  # frozen: untouched, even by weight decay
+        results[fused] = net[1].weight.detach().clone()
+    torch.testing.assert_close(results[True], results[False], atol=1e-5, rtol=1e-5)  # same update, other kernel
