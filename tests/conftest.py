@@ -166,3 +166,21 @@ def tiny_roberta_nli_dir(tmp_path_factory) -> Path:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under ``-n 2 --dist loadgroup`` (``make test``), refuse to run if xdist did not group the marked tests.
+
+    The smoke runs and the Dask cluster are session fixtures shared by the tests of one ``xdist_group``; if
+    the group suffix is missing from the node ids (pytest 9.2 stores them where pytest-xdist 3.8 no longer
+    writes), every worker builds them again and ``make test`` costs minutes more, silently.
+    """
+    if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
+        return
+    lost = [i.nodeid for i in items if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(
+            f"pytest-xdist did not group {len(lost)} test(s) marked xdist_group (e.g. {lost[0]}): this pytest "
+            f"({pytest.__version__}) and pytest-xdist do not work together; install the versions pyproject.toml asks"
+        )

@@ -33,6 +33,7 @@ __all__ = [
     "check_fewshot",
     "pair_classifier",
     "pair_predictions",
+    "small_fit_threads",
     "evaluate_fewshot",
     "finetune_predictions",
     "evaluate_finetune",
@@ -75,8 +76,9 @@ def head_predictions(
     if train["label"].nunique() < 2:  # one class only (possible in a tiny subsample): predict it
         prob = np.full(len(test), float(train["label"].iloc[0]))
         return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
-    # many small fits: one BLAS thread each is faster than two contending ones (10x on a loaded 2-core CPU)
-    with limit_threads(1, torch_too=False):
+    # an MLP head's many small steps: one BLAS thread is faster than two contending ones (10x on a loaded
+    # 2-core CPU); a linear head's Newton-Cholesky steps are large float64 products, which use the run's threads
+    with limit_threads(small_fit_threads("head", head), torch_too=False):
         clf: Any = models.classifier(  # a trained classifier: it has .training
             encoder,
             pairs_frame(train),
@@ -214,8 +216,18 @@ def pair_classifier(
     (``how="head"``) or a cross-encoder (``how="finetune"``), nothing held out; ``init`` continues training
     that classifier on ``train`` (which may then hold one class only)."""
     kwargs.setdefault("heldout_fraction", 0.0)
-    with limit_threads(1 if how == "head" else None, torch_too=False):
+    with limit_threads(small_fit_threads(how, head), torch_too=False):
         return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
+
+
+def small_fit_threads(how: str, head: str) -> int | None:
+    """BLAS threads for one SETI fit: 1 for an MLP head (many tiny steps), else the run's own (``None``).
+
+    Example:
+        >>> small_fit_threads("head", "mlp"), small_fit_threads("head", "linear"), small_fit_threads("finetune", "mlp")
+        (1, None, None)
+    """
+    return 1 if how == "head" and head == "mlp" else None
 
 
 def pair_predictions(clf: Any, test: pd.DataFrame) -> np.ndarray:
