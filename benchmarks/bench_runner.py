@@ -1,11 +1,13 @@
 """The Dask executor against the sequential runner: wall time, gather share, same metrics.
 
 Both runs execute the same notebooks in the same profile (default: smoke,
-all notebooks), each with its own fresh cache (``$MTLIB_CACHE``) and output
-folder, one after the other in this process: first sequentially, then on a
-LocalCluster of ``--workers`` processes (``threads_per_worker=1``) with
-``--fan-out`` (default ``models``), and in between on the same cluster size
-without fan-out (notebooks in parallel, whole). Figures:
+notebooks 04 and 06, which both split by model: all eight took about 6 of
+``make bench``'s 12 minutes; ``--only all`` runs every notebook), each with
+its own fresh cache (``$MTLIB_CACHE``) and output folder, one after the other
+in this process: first sequentially, then on a LocalCluster of ``--workers``
+processes (``threads_per_worker=1``) with ``--fan-out`` (default ``models``),
+and in between on the same cluster size without fan-out (notebooks in
+parallel, whole). Figures:
 
 - ``speedup_fanout`` / ``speedup_no_fanout``: sequential wall time / Dask
   wall time (which includes starting the cluster);
@@ -16,7 +18,7 @@ without fan-out (notebooks in parallel, whole). Figures:
 - ``metrics_equal``: notebooks whose ``metrics.json`` (durations aside) is
   the same in both runs, out of those that ran in both.
 
-Usage: ``python benchmarks/bench_runner.py [--profile smoke] [--only 01,04] [--workers 2] [--fan-out models]``
+Usage: ``python benchmarks/bench_runner.py [--profile smoke] [--only 04,06|all] [--workers 2] [--fan-out models]``
 """
 
 from __future__ import annotations
@@ -97,14 +99,16 @@ def _equal(seq: dict, par: dict) -> tuple[list[str], int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="smoke")
-    parser.add_argument("--only", default="", help="comma-separated notebook numbers (default: all)")
+    parser.add_argument(
+        "--only", default="04,06", help="comma-separated notebook numbers, or all (default: 04,06, which fan out)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--fan-out", default="models")
     args = parser.parse_args()
     from mtlib import run as runner
     from mtlib.run.dask_executor import DaskExecutor
 
-    only = [o for o in args.only.split(",") if o] or None
+    only = None if args.only.strip() == "all" else [o for o in args.only.split(",") if o] or None
     axes = [a for a in args.fan_out.split(",") if a]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"profile {args.profile}, load average at start {load:.1f} (other processes inflate every time)", flush=True)
