@@ -9,19 +9,9 @@ import pandas as pd
 
 from mtlib.experiments import pss, tre
 from mtlib.models import factory
+from tests.unit.models.test_oov import VECTORS  # the same 2-d word vectors as the model-layer tests
 
 TREES = Path(__file__).resolve().parents[3] / "data" / "trees" / "dev.txt"
-
-VECTORS = {
-    "good": (1.0, 0.2),
-    "great": (0.9, 0.1),
-    "fine": (0.8, 0.3),
-    "bad": (-1.0, 0.2),
-    "awful": (-0.9, 0.1),
-    "poor": (-0.8, 0.3),
-    "food": (0.0, 1.0),
-    "service": (0.1, 0.9),
-}
 
 
 def _vector_file(folder: Path, words: dict[str, tuple[float, ...]]) -> str:
