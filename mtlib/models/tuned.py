@@ -6,6 +6,8 @@ with a fresh head; :func:`finetune_network` trains it with the one seeded loop
 longest member; :class:`FineTunedClassifier` predicts with it, batched and
 cached by input, and rebuilds the network from the saved ``safetensors``
 weights only when a prediction is not in the output cache.
+A model name ending in :data:`FINETUNE_SUFFIX` (``minilm-ft``) names its base
+fine-tuned (:func:`split_name`), in every notebook that fine-tunes.
 """
 
 from __future__ import annotations
@@ -26,7 +28,51 @@ from mtlib.models.training import TrainLog, fit, length_bucketed_batches, seed_e
 from mtlib.utils.batching import inference_context, run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
 
-__all__ = ["FineTunedClassifier", "finetune_network", "finetuned_classifier", "weights_bytes"]
+__all__ = [
+    "FINETUNE_SUFFIX",
+    "FineTunedClassifier",
+    "finetune_network",
+    "finetuned_classifier",
+    "split_name",
+    "weights_bytes",
+]
+
+#: A model name ending in this suffix (``minilm-ft``) is its base model fine-tuned (its own row in a report).
+FINETUNE_SUFFIX = "-ft"
+
+
+def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
+    """``(base model, how, row name)`` of a model name.
+
+    A name ending in :data:`FINETUNE_SUFFIX` is its base fine-tuned whatever ``how`` says; a plain name with
+    ``how="finetune"`` is fine-tuned too and its row gets the suffix, so frozen and fine-tuned rows never share
+    a name.
+
+    Args:
+        name: Model name as a notebook gives it (``minilm``, ``minilm-ft``, ``vader``).
+        how: ``"head"`` (a head on frozen features) or ``"finetune"``.
+
+    Returns:
+        The base model's name, ``"head"`` or ``"finetune"``, and the name of the model's row.
+
+    Raises:
+        ValueError: ``how`` is neither ``"head"`` nor ``"finetune"``.
+
+    Examples:
+        >>> split_name("minilm-ft")
+        ('minilm', 'finetune', 'minilm-ft')
+        >>> split_name("minilm", "finetune")
+        ('minilm', 'finetune', 'minilm-ft')
+        >>> split_name("minilm")
+        ('minilm', 'head', 'minilm')
+        >>> split_name("vader")
+        ('vader', 'head', 'vader')
+    """
+    if how not in ("head", "finetune"):
+        raise ValueError(f"how must be 'head' or 'finetune', got {how!r}")
+    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
+        return name[: -len(FINETUNE_SUFFIX)], "finetune", name
+    return name, how, name + FINETUNE_SUFFIX if how == "finetune" else name
 
 
 class FineTunedClassifier(Model):

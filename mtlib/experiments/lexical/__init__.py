@@ -76,7 +76,7 @@ from mtlib.experiments.lexical.check import (
 
 # isort: split
 # level 4: the experiment of notebook 03
-from mtlib.experiments.lexical.report import FINETUNE_SUFFIX, LexicalTransitivityReport, transitivity
+from mtlib.experiments.lexical.report import FINETUNE_SUFFIX, LexicalTransitivityReport, split_name, transitivity
 
 __all__ = [
     "pair_features",
@@ -115,6 +115,7 @@ __all__ = [
     "most_violating_words",
     "sampled_transitivity",
     "FINETUNE_SUFFIX",
+    "split_name",
     "LexicalTransitivityReport",
     "transitivity",
 ]

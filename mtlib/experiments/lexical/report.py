@@ -32,12 +32,10 @@ from mtlib.experiments.lexical.pair_models import (
     relation_probabilities,
 )
 from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, relation_scores
+from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 from mtlib.relations import ThreeWayTransitivity
 
-__all__ = ["FINETUNE_SUFFIX", "LexicalTransitivityReport", "transitivity"]
-
-#: A model name ending in this suffix (``minilm-ft``) is its base fine-tuned on word pairs.
-FINETUNE_SUFFIX = "-ft"
+__all__ = ["FINETUNE_SUFFIX", "split_name", "LexicalTransitivityReport", "transitivity"]
 
 
 @dataclass
@@ -291,9 +289,8 @@ def transitivity(
         raise ValueError(f"finetune_classes must be 3 or 4, got {finetune_classes}")
     classes = PAIR_CLASSES if finetune_classes == 3 else COGALEX_CLASSES
     name = str(model)
-    base = name
-    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
-        base, finetune = name[: -len(FINETUNE_SUFFIX)], True
+    base, way, _ = split_name(name, "finetune" if finetune else "head")  # the report keeps the name as given
+    finetune = way == "finetune"
 
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str) -> PairModel:
         fit: dict[str, Any] = dict(epochs=epochs, batch_size=batch_size, lr=lr, pooling=pooling, classes=classes)

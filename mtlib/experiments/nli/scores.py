@@ -20,6 +20,7 @@ import pandas as pd
 
 from mtlib.models import Features, FineTunedClassifier, HeadClassifier, Model, SpanRequest, TransformerModel, classifier
 from mtlib.models.probes import Head, train_head
+from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 
 __all__ = [
     "FINETUNE_SUFFIX",
@@ -35,8 +36,6 @@ __all__ = [
 ]
 
 
-#: A model name ending in this suffix (``minilm-ft``) is its base fine-tuned as a cross-encoder.
-FINETUNE_SUFFIX = "-ft"
 #: Fine-tuning settings of the NLI cross-encoder unless ``finetune_settings`` overrides them.
 FINETUNE_DEFAULTS: dict[str, Any] = {
     "lr": 5e-5,
@@ -45,22 +44,6 @@ FINETUNE_DEFAULTS: dict[str, Any] = {
     "max_length": 96,
     "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
 }
-
-
-def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
-    """``(base model, how, report name)``: ``minilm-ft`` is ``minilm`` fine-tuned; ``how="finetune"`` adds the suffix.
-
-    Examples:
-        >>> split_name("minilm-ft")
-        ('minilm', 'finetune', 'minilm-ft')
-        >>> split_name("minilm")
-        ('minilm', 'head', 'minilm')
-    """
-    if how not in ("head", "finetune"):
-        raise ValueError(f"how must be 'head' or 'finetune', got {how!r}")
-    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
-        return name[: -len(FINETUNE_SUFFIX)], "finetune", name
-    return name, how, name + FINETUNE_SUFFIX if how == "finetune" else name
 
 
 def insertion_spans(items: pd.DataFrame) -> list[list[SpanRequest]]:

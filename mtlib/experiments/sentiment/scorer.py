@@ -18,12 +18,11 @@ from typing import Any
 import numpy as np
 
 from mtlib import models as mt_models
+from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 from mtlib.relations import Concatenation
 
 __all__ = ["FINETUNE_SUFFIX", "FINETUNE_DEFAULTS", "split_name", "SentimentScorer", "build_scorer", "score_follow_ups"]
 
-#: A model name ending in this suffix (``minilm-ft``) is the base model fine-tuned on the training reviews.
-FINETUNE_SUFFIX = "-ft"
 #: Fine-tuning settings of notebook 01 unless ``finetune_settings`` overrides them (one epoch, as measured
 #: for MiniLM on SST-2).
 FINETUNE_DEFAULTS: dict[str, Any] = {
@@ -33,28 +32,6 @@ FINETUNE_DEFAULTS: dict[str, Any] = {
     "max_length": 64,
     "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
 }
-
-
-def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
-    """``(base model, how, row name)`` of a model name.
-
-    A name ending in :data:`FINETUNE_SUFFIX` is its base fine-tuned whatever ``how`` says; a plain name with
-    ``how="finetune"`` is fine-tuned too and its row gets the suffix, so frozen and fine-tuned rows never share
-    a name.
-
-    Examples:
-        >>> split_name("minilm-ft")
-        ('minilm', 'finetune', 'minilm-ft')
-        >>> split_name("minilm", "finetune")
-        ('minilm', 'finetune', 'minilm-ft')
-        >>> split_name("vader")
-        ('vader', 'head', 'vader')
-    """
-    if how not in ("head", "finetune"):
-        raise ValueError(f"how must be 'head' or 'finetune', got {how!r}")
-    if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
-        return name[: -len(FINETUNE_SUFFIX)], "finetune", name
-    return name, how, name + FINETUNE_SUFFIX if how == "finetune" else name
 
 
 @dataclass
