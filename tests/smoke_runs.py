@@ -5,6 +5,8 @@ compares it with a second run of the same notebook made with a fresh cache.
 When both kinds of test are collected, the two runs of a notebook are started
 together (two processes; the machine has two cores), so determinism costs
 about one extra notebook run's worth of CPU but little extra wall time.
+:func:`smoke_command` and :func:`smoke_env` build the runner call, here and in
+``tests/notebooks/test_kernel_variants.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +24,42 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Notebooks whose second fresh-cache run is made by tests/test_dask.py (sequential vs Dask fan-out, each with
 #: its own fresh cache, compared exactly outside timing/): test_determinism.py does not run them a third time.
 PAIRED_IN_TEST_DASK = ("01", "04")
+
+
+def smoke_command(only: str, out: Path) -> list[str]:
+    """``python -m mtlib.run --profile smoke --only ONLY`` on this checkout, its outputs under ``out``.
+
+    Args:
+        only: Notebook numbers, comma-separated (``"01"``, ``"01,04"``).
+        out: The runner's ``--out-dir``.
+    """
+    return [
+        sys.executable,
+        "-m",
+        "mtlib.run",
+        "--profile",
+        "smoke",
+        "--only",
+        only,
+        "--root",
+        str(ROOT),
+        "--out-dir",
+        str(out),
+    ]
+
+
+def smoke_env(cache: Path | None = None, changes: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment for a runner call: ``changes`` set, this checkout first on ``PYTHONPATH``.
+
+    Args:
+        cache: A fresh ``MTLIB_CACHE`` (None: the session's, inherited).
+        changes: Further variables to set (a CPU kernel set, thread counts).
+    """
+    env = {**os.environ, **(changes or {})}
+    if cache is not None:
+        env["MTLIB_CACHE"] = str(cache)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return env
 
 
 @dataclass(frozen=True)
@@ -55,23 +94,8 @@ class SmokeRuns:
 
     def _start(self, number: str, which: str) -> tuple[subprocess.Popen, Path]:
         out = self.base / which / number
-        env = dict(os.environ)
-        if which == "b":
-            env["MTLIB_CACHE"] = str(self.base / f"cache-b-{number}")  # fresh: nothing computed before
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-        cmd = [
-            sys.executable,
-            "-m",
-            "mtlib.run",
-            "--profile",
-            "smoke",
-            "--only",
-            number,
-            "--root",
-            str(ROOT),
-            "--out-dir",
-            str(out),
-        ]
+        cache = self.base / f"cache-b-{number}" if which == "b" else None  # b: fresh, nothing computed before
+        env, cmd = smoke_env(cache), smoke_command(number, out)
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), out
 
     def _run(self, number: str, which: tuple[str, ...]) -> None:

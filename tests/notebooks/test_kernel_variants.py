@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mtlib.run import expected
+from tests.smoke_runs import smoke_command, smoke_env
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL = ("01", "02", "03", "04", "05", "06", "07")
@@ -63,25 +63,8 @@ def test_pinned_smoke_values_hold_under_other_cpu_kernels(variant, tmp_path):
         numbers = ALL
     only = ",".join(numbers)
     out = tmp_path / "out"
-    env = {
-        **os.environ,
-        **env_changes,
-        "MTLIB_CACHE": str(tmp_path / "cache"),  # fresh: every embedding anew
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
-    }
-    cmd = [
-        sys.executable,
-        "-m",
-        "mtlib.run",
-        "--profile",
-        "smoke",
-        "--only",
-        only,
-        "--root",
-        str(ROOT),
-        "--out-dir",
-        str(out),
-    ]
+    env = smoke_env(tmp_path / "cache", env_changes)  # fresh cache: every embedding anew
+    cmd = smoke_command(only, out)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, f"{variant}: the smoke run failed\n{(proc.stdout + proc.stderr)[-3000:]}"
     checked, mismatches = expected.check_runs("smoke", out, only=list(numbers))
