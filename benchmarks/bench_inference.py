@@ -18,30 +18,19 @@ Usage: ``python benchmarks/bench_inference.py [--n 2000] [--quick]``
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import random
-import tempfile
-import time
+import sys
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-def mixed_sentences(n: int, seed: int = 0) -> list[str]:
-    """n distinct texts of 2 to ~120 words, built from the bundled reviews."""
-    from mtlib.data.sst import load_reviews
+from benchmarks._common import bench_environment, length_summary, mixed_sentences, timed  # noqa: E402
+from benchmarks._common import emit as emit_figure  # noqa: E402
 
-    reviews = load_reviews()["text"].tolist()
-    rng = random.Random(seed)
-    out: list[str] = []
-    seen = set()
-    while len(out) < n:
-        k = rng.choice([1, 1, 1, 2, 3, 5, 8])
-        text = " ".join(rng.sample(reviews, k))
-        if text not in seen:
-            seen.add(text)
-            out.append(text)
-    return out
+emit = partial(emit_figure, "inference")
 
 
 def load_short(n: int) -> list[str]:
@@ -51,35 +40,19 @@ def load_short(n: int) -> list[str]:
     return load_reviews()["text"].tolist()[:n]
 
 
-def timed(fn):
-    start = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - start
-
-
-def emit(figure: str, value: float, unit: str, **extra) -> None:
-    print(json.dumps({"bench": "inference", "figure": figure, "value": value, "unit": unit, **extra}))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="number of sentences")
     parser.add_argument("--quick", action="store_true", help="200 sentences, for a fast check")
     args = parser.parse_args()
     n = 200 if args.quick else args.n
-    os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ["MTLIB_PROGRESS"] = "0"
+    bench_environment()
     import torch
 
     from mtlib import models
 
     texts = mixed_sentences(n)
-    words = [len(t.split()) for t in texts]
-    print(
-        f"{n} sentences, {min(words)}-{max(words)} words (median {int(np.median(words))}); "
-        f"torch threads: {torch.get_num_threads()}"
-    )
+    print(f"{length_summary(texts)}; torch threads: {torch.get_num_threads()}")
     resolved = models.resolve("minilm")
     fresh = models.build(resolved, device="cpu", use_cache=False)
     st = fresh.st

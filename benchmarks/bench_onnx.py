@@ -1,7 +1,7 @@
 """ONNX backend benchmark: ``embed`` on onnxruntime (fp32) against torch, same model, same process.
 
-Encodes 2,000 sentences of mixed length (built from the bundled reviews, as in
-``bench_inference.py``) with ``minilm`` (all-MiniLM-L6-v2) at one CPU thread,
+Encodes 2,000 sentences of mixed length (built from the bundled reviews by
+``_common.mixed_sentences``, as in ``bench_inference.py``) with ``minilm`` (all-MiniLM-L6-v2) at one CPU thread,
 through mtlib's own path (length-sorted, token-budget batches, no disk cache)
 on each backend: ``models.build(..., backend="torch")`` and
 ``backend="onnx"``. The rounds are interleaved (torch first in even rounds,
@@ -23,12 +23,10 @@ Usage: ``python benchmarks/bench_onnx.py [--n 2000] [--threads 1] [--rounds 3] [
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
-import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -36,15 +34,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._common import bench_environment, length_summary, mixed_sentences, timed  # noqa: E402
+from benchmarks._common import emit as emit_figure  # noqa: E402
 
-def timed(fn):
-    start = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - start
-
-
-def emit(figure: str, value: float, unit: str, **extra) -> None:
-    print(json.dumps({"bench": "onnx", "figure": figure, "value": value, "unit": unit, **extra}))
+emit = partial(emit_figure, "onnx")
 
 
 def pairwise_cosine_gap(a: np.ndarray, b: np.ndarray) -> float:
@@ -67,25 +60,21 @@ def main() -> None:
     n = 200 if args.quick else args.n
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(args.threads)
-    os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ["MTLIB_PROGRESS"] = "0"
+    bench_environment()
     import torch
 
     torch.set_num_threads(args.threads)
-    from benchmarks.bench_inference import mixed_sentences
     from mtlib import models
     from mtlib.models.backends import cosine_gap
 
     texts = mixed_sentences(n)
-    words = [len(t.split()) for t in texts]
     resolved = models.resolve("minilm")
     on_torch = models.build(resolved, device="cpu", use_cache=False, backend="torch")
     on_onnx = models.build(resolved, device="cpu", use_cache=False, backend="onnx")
     encoder, t_export = timed(lambda: on_onnx.onnx)
     print(
-        f"{n} sentences, {min(words)}-{max(words)} words (median {int(np.median(words))}); torch threads "
-        f"{torch.get_num_threads()}, onnxruntime intra-op threads {encoder.threads}; {args.rounds} rounds"
+        f"{length_summary(texts)}; torch threads {torch.get_num_threads()}, onnxruntime intra-op threads "
+        f"{encoder.threads}; {args.rounds} rounds"
     )
     on_torch.embed(texts[:64])  # warm-up of kernels, allocator and session
     on_onnx.embed(texts[:64])
