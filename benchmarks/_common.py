@@ -2,19 +2,23 @@
 
 - :func:`bench_environment`: a fresh, empty ``MTLIB_CACHE``, the hub offline, no progress bars;
 - :func:`mixed_sentences` and :func:`length_summary`: the texts they encode, and one line about them;
-- :func:`timed` and :func:`emit`: one timing, and one JSON line per figure after its human-readable line.
+- :func:`timed` and :func:`emit`: one timing, and one JSON line per figure after its human-readable line;
+- :func:`load`: an idle machine, or one with a busy neighbour process (``bench_threads.py``, ``bench_training.py``).
 
 Not a benchmark itself (``make bench`` runs ``benchmarks/bench_*.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
@@ -67,3 +71,33 @@ def timed(fn: Callable[[], T]) -> tuple[T, float]:
 def emit(bench: str, figure: str, value: float, unit: str, **extra: Any) -> None:
     """One JSON line: ``{"bench", "figure", "value", "unit", **extra}``."""
     print(json.dumps({"bench": bench, "figure": figure, "value": value, "unit": unit, **extra}))
+
+
+#: The busy neighbour: one thread of torch matrix products for an hour at most, standing in for a second job.
+BUSY = r"""
+import torch, time
+torch.set_num_threads(1)
+a = torch.randn(384, 384)
+end = time.time() + 3600
+while time.time() < end:
+    a = torch.tanh(a @ a)
+"""
+
+
+@contextlib.contextmanager
+def load(kind: str) -> Iterator[None]:
+    """Run the block on this machine as it is (``"idle"``) or beside a :data:`BUSY` process (``"busy"``).
+
+    The busy process computes for 2 s before the block starts, and is killed when it ends.
+    """
+    if kind not in ("idle", "busy"):
+        raise ValueError(f"load must be 'idle' or 'busy', got {kind!r}")
+    busy = subprocess.Popen([sys.executable, "-c", BUSY]) if kind == "busy" else None
+    try:
+        if busy is not None:
+            time.sleep(2)
+        yield
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()

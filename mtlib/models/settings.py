@@ -58,6 +58,11 @@ class ClassifierSettings:
             half of MiniLM's weights). None: frozen for a transformer (a short fine-tune moves it
             little, and freezing drops its gradient and optimiser state), trained for a static
             word-piece table (the table is the whole encoder).
+        train_layers: Fine-tuning a transformer: train only its top this many blocks and freeze those
+            below (with the embeddings under them), so the backward pass stops there; None or ``"all"``:
+            every block. The top 3 of MiniLM's 6 fine-tune 1.5x faster on a CPU than all 6, but cost
+            notebook 05's Yelp fine-tune 8 points of held-out accuracy (``benchmarks/finetune_accuracy.py``):
+            a choice for a user who trades accuracy for time, not the default.
         use_cache: Reload an identical training from the disk cache.
         init: A classifier from the factory to continue training from.
         C: Inverse regularisation strength of a linear head.
@@ -77,6 +82,7 @@ class ClassifierSettings:
     device: str = "auto"
     pooling: str = "mean"
     train_embeddings: bool | None = None
+    train_layers: int | str | None = None
     use_cache: bool = True
     init: Model | None = None
     C: float = 1.0
@@ -122,6 +128,11 @@ class ClassifierSettings:
             )
         if self.train_embeddings is not None and not isinstance(self.train_embeddings, bool):
             raise ValueError(f"{where}: train_embeddings must be True, False or None; got {self.train_embeddings!r}")
+        if not (self.train_layers in (None, "all") or _whole(self.train_layers, 1)):
+            raise ValueError(
+                f"{where}: train_layers must be a whole number of top blocks >= 1, 'all' or None (all); "
+                f"got {self.train_layers!r}"
+            )
         if self.class_weight not in (None, "balanced"):
             raise ValueError(f"{where}: class_weight must be 'balanced' or None; got {self.class_weight!r}")
         sizes = list(self.hidden) if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str) else None
@@ -235,6 +246,8 @@ def cache_settings(
     }
     if how == "finetune":  # a new key: fine-tunes cached before the option existed are not reused for it
         settings["train_embeddings"] = trains_embeddings(s, kind)
+        if s.train_layers not in (None, "all"):  # only when asked: every full fine-tune keeps its key
+            settings["train_layers"] = s.train_layers
     if how == "head" and s.head == "linear" and (s.C != 1.0 or s.class_weight is not None):
         # only when asked for: the keys of every default linear head (and their caches) stay as they were
         settings.update(C=float(s.C), class_weight=s.class_weight)

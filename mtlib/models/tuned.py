@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model, softmax
-from mtlib.models.finetune import Encoder, build_network, word_embeddings
+from mtlib.models.finetune import Encoder, build_network, freeze_lower_layers, word_embeddings
 from mtlib.models.labelled import Task
 from mtlib.models.settings import ClassifierSettings, Training
 from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
@@ -206,14 +206,16 @@ def finetune_network(
 
     The word-embedding matrix (:func:`mtlib.models.finetune.word_embeddings`)
     stays frozen unless ``s["train_embeddings"]``: no gradient, no AdamW
-    state, bit-identical after training. The log has the loss of every
+    state, bit-identical after training; so do the transformer blocks below
+    the top ``s["train_layers"]`` (:func:`mtlib.models.finetune.freeze_lower_layers`). The log has the loss of every
     epoch and the seconds of the training loop.
 
     Args:
         model: The loaded model to copy (never modified).
         data: ``{"texts", "pairs", "y" (n,), "k"}``, the training part.
         s: The resolved settings (``head``, ``hidden``, ``pooling``, ``max_length``, ``epochs``, ``lr``,
-            ``batch_size``, ``seed``; ``train_embeddings``, False when missing).
+            ``batch_size``, ``seed``; ``train_embeddings``, False when missing; ``train_layers``, the top
+            transformer blocks trained: a number or ``"all"``, ``"all"`` when missing).
         labels: The class order.
         device: A resolved torch device.
         pad_to, bucketed: ``pad_to=128, bucketed=False`` give the baseline of
@@ -240,6 +242,7 @@ def finetune_network(
         init._ensure_net()
         net.load_state_dict(init.net.state_dict())
     word_embeddings(net).weight.requires_grad_(bool(s.get("train_embeddings", False)))
+    freeze_lower_layers(net, s.get("train_layers", "all"))  # settings from before the option trained every block
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)

@@ -328,7 +328,7 @@ def compositionality(
             fine-tuned as a cross-encoder; the report is named ``<model>-ft``). A name ending in ``-ft`` is
             always fine-tuned. The probe reads the hidden states of the base model in both cases.
         external: Extra training pairs and SICK TEST (:func:`mtlib.experiments.nli.external.load_external`).
-        finetune_settings: ``lr, epochs, batch_size, max_length, train_embeddings`` of the fine-tuning.
+        finetune_settings: ``lr, epochs, batch_size, max_length, train_embeddings, train_layers`` of the fine-tuning.
 
     Returns:
         A :class:`CompositionalityReport`.

@@ -43,6 +43,7 @@ FINETUNE_DEFAULTS: dict[str, Any] = {
     "batch_size": 32,
     "max_length": 96,
     "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
+    "train_layers": None,  # None: every block of a transformer trained; N: the top N only (faster, less accurate)
 }
 
 

@@ -265,7 +265,7 @@ def systematicity(
         positive_label: Positive class name of a Hugging Face classifier.
         how: ``head`` (frozen encoder, trained head) or ``finetune`` (the encoder fine-tuned; its report is
             named ``<model>-ft``); a name ending in ``-ft`` is always fine-tuned.
-        finetune_settings: ``lr, epochs, batch_size, max_length, train_embeddings`` of a fine-tuning.
+        finetune_settings: ``lr, epochs, batch_size, max_length, train_embeddings, train_layers`` of a fine-tuning.
         dev: ``text, label`` that measure the trained classifier (else 20% of ``train`` is held out).
 
     Returns:

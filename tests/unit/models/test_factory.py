@@ -237,10 +237,10 @@ def test_finetune_freezes_word_embeddings_by_default_and_trains_them_when_asked(
     assert frozen.training.settings["train_embeddings"] is False
     after = word_embeddings(frozen.net).weight.detach().numpy()
     np.testing.assert_array_equal(after, base)  # bit-identical: no gradient, no AdamW step or weight decay
-    moved = frozen.net.body.encoder.layer[0].attention.self.query.weight.detach().numpy()
+    moved = frozen.net.body.encoder.layer[1].attention.self.query.weight.detach().numpy()
     from transformers import AutoModel
 
-    query = AutoModel.from_pretrained(toy_bert_dir).encoder.layer[0].attention.self.query.weight.detach().numpy()
+    query = AutoModel.from_pretrained(toy_bert_dir).encoder.layer[1].attention.self.query.weight.detach().numpy()
     assert not np.allclose(moved, query)  # the rest of the encoder was trained
     trained = models.classifier(str(toy_bert_dir), train, train_embeddings=True, **kwargs)
     assert trained.training.settings["train_embeddings"] is True
@@ -250,6 +250,35 @@ def test_finetune_freezes_word_embeddings_by_default_and_trains_them_when_asked(
     store._MEMO.clear()  # a new process: each setting reloads its own cache entry, not the other's
     again = models.classifier(str(toy_bert_dir), train, **kwargs)
     assert again.training.from_cache and again.training.key == frozen.training.key
+
+
+def _query(net_or_folder, layer: int) -> np.ndarray:
+    from transformers import AutoModel
+
+    body = AutoModel.from_pretrained(net_or_folder) if not hasattr(net_or_folder, "body") else net_or_folder.body
+    return body.encoder.layer[layer].attention.self.query.weight.detach().numpy().copy()
+
+
+def test_finetune_trains_every_block_by_default_and_only_the_top_ones_when_asked(toy_bert_dir):
+    from mtlib.models.finetune import freeze_lower_layers
+
+    train = _toy(seed=5)
+    kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=2, lr=2e-3, batch_size=16, device="cpu", seed=0)
+    every = models.classifier(str(toy_bert_dir), train, **kwargs)
+    assert "train_layers" not in every.training.settings  # the default keeps the keys of earlier fine-tunes
+    assert not np.allclose(_query(every.net, 0), _query(toy_bert_dir, 0))
+    top = models.classifier(str(toy_bert_dir), train, train_layers=1, **kwargs)
+    assert top.training.settings["train_layers"] == 1 and top.training.key != every.training.key
+    np.testing.assert_array_equal(_query(top.net, 0), _query(toy_bert_dir, 0))  # below the top block: untouched
+    assert not np.allclose(_query(top.net, 1), _query(toy_bert_dir, 1))
+    from transformers import AutoModel
+
+    base = AutoModel.from_pretrained(toy_bert_dir).embeddings.position_embeddings.weight.detach().numpy()
+    position = top.net.body.embeddings.position_embeddings.weight.detach().numpy()
+    np.testing.assert_array_equal(position, base)  # the embeddings under a frozen block are frozen too
+    assert freeze_lower_layers(every.net, 9) == (2, 2) and freeze_lower_layers(every.net, 1) == (1, 2)
+    with pytest.raises(ValueError, match="train_layers must be a whole number of top blocks"):
+        models.classifier(str(toy_bert_dir), train, train_layers=0, **kwargs)
 
 
 def test_static_table_trains_by_default_and_freezes_when_asked():
