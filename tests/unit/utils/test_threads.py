@@ -72,3 +72,17 @@ def test_job_threads_splits_among_local_workers(monkeypatch, capsys):
     assert runner_jobs.job_threads(job, {}).threads == 4
     assert runner_jobs.job_threads(job, {runner_jobs.JOBS_ENV: "2"}).threads == 2
     assert "2 thread(s) (4 cores, 0.0 busy, 2 job(s))" in capsys.readouterr().out
+
+
+def test_busy_cores_counts_what_stays_busy_not_a_blip(monkeypatch):
+    import psutil
+
+    from mtlib.utils.threads import busy_cores
+
+    windows = iter([100.0, 5.0, 80.0])  # a command holding both cores ends within the first window
+    monkeypatch.setattr(psutil, "cpu_percent", lambda interval=None: next(windows))
+    monkeypatch.setattr(psutil, "cpu_count", lambda logical=True: 2)
+    assert busy_cores(0.01) == 0.1  # the least of the three windows: 5% of 2 cores
+    steady = iter([52.0, 50.0, 55.0])  # a neighbour holding one core shows in every window
+    monkeypatch.setattr(psutil, "cpu_percent", lambda interval=None: next(steady))
+    assert busy_cores(0.01) == 1.0
