@@ -31,6 +31,8 @@ import warnings
 
 import numpy as np
 
+from mtlib.utils.threads import limit_threads
+
 __all__ = ["binary_logistic_dual"]
 
 
@@ -82,44 +84,48 @@ def binary_logistic_dual(
         z = Ka_ + b_
         return float(cs @ (np.logaddexp(0.0, z) - y * z) + 0.5 * (a_ @ Ka_))
 
-    f = objective(Ka, a, b)
-    steps, extra_done = 0, False
-    while True:
-        p = expit(Ka + b)
-        r = cs * (p - y)  # d loss / d z
-        converged = np.max(np.abs(Z.T @ (r + a))) / scale <= tol and abs(r.sum()) / scale <= tol
-        if converged and extra_done:
-            break
-        if steps >= max_iter:
-            warnings.warn(
-                f"binary_logistic_dual: no convergence to tol={tol} in {max_iter} Newton steps",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            break
-        dsq = np.sqrt(cs * p * (1.0 - p))
-        np.multiply(K, dsq[:, None], out=M)
-        M *= dsq[None, :]
-        M[diagonal] += 1.0
-        factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-        v = -(K @ (r + a))
-
-        def E(x: np.ndarray, dsq: np.ndarray = dsq, factor: tuple = factor) -> np.ndarray:
-            return dsq * cho_solve(factor, dsq * x, check_finite=False)
-
-        E1 = E(np.ones(n))
-        db = float((-r.sum() - E1 @ v) / E1.sum())
-        Dq = E(v) + db * E1
-        delta = -(r + a) - Dq
-        Kdelta = K @ delta
-        slope = float((r + a) @ Kdelta + r.sum() * db)  # gradient . step (negative)
-        t = 1.0
-        for _ in range(40):  # backtracking (Armijo), as scikit-learn's line search
-            f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)
-            if f_new <= f + 1e-4 * t * slope or converged or f_new - f <= 1e-14 * abs(f):
+    # the Newton loop on one BLAS thread: its n x n Cholesky and matrix-vector products ran 1.7x (n = 1,500) to
+    # 10x (n = 300) slower on two threads than on one here (benchmarks/bench_heads.py); the Gram matrix above
+    # is one large product and keeps every thread
+    with limit_threads(1, torch_too=False):
+        f = objective(Ka, a, b)
+        steps, extra_done = 0, False
+        while True:
+            p = expit(Ka + b)
+            r = cs * (p - y)  # d loss / d z
+            converged = np.max(np.abs(Z.T @ (r + a))) / scale <= tol and abs(r.sum()) / scale <= tol
+            if converged and extra_done:
                 break
-            t *= 0.5
-        a, b, Ka, f = a + t * delta, b + t * db, Ka + t * Kdelta, f_new
-        steps += 1
-        extra_done = converged
+            if steps >= max_iter:
+                warnings.warn(
+                    f"binary_logistic_dual: no convergence to tol={tol} in {max_iter} Newton steps",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                break
+            dsq = np.sqrt(cs * p * (1.0 - p))
+            np.multiply(K, dsq[:, None], out=M)
+            M *= dsq[None, :]
+            M[diagonal] += 1.0
+            factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+            v = -(K @ (r + a))
+
+            def E(x: np.ndarray, dsq: np.ndarray = dsq, factor: tuple = factor) -> np.ndarray:
+                return dsq * cho_solve(factor, dsq * x, check_finite=False)
+
+            E1 = E(np.ones(n))
+            db = float((-r.sum() - E1 @ v) / E1.sum())
+            Dq = E(v) + db * E1
+            delta = -(r + a) - Dq
+            Kdelta = K @ delta
+            slope = float((r + a) @ Kdelta + r.sum() * db)  # gradient . step (negative)
+            t = 1.0
+            for _ in range(40):  # backtracking (Armijo), as scikit-learn's line search
+                f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)
+                if f_new <= f + 1e-4 * t * slope or converged or f_new - f <= 1e-14 * abs(f):
+                    break
+                t *= 0.5
+            a, b, Ka, f = a + t * delta, b + t * db, Ka + t * Kdelta, f_new
+            steps += 1
+            extra_done = converged
     return Z.T @ a, b, steps

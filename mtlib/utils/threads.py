@@ -53,12 +53,16 @@ def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None
     if n is None:
         yield
         return
-    import torch
     from threadpoolctl import threadpool_limits
 
+    if not torch_too:  # the BLAS/OpenMP pools only (torch is not even imported)
+        with threadpool_limits(n):
+            yield
+        return
+    import torch
+
     before = torch.get_num_threads()
-    if torch_too:
-        torch.set_num_threads(n)
+    torch.set_num_threads(n)
     try:
         with threadpool_limits(n):
             yield
