@@ -60,7 +60,7 @@ def stable_features(X: np.ndarray) -> np.ndarray:
     A head fitted in float32 by an iterative solver that stops at a loose
     tolerance amplified those bits into different weights, and borderline
     test items flipped (issue 24). Heads now fit in float64 to a tight
-    optimum (Newton-Cholesky to 1e-10 for the linear head), so a kernel
+    optimum (Newton steps to a gradient of 1e-10 for the linear head), so a kernel
     difference reaches the weights unamplified. Rounding the features to a
     grid (2**-16) was tried and made things worse: a value that straddles a
     grid midpoint moves by a whole quantum, and notebook 01's smoke run then
@@ -138,7 +138,8 @@ class LinearHead:
         tolerance stopped), then kept as its arrays; predictions repeat scikit-learn's float64 arithmetic.
         A binary head with no more examples than features is solved by Newton steps on the examples' span
         (:func:`mtlib.models.logistic.binary_logistic_dual`: the same optimum, each step ``n^3 / 3`` instead
-        of ``n d^2``; 3-15x faster on SETI's 1,536 pair features); otherwise scikit-learn's Newton-Cholesky.
+        of ``n d^2``; 6-19x faster on SETI's 1,536 pair features, benchmarks/bench_heads.py); otherwise
+        scikit-learn's Newton-Cholesky.
         """
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler

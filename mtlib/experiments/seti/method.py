@@ -77,7 +77,8 @@ def head_predictions(
         prob = np.full(len(test), float(train["label"].iloc[0]))
         return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
     # an MLP head's many small steps: one BLAS thread is faster than two contending ones (10x on a loaded
-    # 2-core CPU); a linear head's Newton-Cholesky steps are large float64 products, which use the run's threads
+    # 2-core CPU); a linear head keeps the run's threads for its Gram matrix and limits its own Newton loop
+    # (mtlib.models.logistic)
     with limit_threads(small_fit_threads("head", head), torch_too=False):
         clf: Any = models.classifier(  # a trained classifier: it has .training
             encoder,
