@@ -183,8 +183,8 @@ def freeze_lower_layers(net: Any, train_layers: int | str) -> tuple[int, int]:
     training all 6 (``benchmarks/bench_training.py``), but on notebook 05's Yelp task it cost 8 points of
     held-out accuracy (``benchmarks/finetune_accuracy.py``): a trade a user may choose, so the default
     trains every block. The embeddings module below the blocks (positions, token types, their LayerNorm)
-    is frozen with them unless every block trains; the word-embedding matrix is left as it is
-    (``train_embeddings`` decides it).
+    is frozen with them unless every block trains, the word-embedding matrix too: call it before
+    ``train_embeddings`` decides that matrix (as :func:`mtlib.models.tuned.finetune_network` does).
 
     Args:
         net: A network from :func:`build_network`.
@@ -200,12 +200,9 @@ def freeze_lower_layers(net: Any, train_layers: int | str) -> tuple[int, int]:
     depth = len(layers)
     trained = depth if train_layers == "all" else max(1, min(int(train_layers), depth))
     if trained < depth:
-        words = word_embeddings(net).weight
-        keep = words.requires_grad
         for module in ([embeddings] if embeddings is not None else []) + list(layers[: depth - trained]):
             for weight in module.parameters():
                 weight.requires_grad_(False)
-        words.requires_grad_(keep)
     return trained, depth
 
 

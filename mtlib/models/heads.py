@@ -51,6 +51,9 @@ HEADS = ("linear", "mlp")
 #: Version of how heads are fitted and stored; part of every cache key, so a change retrains.
 FORMAT = 6
 
+#: Largest gradient entry (scikit-learn's scaling) at which a linear head's fit has converged.
+TOL = 1e-10
+
 
 def stable_features(X: np.ndarray) -> np.ndarray:
     """What every head sees of its features, fitting and predicting: float64.
@@ -143,6 +146,7 @@ class LinearHead:
         """
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
+        from sklearn.utils.class_weight import compute_sample_weight
 
         X = stable_features(X)
         if self.standardize:
@@ -154,12 +158,8 @@ class LinearHead:
         y_idx = np.asarray(y_idx)
         k = int(y_idx.max()) + 1 if len(y_idx) else 0
         if k == 2 and X.shape[0] <= X.shape[1]:
-            weights = None
-            if self.class_weight == "balanced":
-                weights = (len(y_idx) / (2.0 * np.bincount(y_idx, minlength=2)))[y_idx]
-            elif self.class_weight is not None:
-                raise ValueError(f"class_weight must be 'balanced' or None, got {self.class_weight!r}")
-            w, b, _ = binary_logistic_dual(X, y_idx, self.C, weights, tol=1e-10, max_iter=self.max_iter)
+            weights = compute_sample_weight(self.class_weight, y_idx) if self.class_weight is not None else None
+            w, b, _ = binary_logistic_dual(X, y_idx, self.C, weights, tol=TOL, max_iter=self.max_iter)
             self.coef_, self.intercept_ = w[None, :], np.array([b])
             return self
         lr = LogisticRegression(
@@ -167,7 +167,7 @@ class LinearHead:
             max_iter=self.max_iter,
             random_state=self.seed,
             solver="newton-cholesky",
-            tol=1e-10,
+            tol=TOL,
             class_weight=self.class_weight,
         ).fit(X, y_idx)
         self.coef_, self.intercept_ = lr.coef_, lr.intercept_

@@ -94,7 +94,8 @@ def binary_logistic_dual(
         while True:
             p = expit(Ka + b)
             r = cs * (p - y)  # d loss / d z
-            converged = np.max(np.abs(Z.T @ (r + a))) / scale <= tol and abs(r.sum()) / scale <= tol
+            g, r_sum = r + a, float(r.sum())  # the gradient is Z^T g (weights) and r_sum (intercept)
+            converged = np.max(np.abs(Z.T @ g)) / scale <= tol and abs(r_sum) / scale <= tol
             if converged and extra_done:
                 break
             if steps >= max_iter:
@@ -109,17 +110,15 @@ def binary_logistic_dual(
             M *= dsq[None, :]
             M[diagonal] += 1.0
             factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-            v = -(K @ (r + a))
-
-            def E(x: np.ndarray, dsq: np.ndarray = dsq, factor: tuple = factor) -> np.ndarray:
-                return dsq * cho_solve(factor, dsq * x, check_finite=False)
-
-            E1 = E(np.ones(n))
-            db = float((-r.sum() - E1 @ v) / E1.sum())
-            Dq = E(v) + db * E1
-            delta = -(r + a) - Dq
+            v = -(K @ g)
+            # E x = D^1/2 M^-1 D^1/2 x for x = 1 and x = v, in one solve
+            E1, Ev = (
+                dsq[:, None] * cho_solve(factor, dsq[:, None] * np.stack([np.ones(n), v], 1), check_finite=False)
+            ).T
+            db = float((-r_sum - E1 @ v) / E1.sum())
+            delta = -g - (Ev + db * E1)
             Kdelta = K @ delta
-            slope = float((r + a) @ Kdelta + r.sum() * db)  # gradient . step (negative)
+            slope = float(g @ Kdelta + r_sum * db)  # gradient . step (negative)
             t = 1.0
             for _ in range(40):  # backtracking (Armijo), as scikit-learn's line search
                 f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)

@@ -241,8 +241,8 @@ def finetune_network(
     if init is not None:
         init._ensure_net()
         net.load_state_dict(init.net.state_dict())
-    word_embeddings(net).weight.requires_grad_(bool(s.get("train_embeddings", False)))
     freeze_lower_layers(net, s.get("train_layers", "all"))  # settings from before the option trained every block
+    word_embeddings(net).weight.requires_grad_(bool(s.get("train_embeddings", False)))
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)

@@ -125,8 +125,9 @@ def busy_cores(seconds: float = 0.15, samples: int = 3) -> float:
 
     The least, not the mean: a process that holds a core holds it in every window, while a blip (a
     command that ends within the half second, the previous notebook's kernel shutting down) would
-    otherwise give a whole notebook one thread on an idle machine (seen here: notebook 02 ran 94 s
-    instead of 61 s after a sample caught a short-lived command). This process waits meanwhile.
+    otherwise give a whole notebook one thread on an idle machine (seen here, in a run under a sampling
+    profiler: a short-lived command as notebook 02 started gave it one thread, and it took 94 s, against
+    52-61 s with two threads in other runs). This process waits meanwhile.
     """
     import psutil
 
