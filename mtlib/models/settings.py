@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -23,6 +24,7 @@ from mtlib.models.heads import FORMAT
 
 __all__ = [
     "HOWS",
+    "OLD_HEADS",
     "ClassifierSettings",
     "Training",
     "cache_settings",
@@ -32,6 +34,8 @@ __all__ = [
 ]
 
 HOWS = ("auto", "native", "head", "finetune")
+#: Old names of heads, still accepted with a DeprecationWarning: one vocabulary, ``linear`` and ``mlp``.
+OLD_HEADS = {"logreg": "linear"}
 
 
 def json_safe(obj: Any) -> Any:
@@ -101,6 +105,15 @@ class ClassifierSettings:
         unknown = sorted(set(options) - set(known))
         if unknown:
             raise TypeError(f"classifier({name!r}): unknown option(s) {unknown}; the options are {known}")
+        if options.get("head") in OLD_HEADS:
+            old = options["head"]
+            warnings.warn(
+                f"classifier({name!r}): head={old!r} is now called {OLD_HEADS[old]!r}; the old name goes in the "
+                "next release",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            options = {**options, "head": OLD_HEADS[old]}
         settings = replace(start, **options) if start is not None else cls(**options)
         settings.check(name)
         return settings

@@ -4,7 +4,7 @@ It finds ``notebooks/[0-9][0-9]_*.ipynb`` (``00_template`` excluded), gives
 each the parameters of the chosen profile (a name from
 ``notebooks/profiles/<name>.yaml``, or the path of a user's own YAML file; ``-p
 NN.key=value`` overrides one value, parsed as YAML), checks the parameters
-against their types and rules (:mod:`mtlib.run.params`, ``notebooks/parameters.yaml``)
+against their declarations (each experiment's spec, :mod:`mtlib.run.params`)
 and that the input files they name exist (a bad value or a missing file fails
 that notebook before it runs, with the message; the others run),
 executes it in its own papermill process (a failure or a crash cannot take
@@ -135,10 +135,6 @@ def build_jobs(
             raise SystemExit(f"--only {','.join(wanted)} matches no notebook in {nb_dir}")
     data = apply_overrides(load_profile(nb_dir, profile), overrides)
     check_profile_keys(data, discover(nb_dir))
-    try:
-        rules = nbparams.load_rules(nb_dir)
-    except nbparams.ConfigError as err:
-        raise SystemExit(str(err)) from None
     profile = profile_name(profile)
     env = {"HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")} if profile in OFFLINE_PROFILES else {}
     env["MPLBACKEND"] = "Agg"
@@ -152,7 +148,7 @@ def build_jobs(
         env[THREADS_ENV] = str(threads)
     jobs = []
     for nb in notebooks:
-        params, problems = check_parameters(nb, data, notebook_parameters(nb, data, profile, device, out_dir), rules)
+        params, problems = check_parameters(nb, data, notebook_parameters(nb, data, profile, device, out_dir))
         output = RunLayout(out_dir, profile, nb.stem).notebook_path
         # the kernel's Run need not check again what was checked here (mtlib.run.params.check_run)
         checked = {**env, nbparams.CHECKED_ENV: nb.stem}

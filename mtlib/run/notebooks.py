@@ -16,13 +16,17 @@ indent, sorted keys, a final newline). So the canonical form of a notebook is
 - no outputs and no execution counts; cell metadata limited to authoring keys
   (:data:`CELL_METADATA_KEPT`); no papermill ``injected-parameters`` cell; every
   cell with a unique id; nbformat 4.5;
-- serialised exactly as ``nbformat.write`` does.
+- serialised exactly as ``nbformat.write`` does;
+- for a notebook of an mtlib experiment, the ``parameters`` cell generated from
+  the experiment's spec (:meth:`mtlib.experiments.spec.Spec.cell`): the spec is
+  the one declaration, the cell its copy.
 
 :func:`normalise` produces that form (idempotent), :func:`problems` lists what
 differs. Command line (the pre-commit hook in ``.githooks/`` calls ``--check``)::
 
     python -m mtlib.run.notebooks --check notebooks/*.ipynb   # exit 1 and the problems found
     python -m mtlib.run.notebooks --fix notebooks/*.ipynb     # rewrite in canonical form
+    python -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md   # the parameter tables of every spec
 
 The runner executes notebooks with a kernel named ``mtlib`` that runs its own
 interpreter (:func:`write_kernelspec`), so papermill needs nothing registered;
@@ -41,7 +45,10 @@ from typing import Any
 
 import nbformat
 
+from mtlib.experiments import spec_for, specs
+
 __all__ = [
+    "PARAMETERS_DOC",
     "CELL_METADATA_KEPT",
     "INJECTED_TAG",
     "KERNEL_DISPLAY_NAME",
@@ -53,10 +60,13 @@ __all__ = [
     "fix",
     "main",
     "normalise",
+    "parameters_markdown",
     "problems",
     "write_kernelspec",
 ]
 
+#: The documentation table of every experiment's parameters, generated from the specs.
+PARAMETERS_DOC = "PARAMETERS.md"
 KERNEL_NAME = "mtlib"
 KERNEL_DISPLAY_NAME = "Python (mtlib)"
 #: What JupyterLab writes into ``metadata.kernelspec`` once the ``mtlib`` kernel connects.
@@ -87,14 +97,16 @@ def canonical_metadata() -> dict[str, Any]:
     return {"kernelspec": dict(KERNELSPEC), "language_info": copy.deepcopy(LANGUAGE_INFO)}
 
 
-def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def normalise(nb: nbformat.NotebookNode, stem: str = "") -> nbformat.NotebookNode:
     """The canonical form of a notebook (a new object; ``nb`` is left as it is).
 
     Clears outputs and execution counts, drops run-state metadata and any
-    ``injected-parameters`` cell, gives every cell a unique id, and writes the
-    canonical notebook-level metadata. Applying it twice changes nothing.
+    ``injected-parameters`` cell, gives every cell a unique id, writes the
+    canonical notebook-level metadata and, when an experiment's spec declares the
+    notebook ``stem``, its ``parameters`` cell. Applying it twice changes nothing.
     """
     nb = nbformat.convert(copy.deepcopy(nb), 4)
+    spec = spec_for(stem, missing_ok=True) if stem else None
     nb.nbformat, nb.nbformat_minor = 4, max(5, int(nb.get("nbformat_minor", 0)))
     kept = {k: v for k, v in nb.metadata.items() if k in NOTEBOOK_METADATA_KEPT}
     nb.metadata = nbformat.from_dict({**kept, **canonical_metadata()})
@@ -105,6 +117,8 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if INJECTED_TAG in meta.get("tags", []):
             continue
         cell.metadata = nbformat.from_dict({k: v for k, v in meta.items() if k in CELL_METADATA_KEPT})
+        if spec is not None and "parameters" in meta.get("tags", []):
+            cell.source = spec.cell()
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
         else:
@@ -140,10 +154,17 @@ def problems(text: str, name: str = "<notebook>") -> list[str]:
         nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     except Exception as err:  # nbformat raises several types for unreadable JSON
         return [f"{name}: not a readable notebook ({err})"]
-    fixed = normalise(nb)
+    fixed = normalise(nb, Path(name).stem)
     if canonical_text(fixed) == text:
         return []
     found = []
+    spec = spec_for(Path(name).stem, missing_ok=True)
+    for cell in nb.get("cells", []):
+        if spec is not None and "parameters" in cell.get("metadata", {}).get("tags", []) and cell.source != spec.cell():
+            found.append(
+                f"{name}: the parameters cell differs from {spec.__module__}.Spec, the one declaration "
+                "(the fix writes the spec's cell)"
+            )
     if nb.get("nbformat") != 4 or nb.get("nbformat_minor", 0) < 5:
         found.append(f"{name}: nbformat {nb.get('nbformat')}.{nb.get('nbformat_minor')}, expected 4.5")
     meta = dict(nb.get("metadata", {}))
@@ -182,11 +203,27 @@ def fix(path: str | Path) -> bool:
     """Rewrite one notebook file in canonical form; True when its content changed."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
-    fixed = canonical_text(normalise(nbformat.reads(text, as_version=nbformat.NO_CONVERT)))
+    fixed = canonical_text(normalise(nbformat.reads(text, as_version=nbformat.NO_CONVERT), path.stem))
     if fixed == text:
         return False
     path.write_text(fixed, encoding="utf-8")
     return True
+
+
+def parameters_markdown() -> str:
+    """The documentation of every experiment's parameters: one table per notebook, from its spec."""
+    parts = [
+        "# Notebook parameters",
+        "",
+        "Generated from each experiment's spec (`mtlib/experiments/<package>/spec.py`), the one place a",
+        "parameter is declared: `python -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md` rewrites this",
+        "file and a test checks it is current. A profile may set any parameter but `profile` and `out_dir`,",
+        "which the runner sets. Rules: `mtlib/utils/rules.py`.",
+    ]
+    for stem, spec in specs().items():
+        doc = (spec.__doc__ or "").strip().splitlines()[0]
+        parts += ["", f"## {stem}", "", doc, "", spec.markdown()]
+    return "\n".join(parts) + "\n"
 
 
 def write_kernelspec(folder: str | Path, python: str | None = None) -> Path:
@@ -221,9 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode.add_argument("--fix", action="store_true", help="rewrite the notebooks in canonical form")
     mode.add_argument("--check", action="store_true", help="report problems, exit 1 if any (the default)")
     parser.add_argument("--name", default="<stdin>", help="file name shown for '-' (standard input)")
-    parser.add_argument("paths", nargs="+", help="notebook files; '-' reads one from standard input (check only)")
+    parser.add_argument("--docs", metavar="PATH", help=f"write every spec's parameter table to PATH ({PARAMETERS_DOC})")
+    parser.add_argument("paths", nargs="*", help="notebook files; '-' reads one from standard input (check only)")
     args = parser.parse_args(argv)
     status = 0
+    if args.docs:
+        Path(args.docs).write_text(parameters_markdown(), encoding="utf-8")
+        print(f"wrote {args.docs}")
     for p in args.paths:
         if p == "-":
             if args.fix:

@@ -6,7 +6,7 @@ per notebook number). :func:`load_profile` reads it (errors name the file and
 line), :func:`apply_overrides` adds ``-p NN.key=value``,
 :func:`notebook_parameters` keeps what one notebook declares and
 :func:`check_parameters` checks those values against the notebook's types and
-the rule table (:mod:`mtlib.run.params`, ``notebooks/parameters.yaml``): the
+their spec (:mod:`mtlib.run.params`, :mod:`mtlib.experiments.spec`): the
 one check of a headless run. :func:`missing_inputs` lists input files a
 notebook's parameters name that do not exist.
 """
@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from mtlib.experiments.spec import RUNNER_SET as SPEC_RUNNER_SET
 from mtlib.run import params as nbparams
 from mtlib.run.layout import safe_component
 
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 #: Parameters the runner sets for every notebook (from --profile and --out-dir); a ``-p`` for them is refused.
-RUNNER_SET = ("profile", "out_dir")
+RUNNER_SET = SPEC_RUNNER_SET
 #: Parameters that name input files or folders (besides any ``*_path`` / ``*_dir`` other than ``out_dir``).
 INPUT_LISTS = ("word_lists",)
 
@@ -209,9 +210,7 @@ def notebook_parameters(
     notebook: Path, profile_data: dict[str, Any], profile: str, device: str | None, out_dir: Path
 ) -> dict[str, Any]:
     """The profile's parameters for one notebook, limited to those it declares."""
-    import papermill
-
-    declared = set(papermill.inspect_notebook(str(notebook)))
+    declared = set(nbparams.declared(notebook))
     merged: dict[str, Any] = dict(profile_data.get("defaults") or {})
     per_nb = profile_data.get("notebooks") or {}
     for key in (notebook.stem[:2], notebook.stem):
@@ -228,7 +227,7 @@ def notebook_parameters(
 
 
 def check_parameters(
-    notebook: Path, profile_data: dict[str, Any], parameters: dict[str, Any], rules: dict[str, Any] | None = None
+    notebook: Path, profile_data: dict[str, Any], parameters: dict[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
     """Validate one notebook's parameters before it runs (:func:`mtlib.run.params.check`).
 
@@ -257,7 +256,7 @@ def check_parameters(
                 )
     try:
         values, found, notes = nbparams.check(
-            notebook, parameters, rules=rules, wrap_strings=True, strict_names=False, parameters=decl
+            notebook, parameters, wrap_strings=True, strict_names=False, parameters=decl
         )
     except nbparams.ConfigError as err:
         return parameters, [*problems, str(err)]

@@ -32,11 +32,9 @@ from the working directory, else the working directory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -44,10 +42,12 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from mtlib.analysis.plots import describe_figure
+from mtlib.experiments.spec import Spec
 from mtlib.models.backends import resolve_backend
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
+from mtlib.utils.keys import TIMING_PREFIX, model_slug, scheme, timing_key
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import kernel_threads
 
@@ -67,33 +67,8 @@ __all__ = [
 ]
 
 OUT_ENV = "MTLIB_OUT"
-#: Prefix of every timing metric: a determinism check compares all other keys exactly.
-TIMING_PREFIX = "timing/"
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-def model_slug(name: str) -> str:
-    """A safe, unique name for a model in file names and metric keys.
-
-    A registered short name (``"minilm"``, ``"glove-50d"``) is kept as it is.
-    A path or hub id (``"/data/my model/"``, ``"org/bert"``) becomes its last
-    part, cleaned to ``[A-Za-z0-9._-]``, plus 8 hex digits of a hash of the
-    whole string, so two folders named ``model`` never share outputs.
-    """
-    text = str(name)
-    if _SAFE.match(text):
-        return text
-    tail = Path(text.rstrip("/\\")).name or "model"
-    clean = re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip("-.")[:40] or "model"
-    return f"{clean}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
-
-
-def timing_key(key: str) -> str:
-    """``key`` under :data:`TIMING_PREFIX` when one of its parts is a duration (``*seconds``, as in
-    ``count_seconds/english/syn``)."""
-    if key.startswith(TIMING_PREFIX) or not any(part.endswith("seconds") for part in key.split("/")):
-        return key
-    return TIMING_PREFIX + key
+#: The process default of model numerics (read by ``mtlib.models.load`` under ``precision="auto"``).
+PRECISION_ENV = "MTLIB_PRECISION"
 
 
 @runtime_checkable
@@ -181,11 +156,18 @@ class Run:
     """
 
     def __init__(
-        self, stem: str, profile: str = "quick", out_dir: str | None = None, params: Mapping[str, Any] | None = None
+        self,
+        stem: str,
+        profile: str = "quick",
+        out_dir: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        *,
+        checked: bool = False,
     ) -> None:
         if params is None:
             params = namespace_values(stem, kernel_namespace()) or None
-        check_run(stem, params)  # the runner's check, for a run it did not start (JupyterLab)
+        if not checked:
+            check_run(stem, params)  # the runner's check, for a run it did not start (JupyterLab)
         self.stem, self.profile = stem, profile
         root = output_root(out_dir)
         self.layout = RunLayout(root, profile, stem)
@@ -207,6 +189,19 @@ class Run:
         self.figures_path.unlink(missing_ok=True)
         if params is not None:
             atomic_write_bytes(self.layout.params_path, json.dumps(_jsonable(dict(params)), indent=2).encode())
+
+    @classmethod
+    def from_spec(cls, spec: Spec) -> Run:
+        """Open the run of an experiment's notebook from its checked spec.
+
+        In a notebook: ``spec = lexical.Spec.from_notebook(globals()); run = results.Run.from_spec(spec)``.
+        The spec's values go to ``params.json``; its ``precision`` (when not ``auto``) becomes this
+        process's default numerics (``$MTLIB_PRECISION``), so every model the notebook loads uses it.
+        """
+        if spec.precision != "auto":
+            os.environ[PRECISION_ENV] = spec.precision
+        values = spec.values()
+        return cls(spec.notebook, profile=spec.profile, out_dir=spec.out_dir or None, params=values, checked=True)
 
     @classmethod
     def from_notebook(cls, stem: str, namespace: Mapping[str, Any]) -> Run:
@@ -277,20 +272,31 @@ class Run:
             The keys and values recorded.
         """
         values = dict(report) if isinstance(report, Mapping) else dict(report.metrics())
-        slug = model_slug(model) if model is not None else None
-        out: dict[str, Any] = {}
-        if slug is not None:
-            out.update({f"models/{slug}/{k}": v for k, v in values.items()})
-        if slug is None or primary:
-            out.update(values)
+        out = scheme(values, model, primary)
         self.record(out)
+        plain = model is None or primary
         heads = [] if isinstance(report, Mapping) else list(getattr(report, "headline", ()) or ())
-        if heads and (slug is None or primary):
+        if heads and plain:
             self.record({k: values[k] for k in heads if k in values}, headline=True)
         if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
             for name, frame in report.tables().items():
-                self.save_table(frame, name if (slug is None or primary) else f"{name}__{slug}")
-        return {timing_key(k): v for k, v in out.items()}
+                self.save_table(frame, name if plain else f"{name}__{model_slug(str(model))}")
+        return out
+
+    def record_outcome(self, outcome: Any, *, tables: bool = True) -> dict[str, Any]:
+        """Record everything an experiment's ``run(spec)`` (or one of its steps) returned.
+
+        ``outcome.entries()`` gives ``(report, model, primary)`` triples
+        (:class:`mtlib.experiments.outcome.Outcome`); each is recorded by :meth:`record_report`,
+        so the keys are those ``outcome.metrics()`` gives.
+
+        Returns:
+            The keys and values recorded.
+        """
+        out: dict[str, Any] = {}
+        for report, model, primary in outcome.entries():
+            out.update(self.record_report(report, model=model, primary=primary, tables=tables))
+        return out
 
     def save_figure(
         self, fig: Any, name: str, alt: str | None = None, *, dpi: int = 150, show: bool = True

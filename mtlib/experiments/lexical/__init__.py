@@ -22,100 +22,50 @@ The pieces, lowest first:
   with one interface and their supervised scores (:func:`evaluate_heads`);
 - :mod:`~mtlib.experiments.lexical.check`: the exact count and the paper's
   sampled procedure on one vocabulary;
-- :mod:`~mtlib.experiments.lexical.report`: the experiment of notebook 03,
-  ``report = transitivity(model, load_data(languages))``.
+- :mod:`~mtlib.experiments.lexical.report`: the experiment of one model,
+  ``report = transitivity(model, load_data(languages), ...)``;
+- :mod:`~mtlib.experiments.lexical.spec` and :mod:`~mtlib.experiments.lexical.method`: notebook 03's
+  parameters and ``run(spec)`` (the notebook: ``load(spec)`` then ``analyse(spec, data)``).
 """
 
-# level 0: other wings (re-exported for the tests and benchmarks)
-from mtlib.models import pair_features
-from mtlib.relations.counting import sample_triples
+from mtlib.utils.faces import Face
 
-# isort: split
-# level 1: the pairs; a head's prediction matrix
-from mtlib.experiments.lexical.data import (
-    RELATIONS,
-    TABLE5,
-    TEST_SPLITS,
-    TRAIN_SPLITS,
-    LexicalData,
-    load_data,
-    relation_labels,
-    split_pairs,
-    table5_frame,
-    vocabulary,
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "data": [
+            "RELATIONS",
+            "TABLE5",
+            "TEST_SPLITS",
+            "TRAIN_SPLITS",
+            "LexicalData",
+            "load_data",
+            "relation_labels",
+            "split_pairs",
+            "table5_frame",
+            "vocabulary",
+        ],
+        "matrix": ["pair_probability_matrix", "prediction_matrix"],
+        "scores": ["f1_summary", "learnt_contrast", "learnt_p", "relation_scores"],
+        "pair_models": [
+            "COGALEX_CLASSES",
+            "PAIR_CLASSES",
+            "FineTunedPairClassifier",
+            "FrozenPairHeads",
+            "PairModel",
+            "evaluate_heads",
+            "finetune_pair_classifier",
+            "pair_classes",
+            "pair_model",
+            "predict_pairs",
+            "prediction_matrices",
+            "relation_probabilities",
+            "train_frozen_heads",
+        ],
+        "check": ["TransitivityReport", "check_transitivity", "most_violating_words", "sampled_transitivity"],
+        "report": ["FINETUNE_SUFFIX", "LexicalTransitivityReport", "split_name", "transitivity"],
+        "method": ["analyse", "load", "run"],
+    },
 )
-from mtlib.experiments.lexical.matrix import pair_probability_matrix, prediction_matrix
-from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, learnt_p, relation_scores
-
-# isort: split
-# level 2: the two models
-from mtlib.experiments.lexical.pair_models import (
-    COGALEX_CLASSES,
-    PAIR_CLASSES,
-    FineTunedPairClassifier,
-    FrozenPairHeads,
-    PairModel,
-    evaluate_heads,
-    finetune_pair_classifier,
-    pair_classes,
-    pair_model,
-    predict_pairs,
-    prediction_matrices,
-    relation_probabilities,
-    train_frozen_heads,
-)
-
-# isort: split
-# level 3: transitivity on one vocabulary
-from mtlib.experiments.lexical.check import (
-    TransitivityReport,
-    check_transitivity,
-    most_violating_words,
-    sampled_transitivity,
-)
-
-# isort: split
-# level 4: the experiment of notebook 03
-from mtlib.experiments.lexical.report import FINETUNE_SUFFIX, LexicalTransitivityReport, split_name, transitivity
-
-__all__ = [
-    "pair_features",
-    "sample_triples",
-    "RELATIONS",
-    "TABLE5",
-    "TEST_SPLITS",
-    "TRAIN_SPLITS",
-    "LexicalData",
-    "load_data",
-    "relation_labels",
-    "split_pairs",
-    "table5_frame",
-    "vocabulary",
-    "pair_probability_matrix",
-    "prediction_matrix",
-    "f1_summary",
-    "learnt_contrast",
-    "learnt_p",
-    "relation_scores",
-    "COGALEX_CLASSES",
-    "PAIR_CLASSES",
-    "FineTunedPairClassifier",
-    "FrozenPairHeads",
-    "PairModel",
-    "evaluate_heads",
-    "finetune_pair_classifier",
-    "pair_classes",
-    "pair_model",
-    "predict_pairs",
-    "prediction_matrices",
-    "relation_probabilities",
-    "train_frozen_heads",
-    "TransitivityReport",
-    "check_transitivity",
-    "most_violating_words",
-    "sampled_transitivity",
-    "FINETUNE_SUFFIX",
-    "split_name",
-    "LexicalTransitivityReport",
-    "transitivity",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -26,6 +26,7 @@ from mtlib import models as mt_models
 from mtlib.experiments.lexical.data import RELATIONS, relation_labels, vocabulary
 from mtlib.experiments.lexical.matrix import prediction_matrix
 from mtlib.models import pair_features
+from mtlib.models.settings import ClassifierSettings
 
 __all__ = [
     "PairModel",
@@ -98,12 +99,10 @@ def train_frozen_heads(
     train: pd.DataFrame,
     test: pd.DataFrame | None = None,
     *,
-    kind: str = "logreg",
-    seed: int = 0,
+    settings: ClassifierSettings,
+    seed: int,
+    device: str,
     use_cache: bool = True,
-    device: str = "auto",
-    C: float = 1.0,
-    class_weight: str | None = None,
 ) -> FrozenPairHeads:
     """Train the two heads on the pair features ``[u, v, |u-v|, u*v]`` of an encoder's word vectors.
 
@@ -115,13 +114,13 @@ def train_frozen_heads(
         train: Training pairs (``word1, word2, relation``).
         test: Gold test pairs for the heads' held-out accuracy (``None``: a
             stratified 20% of ``train`` is held out instead).
-        kind: ``"logreg"``/``"linear"`` (matrix-form predictions) or ``"mlp"``.
+        settings: The heads' settings (the spec's ``head_settings``): ``head`` ``"linear"`` (matrix-form
+            predictions) or ``"mlp"``; a linear head's ``C`` (CogALex-VI English: C=0.1 beat C=1) and
+            ``class_weight`` (``"balanced"`` weighs each class by the inverse of its frequency: a relation is
+            a small minority of the pairs, and without it a logistic head drifts towards always-"no").
         seed: Seeds the heads.
-        use_cache: Reload identical heads from the disk cache.
         device: Where an MLP head trains.
-        C: Inverse regularisation of a logistic head (CogALex-VI English: C=0.1 beat C=1).
-        class_weight: ``"balanced"`` weighs each class by the inverse of its frequency (a relation is a
-            small minority of the pairs: without it a logistic head drifts towards always-"no"), or None.
+        use_cache: Reload identical heads from the disk cache.
 
     Returns:
         The :class:`FrozenPairHeads`.
@@ -129,20 +128,18 @@ def train_frozen_heads(
     encoder = encoder if isinstance(encoder, mt_models.Model) else mt_models.load(str(encoder), device=device)
     model = FrozenPairHeads(encoder.name, encoder, {})
     model.vectors(vocabulary(train if test is None else pd.concat([train, test])))  # one embed call
-    options: dict[str, Any] = dict(C=C, class_weight=class_weight) if kind in ("logreg", "linear") else {}
     for rel in RELATIONS:
         valid = None if test is None else (list(test["word1"]), list(test["word2"]), relation_labels(test, rel))
         model.heads[rel] = mt_models.classifier(
             encoder,
             (list(train["word1"]), list(train["word2"]), relation_labels(train, rel)),
             how="head",
-            head="linear" if kind in ("logreg", "linear") else kind,
+            settings=settings,
             valid=valid,
             heldout_fraction=0.2,
             seed=seed,
             device=device,
             use_cache=use_cache,
-            **options,
         )
     return model
 
@@ -239,13 +236,9 @@ def finetune_pair_classifier(
     name_or_path: Any,
     train: pd.DataFrame,
     *,
-    epochs: int = 3,
-    batch_size: int = 32,
-    lr: float = 2e-5,
-    seed: int = 0,
-    device: str = "auto",
-    pooling: str = "first",
-    max_length: int = 32,
+    settings: ClassifierSettings,
+    seed: int,
+    device: str,
     use_cache: bool = True,
     classes: Sequence[str] = PAIR_CLASSES,
 ) -> FineTunedPairClassifier:
@@ -261,11 +254,10 @@ def finetune_pair_classifier(
     Args:
         name_or_path: Registry name, hub id, local folder or loaded model.
         train: Training pairs (``word1, word2, relation``).
-        epochs, batch_size, lr: Training settings.
+        settings: Training settings (the spec's ``finetune_settings``: epochs, batch_size, lr, pooling
+            ``"first"`` token or ``"mean"``, max_length of a tokenised pair, ...).
         seed: Seeds the head's initialisation, dropout and batch order.
         device: ``"auto"`` or an explicit device.
-        pooling: ``"first"`` (first token) or ``"mean"``.
-        max_length: Truncation length of a tokenised pair.
         use_cache: Reload an identical fine-tuning from the disk cache.
         classes: :data:`PAIR_CLASSES` (``SYN, HYP, OTHER``) or :data:`COGALEX_CLASSES` (the 4-class model).
 
@@ -276,15 +268,11 @@ def finetune_pair_classifier(
         name_or_path,
         (list(train["word1"]), list(train["word2"]), pair_classes(train, classes)),
         how="finetune",
+        settings=settings,
         labels=list(classes),
         heldout_fraction=0,
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
         seed=seed,
         device=device,
-        pooling=pooling,
-        max_length=max_length,
         use_cache=use_cache,
     )
     assert isinstance(clf, mt_models.FineTunedClassifier)
@@ -301,17 +289,11 @@ def pair_model(
     train: pd.DataFrame,
     test: pd.DataFrame | None = None,
     *,
-    how: str = "head",
-    head: str = "logreg",
-    seed: int = 0,
-    device: str = "auto",
-    epochs: int = 3,
-    batch_size: int = 32,
-    lr: float = 2e-5,
-    pooling: str = "first",
+    how: str,
+    settings: ClassifierSettings,
+    seed: int,
+    device: str,
     classes: Sequence[str] = PAIR_CLASSES,
-    C: float = 1.0,
-    class_weight: str | None = None,
 ) -> PairModel:
     """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
@@ -320,27 +302,15 @@ def pair_model(
         train: Training pairs; ``test``: gold pairs for the frozen heads' accuracy.
         how: ``"head"`` (frozen word vectors, one head per relation) or
             ``"finetune"`` (the paper's fine-tuned pair classifier).
-        head: Head of frozen vectors: ``"logreg"`` or ``"mlp"``.
+        settings: The heads' settings (``how="head"``, :func:`train_frozen_heads`) or the fine-tuning's.
         seed, device: As everywhere.
-        epochs, batch_size, lr, pooling: Fine-tuning settings.
         classes: Classes of the fine-tuned classifier (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
-        C, class_weight: A logistic head's regularisation and class weights (:func:`train_frozen_heads`).
     """
     if how == "finetune":
-        return finetune_pair_classifier(
-            name,
-            train,
-            epochs=epochs,
-            batch_size=batch_size,
-            lr=lr,
-            seed=seed,
-            device=device,
-            pooling=pooling,
-            classes=classes,
-        )
+        return finetune_pair_classifier(name, train, settings=settings, seed=seed, device=device, classes=classes)
     if how != "head":
         raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
-    return train_frozen_heads(name, train, test, kind=head, seed=seed, device=device, C=C, class_weight=class_weight)
+    return train_frozen_heads(name, train, test, settings=settings, seed=seed, device=device)
 
 
 # ---------------------------------------------------------------------------

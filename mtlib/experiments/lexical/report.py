@@ -32,6 +32,7 @@ from mtlib.experiments.lexical.pair_models import (
     relation_probabilities,
 )
 from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, relation_scores
+from mtlib.models.settings import ClassifierSettings
 from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 from mtlib.relations import ThreeWayTransitivity
 
@@ -242,26 +243,21 @@ def transitivity(
     model: str,
     data: LexicalData,
     *,
-    finetune: bool = False,
-    head_kind: str = "logreg",
-    epochs: int = 5,
-    batch_size: int = 32,
-    lr: float = 1e-5,
-    pooling: str = "first",
-    predict_batch_size: int = 512,
-    max_pairs: int = 5_000_000,
-    n_sample: int = 200_000,
-    n_boot: int = 1000,
-    n_top: int = 10,
-    seed: int = 0,
-    device: str = "auto",
-    finetune_classes: int = 3,
-    head_C: float = 1.0,
-    head_class_weight: str | None = None,
+    how: str,
+    head_settings: ClassifierSettings,
+    finetune_settings: ClassifierSettings,
+    finetune_classes: int,
+    predict_batch_size: int,
+    max_pairs: int,
+    n_sample: int,
+    n_boot: int,
+    n_top: int,
+    seed: int,
+    device: str,
 ) -> LexicalTransitivityReport:
     """Three-way transitivity of a lexical-relation model in every language of ``data``.
 
-    Frozen (``finetune=False``): one head per relation on the model's word
+    Frozen (``how="head"``): one head per relation on the model's word
     vectors, trained per language. Fine-tuned: one pair classifier trained on
     every language's training pairs (the paper's multilingual model). Then
     :func:`check_transitivity` per language (exhaustive count through
@@ -269,33 +265,31 @@ def transitivity(
     and :func:`evaluate_heads` on the gold test pairs.
 
     Args:
-        model: Registry name or path.
+        model: Registry name or path; a name ending in ``-ft`` is its base fine-tuned (the report keeps the
+            ``-ft`` name), whatever ``how`` says.
         data: :func:`load_data`.
-        finetune: Fine-tune the model on word pairs instead of heads on frozen vectors.
-        head_kind: Head on frozen vectors: ``logreg`` or ``mlp``.
-        epochs, batch_size, lr, pooling: Fine-tuning settings.
+        how: ``"head"`` (heads on frozen vectors) or ``"finetune"`` (the model fine-tuned on word pairs).
+        head_settings: Settings of the heads on frozen vectors (:func:`train_frozen_heads`).
+        finetune_settings: Settings of the fine-tuned pair classifier (:func:`finetune_pair_classifier`).
+        finetune_classes: Classes of a fine-tuned model: 3 (``SYN, HYP, OTHER``) or 4 (CogALex-VI's ``SYN, ANT,
+            HYP, RANDOM``, as in the shared task).
         predict_batch_size: Word pairs per forward pass of a fine-tuned model.
         max_pairs: Most ordered pairs a fine-tuned model predicts for the exhaustive count.
         n_sample: Random triples of the sampled procedure.
         n_boot: Bootstrap replicates over words.
         n_top: Words per language and relation in the ranking of violations.
         seed, device: As everywhere.
-        finetune_classes: Classes of a fine-tuned model: 3 (``SYN, HYP, OTHER``) or 4 (CogALex-VI's ``SYN, ANT,
-            HYP, RANDOM``, as in the shared task). A model name ending in ``-ft`` is its base fine-tuned (the
-            report keeps the ``-ft`` name), whatever ``finetune`` says.
-        head_C, head_class_weight: A logistic head's C and class weights (``"balanced"``; ``""``/None: none).
     """
     if finetune_classes not in (3, 4):
         raise ValueError(f"finetune_classes must be 3 or 4, got {finetune_classes}")
     classes = PAIR_CLASSES if finetune_classes == 3 else COGALEX_CLASSES
     name = str(model)
-    base, way, _ = split_name(name, "finetune" if finetune else "head")  # the report keeps the name as given
+    base, way, _ = split_name(name, how)  # the report keeps the name as given
     finetune = way == "finetune"
 
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str) -> PairModel:
-        fit: dict[str, Any] = dict(epochs=epochs, batch_size=batch_size, lr=lr, pooling=pooling, classes=classes)
-        heads: dict[str, Any] = dict(C=head_C, class_weight=head_class_weight or None)
-        return pair_model(base, train, test, how=how, head=head_kind, seed=seed, device=device, **fit, **heads)
+        settings = finetune_settings if how == "finetune" else head_settings
+        return pair_model(base, train, test, how=how, settings=settings, seed=seed, device=device, classes=classes)
 
     shared = None
     seconds: dict[str, float] = {}

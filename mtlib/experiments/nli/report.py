@@ -11,7 +11,6 @@ against chance.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -35,6 +34,7 @@ from mtlib.experiments.nli.scores import (
 )
 from mtlib.models import Model, TransformerModel
 from mtlib.models.probes import Head
+from mtlib.models.settings import ClassifierSettings
 from mtlib.relations import PairwiseCompositionality, RelationResult
 
 __all__ = ["relation_symbol", "CompositionalityReport", "rates_by_monotonicity", "compositionality"]
@@ -296,15 +296,15 @@ def compositionality(
     model: str | Model,
     data: NLIData,
     *,
-    layer: int = -2,
-    entailment_label: str = "ENTAILMENT",
-    n_boot: int = 200,
-    permutations: int = 5000,
-    seed: int = 0,
-    device: str = "auto",
-    how: str = "head",
-    external: ExternalNLI | None = None,
-    finetune_settings: Mapping[str, Any] | None = None,
+    layer: int,
+    entailment_label: str,
+    n_boot: int,
+    permutations: int,
+    seed: int,
+    device: str,
+    how: str,
+    external: ExternalNLI | None,
+    settings: ClassifierSettings,
 ) -> CompositionalityReport:
     """Pairwise compositionality of an NLI model: does the hypernymy probe's order show in s_ent?
 
@@ -328,7 +328,7 @@ def compositionality(
             fine-tuned as a cross-encoder; the report is named ``<model>-ft``). A name ending in ``-ft`` is
             always fine-tuned. The probe reads the hidden states of the base model in both cases.
         external: Extra training pairs and SICK TEST (:func:`mtlib.experiments.nli.external.load_external`).
-        finetune_settings: ``lr, epochs, batch_size, max_length, train_embeddings, train_layers`` of the fine-tuning.
+        settings: Training settings of the fine-tuned cross-encoder (the spec's ``finetune_settings``).
 
     Returns:
         A :class:`CompositionalityReport`.
@@ -349,7 +349,7 @@ def compositionality(
         seed=seed,
         how=how,
         external=external.train if external is not None else None,
-        finetune_settings=finetune_settings,
+        settings=settings,
         device=device,
     )
     probe, s_hyp = train_probe(hidden_vectors(features), items, train_mask, seed=seed)

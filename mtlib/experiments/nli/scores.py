@@ -11,7 +11,7 @@ pairs (SICK TRAIN, MED: :mod:`mtlib.experiments.nli.external`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,11 +20,11 @@ import pandas as pd
 
 from mtlib.models import Features, FineTunedClassifier, HeadClassifier, Model, SpanRequest, TransformerModel, classifier
 from mtlib.models.probes import Head, train_head
+from mtlib.models.settings import ClassifierSettings
 from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 
 __all__ = [
     "FINETUNE_SUFFIX",
-    "FINETUNE_DEFAULTS",
     "split_name",
     "insertion_spans",
     "forward",
@@ -34,17 +34,6 @@ __all__ = [
     "train_probe",
     "accuracy_by",
 ]
-
-
-#: Fine-tuning settings of the NLI cross-encoder unless ``finetune_settings`` overrides them.
-FINETUNE_DEFAULTS: dict[str, Any] = {
-    "lr": 5e-5,
-    "epochs": 1,
-    "batch_size": 32,
-    "max_length": 96,
-    "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
-    "train_layers": None,  # None: every block of a transformer trained; N: the top N only (faster, less accurate)
-}
 
 
 def insertion_spans(items: pd.DataFrame) -> list[list[SpanRequest]]:
@@ -100,12 +89,12 @@ def entailment_scores(
     train_mask: np.ndarray,
     *,
     features: Features | None = None,
-    entailment_label: str = "ENTAILMENT",
-    seed: int = 0,
-    how: str = "head",
+    entailment_label: str,
+    seed: int,
+    how: str,
     external: pd.DataFrame | None = None,
-    finetune_settings: Mapping[str, Any] | None = None,
-    device: str = "auto",
+    settings: ClassifierSettings,
+    device: str,
 ) -> EntailmentScorer:
     """Entailment scores from the model's own NLI head, a head trained here, or the model fine-tuned here.
 
@@ -116,8 +105,8 @@ def entailment_scores(
     ``how="head"``: a logistic head on the pair features ``[u, v, |u - v|,
     u * v]`` of its sentence embeddings of premise and hypothesis. With
     ``how="finetune"`` the model is fine-tuned as a cross-encoder on the
-    (premise, hypothesis) pair encoding (settings :data:`FINETUNE_DEFAULTS`
-    updated by ``finetune_settings``). Both train on the training contexts'
+    (premise, hypothesis) pair encoding with ``settings`` (the spec's
+    ``finetune_settings``). Both train on the training contexts'
     inputs (natural-logic gold label, entailed or not) plus ``external``
     (``premise, hypothesis, entailed``), 20% held out for the accuracy.
     """
@@ -143,19 +132,15 @@ def entailment_scores(
         t_hyp += list(external["hypothesis"])
         t_gold += [bool(x) for x in external["entailed"]]
     if how == "finetune":
-        settings = {**FINETUNE_DEFAULTS, **dict(finetune_settings or {})}
-        unknown = sorted(set(settings) - set(FINETUNE_DEFAULTS))
-        if unknown:
-            raise ValueError(f"finetune_settings: unknown keys {unknown}; use {sorted(FINETUNE_DEFAULTS)}")
         clf = classifier(
             model,
             (t_prem, t_hyp, t_gold),
             how="finetune",
+            settings=settings,
             labels=[False, True],
             heldout_fraction=0.2,
             seed=seed,
             device=device,
-            **settings,
         )
         what = "cross-encoder fine-tuned"
     elif how == "head":

@@ -11,7 +11,7 @@ the geometric picture of §4.2 (:func:`sample_pairs`).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -21,7 +21,7 @@ import pandas as pd
 
 from mtlib.analysis import claims, plots, stats
 from mtlib.experiments.sentiment.data import table1_frame
-from mtlib.experiments.sentiment.scorer import SentimentScorer, build_scorer, score_follow_ups
+from mtlib.experiments.sentiment.scorer import SentimentScorer, score_follow_ups
 from mtlib.relations import Concatenation, PairwiseSystematicity, RelationResult
 
 __all__ = ["sample_pairs", "SystematicityReport", "systematicity"]
@@ -232,60 +232,31 @@ class SystematicityReport:
 
 
 def systematicity(
-    model: str | SentimentScorer,
+    scorer: SentimentScorer,
     sources: pd.DataFrame,
     transformations: Sequence[Concatenation],
     *,
-    train: pd.DataFrame | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    device: str = "auto",
-    positive_label: str = "POSITIVE",
-    how: str = "head",
-    finetune_settings: Mapping[str, Any] | None = None,
-    dev: pd.DataFrame | None = None,
+    n_boot: int,
+    seed: int,
 ) -> SystematicityReport:
-    """Pairwise systematicity of a sentiment model over every pair of sources, per transformation.
+    """Pairwise systematicity of a sentiment scorer over every pair of sources, per transformation.
 
     Each unique text (sources and follow-ups) is scored once; the relation
     (:class:`mtlib.relations.PairwiseSystematicity`) counts every pair exactly
     and bootstraps over sources.
 
     Args:
-        model: A registry name or path (made a scorer by :func:`build_scorer`:
-            the model's own positive class, or a head trained on ``train``), or
-            a :class:`SentimentScorer`.
+        scorer: s_pos of a model (:func:`~mtlib.experiments.sentiment.method.scorer_for` makes one
+            from a model name and the spec).
         sources: The source set D: ``text`` (and ``label`` for the accuracy and
             the misclassification tests), shape ``(n, ...)``.
         transformations: The transformations T (:func:`transformations`).
-        train: ``text, label`` that train the head of an encoder model (or fine-tune it).
         n_boot: Bootstrap replicates over sources (0 skips the intervals).
-        seed: Seeds the head and the bootstrap.
-        device: Torch device.
-        positive_label: Positive class name of a Hugging Face classifier.
-        how: ``head`` (frozen encoder, trained head) or ``finetune`` (the encoder fine-tuned; its report is
-            named ``<model>-ft``); a name ending in ``-ft`` is always fine-tuned.
-        finetune_settings: ``lr, epochs, batch_size, max_length, train_embeddings, train_layers`` of a fine-tuning.
-        dev: ``text, label`` that measure the trained classifier (else 20% of ``train`` is held out).
+        seed: Seeds the bootstrap.
 
     Returns:
         A :class:`SystematicityReport`.
     """
-    if isinstance(model, SentimentScorer):
-        scorer = model
-    else:
-        texts, labels = (train["text"], train["label"]) if train is not None else ([], [])
-        scorer = build_scorer(
-            model,
-            texts,
-            labels,
-            device=device,
-            seed=seed,
-            positive_label=positive_label,
-            how=how,
-            finetune_settings=finetune_settings,
-            dev=(list(dev["text"]), list(dev["label"])) if dev is not None else None,
-        )
     start = time.perf_counter()
     src, flw = score_follow_ups(scorer, sources["text"], transformations)
     infer_seconds = time.perf_counter() - start

@@ -11,28 +11,18 @@ goes through the model once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from mtlib import models as mt_models
+from mtlib.models.settings import ClassifierSettings
 from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 from mtlib.relations import Concatenation
 
-__all__ = ["FINETUNE_SUFFIX", "FINETUNE_DEFAULTS", "split_name", "SentimentScorer", "build_scorer", "score_follow_ups"]
-
-#: Fine-tuning settings of notebook 01 unless ``finetune_settings`` overrides them (one epoch, as measured
-#: for MiniLM on SST-2).
-FINETUNE_DEFAULTS: dict[str, Any] = {
-    "lr": 3e-5,
-    "epochs": 1,
-    "batch_size": 32,
-    "max_length": 64,
-    "train_embeddings": None,  # None: the word-embedding matrix of a transformer frozen, a static table trained
-    "train_layers": None,  # None: every block of a transformer trained; N: the top N only (faster, less accurate)
-}
+__all__ = ["FINETUNE_SUFFIX", "split_name", "SentimentScorer", "build_scorer", "score_follow_ups"]
 
 
 @dataclass
@@ -72,12 +62,11 @@ def build_scorer(
     train_texts: Sequence[str],
     train_labels: Sequence[int],
     *,
-    device: str = "auto",
-    seed: int = 0,
-    positive_label: str = "POSITIVE",
-    head_kind: str = "logreg",
-    how: str = "head",
-    finetune_settings: Mapping[str, Any] | None = None,
+    settings: ClassifierSettings,
+    how: str,
+    device: str,
+    seed: int,
+    positive_label: str,
     dev: tuple[Sequence[str], Sequence[int]] | None = None,
 ) -> SentimentScorer:
     """A sentiment scorer for any registry name or path, through :func:`mtlib.models.classifier`.
@@ -86,9 +75,8 @@ def build_scorer(
     used as is (``how="native"``), its positive class chosen by
     ``positive_label`` (case-insensitive). An encoder (e.g. ``minilm``) gets a
     head trained on its frozen sentence embeddings of ``train_texts``
-    (``how="head"``), or is fine-tuned with a linear head on them
-    (``how="finetune"`` or a name ending in ``-ft``; settings
-    :data:`FINETUNE_DEFAULTS` updated by ``finetune_settings``). Without
+    (``how="head"``: a linear head with the factory's settings), or is fine-tuned with a head on them
+    (``how="finetune"`` or a name ending in ``-ft``, with ``settings``, the spec's ``finetune_settings``). Without
     ``dev`` 20% of the training texts are held out; with ``dev`` every
     training text trains and ``dev`` measures (the factory has no early
     stopping: ``dev`` only measures). The held-out accuracy and its
@@ -102,21 +90,9 @@ def build_scorer(
     train = (list(train_texts), list(train_labels))
     split: dict[str, Any] = {"heldout_fraction": 0.2} if dev is None else {"valid": (list(dev[0]), list(dev[1]))}
     if how == "finetune":
-        settings = {**FINETUNE_DEFAULTS, **dict(finetune_settings or {})}
-        unknown = sorted(set(settings) - set(FINETUNE_DEFAULTS))
-        if unknown:
-            raise ValueError(f"finetune_settings: unknown keys {unknown}; use {sorted(FINETUNE_DEFAULTS)}")
-        clf = mt_models.classifier(model, train, how="finetune", seed=seed, device=device, **split, **settings)
+        clf = mt_models.classifier(model, train, how="finetune", settings=settings, seed=seed, device=device, **split)
     else:
-        clf = mt_models.classifier(
-            model,
-            train,
-            how="head",
-            head="linear" if head_kind in ("logreg", "linear") else head_kind,
-            seed=seed,
-            device=device,
-            **split,
-        )
+        clf = mt_models.classifier(model, train, how="head", head="linear", seed=seed, device=device, **split)
     assert isinstance(clf, (mt_models.HeadClassifier, mt_models.FineTunedClassifier))
     t = clf.training
     info: dict[str, Any] = {

@@ -1,0 +1,90 @@
+"""The parameters of notebook 03, declared once (:mod:`mtlib.experiments.spec`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mtlib.experiments import spec as base
+from mtlib.experiments.spec import param
+from mtlib.models.settings import ClassifierSettings
+
+__all__ = ["Spec"]
+
+
+@dataclass(frozen=True)
+class Spec(base.Spec):
+    """Notebook 03: three-way transitivity of a lexical-relation model on CogALex (Manino et al. §6.1, Table 5).
+
+    Two training blocks, each one :class:`~mtlib.models.ClassifierSettings` checked here: ``head_settings``
+    for the heads on frozen word vectors (``how="head"``), ``finetune_settings`` for the fine-tuned pair
+    classifier (``how="finetune"``, or a model named ``NAME-ft``). Keys they leave out take the factory's
+    defaults.
+    """
+
+    notebook = "03_cogalex_transitivity"
+
+    profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
+    seed: int = param(
+        0, ">= 0", "seeds heads, fine-tuning, the vocabulary subset, the bootstrap and the sampled triples"
+    )
+    models: list[str] = param(
+        ["minilm"],
+        "non-empty; each str",
+        "registry names or paths; the first is the primary one (paper: xlm-roberta-large)",
+    )
+    languages: list[str] = param(
+        ["english", "german"],
+        "non-empty; each one of english, german, chinese, italian",
+        "languages to test (CogALex-VI also has chinese and italian)",
+    )
+    data_dir: str = param(
+        "", "", "empty for the bundled pairs, else a CogALex-VI folder or a CogALex-V gold_task2.txt path"
+    )
+    vocabulary_split: str = param(
+        "test", "one of test, all", "test: words of the gold test pairs (as the paper), all: words of every pair"
+    )
+    max_vocabulary: int = param(0, ">= 0", "keep a random subset of this many words per language (0 keeps all)")
+    how: str = param(
+        "head",
+        "one of head, finetune",
+        "head: frozen word vectors plus one head per relation; finetune: the model fine-tuned on word pairs (a "
+        "model named NAME-ft is fine-tuned whatever this says)",
+    )
+    head_settings: dict = param(
+        {"head": "linear"},
+        "",
+        "heads on frozen vectors: head linear (matrix-form predictions) or mlp, C and class_weight (balanced) of "
+        "a linear head, ...",
+    )
+    finetune_classes: int = param(
+        3, "one of 3, 4", "classes of a fine-tuned model: 3 (SYN, HYP, OTHER) or 4 (SYN, ANT, HYP, RANDOM)"
+    )
+    finetune_settings: dict = param(
+        {"epochs": 5, "batch_size": 32, "lr": 1e-5, "pooling": "first", "max_length": 32},
+        "",
+        "training settings of the fine-tuned pair classifier (epochs, batch_size, lr with warm-up then decay, "
+        "pooling first or mean, max_length, ...)",
+    )
+    predict_batch_size: int = param(512, ">= 1", "word pairs per forward pass of a fine-tuned model")
+    max_pairs: int = param(5_000_000, ">= 1", "most ordered pairs a fine-tuned model predicts for the exhaustive count")
+    n_sample: int = param(200_000, ">= 0", "random triples of the paper's sampled procedure")
+    n_boot: int = param(1000, ">= 1", "bootstrap replicates over words for the 95% intervals")
+    n_top: int = param(10, ">= 1", "words shown per language and relation in the ranking of violations")
+
+    def validate(self) -> list[str]:
+        """Both training blocks are valid :class:`~mtlib.models.ClassifierSettings`."""
+        problems = []
+        for block in (self.heads, self.finetune):
+            try:
+                block()
+            except base.ParameterError as err:
+                problems += err.problems
+        return problems
+
+    def heads(self) -> ClassifierSettings:
+        """``head_settings`` as the settings of the heads on frozen vectors."""
+        return base.training_settings(self.head_settings, "head_settings")
+
+    def finetune(self) -> ClassifierSettings:
+        """``finetune_settings`` as the settings of the fine-tuned pair classifier."""
+        return base.training_settings(self.finetune_settings, "finetune_settings")

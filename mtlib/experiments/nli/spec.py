@@ -1,0 +1,73 @@
+"""The parameters of notebook 02, declared once (:mod:`mtlib.experiments.spec`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mtlib.experiments import spec as base
+from mtlib.experiments.spec import param
+from mtlib.models.settings import ClassifierSettings
+
+__all__ = ["Spec"]
+
+
+@dataclass(frozen=True)
+class Spec(base.Spec):
+    """Notebook 02: pairwise compositionality of an NLI model with a hypernymy probe (Manino et al. §5.1).
+
+    ``finetune_settings`` is the one training block of the fine-tuned cross-encoder (``how="finetune"``, or a
+    model named ``NAME-ft``); keys it leaves out take the factory's defaults.
+    """
+
+    notebook = "02_nli_probe_compositionality"
+
+    profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
+    seed: int = param(0, ">= 0", "seeds the context split, the heads and the bootstrap")
+    models: list[str] = param(
+        ["minilm"], "non-empty; each str", "NLI models or encoders; the first is the primary one (plain keys)"
+    )
+    entailment_label: str = param("ENTAILMENT", "non-empty", "entailment class name of a Hugging Face NLI classifier")
+    layer: int = param(
+        -2, "", "hidden-state index of z; -2 is the second-to-last layer (paper: 23 for roberta-large-mnli)"
+    )
+    contexts_path: str = param("", "", "NLI-XY contexts.tsv, empty for the bundled contexts")
+    insertions_path: str = param("", "", "NLI-XY insertions.tsv, empty for the bundled insertions")
+    train_contexts_fraction: float = param(
+        0.3, "in (0, 1)", "share of contexts that trains the probe and the NLI head; never tested"
+    )
+    max_contexts: int = param(0, ">= 0", "keep at most this many contexts (0 keeps all)")
+    max_insertions: int = param(0, ">= 0", "keep at most this many insertion pairs (0 keeps all)")
+    how: str = param(
+        "head",
+        "one of head, finetune",
+        "head (the model's own NLI label, else a logistic head on frozen pair features) or finetune "
+        "(cross-encoder fine-tuned, row MODEL-ft); a model named NAME-ft is fine-tuned whatever this says",
+    )
+    sick_path: str = param(
+        "",
+        "",
+        "full SICK.txt: its TRAIN pairs also train the NLI model, its TEST pairs give accuracy/sick_test; empty "
+        "for none",
+    )
+    med_path: str = param("", "", "MED.tsv (monotonicity entailment pairs): every pair also trains the NLI model")
+    finetune_settings: dict = param(
+        {"lr": 5e-5, "epochs": 1, "batch_size": 32, "max_length": 96},
+        "",
+        "training settings of the fine-tuned cross-encoder (lr, epochs, batch_size, max_length, ...); keys left "
+        "out take the factory's defaults",
+    )
+    n_boot: int = param(200, ">= 1", "bootstrap replicates over insertion pairs for the 95% intervals")
+    permutations: int = param(5000, ">= 1", "label shuffles of the up-vs-down permutation test")
+    n_show: int = param(6, ">= 1", "rows shown at the top and at the bottom of Tables 3 and 4")
+
+    def validate(self) -> list[str]:
+        """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`."""
+        try:
+            self.finetune()
+        except base.ParameterError as err:
+            return err.problems
+        return []
+
+    def finetune(self) -> ClassifierSettings:
+        """``finetune_settings`` as the settings of the fine-tuned cross-encoder."""
+        return base.training_settings(self.finetune_settings, "finetune_settings")
