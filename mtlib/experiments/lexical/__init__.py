@@ -24,7 +24,7 @@ The pieces, lowest first:
   sampled procedure on one vocabulary;
 - :mod:`~mtlib.experiments.lexical.report`: the experiment of one model,
   ``report = transitivity(model, load_data(languages), ...)``;
-- :mod:`~mtlib.experiments.lexical.spec` and :mod:`~mtlib.experiments.lexical.method`: notebook 03's
+- :mod:`~mtlib.experiments.lexical.spec` and :mod:`~mtlib.experiments.lexical.experiment`: notebook 03's
   parameters and ``run(spec)`` (the notebook: ``load(spec)`` then ``analyse(spec, data)``).
 """
 
@@ -65,7 +65,7 @@ _face = Face(
         ],
         "check": ["TransitivityReport", "check_transitivity", "most_violating_words", "sampled_transitivity"],
         "report": ["FINETUNE_SUFFIX", "LexicalTransitivityReport", "split_name", "transitivity"],
-        "method": ["analyse", "load", "run"],
+        "experiment": ["analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

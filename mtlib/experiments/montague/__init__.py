@@ -25,86 +25,40 @@ every split of the phrase into a sub-phrase and its complement (each embedded
 as text), a split counting only when its distance is below 1. With this
 reading the MiniLM rows of the paper's Tables 2 and 6 reproduce exactly.
 
-Entry point: :func:`run_tests` (one model, every test) -> :class:`MontagueReport`
-(``metrics()``, ``tables()``, ``headline``), recorded with ``Run.record_report``.
+Entry points: ``run(Spec(...))``, notebook 04 whole (the notebook: ``load(spec)`` then
+``analyse(spec, phrases)``); :func:`run_tests` (one model, every test) -> :class:`MontagueReport`
+(``metrics()``, ``tables()``, ``headline``).
 
 Modules, lowest level first: :mod:`.phrases` (the phrase language),
 :mod:`.embeddings` (the table of unit vectors), :mod:`.relation` (``near <= far``
 and its consistency score), :mod:`.type_tests` and :mod:`.paper` (type
 differences, published values), :mod:`.method` (the three tests),
-:mod:`.report` (one model, several models).
+:mod:`.report` (one model, several models), :mod:`.spec` and :mod:`.experiment` (notebook 04).
 """
 
-from __future__ import annotations
+from mtlib.utils.faces import Face
 
-# level 0: no sibling imported
-from mtlib.experiments.montague.embeddings import DISTANCE_CHUNK, EmbeddingTable
-from mtlib.experiments.montague.paper import PAPER_COUNTERPARTS, compare_with_paper, paper_values, truncate
-from mtlib.experiments.montague.phrases import PhraseSet, build_phrases, phrase, split_positions, splits
-from mtlib.experiments.montague.relation import (
-    INTERSECTIVITY,
-    NONSUBSECTIVITY,
-    PAIR_INTERSECTIVITY,
-    DistanceOrder,
-    consistency,
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "embeddings": ["DISTANCE_CHUNK", "EmbeddingTable"],
+        "paper": ["PAPER_COUNTERPARTS", "compare_with_paper", "paper_values", "truncate"],
+        "phrases": ["PhraseSet", "build_phrases", "phrase", "split_positions", "splits"],
+        "relation": ["INTERSECTIVITY", "NONSUBSECTIVITY", "PAIR_INTERSECTIVITY", "DistanceOrder", "consistency"],
+        "type_tests": ["type_difference_test"],
+        "method": ["MAX_SPLIT_DISTANCE", "intersective_pairs", "intersectivity", "nonsubsectivity", "type_pair_matrix"],
+        "report": [
+            "TESTS",
+            "MontagueReport",
+            "TestSpec",
+            "across_models",
+            "fidelity_table",
+            "long_form",
+            "run_tests",
+            "type_tests_table",
+        ],
+        "experiment": ["analyse", "load", "run"],
+    },
 )
-from mtlib.experiments.montague.type_tests import type_difference_test
-
-# isort: split
-# level 1: the three tests
-from mtlib.experiments.montague.method import (
-    MAX_SPLIT_DISTANCE,
-    intersective_pairs,
-    intersectivity,
-    nonsubsectivity,
-    type_pair_matrix,
-)
-
-# isort: split
-# level 2: reports
-from mtlib.experiments.montague.report import (
-    TESTS,
-    MontagueReport,
-    TestSpec,
-    across_models,
-    fidelity_table,
-    long_form,
-    run_tests,
-    type_tests_table,
-)
-
-__all__ = [
-    # level 0
-    "DISTANCE_CHUNK",
-    "EmbeddingTable",
-    "PAPER_COUNTERPARTS",
-    "compare_with_paper",
-    "paper_values",
-    "truncate",
-    "PhraseSet",
-    "build_phrases",
-    "phrase",
-    "split_positions",
-    "splits",
-    "INTERSECTIVITY",
-    "NONSUBSECTIVITY",
-    "PAIR_INTERSECTIVITY",
-    "DistanceOrder",
-    "consistency",
-    "type_difference_test",
-    # level 1
-    "MAX_SPLIT_DISTANCE",
-    "intersective_pairs",
-    "intersectivity",
-    "nonsubsectivity",
-    "type_pair_matrix",
-    # level 2
-    "TESTS",
-    "MontagueReport",
-    "TestSpec",
-    "across_models",
-    "fidelity_table",
-    "long_form",
-    "run_tests",
-    "type_tests_table",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

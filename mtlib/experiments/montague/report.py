@@ -228,8 +228,8 @@ def run_tests(
     *,
     name: str | None = None,
     max_split_distance: float | None = MAX_SPLIT_DISTANCE,
-    n_boot: int = 1000,
-    permutations: int = 2000,
+    n_boot: int,
+    permutations: int,
     seed: int = 0,
 ) -> MontagueReport:
     """Embed every text once and run the three Montague tests (four tables) on one model.

@@ -14,7 +14,7 @@ test case.
 (the parameters), ``data`` (contexts, insertions, compositions, the split),
 ``external`` (SICK and MED as extra training pairs, SICK TEST), ``scores`` (s_hyp
 and s_ent from one forward pass per input), ``report`` (:class:`CompositionalityReport`:
-Tables 3-4, up against down, the rate against chance), ``method`` (load, analyse, run).
+Tables 3-4, up against down, the rate against chance), ``experiment`` (load, analyse, run).
 """
 
 from mtlib.utils.faces import Face
@@ -36,7 +36,7 @@ _face = Face(
             "train_probe",
         ],
         "report": ["CompositionalityReport", "compositionality", "rates_by_monotonicity", "relation_symbol"],
-        "method": ["NLIInputs", "analyse", "load", "run"],
+        "experiment": ["NLIInputs", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

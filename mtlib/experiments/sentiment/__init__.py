@@ -10,7 +10,7 @@ positive than T(x2); every pair of reviews is a test case.
 (the parameters), ``data`` (the reviews and the paper's transformations),
 ``scorer`` (s_pos from any model through :func:`mtlib.models.classifier`),
 ``report`` (:class:`SystematicityReport`: Tables 1-2, the misclassification
-tests, figures), ``method`` (load, analyse, run).
+tests, figures), ``experiment`` (load, analyse, run).
 """
 
 from mtlib.utils.faces import Face
@@ -22,7 +22,7 @@ _face = Face(
         "data": ["TABLE1", "load_data", "load_dev", "split_reviews", "table1_frame", "transformations"],
         "scorer": ["SentimentScorer", "build_scorer", "score_follow_ups", "split_name"],
         "report": ["SystematicityReport", "sample_pairs", "systematicity"],
-        "method": ["Reviews", "analyse", "load", "run", "scorer_for"],
+        "experiment": ["Reviews", "analyse", "load", "run", "scorer_for"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -246,7 +246,7 @@ def systematicity(
     and bootstraps over sources.
 
     Args:
-        scorer: s_pos of a model (:func:`~mtlib.experiments.sentiment.method.scorer_for` makes one
+        scorer: s_pos of a model (:func:`~mtlib.experiments.sentiment.experiment.scorer_for` makes one
             from a model name and the spec).
         sources: The source set D: ``text`` (and ``label`` for the accuracy and
             the misclassification tests), shape ``(n, ...)``.
