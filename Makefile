@@ -38,9 +38,10 @@ models: install
 hooks:
 	git config core.hooksPath .githooks
 
-# clear outputs and write the canonical metadata of every notebook
+# clear outputs, write the canonical metadata and the spec's parameters cell of every notebook, and the parameter docs
 notebooks-fix: install
 	$(PY) -m mtlib.run.notebooks --fix notebooks/*.ipynb
+	$(PY) -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md
 
 # lint, format and types (rules in pyproject.toml); make test runs it first
 check: install

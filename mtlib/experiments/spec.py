@@ -49,7 +49,6 @@ import os
 import typing
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
-from functools import cache
 from typing import Any, ClassVar, TypeVar
 
 from mtlib.models.settings import ClassifierSettings
@@ -338,8 +337,17 @@ def _default(f: Field) -> Any:
     raise TypeError(f"spec field {f.name} has no default")
 
 
-@cache
+_PARAMETERS: dict[type, tuple[Parameter, ...]] = {}
+_RULES: dict[type, dict[str, Rule]] = {}
+
+
 def _parameters(cls: type[Spec]) -> tuple[Parameter, ...]:
+    if cls not in _PARAMETERS:
+        _PARAMETERS[cls] = _declare(cls)
+    return _PARAMETERS[cls]
+
+
+def _declare(cls: type[Spec]) -> tuple[Parameter, ...]:
     hints = typing.get_type_hints(cls)
     out = []
     for f in fields(cls):
@@ -357,6 +365,7 @@ def _parameters(cls: type[Spec]) -> tuple[Parameter, ...]:
     return tuple([p for p in out if p.name != "out_dir"] + last)
 
 
-@cache
 def _rules(cls: type[Spec]) -> dict[str, Rule]:
-    return {p.name: compile_rule(p.rule, p.owner) for p in _parameters(cls) if p.rule}
+    if cls not in _RULES:
+        _RULES[cls] = {p.name: compile_rule(p.rule, p.owner) for p in _parameters(cls) if p.rule}
+    return _RULES[cls]

@@ -31,7 +31,7 @@ from typing import Any
 
 from mtlib.models.base import Model
 from mtlib.models.frozen import HeadClassifier, frozen_features, head_classifier
-from mtlib.models.heads import HEADS, MLPHead
+from mtlib.models.heads import MLPHead
 from mtlib.models.labelled import parse_labelled, prepare
 from mtlib.models.loading import load
 from mtlib.models.native import NativeClassifier, native_classifier
@@ -125,15 +125,9 @@ def classifier(
 
 
 def _check_choices(name: str, how: str, s: ClassifierSettings) -> None:
-    """Clear errors for options outside their choices."""
+    """A clear error for a ``how`` outside its choices (the settings checked themselves)."""
     if how not in HOWS:
         raise ValueError(f"classifier({name!r}): unknown how={how!r}; choose one of {HOWS}")
-    if s.head not in HEADS:
-        raise ValueError(f"classifier({name!r}): unknown head={s.head!r}; choose one of {HEADS}")
-    if s.pooling not in ("mean", "first"):
-        raise ValueError(f"pooling must be 'mean' or 'first', got {s.pooling!r}")
-    if not 0 <= s.heldout_fraction < 1:
-        raise ValueError(f"heldout_fraction must be in [0, 1), got {s.heldout_fraction}")
 
 
 def _check_trainable(base: Model, how: str, train: Any) -> None:

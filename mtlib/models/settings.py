@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model
-from mtlib.models.heads import FORMAT
+from mtlib.models.heads import FORMAT, HEADS
 
 __all__ = [
     "HOWS",
     "OLD_HEADS",
+    "POOLINGS",
     "ClassifierSettings",
     "Training",
     "cache_settings",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 HOWS = ("auto", "native", "head", "finetune")
+#: How a fine-tuned transformer pools a text: the mean of its tokens, or the first token.
+POOLINGS = ("mean", "first")
 #: Old names of heads, still accepted with a DeprecationWarning: one vocabulary, ``linear`` and ``mlp``.
 OLD_HEADS = {"logreg": "linear"}
 
@@ -146,6 +149,12 @@ class ClassifierSettings:
                 f"{where}: train_layers must be a whole number of top blocks >= 1, 'all' or None (all); "
                 f"got {self.train_layers!r}"
             )
+        if self.head not in HEADS:
+            raise ValueError(f"{where}: unknown head={self.head!r}; choose one of {', '.join(HEADS)}")
+        if self.pooling not in POOLINGS:
+            raise ValueError(f"{where}: pooling must be one of {', '.join(POOLINGS)}; got {self.pooling!r}")
+        if not (isinstance(self.heldout_fraction, (int, float)) and 0 <= self.heldout_fraction < 1):
+            raise ValueError(f"{where}: heldout_fraction must be in [0, 1); got {self.heldout_fraction!r}")
         if self.class_weight not in (None, "balanced"):
             raise ValueError(f"{where}: class_weight must be 'balanced' or None; got {self.class_weight!r}")
         sizes = list(self.hidden) if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str) else None

@@ -15,13 +15,14 @@ import pytest
 import yaml
 
 from mtlib import run as runner
+from mtlib.experiments import spec_for
 from mtlib.run import params as P
 from mtlib.run import results
+from mtlib.utils import rules as R
 
 ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = {p.stem[:2]: p for p in NB_DIR.glob("[0-9][0-9]_*.ipynb")}
-RULES = P.load_rules(NB_DIR)
 
 # (notebook, parameter, bad value, words the message must contain)
 BAD = [
@@ -45,28 +46,33 @@ BAD = [
     ("02", "max_contexts", "16", "an integer"),
     ("03", "max_vocabulary", 2.5, "an integer"),
     ("06", "steps", True, "an integer"),
-    ("03", "finetune", "yes", "true or false"),
+    ("03", "how", "yes", "one of head, finetune"),
+    ("04", "replace_bundled", "yes", "true or false"),
     ("01", "train_fraction", 1.5, "in (0, 1)"),
     ("02", "train_contexts_fraction", 0, "in (0, 1)"),
     ("06", "heldout_fraction", 1.0, "in [0, 1)"),
     ("01", "data_format", "tree", "one of auto, sentences, trees"),
     ("01", "extra_transformations", [["so bad"]], "a list of 2 entries"),
     ("03", "languages", ["english", "klingon"], "one of english, german"),
-    ("03", "head_kind", "svm", "one of logreg, mlp"),
-    ("03", "lr", 0, "> 0"),
+    ("03", "head_settings", {"head": "svm"}, "unknown head='svm'; choose one of linear, mlp"),
+    ("03", "finetune_settings", {"lr": 0}, "lr must be a finite number > 0"),
+    ("03", "finetune_settings", {"pooling": "max"}, "pooling must be one of mean, first"),
+    ("01", "finetune_settings", {"epochs": 0}, "epochs must be a whole number >= 1"),
+    ("02", "finetune_settings", {"learning_rate": 1e-5}, "unknown key(s) ['learning_rate']"),
     ("04", "backend", "tensorrt", "one of auto, torch, onnx"),
     ("05", "heads", ["linear", "svm"], "one of linear, mlp"),
     ("05", "finetune", ["bert"], "entries of encoders"),
     ("05", "clean_tokens", "chars", "one of whitespace, words"),
     ("05", "n_pairs", -3, ">= 0"),
-    ("05", "finetune_settings", {"minilm": {"learning_rate": 1}}, "one of lr, epochs"),
+    ("05", "finetune_settings", {"minilm": {"learning_rate": 1}}, "unknown key(s) ['learning_rate']"),
     ("06", "composition", "mul", "one of add, linear"),
     ("06", "wns_weight", "width", "one of height, depth, uniform"),
     ("06", "sweep_steps", [10, -1], ">= 1"),
     ("07", "seeds", [], "at least one entry"),
     ("07", "seeds", [0, "1"], "an integer"),
     ("07", "fewshot_mode", "append", "one of add, continue"),
-    ("07", "finetune_settings", ["4/trivial"], "one of all, 1/trivial"),
+    ("07", "finetune_tasks", ["4/trivial"], "one of all, 1/trivial"),
+    ("07", "finetune_settings", {"epochs": 0}, "epochs must be a whole number >= 1"),
     ("07", "shots", [0, -2], ">= 0"),
     ("07", "n_lexical", -1, ">= 0"),
 ]
@@ -79,21 +85,23 @@ def _defaults(number: str) -> dict:
 @pytest.mark.parametrize("number,name,value,expected", BAD, ids=[f"{n}-{k}={v!r}" for n, k, v, _ in BAD])
 def test_bad_value_is_refused_naming_the_parameter(number, name, value, expected):
     values = {**_defaults(number), name: value}
-    _, problems, _ = P.check(NOTEBOOKS[number], values, rules=RULES)
+    _, problems, _ = P.check(NOTEBOOKS[number], values)
     assert problems, f"{number}.{name}={value!r} was accepted"
     text = "\n".join(problems)
     assert name in text and expected in text, text
 
 
-@pytest.mark.parametrize("number", sorted(NOTEBOOKS))
-def test_every_notebook_default_passes_and_every_parameter_is_typed(number):
-    declared = P.declared(NOTEBOOKS[number])
-    _, problems, _ = P.check(NOTEBOOKS[number], _defaults(number), rules=RULES)
+@pytest.mark.parametrize("stem", sorted(p.stem for p in NB_DIR.glob("[0-9][0-9]_*.ipynb")))
+def test_every_notebook_has_one_spec_whose_defaults_pass(stem):
+    notebook = NB_DIR / f"{stem}.ipynb"
+    spec = spec_for(stem)
+    assert spec is not None and spec.notebook == stem
+    declared = P.declared(notebook)
+    assert set(declared) == {p.name for p in spec.parameters()}
+    _, problems, _ = P.check(notebook, {k: d.default for k, d in declared.items()})
     assert problems == []
     assert all(d.type in P.TYPES for d in declared.values()), {d.name: d.type for d in declared.values()}
-    if number != "00":
-        assert number in RULES, f"notebooks/parameters.yaml has no block for {number}"
-        assert set(RULES[number]) <= set(declared)
+    spec()  # the defaults build a checked spec
 
 
 @pytest.mark.parametrize("profile", ["smoke", "quick", "real", "paper"])
@@ -106,7 +114,7 @@ def test_runner_refuses_bad_values_before_papermill_and_keeps_the_others():
     jobs = runner.build_jobs("smoke", root=ROOT, overrides=["02.permutations=0", "03.vocabulary_split=bogus"])
     bad = {j.stem[:2]: j.problems for j in jobs if j.problems}
     assert set(bad) == {"02", "03"}
-    assert "02.permutations = 0: expected >= 1" in bad["02"][0] and "notebooks/parameters.yaml:" in bad["02"][0]
+    assert "02.permutations = 0: expected >= 1" in bad["02"][0] and "of mtlib.experiments.nli" in bad["02"][0]
     runnable, failed = runner.preflight(jobs, ROOT)
     assert {r.stem[:2] for r in failed} == {"02", "03"} and all(r.status == "failed" for r in failed)
     assert "bad parameters" in failed[0].error and len(runnable) == len(jobs) - 2
@@ -166,7 +174,7 @@ def test_the_runner_tells_each_kernel_its_parameters_were_checked():
 
 
 def test_notebook_05_rules_cover_what_it_checked_itself():
-    rules = P.load_rules(NB_DIR)["05"]
+    rules = spec_for("05").rules()
     values = {"encoders": [], "native": [], "heads": ["linear"], "seeds": [0], "finetune": []}
     assert [p for p in rules["encoders"].problems([], values)]  # nothing to score
     values = {"encoders": ["minilm"], "native": [], "heads": [], "seeds": [], "finetune": []}
@@ -211,44 +219,64 @@ RULE_CASES = [
     ("float", 1, True),
     ("non-empty; each >= 0", [0, 3], True),
     ("non-empty; each >= 0", [0, -3], False),
-    ("one of mtlib.models.heads:HEADS", "mlp", True),
-    ("one of mtlib.models.heads:HEADS", "cnn", False),
 ]
 
 
 @pytest.mark.parametrize("rule,value,ok", RULE_CASES, ids=[f"{r}|{v!r}" for r, v, _ in RULE_CASES])
 def test_rule_language(rule, value, ok):
-    assert (P.compile_rule(rule, "t:1").problems(value, {}) == []) is ok
+    assert (R.compile_rule(rule, "t:1").problems(value, {}) == []) is ok
 
 
 def test_subset_rule_reads_the_other_parameter():
-    rule = P.compile_rule("subset of encoders", "t:1")
+    rule = R.compile_rule("subset of encoders", "t:1")
     assert rule.problems(["a"], {"encoders": ["a", "b"]}) == []
     assert rule.problems(["c"], {"encoders": ["a", "b"]})
     assert rule.problems(["c"], {}) == []  # the other parameter is not known here: nothing to compare
 
 
-def test_head_rules_name_the_one_list_of_heads():
+def test_head_rules_are_built_from_the_one_list_of_heads():
+    from mtlib.experiments import specs
     from mtlib.models.heads import HEADS
 
-    text = (NB_DIR / "parameters.yaml").read_text()
-    assert "one of linear, mlp" not in text and text.count("mtlib.models.heads:HEADS") == 2
-    assert P.compile_rule("each one of mtlib.models.heads:HEADS", "t:1").problems(list(HEADS), {}) == []
-    with pytest.raises(P.ConfigError, match="names no list"):
-        P.compile_rule("one of mtlib.models.heads:NOPE", "t:1")
+    rules = [p.rule for spec in specs().values() for p in spec.parameters() if "one of linear" in p.rule]
+    assert rules and all(f"one of {', '.join(HEADS)}" in rule for rule in rules), rules
+
+
+def test_no_rules_file_beside_the_notebooks():
+    assert not (NB_DIR / "parameters.yaml").exists()  # the specs declare every rule, once
 
 
 def test_non_empty_if_and_unless_read_the_other_parameter():
-    when = P.compile_rule("non-empty if encoders", "t:1")
+    when = R.compile_rule("non-empty if encoders", "t:1")
     assert when.problems([], {"encoders": ["a"]}) and when.problems([], {"encoders": []}) == []
-    unless = P.compile_rule("non-empty unless native", "t:1")
+    unless = R.compile_rule("non-empty unless native", "t:1")
     assert unless.problems([], {"native": []}) and unless.problems([], {"native": ["vader"]}) == []
 
 
-def test_unknown_rule_clause_names_the_file_and_line(tmp_path):
-    (tmp_path / "parameters.yaml").write_text('"01":\n  n_boot: ">= 1"\n  seed: "positive"\n')
-    with pytest.raises(P.ConfigError, match=r"parameters.yaml:3: unknown rule clause 'positive'"):
-        P.load_rules(tmp_path)
+def _cell_notebook(path: Path, cell: str) -> Path:
+    import nbformat
+
+    params = nbformat.v4.new_code_cell(cell)
+    params.metadata["tags"] = ["parameters"]
+    nbformat.write(nbformat.v4.new_notebook(cells=[params]), path)
+    return path
+
+
+def test_a_notebook_without_a_spec_declares_its_rules_in_its_cell(tmp_path):
+    notebook = _cell_notebook(
+        tmp_path / "08_mine.ipynb",
+        'n_boot: int = 10  # replicates | >= 1\nname: str = "x"  # a name, no rule\n'
+        "seed: int = 0  # a seed | positive\n",
+    )
+    decl = P.declared(notebook)
+    assert decl["n_boot"].rule == ">= 1" and decl["n_boot"].doc == "replicates" and decl["name"].rule == ""
+    _, problems, _ = P.check(notebook, {"n_boot": 0})
+    assert problems and "08_mine.ipynb parameters cell, line 1" in problems[0]
+    _, problems, _ = P.check(notebook, {"seed": 1})
+    assert problems == [
+        "08_mine.ipynb parameters cell, line 3: unknown rule clause 'positive'; the rule language "
+        "is described in mtlib/utils/rules.py"
+    ]
 
 
 # -- profiles and runner options -----------------------------------------------------------------------------------
@@ -341,11 +369,6 @@ def test_bad_option_on_the_command_line_prints_no_traceback(tmp_path):
     assert proc.returncode == 1 and "is a file, not a folder" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_profile_rules_are_valid_yaml_with_quoted_keys():
-    data = yaml.safe_load((NB_DIR / "parameters.yaml").read_text())
-    assert all(isinstance(k, str) and re.fullmatch(r"\d\d(_[a-z0-9_]+)?", k) for k in data)
-
-
 @pytest.mark.parametrize("which", ["99", "one past the last", "one before the first"])
 def test_layer_out_of_range_names_the_parameter_when_the_model_is_loaded(tiny_bert_dir, which):
     from mtlib import models
@@ -356,8 +379,3 @@ def test_layer_out_of_range_names_the_parameter_when_the_model_is_loaded(tiny_be
     assert model.features(["a tree"], layer=-(n + 1)).pooled.shape[0] == 1  # the ends of the range work
     with pytest.raises(ValueError, match=rf"layer={layer}: .* has {n} layers.*'layer' parameter.*-{n + 1}\.\.{n}"):
         model.features(["a tree"], layer=layer)
-
-
-def test_rules_file_keys_are_read_as_written(tmp_path):
-    (tmp_path / "parameters.yaml").write_text('01:\n  n_boot: ">= 1"\n7:\n  seed: ">= 0"\n')
-    assert set(P.load_rules(tmp_path)) == {"01", "07"}

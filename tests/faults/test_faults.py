@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PARAMS = """profile: str = "quick"  # run profile
 out_dir: str = ""  # output root
 marker: str = ""  # file the notebook writes its kernel and papermill pids to
-n_boot: int = 10  # a number with a rule
+n_boot: int = 10  # a number with a rule | >= 1
 """
 SLEEP = """import os, pathlib, time
 from mtlib.run import results
@@ -59,7 +59,6 @@ def _project(root: Path, bodies: dict[str, str], profile: str = "notebooks: {}\n
     for stem, body in bodies.items():
         _notebook(nb_dir / f"{stem}.ipynb", body)
     (nb_dir / "profiles" / "t.yaml").write_text(profile)
-    (nb_dir / "parameters.yaml").write_text('"01":\n  n_boot: ">= 1"\n"02":\n  n_boot: ">= 1"\n')
     return root
 
 
@@ -154,7 +153,6 @@ def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path
         {"01_sleep": SLEEP, "02_fail": EARLY_FAIL, "03_ok": QUICK, "04_bad": QUICK},
         profile="notebooks:\n  '03':\n    n_boot: 3\n",
     )
-    (root / "notebooks" / "parameters.yaml").write_text('"04":\n  n_boot: ">= 1"\n')
     marker = tmp_path / "pids"
 
     def kill_papermill():

@@ -26,7 +26,7 @@ from mtlib.run.report import write_report
 
 PARAMS = """profile: str = "quick"  # run profile
 out_dir: str = ""  # output root
-n_boot: int = 10  # a number with a rule
+n_boot: int = 10  # a number with a rule | >= 1
 """
 QUICK = """from mtlib.run import results
 run = results.Run.from_notebook("{stem}", globals())
@@ -46,7 +46,6 @@ def _project(root: Path, stems: tuple[str, ...] = ("01_a", "02_b")) -> Path:
         nb.metadata["kernelspec"] = {"name": "mtlib", "display_name": "Python (mtlib)", "language": "python"}
         nbformat.write(nb, nb_dir / f"{stem}.ipynb")
     (nb_dir / "profiles" / "t.yaml").write_text("notebooks: {}\n")
-    (nb_dir / "parameters.yaml").write_text("".join(f'"{s[:2]}":\n  n_boot: ">= 1"\n' for s in stems))
     return root
 
 

@@ -66,6 +66,24 @@ def test_notebook_is_stripped_and_canonical(path):
     assert nbfiles.problems(path.read_text(encoding="utf-8"), path.name) == []
 
 
+def test_the_parameters_cell_is_the_specs_and_the_fix_writes_it(tmp_path, capsys):
+    source = ROOT / "notebooks" / "03_cogalex_transitivity.ipynb"
+    nb = nbformat.read(source, as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    cell.source = cell.source.replace("n_boot: int = 1000", "n_boot: int = 50")  # a default edited by hand
+    copy = tmp_path / source.name
+    copy.write_text(nbfiles.canonical_text(nb))
+    found = nbfiles.problems(copy.read_text(), copy.name)
+    assert found and "the parameters cell differs from mtlib.experiments.lexical.spec.Spec" in found[0]
+    assert nbfiles.main(["--fix", str(copy)]) == 0
+    assert copy.read_bytes() == source.read_bytes()
+
+
+def test_the_parameter_docs_are_generated_from_the_specs():
+    text = (ROOT / "notebooks" / nbfiles.PARAMETERS_DOC).read_text(encoding="utf-8")
+    assert text == nbfiles.parameters_markdown(), "run python -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md"
+
+
 def test_every_notebook_is_checked_generically():
     # 05-07 (and any later NN_*) are picked up by the glob, not listed by hand
     assert {p.stem[:2] for p in NOTEBOOKS} >= {"00", "01", "02", "03", "04"}

@@ -159,11 +159,46 @@ def test_module_size_and_function_size(module: str) -> None:
 )
 def test_public_module_declares_all(module: str) -> None:
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    names = {
-        t.id
+    targets = [
+        t
         for node in tree.body
         if isinstance(node, (ast.Assign, ast.AnnAssign))
         for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(t, ast.Name)
-    }
+    ]
+    # a lazy face assigns ``__all__, __getattr__, __dir__ = ...`` in one tuple
+    names = {n.id for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(n, ast.Name)}
     assert "__all__" in names, f"{MODULES[module].relative_to(ROOT)} declares no __all__"
+
+
+# -- one spec per experiment (issue 34) ------------------------------------------------------------------------------
+def test_every_notebook_has_one_spec_and_no_rule_lives_elsewhere() -> None:
+    from mtlib.experiments import specs
+
+    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert sorted(specs()) == stems, "every notebook is declared by exactly one experiment's Spec"
+    assert not (ROOT / "notebooks" / "parameters.yaml").exists(), "rules live in the specs, not in a rules file"
+    # the rule language is compiled by the specs and the runner's check only
+    allowed = {"mtlib.utils.rules", "mtlib.experiments.spec", "mtlib.run.params"}
+    users = {m for m, p in MODULES.items() if "compile_rule(" in p.read_text(encoding="utf-8")}
+    assert users <= allowed, f"rules compiled outside the specs: {sorted(users - allowed)}"
+
+
+def test_no_experiment_keeps_its_own_defaults_table() -> None:
+    bad = []
+    for mod, path in MODULES.items():
+        if wing(mod) != "experiments":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AnnAssign)
+                else []
+            )
+            bad += [
+                f"{path.relative_to(ROOT)}:{node.lineno} {t.id}"
+                for t in targets
+                if isinstance(t, ast.Name) and t.id.endswith("_DEFAULTS")
+            ]
+    assert not bad, "defaults belong in the experiment's Spec:\n" + "\n".join(bad)

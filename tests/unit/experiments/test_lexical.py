@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from mtlib.experiments import lexical as L
-from mtlib.models import Model
+from mtlib.models import ClassifierSettings, Model, pair_features
 from mtlib.models.probes import train_head
 from mtlib.relations import ThreeWayTransitivity, count_transitivity_violations
+from mtlib.relations.counting import sample_triples
 
 PAIRS = pd.DataFrame(
     {
@@ -89,7 +90,7 @@ def _random_head(kind: str, W: np.ndarray, seed: int = 0):
     i, j = rng.integers(0, len(W), 300), rng.integers(0, len(W), 300)
     y = rng.random(300) < 0.4
     extra = {"epochs": 3, "hidden": (16,)} if kind == "mlp" else {}
-    return train_head(L.pair_features(W[i], W[j]), y, kind=kind, seed=seed, use_cache=False, **extra)
+    return train_head(pair_features(W[i], W[j]), y, kind=kind, seed=seed, use_cache=False, **extra)
 
 
 @pytest.mark.parametrize("kind", ["logreg", "mlp"])
@@ -99,7 +100,7 @@ def test_prediction_matrix_equals_pairwise_head_calls(kind):
     head = _random_head(kind, W)
     P = L.pair_probability_matrix(head, W, block=3, tile=7)  # blocks and tiles that do not divide 30
     i, j = np.nonzero(~np.eye(30, dtype=bool))
-    expected = head.predict_proba(L.pair_features(W[i], W[j]))[:, 1]
+    expected = head.predict_proba(pair_features(W[i], W[j]))[:, 1]
     np.testing.assert_allclose(P[i, j], expected, atol=1e-5)
     adj = L.prediction_matrix(head, W)
     assert adj.dtype == bool and adj.shape == (30, 30) and not adj.diagonal().any()
@@ -121,9 +122,9 @@ def test_prediction_matrix_folds_a_negative_positive_class_and_a_bare_estimator(
 
 def test_pair_features_and_shapes():
     U, V = np.array([[1.0, -2.0]]), np.array([[3.0, 1.0]])
-    np.testing.assert_allclose(L.pair_features(U, V), [[1, -2, 3, 1, 2, 3, 3, -2]])
+    np.testing.assert_allclose(pair_features(U, V), [[1, -2, 3, 1, 2, 3, 3, -2]])
     with pytest.raises(ValueError, match="U and V"):
-        L.pair_features(U, V.T)
+        pair_features(U, V.T)
 
 
 def test_vocabulary_split_and_labels():
@@ -151,7 +152,7 @@ def test_sampled_transitivity_from_matrices_matches_the_relation_on_a_complete_g
     assert frame.loc["syn", "cases"] == 5000 and frame.loc["syn", "violations"] == 0
     exact = ThreeWayTransitivity("hyp").check(noisy, n_boot=0).rate
     assert abs(frame.loc["hyp", "rate"] - exact) < 0.05
-    i, j, k = L.sample_triples(5, 1000, seed=1)
+    i, j, k = sample_triples(5, 1000, seed=1)
     assert ((i != j) & (j != k) & (i != k)).all()
     engine = count_transitivity_violations(noisy, sample=5000, seed=0, per_item=False)
     assert (frame.loc["hyp", "cases"], frame.loc["hyp", "violations"]) == (engine.cases, engine.violations)
@@ -166,7 +167,9 @@ def test_frozen_heads_end_to_end_with_a_stub_encoder():
             return np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts])
 
     train, test = L.split_pairs(PAIRS)
-    model = L.train_frozen_heads(Stub(), train, test, seed=0, use_cache=False)
+    model = L.train_frozen_heads(
+        Stub(), train, test, settings=ClassifierSettings(), seed=0, device="cpu", use_cache=False
+    )
     words = L.vocabulary(PAIRS)
     mats = L.prediction_matrices(model, words)
     probs = L.predict_pairs(model, [words[0]], [words[1]])
@@ -175,8 +178,16 @@ def test_frozen_heads_end_to_end_with_a_stub_encoder():
         assert mats[rel][0, 1] == (probs[rel][0] > 0.5)
     scores = L.evaluate_heads(model, test)
     assert list(scores.index) == ["syn", "hyp"] and scores["pairs"].tolist() == [6, 6]
-    # notebook 03's head_C / head_class_weight reach every logistic head (and its cache key)
-    weighted = L.train_frozen_heads(Stub(), train, test, seed=0, use_cache=False, C=0.1, class_weight="balanced")
+    # notebook 03's head_settings (C, class_weight) reach every logistic head (and its cache key)
+    weighted = L.train_frozen_heads(
+        Stub(),
+        train,
+        test,
+        settings=ClassifierSettings(C=0.1, class_weight="balanced"),
+        seed=0,
+        device="cpu",
+        use_cache=False,
+    )
     for rel in L.RELATIONS:
         assert weighted.heads[rel].training.settings["C"] == 0.1
         assert weighted.heads[rel].training.settings["class_weight"] == "balanced"
@@ -188,8 +199,9 @@ def test_finetuned_pair_classifier_runs_and_is_seeded(tiny_bert_dir):
     words = L.vocabulary(PAIRS, max_words=8, seed=0)
     runs = []
     for _ in range(2):  # trained twice (no cache): seeded, so identical
+        settings = ClassifierSettings(epochs=1, batch_size=8, lr=1e-3, pooling="first", max_length=32)
         clf = L.finetune_pair_classifier(
-            str(tiny_bert_dir), train, epochs=1, batch_size=8, lr=1e-3, seed=5, device="cpu", use_cache=False
+            str(tiny_bert_dir), train, settings=settings, seed=5, device="cpu", use_cache=False
         )
         probs = L.predict_pairs(clf, test["word1"], test["word2"], batch_size=4)
         mats = L.prediction_matrices(clf, words, max_pairs=100, batch_size=16)

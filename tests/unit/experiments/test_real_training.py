@@ -15,6 +15,7 @@ import pytest
 
 from mtlib.data import sick
 from mtlib.experiments import lexical, nli, sentiment
+from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
 FIX = ROOT / "tests" / "fixtures" / "real_formats"
@@ -54,10 +55,11 @@ def test_split_name():
 
 
 def test_head_trains_on_train_path_and_dev_measures_it():
-    train, sources = sentiment.load_data(str(DEV), train_path=str(TRAIN))
-    dev = sentiment.load_dev(str(DEV))
-    ts = sentiment.transformations()[:2]
-    report = sentiment.systematicity("minilm-static", sources, ts, train=train, dev=dev, n_boot=0, device="cpu")
+    spec = sentiment.Spec(
+        models=["minilm-static"], data_path=str(DEV), train_path=str(TRAIN), dev_path=str(DEV), n_boot=1, device="cpu"
+    )
+    data = sentiment.load(spec)
+    report = sentiment.analyse(spec, data).report
     m = report.metrics()
     assert report.model == "minilm-static"
     assert m["head_n_train"] == 40 and m["head_n_test"] == 10 and m["head_evaluated_on"] == "dev"
@@ -65,19 +67,29 @@ def test_head_trains_on_train_path_and_dev_measures_it():
 
 
 def test_finetuned_row_on_train_path():
-    train, sources = sentiment.load_data(str(DEV), train_path=str(TRAIN))
-    ts = sentiment.transformations()[:1]
     settings = {"lr": 1e-2, "epochs": 1, "batch_size": 8, "max_length": 16}
-    report = sentiment.systematicity(
-        "minilm-static-ft", sources, ts, train=train, finetune_settings=settings, n_boot=0, seed=1, device="cpu"
+    spec = sentiment.Spec(
+        models=["minilm-static-ft"],
+        data_path=str(DEV),
+        train_path=str(TRAIN),
+        finetune_settings=settings,
+        n_boot=1,
+        seed=1,
+        device="cpu",
+        extra_transformations=[],
     )
+    data = sentiment.load(spec)
+    data.transformations = data.transformations[:1]
+    outcome = sentiment.analyse(spec, data)
+    report = outcome.report
     m = report.metrics()
-    assert report.model == "minilm-static-ft"
+    assert report.model == "minilm-static-ft" and list(outcome.reports) == ["minilm-static-ft"]
     assert m["head_n_train"] == 32 and m["head_n_test"] == 8  # 20% of the 40 training sentences held out
     assert m["finetune_epochs"] == 1 and m["finetune_lr"] == 1e-2 and m["train_seconds"] >= 0
     assert report.src.shape == (10,) and np.all((report.src >= 0) & (report.src <= 1))
-    with pytest.raises(ValueError, match="unknown keys"):
-        sentiment.build_scorer("minilm-static-ft", ["a", "b"], [0, 1], finetune_settings={"momentum": 0.9})
+    assert outcome.metrics()["models/minilm-static-ft/finetune_lr"] == 1e-2
+    with pytest.raises(ParameterError, match=r"unknown key\(s\) \['momentum'\]"):
+        sentiment.Spec(finetune_settings={"momentum": 0.9})
 
 
 # --------------------------------------------------------------------------- 02: NLI
@@ -128,9 +140,14 @@ def nli_small():
     return data, small
 
 
+def _compositionality(model, data, ext, **changes):
+    spec = nli.Spec(models=[model], n_boot=1, permutations=10, device="cpu", **changes)
+    return nli.analyse(spec, nli.NLIInputs(data, ext)).report
+
+
 def test_head_trains_on_external_and_scores_sick_test(nli_small, tiny_bert_dir):
     data, ext = nli_small
-    report = nli.compositionality(str(tiny_bert_dir), data, external=ext, n_boot=0, permutations=10, device="cpu")
+    report = _compositionality(str(tiny_bert_dir), data, ext)
     m = report.metrics()
     n_ctx = int(data.train_mask.sum())
     assert m["nli_head_n_train"] == pytest.approx(0.8 * (n_ctx + len(ext.train)), abs=2)
@@ -145,16 +162,7 @@ def test_head_trains_on_external_and_scores_sick_test(nli_small, tiny_bert_dir):
 def test_finetuned_cross_encoder_row(nli_small, tiny_bert_dir):
     data, ext = nli_small
     settings = {"lr": 1e-3, "epochs": 1, "batch_size": 16, "max_length": 48}
-    report = nli.compositionality(
-        str(tiny_bert_dir),
-        data,
-        how="finetune",
-        external=ext,
-        finetune_settings=settings,
-        n_boot=0,
-        permutations=10,
-        device="cpu",
-    )
+    report = _compositionality(str(tiny_bert_dir), data, ext, how="finetune", finetune_settings=settings)
     m = report.metrics()
     assert report.model.endswith("-ft") and "cross-encoder fine-tuned" in report.ent.source
     assert m["train_seconds"] >= 0 and 0 <= m["nli_accuracy"] <= 1 and "nli_accuracy_majority_baseline" in m
@@ -179,19 +187,12 @@ def test_relation_scores_and_summary_f1():
 
 
 def test_four_class_finetune_on_bundled_pairs(tiny_bert_dir):
-    data = lexical.load_data(["english"], max_vocabulary=12, seed=0)
-    frozen = lexical.transitivity("minilm-static", data, n_sample=500, n_boot=0, device="cpu")
-    tuned = lexical.transitivity(
-        str(tiny_bert_dir) + "-ft",
-        data,
-        finetune_classes=4,
-        epochs=1,
-        lr=1e-3,
-        batch_size=64,
-        n_sample=500,
-        n_boot=0,
-        device="cpu",
-    )
+    base = dict(languages=["english"], max_vocabulary=12, n_sample=500, n_boot=1, device="cpu")
+    data = lexical.load(lexical.Spec(**base))
+    frozen = lexical.analyse(lexical.Spec(models=["minilm-static"], **base), data).report
+    ft = {"epochs": 1, "lr": 1e-3, "batch_size": 64, "pooling": "first", "max_length": 32}
+    tuned_spec = lexical.Spec(models=[str(tiny_bert_dir) + "-ft"], finetune_classes=4, finetune_settings=ft, **base)
+    tuned = lexical.analyse(tuned_spec, data).report
     assert tuned.model.endswith("-ft") and tuned.finetuned and not frozen.finetuned
     clf = tuned.relation_scores["english"]
     assert list(clf.index) == ["syn", "ant", "hyp", "random"] and list(frozen.relation_scores["english"].index) == [
@@ -204,9 +205,8 @@ def test_four_class_finetune_on_bundled_pairs(tiny_bert_dir):
         tuned_model := lexical.finetune_pair_classifier(
             str(tiny_bert_dir),
             data.splits["english"]["train"],
-            epochs=1,
-            lr=1e-3,
-            batch_size=64,
+            settings=tuned_spec.finetune(),
+            seed=0,
             device="cpu",
             classes=lexical.COGALEX_CLASSES,
         ),
@@ -224,6 +224,6 @@ def test_four_class_finetune_on_bundled_pairs(tiny_bert_dir):
     # the binary syn/hyp keys agree with the existing evaluation where both exist
     assert f["f1/english/syn"] == pytest.approx(frozen.scores["english"].loc["syn", "f1"], nan_ok=True)
     assert "balanced accuracy" in frozen.sentence() and 'always-"no"' in tuned.sentence()
-    with pytest.raises(ValueError, match="finetune_classes"):
-        lexical.transitivity("minilm-static", data, finetune_classes=5)
+    with pytest.raises(ParameterError, match="finetune_classes = 5: expected one of 3, 4"):
+        lexical.Spec(finetune_classes=5)
     assert math.isfinite(m["accuracy/english/syn"])
