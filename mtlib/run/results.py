@@ -45,6 +45,7 @@ import numpy as np
 
 from mtlib.analysis.plots import describe_figure
 from mtlib.models.backends import resolve_backend
+from mtlib.models.numerics import run_numerics, use_precision
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
@@ -200,6 +201,9 @@ class Run:
         self.metrics: dict[str, Any] = {}
         # what frozen encoders of this run embed with: the notebook's `backend` parameter, else models.load's default
         self.metrics["backend"] = resolve_backend((params or {}).get("backend"))
+        # numerics of this run: a notebook's `precision` parameter (when not auto) is the process default
+        use_precision((params or {}).get("precision"))
+        self.metrics.update(run_numerics((params or {}).get("device"), (params or {}).get("precision")))
         self.headline: list[str] = []
         # figures index of this execution: name -> {"alt", "png", "pdf"} (paths relative to the output root)
         self.figures: dict[str, dict[str, str]] = {}

@@ -15,6 +15,7 @@ import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
+from mtlib.models.numerics import check_finite
 from mtlib.models.resolve import Resolved
 from mtlib.utils.cache import cached_rows
 
@@ -61,7 +62,8 @@ class LexiconModel(Model):
             self.calls += 1
             return np.array([[self._polarity_of(t)] for t in batch], dtype=np.float32)
 
-        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(np.float64)
+        rows = cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")
+        return check_finite(rows, self.name, texts, what="polarities")[:, 0].astype(np.float64)
 
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if text_pairs is not None:

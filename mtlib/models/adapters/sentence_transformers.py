@@ -35,5 +35,14 @@ class SentenceTransformerModel(TransformerModel):
         prep = self.st.preprocess if hasattr(self.st, "preprocess") else self.st.tokenize
         return prep(texts)
 
+    def _extras(self) -> dict[str, Any]:
+        """The pipeline's non-tensor features (``modality``...), as its own preprocessing gives them."""
+        import torch
+
+        if not hasattr(self, "_extra_features"):
+            probe = self._encode(["a"])
+            self._extra_features = {k: v for k, v in probe.items() if not isinstance(v, torch.Tensor)}
+        return dict(self._extra_features)
+
     def _embed_encoded(self, enc: Any) -> Any:
         return self.st(dict(enc))["sentence_embedding"]

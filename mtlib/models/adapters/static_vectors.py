@@ -27,11 +27,12 @@ import pandas as pd
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
+from mtlib.models.numerics import check_finite
 from mtlib.models.oov import pool_known_tokens, token_counts
 from mtlib.models.registry import ModelNotFoundError
 from mtlib.models.resolve import Resolved, pickle_allowed, refuse_pickle, vector_format
 
-__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"]
+__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel", "first_non_finite"]
 
 
 class StaticVectorsModel(Model):
@@ -76,10 +77,45 @@ class StaticVectorsModel(Model):
         return token_counts(self.token_rows(texts))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """The mean of each text's known words, ``(n, d)`` float32; NaN rows for texts with no known word."""
-        out = pool_known_tokens(self.token_rows(list(texts)), self.vectors)
+        """The mean of each text's known words, ``(n, d)`` float32; NaN rows for texts with no known word.
+
+        A row of NaN is the one non-finite output allowed (:mod:`mtlib.models.oov`: skipped and counted
+        downstream); the vectors themselves were checked finite when loaded (:func:`first_non_finite`).
+        """
+        texts = list(texts)
+        out = pool_known_tokens(self.token_rows(texts), self.vectors)
         self.calls += 1
-        return out
+        return check_finite(out, self.name, texts, what="embeddings", nan_rows=True)
+
+
+def first_non_finite(vectors: np.ndarray) -> int | None:
+    """Row of the first vector holding NaN or an infinity, or None when every value is finite.
+
+    Example:
+        >>> first_non_finite(np.array([[0.1, 0.2], [np.inf, 0.0], [np.nan, 1.0]]))
+        1
+    """
+    bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1)) if vectors.size else np.zeros(0, dtype=np.int64)
+    return int(bad[0]) if len(bad) else None
+
+
+def _refuse_non_finite(path: Path, vectors: np.ndarray, words: Sequence[str], line_of: int | None) -> None:
+    """Raise :class:`DataFormatError` naming the file, the line (or row) and word of the first non-finite vector.
+
+    ``line_of`` is the file line of row 0 (a text file: 1, or 2 after a header); ``None`` names the row instead.
+    """
+    row = first_non_finite(vectors)
+    if row is None:
+        return
+    count = int((~np.isfinite(vectors).all(axis=1)).sum())
+    word = words[row] if row < len(words) else f"#{row}"
+    where = f"row {row} (word {word!r})" if line_of is None else f"the vector of {word!r}"
+    raise DataFormatError(
+        path,
+        0 if line_of is None else line_of + row,
+        "finite word vectors (no nan or inf)",
+        f"{where} holds nan or inf; {count} of {len(vectors)} vectors do",
+    )
 
 
 class GensimModel(StaticVectorsModel):
@@ -102,6 +138,8 @@ class GensimModel(StaticVectorsModel):
         self.kv = kv
         self.vocab = kv.key_to_index
         self.vectors = np.asarray(kv.vectors, dtype=np.float32)
+        if resolved.path is not None:
+            _refuse_non_finite(resolved.path, self.vectors, kv.index_to_key, _first_vector_line(resolved.path))
 
 
 class PackagedVectorsModel(StaticVectorsModel):
@@ -128,6 +166,17 @@ class PackagedVectorsModel(StaticVectorsModel):
                 f"{indexes[0]} lists {len(words)} words but {matrices[0]} has {len(self.vectors)} rows"
             )
         self.vocab = {w: i for i, w in enumerate(words)}
+        _refuse_non_finite(matrices[0], self.vectors, words, None)
+
+
+def _first_vector_line(path: Path) -> int | None:
+    """The line of a word2vec/GloVe text file that holds its first vector (2 after a header); None for other formats."""
+    if vector_format(path) != "text":
+        return None
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as fh:
+        first = fh.readline().split()
+    return 2 if len(first) == 2 and all(tok.isdigit() for tok in first) else 1
 
 
 def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):

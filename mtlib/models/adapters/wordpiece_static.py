@@ -8,6 +8,7 @@ import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.identity import model_identity
+from mtlib.models.numerics import check_finite
 from mtlib.models.registry import ModelNotFoundError
 from mtlib.models.resolve import Resolved
 from mtlib.utils.cache import cached_rows
@@ -63,4 +64,4 @@ class WordPieceStaticModel(Model):
                     out[i] = self.matrix[row].mean(0)
             return out
 
-        return cached_rows(self._cache("embed"), texts, compute)
+        return check_finite(cached_rows(self._cache("embed"), texts, compute), self.name, texts, what="embeddings")
