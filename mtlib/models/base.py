@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.models.capabilities import Capabilities
 from mtlib.models.numerics import numerics_parts
 from mtlib.utils.cache import ArrayCache
 
@@ -105,8 +106,8 @@ class Model:
         calls: Number of batches sent through the underlying model; tests
             and benchmarks read it to check the cache.
         kind: Adapter family (a key of :data:`mtlib.models.adapters.ADAPTERS`).
-        can_finetune: Whether :func:`mtlib.models.classifier` can train its
-            weights (``how="finetune"``).
+        capabilities: What its family can do and how (:class:`~mtlib.models.capabilities.Capabilities`);
+            ``can_finetune`` reads it.
         backends: The backends :meth:`embed` can run on (:mod:`mtlib.models.backends`);
             empty for a model that runs no network (word vectors, lexicons), which a backend does not concern.
         backend: The backend :meth:`embed` runs on, ``None`` when ``backends`` is empty.
@@ -116,7 +117,7 @@ class Model:
     """
 
     kind: str = "model"
-    can_finetune: bool = False
+    capabilities: Capabilities = Capabilities()
     backends: tuple[str, ...] = ()
     backend: str | None = None
     precisions: tuple[str, ...] = ()
@@ -160,6 +161,11 @@ class Model:
         if op not in self._caches:
             self._caches[op] = ArrayCache((self.identity, *op))
         return self._caches[op]
+
+    @property
+    def can_finetune(self) -> bool:
+        """Whether :func:`mtlib.models.classifier` can train its weights (``how="finetune"``)."""
+        return self.capabilities.can_finetune
 
     @property
     def has_embeddings(self) -> bool:

@@ -114,7 +114,7 @@ def classifier(
     parsed = parse_labelled(train, "train", name)
     labels = _check_init(s.init, base, how, s.head, s.labels, parsed[1] is not None) if s.init is not None else s.labels
     task = prepare(parsed, s, name, labels, every_class=how == "head" and s.head == "linear")
-    keyed = cache_settings(how, s, base.kind, task.classes, task.pairs is not None, task.valid_hash)
+    keyed = cache_settings(how, s, base.capabilities, task.classes, task.pairs is not None, task.valid_hash)
     if how == "head" and base.backend not in (None, "torch"):  # a head on ONNX embeddings is cached apart
         keyed["backend"] = base.backend
     device = resolve_device(s.device)
@@ -179,15 +179,11 @@ def _check_trainable(base: Model, how: str, train: Any) -> None:
             f"train a head on; use how='native' for its own scores, or an encoder such as 'minilm'"
         )
     if how == "finetune" and not base.can_finetune:
-        what = (
-            "a lexicon scorer has no trainable weights"
-            if base.kind == "lexicon"
-            else "static word vectors are a lookup table without a tokenizer to train through"
-        )
+        what = base.capabilities.why_not_finetune
         raise ValueError(
             f"classifier({name!r}, how='finetune'): {name} ({base.kind}) cannot be fine-tuned: {what}. "
             "Fine-tune a transformer (e.g. 'minilm', a Hugging Face folder) or 'minilm-static', or "
-            "use how='head'" + (" with an encoder" if base.kind == "lexicon" else f" on {name}")
+            "use how='head'" + (f" on {name}" if base.has_embeddings else " with an encoder")
         )
 
 

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.utils.batching import inference_context, resolve_device
+
 __all__ = [
     "AUTO",
     "DEFAULT_PRECISION",
@@ -202,8 +204,6 @@ def precision_context(device: str, precision: str) -> Iterator[None]:
     Raises:
         ValueError: the device has no autocast in this precision (e.g. fp16 on an old CPU build).
     """
-    from mtlib.utils.batching import inference_context
-
     dtype = autocast_dtype(precision)
     with contextlib.ExitStack() as stack:
         stack.enter_context(_tf32(device, precision == "tf32"))
@@ -244,8 +244,6 @@ def run_numerics(device: str | None = "auto", precision: str | None = None) -> d
         ['device', 'device_name', 'precision']
     """
     try:
-        from mtlib.utils.batching import resolve_device
-
         resolved = resolve_device(device or "auto")
     except ImportError:
         resolved = "cpu"

@@ -317,7 +317,7 @@ def finetuned_classifier(
     init = s.init if isinstance(s.init, FineTunedClassifier) else None
     net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init)
     training.train_log = log.losses
-    if base.kind == "hf-classifier":
+    if base.capabilities.keeps_own_head:
         training.head = "native"
     weights = weights_bytes(net) if s.use_cache else b""
     clf = FineTunedClassifier(base, folder, task.classes, training, device, s.use_cache)

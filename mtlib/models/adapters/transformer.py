@@ -16,6 +16,7 @@ import numpy as np
 from mtlib.models.adapters.tokens import TokenRow, pad_rows, same_batches, span_masks, tokenise
 from mtlib.models.backends import BACKENDS, ONNX_MAX_TOKENS, OnnxEncoder, onnx_encoder, resolve_backend
 from mtlib.models.base import Features, Model, masked_mean, softmax
+from mtlib.models.capabilities import Capabilities
 from mtlib.models.identity import model_identity
 from mtlib.models.numerics import PRECISIONS, check_finite, device_class, precision_context, resolve_precision
 from mtlib.models.resolve import Resolved
@@ -50,7 +51,7 @@ class TransformerModel(Model):
     current one runs, and batches travel from pinned memory.
     """
 
-    can_finetune = True
+    capabilities = Capabilities(finetune="encoder")
     #: The fast tokenizer, the module returning hidden states and (classifiers) the module with logits.
     tokenizer: Any
     backbone: Any

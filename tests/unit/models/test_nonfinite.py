@@ -19,7 +19,9 @@ def test_the_check_names_the_model_the_count_and_the_first_input():
     rows = np.array([[0.1, 0.2], [np.nan, np.nan]])
     assert check_finite(rows, "m", ["a", "b"], nan_rows=True) is not None  # a whole NaN row: no vector, by design
     half = np.array([[0.1, 0.2], [np.nan, np.nan], [0.3, np.nan]])
-    with pytest.raises(NonFiniteOutputError, match=r"1 non-finite value\(s\) .* in 1 of 3 input\(s\); the first is 'c'"):
+    with pytest.raises(
+        NonFiniteOutputError, match=r"1 non-finite value\(s\) .* in 1 of 3 input\(s\); the first is 'c'"
+    ):
         check_finite(half, "m", ["a", "b", "c"], nan_rows=True)  # a half-NaN row is refused
 
 
