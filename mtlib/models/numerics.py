@@ -237,7 +237,8 @@ def device_name(device: str = "cpu") -> str:
 def run_numerics(device: str | None = "auto", precision: str | None = None) -> dict[str, str]:
     """What a run records about its numerics: ``device`` (resolved), ``device_name`` and ``precision``.
 
-    Without torch (a notebook that loads no network) the device is ``"cpu"``.
+    Without torch (a notebook that loads no network) the device is ``"cpu"``; a device asked for but
+    not available here (``cuda`` without a GPU) is recorded as asked, named ``"unavailable"``.
 
     Example:
         >>> sorted(run_numerics("cpu", "fp32"))
@@ -247,6 +248,8 @@ def run_numerics(device: str | None = "auto", precision: str | None = None) -> d
         resolved = resolve_device(device or "auto")
     except ImportError:
         resolved = "cpu"
+    except ValueError:
+        return {"device": str(device), "device_name": "unavailable", "precision": resolve_precision(precision)}
     return {"device": resolved, "device_name": device_name(resolved), "precision": resolve_precision(precision)}
 
 

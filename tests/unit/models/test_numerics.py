@@ -138,6 +138,10 @@ def test_a_run_records_device_device_name_and_precision(tmp_path, monkeypatch):
     monkeypatch.delenv(PRECISION_ENV, raising=False)
     record = run_numerics("cpu", None)
     assert record["device"] == "cpu" and record["precision"] == "fp32" and record["device_name"]
+    import torch
+
+    if not torch.cuda.is_available():
+        assert run_numerics("cuda:7", "bf16") == {"device": "cuda:7", "device_name": "unavailable", "precision": "bf16"}
     metrics = Run("00_template", profile="smoke", out_dir=str(tmp_path), params={}).metrics
     assert metrics["precision"] == "fp32" and metrics["device_name"] and metrics["device"] in ("cpu", "cuda", "mps")
     monkeypatch.setenv(PRECISION_ENV, "bf16")
