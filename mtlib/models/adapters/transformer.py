@@ -172,7 +172,11 @@ class TransformerModel(Model):
         budget = ONNX_MAX_TOKENS if self.backend == "onnx" else self.max_tokens  # the graph runs on the CPU
         following = _following(texts, lambda t: t)
         op = ("embed", *self.numerics_parts()) if self.backend == "torch" else ("embed", f"backend={self.backend}")
-        with Prefetcher(lambda part: self._rows(part, None), enabled=self.prefetch) as ahead:
+        # decided before any background tokenising: a tokenizer's call sets its padding and truncation state
+        fast = self._fast("embed")
+        if fast:
+            self._extras()  # a pipeline's own preprocessing, run (and kept) before the background thread starts
+        with Prefetcher(lambda part: self._rows(part, None), enabled=self.prefetch and fast) as ahead:
 
             def compute(batch_texts: list[str]) -> np.ndarray:
                 rows = ahead.take(batch_texts)
@@ -285,7 +289,8 @@ class TransformerModel(Model):
 
         following = _following(items, input_key)
         op = ("features", f"layer={layer}", f"spans={m}", f"pair={pairs is not None}", "logits")
-        with Prefetcher(prepare, key=input_key, enabled=self.prefetch) as ahead:
+        fast = self._fast("features")  # before any background tokenising, as in embed
+        with Prefetcher(prepare, key=input_key, enabled=self.prefetch and fast) as ahead:
 
             def compute(batch_items: list[dict[str, Any]]) -> np.ndarray:
                 rows = ahead.take(batch_items)
