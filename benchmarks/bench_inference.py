@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,13 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._common import bench_environment, length_summary, mixed_sentences, timed  # noqa: E402
 from benchmarks._common import emit as emit_figure  # noqa: E402
 
-emit = partial(emit_figure, "inference")
+#: The CPU every figure was measured on (set in :func:`main`; figures move with the CPU).
+CPU: dict[str, str] = {}
+
+
+def emit(figure: str, value: float, unit: str, **extra: object) -> None:
+    """One JSON line of this benchmark, naming the CPU."""
+    emit_figure("inference", figure, value, unit, **extra, **CPU)
 
 
 def load_short(n: int) -> list[str]:
@@ -50,9 +55,12 @@ def main() -> None:
     import torch
 
     from mtlib import models
+    from mtlib.models.numerics import device_name
 
     texts = mixed_sentences(n)
-    print(f"{length_summary(texts)}; torch threads: {torch.get_num_threads()}")
+    cpu = device_name("cpu")
+    CPU["cpu"] = cpu
+    print(f"{length_summary(texts)}; torch threads: {torch.get_num_threads()}; CPU: {cpu}")
     resolved = models.resolve("minilm")
     fresh = models.build(resolved, device="cpu", use_cache=False)
     st = fresh.st

@@ -51,6 +51,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
+from mtlib.models.numerics import PRECISION_VALUES
 from mtlib.models.settings import ClassifierSettings
 from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
 
@@ -202,7 +203,9 @@ class Spec:
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper (selects sizes and models)")
     device: str = param("auto", "non-empty", "torch device: auto (cuda, then mps, then cpu), cpu, cuda or mps")
     precision: str = param(
-        "auto", "one of auto, fp32, bf16, fp16", "model numerics: fp32, bf16 or fp16; auto: $MTLIB_PRECISION, else fp32"
+        "auto",
+        f"one of {', '.join(PRECISION_VALUES)}",
+        "what the models' forward passes run in: fp32, tf32, bf16, fp16, or auto (the runner's --precision, else fp32)",
     )
     seed: int = param(0, ">= 0", "random seed for anything stochastic")
     out_dir: str = param("", "", "output root; empty means the project folder")

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.models.capabilities import Capabilities
+from mtlib.models.numerics import numerics_parts
 from mtlib.utils.cache import ArrayCache
 
 #: When set, every batch a model sends through its network appends ``<model name><TAB><batches>`` to this
@@ -104,17 +106,22 @@ class Model:
         calls: Number of batches sent through the underlying model; tests
             and benchmarks read it to check the cache.
         kind: Adapter family (a key of :data:`mtlib.models.adapters.ADAPTERS`).
-        can_finetune: Whether :func:`mtlib.models.classifier` can train its
-            weights (``how="finetune"``).
+        capabilities: What its family can do and how (:class:`~mtlib.models.capabilities.Capabilities`);
+            ``can_finetune`` reads it.
         backends: The backends :meth:`embed` can run on (:mod:`mtlib.models.backends`);
             empty for a model that runs no network (word vectors, lexicons), which a backend does not concern.
         backend: The backend :meth:`embed` runs on, ``None`` when ``backends`` is empty.
+        precisions: The precisions its forward passes can run in (:mod:`mtlib.models.numerics`); empty for a
+            model that runs no network, whose outputs the precision does not concern.
+        precision: The precision its forward passes run in, ``None`` when ``precisions`` is empty.
     """
 
     kind: str = "model"
-    can_finetune: bool = False
+    capabilities: Capabilities = Capabilities()
     backends: tuple[str, ...] = ()
     backend: str | None = None
+    precisions: tuple[str, ...] = ()
+    precision: str | None = None
 
     def __init__(self, name: str, identity: str, device: str = "cpu", use_cache: bool = True) -> None:
         self.name, self.identity, self.device = name, identity, device
@@ -139,6 +146,14 @@ class Model:
                 fh.write(f"{self.name}\t{value - self.calls}\n")
         self._calls = value
 
+    def numerics_parts(self) -> tuple[str, ...]:
+        """What the cache keys of this model's outputs add for its numerics (device class, precision).
+
+        Nothing for fp32 on a CPU, or for a model that runs no network
+        (:func:`mtlib.models.numerics.numerics_parts` says why the device class counts).
+        """
+        return numerics_parts(self.device, self.precision) if self.precision else ()
+
     def _cache(self, *op: Any) -> ArrayCache | None:
         """The disk-cache namespace of one operation, opened once per model object."""
         if not self.use_cache:
@@ -146,6 +161,11 @@ class Model:
         if op not in self._caches:
             self._caches[op] = ArrayCache((self.identity, *op))
         return self._caches[op]
+
+    @property
+    def can_finetune(self) -> bool:
+        """Whether :func:`mtlib.models.classifier` can train its weights (``how="finetune"``)."""
+        return self.capabilities.can_finetune
 
     @property
     def has_embeddings(self) -> bool:

@@ -17,7 +17,7 @@ notebook, and hands over to one small builder per way:
 
 Training is cached (:mod:`mtlib.models.store`) by (encoder identity,
 training-data hash, settings, seed; for a head, the encoder's backend when it is
-not torch): a rerun reloads the head (``.npz`` /
+not torch; the numerics, :func:`numerics_key`): a rerun reloads the head (``.npz`` /
 ``safetensors`` + JSON) or the fine-tuned weights (``safetensors``) instead of
 training, and a fine-tuned network is only rebuilt when a prediction is not in
 the output cache. Whether a classifier was trained or reloaded is in its
@@ -35,6 +35,7 @@ from mtlib.models.heads import MLPHead
 from mtlib.models.labelled import parse_labelled, prepare
 from mtlib.models.loading import load
 from mtlib.models.native import NativeClassifier, native_classifier
+from mtlib.models.numerics import numerics_tag, training_precision
 from mtlib.models.settings import HOWS, ClassifierSettings, Training, cache_settings
 from mtlib.models.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.store import cache_key, memo, remember
@@ -50,6 +51,7 @@ __all__ = [
     "Training",
     "classifier",
     "frozen_features",
+    "numerics_key",
 ]
 
 
@@ -112,16 +114,43 @@ def classifier(
     parsed = parse_labelled(train, "train", name)
     labels = _check_init(s.init, base, how, s.head, s.labels, parsed[1] is not None) if s.init is not None else s.labels
     task = prepare(parsed, s, name, labels, every_class=how == "head" and s.head == "linear")
-    keyed = cache_settings(how, s, base.kind, task.classes, task.pairs is not None, task.valid_hash)
+    keyed = cache_settings(how, s, base.capabilities, task.classes, task.pairs is not None, task.valid_hash)
     if how == "head" and base.backend not in (None, "torch"):  # a head on ONNX embeddings is cached apart
         keyed["backend"] = base.backend
+    device = resolve_device(s.device)
+    numerics = numerics_key(base, how, s.head, device)
+    if numerics:  # only off the defaults: every fp32 CPU training keeps its key
+        keyed["numerics"] = numerics
     key = cache_key(base, task.texts, task.pairs, task.labels, keyed)
     known = memo(key) if s.use_cache else None
     if known is not None:
         return known
     build = head_classifier if how == "head" else finetuned_classifier
-    clf = build(base, task, keyed, key, s, resolve_device(s.device))
+    clf = build(base, task, keyed, key, s, device)
     return remember(key, clf) if s.use_cache else clf
+
+
+def numerics_key(base: Model, how: str, head: str, device: str) -> dict[str, dict[str, str]]:
+    """The numerics a trained classifier depends on, for its cache key: empty for fp32 on a CPU throughout.
+
+    ``features``: what the frozen encoder's embeddings were computed in (a head; nothing for the ONNX
+    backend, which runs fp32 on the CPU). ``training``: where and how the weights were trained, a
+    fine-tune or an MLP head (mixed precision on CUDA, :func:`~mtlib.models.numerics.training_precision`).
+
+    Example:
+        >>> numerics_key(Model("toy", "toy@1"), "finetune", "linear", "cuda")
+        {'training': {'device': 'cuda', 'precision': 'bf16-mixed'}}
+    """
+    key: dict[str, dict[str, str]] = {}
+    if how == "head" and base.precision is not None and base.backend != "onnx":
+        features = numerics_tag(base.device, base.precision)
+        if features:
+            key["features"] = features
+    if how == "finetune" or (how == "head" and head == "mlp"):
+        training = numerics_tag(device, training_precision(device))
+        if training:
+            key["training"] = training
+    return key
 
 
 def _check_choices(name: str, how: str, s: ClassifierSettings) -> None:
@@ -144,15 +173,11 @@ def _check_trainable(base: Model, how: str, train: Any) -> None:
             f"train a head on; use how='native' for its own scores, or an encoder such as 'minilm'"
         )
     if how == "finetune" and not base.can_finetune:
-        what = (
-            "a lexicon scorer has no trainable weights"
-            if base.kind == "lexicon"
-            else "static word vectors are a lookup table without a tokenizer to train through"
-        )
+        what = base.capabilities.why_not_finetune
         raise ValueError(
             f"classifier({name!r}, how='finetune'): {name} ({base.kind}) cannot be fine-tuned: {what}. "
             "Fine-tune a transformer (e.g. 'minilm', a Hugging Face folder) or 'minilm-static', or "
-            "use how='head'" + (" with an encoder" if base.kind == "lexicon" else f" on {name}")
+            "use how='head'" + (f" on {name}" if base.has_embeddings else " with an encoder")
         )
 
 

@@ -115,19 +115,20 @@ def build_network(
         ``(network, encoder, head_used)``; ``network(**batch) -> logits (b, k)``;
         ``head_used`` is ``"native"`` when a classifier keeps its own layer.
     """
-    kind = model.kind
+    way = model.capabilities.finetune  # how its family fine-tunes, declared by its adapter
     adapter: Any = model  # its family's attributes: matrix, tokenizer, dim
     max_length = int(min(max_length, getattr(model, "max_length", 512)))
-    if kind == "wordpiece-static":
+    if way == "static-table":
         net = _static_network(adapter.matrix, k, head, hidden, pairs)
         return net, Encoder(adapter.tokenizer, max_length, static=True), head
     path = getattr(model, "path", None)
-    if path is None or kind not in ("sentence-transformers", "hf-encoder", "hf-classifier"):
-        raise ValueError(f"{model.name} ({kind}) cannot be fine-tuned")
+    if path is None or way is None:
+        raise ValueError(f"{model.name} ({model.kind}) cannot be fine-tuned: {model.capabilities.why_not_finetune}")
     encoder = Encoder(adapter.tokenizer, max_length, static=False)
-    if kind == "hf-classifier":
+    if way == "classifier":
         return _classifier_network(model, path, k, labels), encoder, "native"
-    return _encoder_network(adapter, path, k, head=head, hidden=hidden, pooling=pooling), encoder, head
+    network = _encoder_network(adapter, path, k, head=head, hidden=hidden, pooling=pooling, pipeline=way == "pipeline")
+    return network, encoder, head
 
 
 def word_embeddings(net: Any) -> Any:
@@ -277,11 +278,13 @@ def _classifier_network(model: Model, path: Any, k: int, labels: Sequence[Any]) 
     return ClassifierNet()
 
 
-def _encoder_network(adapter: Any, path: Any, k: int, *, head: str, hidden: Sequence[int], pooling: str) -> Any:
+def _encoder_network(
+    adapter: Any, path: Any, k: int, *, head: str, hidden: Sequence[int], pooling: str, pipeline: bool
+) -> Any:
     """A sentence-transformers pipeline (own pooling) or a Hugging Face encoder (mean or first token), and a head."""
     from torch import nn
 
-    if adapter.kind == "sentence-transformers":
+    if pipeline:
         from sentence_transformers import SentenceTransformer
 
         st = SentenceTransformer(str(path), device="cpu")

@@ -24,6 +24,7 @@ import numpy as np
 from mtlib.models.base import Model
 from mtlib.models.heads import LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 from mtlib.models.labelled import Task
+from mtlib.models.numerics import NonFiniteOutputError, check_finite
 from mtlib.models.oov import known_rows
 from mtlib.models.settings import ClassifierSettings, Training, json_safe
 from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
@@ -49,7 +50,7 @@ def frozen_features(model: Model, texts: list[str], pairs: list[str] | None) -> 
     infinite: Any = np.flatnonzero(np.isinf(X).any(axis=1)) if len(X) else []
     if len(infinite):
         i = int(infinite[0])
-        raise ValueError(
+        raise NonFiniteOutputError(
             f"{model.name} gives infinite features for {len(infinite)} input(s), e.g. {texts[i]!r}; a head "
             "cannot train or predict on them: drop those inputs or use another model"
         )
@@ -120,6 +121,7 @@ class HeadClassifier(Model):
         out = np.tile(fill, (len(X), 1))
         if ok.any():
             out[ok] = self.head.logits(X[ok]) if logits else self.head.predict_proba(X[ok])
+            check_finite(out, self.name, texts, what="logits" if logits else "class probabilities")
         self.fallbacks += int((~ok).sum())
         return out
 

@@ -12,7 +12,7 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from mtlib.models.resolve import Resolved
+from mtlib.models.resolve import ADAPTERS, Resolved
 from mtlib.utils.cache import atomic_write_bytes, cache_root
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")
@@ -49,17 +49,15 @@ def file_digest(path: Path) -> str:
 def model_identity(resolved: Resolved) -> str:
     """A string that changes whenever the weights change.
 
-    The hub revision when the weights come from the HF cache (snapshot folder
-    name), the package version for a lexicon scorer, else a hash of the
-    weight files.
+    The family's own identity when it declares one (a lexicon scorer: its
+    package version, :attr:`~mtlib.models.capabilities.Capabilities.identity`),
+    the hub revision when the weights come from the HF cache (snapshot folder
+    name), else a hash of the weight files.
     """
     path = resolved.path
-    if resolved.kind == "lexicon":
-        source = resolved.spec.source if resolved.spec else resolved.name
-        try:
-            return f"{resolved.name}@{version(source)}"
-        except PackageNotFoundError:
-            return f"{resolved.name}@unknown-version"
+    caps = getattr(ADAPTERS.get(resolved.kind), "capabilities", None)
+    if caps is not None and caps.identity is not None:
+        return str(caps.identity(resolved))
     if path is None:
         return f"{resolved.name}@gensim-data"
     if resolved.how in ("hf-cache", "hub") and path.parent.name == "snapshots":
@@ -75,4 +73,13 @@ def model_identity(resolved: Resolved) -> str:
     return f"{label}@{h.hexdigest()[:12]}"
 
 
-__all__ = ["file_digest", "model_identity"]
+def package_identity(resolved: Resolved) -> str:
+    """``<name>@<version>`` of the Python package a model is (a lexicon scorer), ``@unknown-version`` without one."""
+    source = resolved.spec.source if resolved.spec else resolved.name
+    try:
+        return f"{resolved.name}@{version(source)}"
+    except PackageNotFoundError:
+        return f"{resolved.name}@unknown-version"
+
+
+__all__ = ["file_digest", "model_identity", "package_identity"]

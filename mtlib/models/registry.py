@@ -49,6 +49,11 @@ class ModelSpec:
     allow_pickle: bool = False
     installer: str | None = None
 
+    @property
+    def unpackaged_transformer(self) -> bool:
+        """A transformer whose weights no PyPI package ships (from the hub or the model store: large, GPU-worthy)."""
+        return self.kind == "transformer" and not self.packaged
+
 
 _SPECS = [
     ModelSpec(

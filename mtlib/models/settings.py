@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model
+from mtlib.models.capabilities import Capabilities
 from mtlib.models.heads import FORMAT, HEADS
 
 __all__ = [
@@ -218,38 +219,41 @@ class Training:
     n_skipped: int = 0
 
 
-def resolved_hyper(how: str, s: ClassifierSettings, kind: str) -> tuple[int, float, int]:
+def resolved_hyper(how: str, s: ClassifierSettings, caps: Capabilities) -> tuple[int, float, int]:
     """``(epochs, lr, batch_size)`` with the defaults filled in.
 
-    Fine-tuning: 3 epochs, lr 2e-5 (1e-3 for a static embedding table), batch 32;
-    an MLP head: 30 epochs, lr 1e-3, batch 64; a linear head has none (zeros).
+    Fine-tuning: 3 epochs, the family's learning rate (``caps.finetune_lr``: 2e-5, 1e-3 for a static
+    embedding table), batch 32; an MLP head: 30 epochs, lr 1e-3, batch 64; a linear head has none (zeros).
     """
     if how == "finetune":
-        return (s.epochs or 3, s.lr or (1e-3 if kind == "wordpiece-static" else 2e-5), s.batch_size or 32)
+        return (s.epochs or 3, s.lr or caps.finetune_lr, s.batch_size or 32)
     if s.head == "mlp":
         return (s.epochs or 30, s.lr or 1e-3, s.batch_size or 64)
     return (0, 0.0, 0)
 
 
-def trains_embeddings(s: ClassifierSettings, kind: str) -> bool:
-    """Whether a fine-tune trains the word-embedding matrix: as asked, else only a static table's.
+def trains_embeddings(s: ClassifierSettings, caps: Capabilities) -> bool:
+    """Whether a fine-tune trains the word-embedding matrix: as asked, else the family's default.
 
     Examples:
-        >>> trains_embeddings(ClassifierSettings(), "sentence-transformers")
+        >>> trains_embeddings(ClassifierSettings(), Capabilities(finetune="pipeline"))
         False
-        >>> trains_embeddings(ClassifierSettings(), "wordpiece-static")
+        >>> trains_embeddings(ClassifierSettings(), Capabilities(finetune="static-table", trains_word_embeddings=True))
         True
-        >>> trains_embeddings(ClassifierSettings(train_embeddings=True), "hf-encoder")
+        >>> trains_embeddings(ClassifierSettings(train_embeddings=True), Capabilities(finetune="encoder"))
         True
     """
-    return bool(s.train_embeddings) if s.train_embeddings is not None else kind == "wordpiece-static"
+    return bool(s.train_embeddings) if s.train_embeddings is not None else caps.trains_word_embeddings
 
 
 def cache_settings(
-    how: str, s: ClassifierSettings, kind: str, classes: list[Any], pairs: bool, valid_hash: str | None
+    how: str, s: ClassifierSettings, caps: Capabilities, classes: list[Any], pairs: bool, valid_hash: str | None
 ) -> dict[str, Any]:
-    """The resolved settings that decide the trained weights: part of the cache key and of :class:`Training`."""
-    n_epochs, n_lr, n_batch = resolved_hyper(how, s, kind)
+    """The resolved settings that decide the trained weights: part of the cache key and of :class:`Training`.
+
+    ``caps`` are the model family's capabilities (its default learning rate, whether it trains its word embeddings).
+    """
+    n_epochs, n_lr, n_batch = resolved_hyper(how, s, caps)
     settings: dict[str, Any] = {
         "how": how,
         "head": s.head,
@@ -267,7 +271,7 @@ def cache_settings(
         "format": FORMAT,
     }
     if how == "finetune":  # a new key: fine-tunes cached before the option existed are not reused for it
-        settings["train_embeddings"] = trains_embeddings(s, kind)
+        settings["train_embeddings"] = trains_embeddings(s, caps)
         if s.train_layers not in (None, "all"):  # only when asked: every full fine-tune keeps its key
             settings["train_layers"] = s.train_layers
     if how == "head" and s.head == "linear" and (s.C != 1.0 or s.class_weight is not None):

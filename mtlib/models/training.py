@@ -3,7 +3,8 @@
 Intuition: heads on frozen features (an MLP probe), fine-tuned encoders (a
 lexical-relation pair classifier, later PSS and SETI) differ only in what a
 batch is and how the loss is computed. :func:`fit` owns the rest: seeding,
-shuffling, the optimiser, device placement, mixed precision on CUDA, and a
+shuffling, the optimiser, device placement, mixed precision on CUDA (fp32 weights, bf16
+autocast: :data:`~mtlib.models.numerics.MIXED_TRAINING`, in the cache key of what it trains), and a
 per-epoch log, so every notebook trains the same way on CPU and GPU. The
 seeded pieces around it live here too: :func:`seed_everything`, the epoch's
 batches (:func:`length_bucketed_batches`) and the held-out split
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.models.numerics import MIXED_TRAINING, training_precision
 from mtlib.utils.batching import resolve_device
 
 __all__ = ["TrainLog", "fit", "length_bucketed_batches", "seed_everything", "stratified_split"]
@@ -114,9 +116,11 @@ def fit(
 
     plan = [batches(rng) for _ in range(epochs)]
     sched = torch.optim.lr_scheduler.LambdaLR(optim, _warmup_then_decay(sum(len(p) for p in plan), warmup_fraction))
-    use_amp = device.startswith("cuda")
+    precision = training_precision(device)  # bf16 autocast on CUDA for speed, recorded as such
+    use_amp = precision == MIXED_TRAINING
     log = TrainLog(
         settings={
+            "precision": precision,
             "epochs": epochs,
             "batch_size": batch_size,
             "lr": lr,

@@ -22,10 +22,11 @@ import numpy as np
 from mtlib.models.base import Model, softmax
 from mtlib.models.finetune import Encoder, build_network, freeze_lower_layers, word_embeddings
 from mtlib.models.labelled import Task
+from mtlib.models.numerics import PRECISIONS, check_finite, precision_context
 from mtlib.models.settings import ClassifierSettings, Training
 from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.models.training import TrainLog, fit, length_bucketed_batches, seed_everything
-from mtlib.utils.batching import inference_context, run_batched
+from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
 
 __all__ = [
@@ -83,6 +84,7 @@ class FineTunedClassifier(Model):
     """
 
     kind = "finetuned-classifier"
+    precisions = PRECISIONS
 
     def __init__(
         self,
@@ -100,6 +102,8 @@ class FineTunedClassifier(Model):
         self.net: Any = None
         self.encoder: Any = None
         self.max_tokens = 65536 if device.startswith("cuda") else 2048
+        #: Predictions run in the base model's precision (fp32 by default); their cache keys say so.
+        self.precision = getattr(base, "precision", None) or "fp32"
 
     def _build(self) -> None:
         s = self.training.settings
@@ -150,14 +154,18 @@ class FineTunedClassifier(Model):
             )
 
         rows = cached_rows(
-            self._cache("logits", f"pair={pairs is not None}"), items, compute, desc=f"classify {self.name}"
+            self._cache("logits", f"pair={pairs is not None}", *self.numerics_parts()),
+            items,
+            compute,
+            desc=f"classify {self.name}",
         )
+        check_finite(rows, self.name, texts if pairs is None else list(zip(texts, pairs)), what="logits")
         return rows.astype(np.float64)
 
     def _forward(self, examples: list[dict[str, list[int]]]) -> np.ndarray:
         self.calls += 1
         batch = {k: v.to(self.device) for k, v in self.encoder.collate(examples).items()}
-        with inference_context(self.device):
+        with precision_context(self.device, self.precision or "fp32"):
             return self.net(**batch).float().cpu().numpy()
 
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
@@ -181,12 +189,13 @@ class FineTunedClassifier(Model):
                 show_progress=False,
             )
 
-        return cached_rows(self._cache("embed"), texts, compute, desc=f"embed {self.name}")
+        out = cached_rows(self._cache("embed", *self.numerics_parts()), texts, compute, desc=f"embed {self.name}")
+        return check_finite(out, self.name, texts, what="embeddings")
 
     def _pooled(self, examples: list[dict[str, list[int]]]) -> np.ndarray:
         self.calls += 1
         batch = {k: v.to(self.device) for k, v in self.encoder.collate(examples).items()}
-        with inference_context(self.device):
+        with precision_context(self.device, self.precision or "fp32"):
             return self.net.pooled(**batch).float().cpu().numpy()
 
 
@@ -308,7 +317,7 @@ def finetuned_classifier(
     init = s.init if isinstance(s.init, FineTunedClassifier) else None
     net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init)
     training.train_log = log.losses
-    if base.kind == "hf-classifier":
+    if base.capabilities.keeps_own_head:
         training.head = "native"
     weights = weights_bytes(net) if s.use_cache else b""
     clf = FineTunedClassifier(base, folder, task.classes, training, device, s.use_cache)

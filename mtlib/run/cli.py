@@ -58,6 +58,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mtlib.models.backends import BACKEND_ENV, BACKENDS
+from mtlib.models.numerics import PRECISION_ENV, PRECISIONS
 from mtlib.run import params as nbparams
 from mtlib.run.dask_executor import CONNECT_TIMEOUT, DaskExecutor
 from mtlib.run.jobs import (
@@ -113,6 +114,7 @@ def build_jobs(
     overrides: Sequence[str] = (),
     threads: int | None = None,
     backend: str | None = None,
+    precision: str | None = None,
 ) -> list[NotebookJob]:
     """One job per discovered notebook (filtered by ``only`` prefixes or stems).
 
@@ -122,7 +124,8 @@ def build_jobs(
     fixes every kernel's threads (``MTLIB_THREADS``); ``None`` lets each job
     take the cores free as it starts (:func:`mtlib.run.jobs.job_threads`). ``backend``
     (``torch``, ``onnx``) becomes the kernels' ``$MTLIB_BACKEND``, the default of
-    ``mtlib.models.load`` (a notebook's own ``backend`` parameter, when not ``auto``, wins).
+    ``mtlib.models.load`` (a notebook's own ``backend`` parameter, when not ``auto``, wins);
+    ``precision`` (``fp32``, ``tf32``, ``bf16``, ``fp16``) likewise becomes their ``$MTLIB_PRECISION``.
     """
     root = root or project_root()
     out_dir = out_dir or root
@@ -140,6 +143,8 @@ def build_jobs(
     env["MPLBACKEND"] = "Agg"
     if backend:
         env[BACKEND_ENV] = backend
+    if precision:
+        env[PRECISION_ENV] = precision
     # no browser renders widgets in a headless run: text progress bars end on their final line
     env.setdefault("MTLIB_PROGRESS", os.environ.get("MTLIB_PROGRESS", "text"))
     # third-party bars (transformers' "Loading weights") are tqdm.auto widgets that would stay at "0%"
@@ -350,6 +355,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what frozen encoders run on: torch, or onnx (exported once into the cache, fp32); sets "
         f"${BACKEND_ENV} for the notebooks (default: ${BACKEND_ENV} if set, else torch)",
     )
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default=None,
+        help="what the models' forward passes run in: fp32 (IEEE, TF32 off), tf32 (TF32 products on CUDA), "
+        f"bf16 or fp16 (autocast); sets ${PRECISION_ENV} for the notebooks (default: ${PRECISION_ENV} if "
+        "set, else fp32, on every device); cached outputs are keyed by it",
+    )
     parser.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
     parser.add_argument(
         "--timeout",
@@ -380,6 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.param,
         args.threads,
         args.backend,
+        args.precision,
     )
     profile = profile_name(args.profile)
     executor = make_executor(args)  # bad executor flags fail here, before any output is cleared

@@ -138,7 +138,7 @@ def needs_gpu(parameters: dict[str, Any]) -> bool:
     names = {m for value in lists if isinstance(value, list) for m in value if isinstance(m, str)}
     for name in names:
         spec = REGISTRY.get(name)
-        if spec is None or (spec.kind == "transformer" and not spec.packaged):
+        if spec is None or spec.unpackaged_transformer:
             return True
     return False
 

@@ -44,6 +44,7 @@ import numpy as np
 from mtlib.analysis.plots import describe_figure
 from mtlib.experiments.spec import Spec
 from mtlib.models.backends import resolve_backend
+from mtlib.models.numerics import run_numerics, use_precision
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
@@ -67,8 +68,6 @@ __all__ = [
 ]
 
 OUT_ENV = "MTLIB_OUT"
-#: The process default of model numerics (read by ``mtlib.models.load`` under ``precision="auto"``).
-PRECISION_ENV = "MTLIB_PRECISION"
 
 
 @runtime_checkable
@@ -182,6 +181,9 @@ class Run:
         self.metrics: dict[str, Any] = {}
         # what frozen encoders of this run embed with: the notebook's `backend` parameter, else models.load's default
         self.metrics["backend"] = resolve_backend((params or {}).get("backend"))
+        # numerics of this run: a notebook's `precision` parameter (when not auto) is the process default
+        use_precision((params or {}).get("precision"))
+        self.metrics.update(run_numerics((params or {}).get("device"), (params or {}).get("precision")))
         self.headline: list[str] = []
         # figures index of this execution: name -> {"alt", "png", "pdf"} (paths relative to the output root)
         self.figures: dict[str, dict[str, str]] = {}
@@ -196,10 +198,9 @@ class Run:
 
         In a notebook: ``spec = lexical.Spec.from_notebook(globals()); run = results.Run.from_spec(spec)``.
         The spec's values go to ``params.json``; its ``precision`` (when not ``auto``) becomes this
-        process's default numerics (``$MTLIB_PRECISION``), so every model the notebook loads uses it.
+        process's default numerics (``$MTLIB_PRECISION``, :func:`mtlib.models.numerics.use_precision`), so
+        every model the notebook loads uses it.
         """
-        if spec.precision != "auto":
-            os.environ[PRECISION_ENV] = spec.precision
         values = spec.values()
         return cls(spec.notebook, profile=spec.profile, out_dir=spec.out_dir or None, params=values, checked=True)
 

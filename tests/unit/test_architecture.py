@@ -202,3 +202,55 @@ def test_no_experiment_keeps_its_own_defaults_table() -> None:
                 if isinstance(t, ast.Name) and t.id.endswith("_DEFAULTS")
             ]
     assert not bad, "defaults belong in the experiment's Spec:\n" + "\n".join(bad)
+
+
+#: Where a model family may be named in a comparison: the adapters (each its own) and the registry.
+KIND_ALLOWED = ("mtlib/models/adapters/", "mtlib/models/registry.py")
+#: Modules allowed a model-kind comparison for now (none).
+KIND_PENDING: set[str] = set()
+
+
+def _model_kinds() -> set[str]:
+    """Every model kind: the adapter table's keys, the registry's kinds, and each adapter's ``kind``."""
+    from mtlib.models.adapters import ADAPTERS
+    from mtlib.models.registry import REGISTRY
+
+    return set(ADAPTERS) | {spec.kind for spec in REGISTRY.values()} | {cls.kind for cls in ADAPTERS.values()}
+
+
+def _kind_comparisons(path: Path, kinds: set[str]) -> list[int]:
+    """Lines comparing something named ``kind`` (``x.kind``, ``kind``) with a model kind (==, !=, in, not in)."""
+
+    def names_kind(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "kind") or (
+            isinstance(node, ast.Name) and node.id == "kind"
+        )
+
+    def literals(node: ast.AST) -> set[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+        return set()
+
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(names_kind(s) for s in sides) and any(literals(s) & kinds for s in sides):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_model_kind_is_compared_outside_the_adapters_and_the_registry():
+    kinds = _model_kinds()
+    assert {"transformer", "lexicon", "sentence-transformers", "wordpiece-static"} <= kinds
+    found = {}
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(KIND_ALLOWED) or rel in KIND_PENDING:
+            continue
+        lines = _kind_comparisons(path, kinds)
+        if lines:
+            found[rel] = lines
+    assert not found, f"ask the adapter's capabilities (mtlib.models.capabilities), not its kind: {found}"

@@ -1,8 +1,10 @@
 """Model families: one adapter module per family, chosen from one ``kind -> class`` table.
 
 A new family is one new module with a :class:`mtlib.models.Model` subclass
-(constructor ``(resolved, device, use_cache)``) and one entry in
-:data:`ADAPTERS`; :func:`mtlib.models.resolve` names the kind.
+(constructor ``(resolved, device, use_cache)``) that declares its
+:class:`~mtlib.models.capabilities.Capabilities` (how a registry name of its kind
+resolves, how it fine-tunes...), and one entry in :data:`ADAPTERS`; the rest of
+the code asks the capabilities, never the kind's name.
 
 A user's own object (a scikit-learn pipeline, a transformers
 ``pipeline("text-classification")``) becomes a model through :func:`wrap`,
@@ -29,17 +31,21 @@ from mtlib.models.adapters.sentence_transformers import SentenceTransformerModel
 from mtlib.models.adapters.static_vectors import GensimModel, PackagedVectorsModel, StaticVectorsModel
 from mtlib.models.adapters.transformer import TransformerModel
 from mtlib.models.adapters.wordpiece_static import WordPieceStaticModel
+from mtlib.models.resolve import ADAPTERS as _TABLE
 
-#: Resolved kind -> adapter class.
-ADAPTERS: dict[str, type] = {
-    "sentence-transformers": SentenceTransformerModel,
-    "hf-encoder": HFEncoderModel,
-    "hf-classifier": HFClassifierModel,
-    "wordpiece-static": WordPieceStaticModel,
-    "gensim": GensimModel,
-    "packaged-vectors": PackagedVectorsModel,
-    "lexicon": LexiconModel,
-}
+#: Resolved kind -> adapter class: the table resolution consults too (one dict, :data:`mtlib.models.resolve.ADAPTERS`).
+ADAPTERS: dict[str, type] = _TABLE
+ADAPTERS.update(
+    {
+        "sentence-transformers": SentenceTransformerModel,
+        "hf-encoder": HFEncoderModel,
+        "hf-classifier": HFClassifierModel,
+        "wordpiece-static": WordPieceStaticModel,
+        "gensim": GensimModel,
+        "packaged-vectors": PackagedVectorsModel,
+        "lexicon": LexiconModel,
+    }
+)
 
 #: Object family -> adapter: the first ``(predicate, class)`` whose predicate holds wraps the object.
 OBJECT_ADAPTERS: list[tuple[Callable[[Any], bool], type[ObjectModel]]] = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mtlib.models.adapters.transformer import TransformerModel
+from mtlib.models.capabilities import Capabilities
 
 __all__ = ["HFClassifierModel"]
 
@@ -15,6 +16,7 @@ class HFClassifierModel(TransformerModel):
     """
 
     kind = "hf-classifier"
+    capabilities = Capabilities(finetune="classifier", keeps_own_head=True)
 
     def _load(self) -> None:
         from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mtlib.models.adapters.transformer import TransformerModel
+from mtlib.models.capabilities import Capabilities
 
 __all__ = ["HFEncoderModel"]
 
@@ -14,6 +15,7 @@ class HFEncoderModel(TransformerModel):
     """
 
     kind = "hf-encoder"
+    capabilities = Capabilities(finetune="encoder")
 
     def _load(self) -> None:
         from transformers import AutoModel, AutoTokenizer

@@ -14,11 +14,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtlib.models.base import Model
-from mtlib.models.identity import model_identity
-from mtlib.models.resolve import Resolved
+from mtlib.models.capabilities import Capabilities
+from mtlib.models.identity import model_identity, package_identity
+from mtlib.models.numerics import check_finite
+from mtlib.models.registry import ModelNotFoundError, ModelSpec
+from mtlib.models.resolve import Resolved, module_installed
 from mtlib.utils.cache import cached_rows
 
-__all__ = ["LexiconModel", "SCORERS"]
+__all__ = ["LexiconModel", "SCORERS", "lexicon_status", "resolve_lexicon"]
 
 
 def _vader():
@@ -38,10 +41,34 @@ def _textblob():
 SCORERS = {"vaderSentiment": _vader, "textblob": _textblob}
 
 
+def resolve_lexicon(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:
+    """A lexicon scorer is its installed Python package.
+
+    Raises:
+        ModelNotFoundError: the package is not installed (says which to install).
+    """
+    module = spec.packaged or spec.source
+    if not module_installed(module):
+        raise ModelNotFoundError(f"{spec.name!r} needs the Python package {module!r}: pip install {spec.source}")
+    return Resolved(spec.name, None, "lexicon", "packaged", spec)
+
+
+def lexicon_status(spec: ModelSpec) -> str:
+    """``"packaged"`` when the scorer's package is installed, else ``"missing"``."""
+    return "packaged" if module_installed(spec.packaged or spec.source) else "missing"
+
+
 class LexiconModel(Model):
     """A polarity scorer as a two-class sentiment classifier (labels ``negative``, ``positive``)."""
 
     kind = "lexicon"
+    capabilities = Capabilities(
+        resolves="lexicon",
+        resolve=resolve_lexicon,
+        offline_status=lexicon_status,
+        identity=package_identity,
+        why_not_finetune="a lexicon scorer has no trainable weights",
+    )
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         super().__init__(resolved.name, model_identity(resolved), "cpu", use_cache)
@@ -61,7 +88,8 @@ class LexiconModel(Model):
             self.calls += 1
             return np.array([[self._polarity_of(t)] for t in batch], dtype=np.float32)
 
-        return cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")[:, 0].astype(np.float64)
+        rows = cached_rows(self._cache("polarity"), texts, compute, desc=f"score {self.name}")
+        return check_finite(rows, self.name, texts, what="polarities")[:, 0].astype(np.float64)
 
     def classify(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         if text_pairs is not None:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model
+from mtlib.models.numerics import check_finite
 from mtlib.utils.cache import cached_rows
 
 __all__ = [
@@ -91,9 +92,11 @@ class ObjectModel(Model):
 
             def compute(batch: list[str]) -> np.ndarray:
                 self.calls += 1
-                return np.asarray(self._probs(batch), dtype=np.float64)
+                probs = np.asarray(self._probs(batch), dtype=np.float64)
+                return check_finite(probs, self.name, batch, what="class probabilities")  # before it is cached
 
             rows = cached_rows(self._cache("classify"), missing, compute, desc=f"classify {self.name}")
+            check_finite(rows, self.name, missing, what="class probabilities")
             self._memo.update(zip(missing, np.asarray(rows, dtype=np.float64)))
         return np.stack([self._memo[t] for t in texts])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtlib.models.adapters.transformer import TransformerModel
+from mtlib.models.capabilities import Capabilities
 
 __all__ = ["SentenceTransformerModel"]
 
@@ -18,6 +19,7 @@ class SentenceTransformerModel(TransformerModel):
     """
 
     kind = "sentence-transformers"
+    capabilities = Capabilities(finetune="pipeline")
 
     def _load(self) -> None:
         from sentence_transformers import SentenceTransformer
@@ -34,6 +36,15 @@ class SentenceTransformerModel(TransformerModel):
     def _encode(self, texts: list[str]) -> Any:
         prep = self.st.preprocess if hasattr(self.st, "preprocess") else self.st.tokenize
         return prep(texts)
+
+    def _extras(self) -> dict[str, Any]:
+        """The pipeline's non-tensor features (``modality``...), as its own preprocessing gives them."""
+        import torch
+
+        if not hasattr(self, "_extra_features"):
+            probe = self._encode(["a"])
+            self._extra_features = {k: v for k, v in probe.items() if not isinstance(v, torch.Tensor)}
+        return dict(self._extra_features)
 
     def _embed_encoded(self, enc: Any) -> Any:
         return self.st(dict(enc))["sentence_embedding"]

