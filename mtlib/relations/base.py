@@ -165,6 +165,11 @@ class Relation:
             cls.check = _protocol(check)  # type: ignore[method-assign]
 
     @property
+    def rule(self) -> str:
+        """Which reading of the property counts (ties, tolerance), in words; ``""`` when there is one reading."""
+        return ""
+
+    @property
     def transform(self) -> Transformation | None:
         """The transformation (the first one if there are several)."""
         return self.transforms[0] if self.transforms else None

@@ -122,6 +122,11 @@ class PairwiseSystematicity(Relation):
             raise ValueError(f"expected must be one of {list(EXPECTED_DIRECTIONS)}, got {expected!r}")
         self.expected = expected
 
+    @property
+    def rule(self) -> str:
+        """Sources with equal scores make no case; a tie of the follow-ups is a violation (a strict order)."""
+        return "tied sources are no case; tied follow-ups fail"
+
     def _expected_of(self, name: str) -> str:
         """The direction for one transformation: the one given, else the transformation's own."""
         t = next((t for t in self.transforms if t.name == name), None)

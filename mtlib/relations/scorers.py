@@ -161,7 +161,8 @@ def check_outputs(
     except (TypeError, ValueError):  # ragged rows
         raise refuse(where, f"the output of {what}", expected, raw) from None
     if arr.dtype.kind not in "biuf":
-        first = next((v for v in arr.ravel() if not isinstance(v, (int, float, np.number))), arr.ravel()[:1])
+        flat = arr.ravel()
+        first = flat[0].item() if len(flat) and isinstance(flat[0], np.generic) else (flat[0] if len(flat) else None)
         raise MtlibInputError(
             f"{where}: {what} must return numbers (scores or class probabilities), got {arr.dtype} values "
             f"such as {first!r}; a classifier that returns label names needs its probabilities "
