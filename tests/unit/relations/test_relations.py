@@ -109,7 +109,7 @@ def test_single_input_properties(prop, src, flw, expected_violations):
 def test_single_input_rejects_bad_settings():
     with pytest.raises(ValueError, match="threshold"):
         R.SingleInput("s", "similarity")
-    with pytest.raises(ValueError, match=r"prop must be one of \[.equivalence., .similarity., .order.\], got str .entailment."):
+    with pytest.raises(ValueError, match=r"prop must be one of \[.equivalence.*got str .entailment."):
         R.SingleInput("s", "entailment")
 
 
