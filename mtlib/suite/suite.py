@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -241,10 +242,16 @@ class Suite:
             raise refuse("Suite.run", "name", "a non-empty text (str) or None", name)
         memo = ScoreMemo(model, positive_label)
         before = getattr(memo.model, "calls", None)
-        outcomes = [self._run_test(test, memo) for test in self.tests]
+        outcomes, seconds = [], {}
+        for test in self.tests:
+            start = time.perf_counter()
+            outcomes.append(self._run_test(test, memo))
+            seconds[test.name] = round(time.perf_counter() - start, 4)
         after = getattr(memo.model, "calls", None)
         calls = after - before if isinstance(before, int) and isinstance(after, int) else None
-        return SuiteResult(self.name, name or memo.name, outcomes, memo.scored, memo.batches, calls)
+        result = SuiteResult(self.name, name or memo.name, outcomes, memo.scored, memo.batches, calls)
+        result.meta["seconds"] = seconds  # per test, for JUnit's time (the first test also pays for loading)
+        return result
 
     def _run_test(self, test: SuiteTest, memo: ScoreMemo) -> TestOutcome:
         """One test on the memo's model; a refused output is reported with the test's name."""
