@@ -113,7 +113,7 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
     }
 
 
-def _outcome_of(result: RelationResult) -> TestOutcome:
+def _outcome_of(result: RelationResult, name: str) -> TestOutcome:
     """A relation's result as a suite test outcome (no threshold: its gate columns are empty)."""
     if result.cases == 0:
         raise MtlibInputError(f"compare: {result.relation!r} has no cases ({result.no_cases})", argument="result")
@@ -121,15 +121,15 @@ def _outcome_of(result: RelationResult) -> TestOutcome:
     if texts is None:
         items = result.per_item["item"] if "item" in result.per_item else result.per_item.index
         texts = [str(x) for x in items]
-    return TestOutcome.from_result(result.relation, result, float("nan"), list(texts), k=0)
+    return TestOutcome.from_result(name, result, float("nan"), list(texts), k=0)
 
 
 def _tests_of(result: Any, side: str) -> dict[str, TestOutcome]:
     """The outcomes of a SuiteResult, of one RelationResult, or of a mapping name -> RelationResult."""
     if isinstance(result, RelationResult):
-        return {result.relation: _outcome_of(result)}
+        return {result.relation: _outcome_of(result, result.relation)}
     if isinstance(result, dict) and result and all(isinstance(r, RelationResult) for r in result.values()):
-        return {str(name): _outcome_of(r) for name, r in result.items()}
+        return {str(name): _outcome_of(r, str(name)) for name, r in result.items()}
     tests = getattr(result, "tests", None)
     if isinstance(tests, list) and all(isinstance(t, TestOutcome) for t in tests):
         return {t.name: t for t in tests}

