@@ -129,10 +129,12 @@ def _report(result: SuiteResult, args: argparse.Namespace) -> int:
     """Print the summary, write the files asked for; 0 if every gate passes, else 1."""
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(result.summary()[_SHOWN].round(4).to_string())
-    for what, path in (("junit", args.junit), ("html", args.html), ("json", args.json)):
-        if path:
-            written = {"junit": write_junit, "html": SuiteResult.to_html, "json": SuiteResult.save}[what](result, path)
-            print(f"wrote {written}")
+    if args.junit:
+        print(f"wrote {write_junit(result, args.junit)}")
+    if args.html:
+        print(f"wrote {result.to_html(args.html)}")
+    if args.json:
+        print(f"wrote {result.save(args.json)}")
     failing = result.failing()
     if failing:
         print(f"FAIL: {len(failing)} of {len(result.tests)} tests of suite {result.suite!r} fail on {result.model}")
