@@ -67,7 +67,10 @@ class ThreeWayTransitivity(Relation):
                 "three-way transitivity reads v(x13) from the same matrix as v(x12), v(x23): "
                 "pass the prediction matrix as src only"
             )
-        adj = None if src is None or isinstance(src, (str, bytes)) else np.asarray(src)
+        try:
+            adj = None if src is None or isinstance(src, (str, bytes)) else np.asarray(src)
+        except ValueError:  # ragged rows
+            adj = None
         if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
             raise refuse("ThreeWayTransitivity.check", "src", "a square (n, n) boolean matrix", src)
         start = time.perf_counter()

@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from scipy.stats import norm
 
 from mtlib.relations import MtlibInputError, Relation, bootstrap
 from mtlib.relations.errors import check_rate, check_texts, refuse
@@ -78,7 +77,9 @@ def inputs_needed(threshold: float, confidence: float = 0.95) -> int | None:
         return None
     if threshold >= 1:
         return 1
-    z2 = float(norm.ppf(1 - (1 - confidence) / 2)) ** 2
+    from scipy.special import ndtri  # the normal quantile, imported on use (scipy.stats is slow to import)
+
+    z2 = float(ndtri(1 - (1 - confidence) / 2)) ** 2
     n = max(1, math.floor(z2 * (1 - threshold) / threshold))
     while bootstrap.wilson_interval(0, n, alpha=1 - confidence)[1] > threshold:
         n += 1
