@@ -109,6 +109,8 @@ def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
         if not out.description:
             out.description = self.description
         out.details.setdefault("family", self.family)
+        if self.rule:
+            out.details.setdefault("rule", self.rule)
         return out
 
     wrapper._protocol = True  # type: ignore[attr-defined]
@@ -302,6 +304,7 @@ class Relation:
         labels = per_item if per_item is not None else inputs
         res = self._check_transformations(src, flws, masks, per_item=labels, n_boot=n_boot, seed=seed, **kwargs)
         res.extra["skipped"] = int(sum((~m).sum() for m in masks.values()))
+        res.details.setdefault("rule", self.rule)
         res.details["src_text"] = inputs
         res.details["flw_text"] = flw_text
         return res
