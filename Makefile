@@ -19,7 +19,7 @@ help:
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install torch==2.13.0
-	$(PY) -m pip install -e ".[notebooks,test,cluster]"
+	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,cluster,test]"
 	@touch $(STAMP)
 
 # the kernel every notebook names (metadata.kernelspec.name = mtlib)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from mtlib.relations import Relation, RelationResult, bootstrap
 from mtlib.relations.errors import check_open_unit, check_rate, refuse
+from mtlib.suite.memo import as_model
 
 __all__ = ["RelationGateError", "assert_relation", "gate_decision", "gate_message"]
 
@@ -67,7 +68,7 @@ def gate_decision(result: RelationResult, max_rate: float, confidence: float = 0
         )
     lines.append(
         f"gate {verdict}: {decided} decided, {bound:.4f} {'<=' if verdict == 'passes' else '>'} "
-        f"max_rate {max_rate:.4f}" + ("" if result.cases else " (no cases: nothing was tested)")
+        f"max_rate {max_rate:.4f}" + ("" if result.cases else f" (nothing was tested: {result.no_cases})")
     )
     return lines
 
@@ -102,6 +103,7 @@ def assert_relation(
 
     Args:
         model_or_scorer: A registry name (``"vader"``), an :class:`mtlib.models.Model`,
+            an sklearn pipeline or transformers pipeline (:func:`mtlib.models.adapters.wrap`),
             an object with ``score(texts)`` or a function ``texts -> scores``.
         relation: The relation, with its transformation(s).
         inputs: Source texts.
@@ -124,7 +126,8 @@ def assert_relation(
         raise refuse("assert_relation", "relation", "a Relation (mtlib.relations)", relation)
     check_rate(max_rate, "assert_relation", "max_rate")
     check_open_unit(confidence, "assert_relation", "confidence")
-    result = relation.evaluate(inputs, model_or_scorer, n_boot=n_boot, seed=seed, **kwargs)
+    scorer = as_model(model_or_scorer)  # a registry name loaded, an sklearn or transformers pipeline wrapped
+    result = relation.evaluate(inputs, scorer, n_boot=n_boot, seed=seed, **kwargs)
     if not result.passes(max_rate=max_rate, confidence=confidence):
         raise RelationGateError(gate_message(result, max_rate, confidence), result)
     return result

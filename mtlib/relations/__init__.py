@@ -2,8 +2,10 @@
 
 Manino et al. define a relation by a transformation T of inputs and a property
 P of outputs. Every family here has ``check(src, flw)`` (count violations on
-outputs you have) and ``evaluate(inputs, model)`` (make the follow-ups, score
-each unique text once, count): single-input (:class:`SingleInput`), pairwise
+outputs you have) and ``evaluate(inputs, scorer)`` (make the follow-ups, score
+each unique text once, count; a scorer is any ``texts -> scores`` or a model
+with ``classify``, :mod:`~mtlib.relations.scorers`: the relations load no model
+and import neither torch nor :mod:`mtlib.models`): single-input (:class:`SingleInput`), pairwise
 systematicity and compositionality, three-way transitivity. Counting is exact
 and exhaustive (:mod:`~mtlib.relations.counting`), intervals resample source
 items (:mod:`~mtlib.relations.bootstrap`), transformations make follow-ups
@@ -28,13 +30,14 @@ from mtlib.relations.counting import (
 )
 from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
 from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.scorers import Scorer, as_scorer, unique_outputs
 from mtlib.relations.transformations import Concatenation, NotApplicable
 
 # level 1: the result and its failing cases
 from mtlib.relations.result import RelationResult
 
 # level 2: the protocol
-from mtlib.relations.base import Relation, as_scorer, unique_outputs
+from mtlib.relations.base import Relation
 
 # level 3: the families
 from mtlib.relations.pairwise import PairwiseCompositionality, PairwiseSystematicity
@@ -53,6 +56,7 @@ __all__ = [
     "PairwiseSystematicity",
     "Relation",
     "RelationResult",
+    "Scorer",
     "SingleInput",
     "ThreeWayTransitivity",
     "TransitivityCount",

@@ -61,12 +61,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib import models
-from mtlib.models.adapters import OBJECT_ADAPTERS, wrap
-from mtlib.models.base import label_position
 from mtlib.relations import bootstrap, notation
-from mtlib.relations.errors import MtlibInputError, check_count, check_scores, check_texts, refuse
+from mtlib.relations.errors import MtlibInputError, check_count, check_texts
 from mtlib.relations.result import RelationResult, interval_from_boot, item_ratio_boot, per_item_frame, single_result
+from mtlib.relations.scorers import as_scorer, unique_outputs
 from mtlib.relations.transformations import Transformation, apply, as_transformation
 
 __all__ = ["MtlibInputError", "Relation", "as_scorer", "notation_safe", "unique_outputs"]
@@ -74,64 +72,6 @@ __all__ = ["MtlibInputError", "Relation", "as_scorer", "notation_safe", "unique_
 #: Old keyword names of ``check`` (one release, with a DeprecationWarning).
 _PROTOCOL_KEYWORDS = ("per_item", "n_boot", "seed")
 _RENAMED = {"y_src": "src", "y_flw": "flw", "hid": "src", "out": "flw", "adj": "src", "items": "per_item"}
-
-
-def unique_outputs(texts: Sequence[str], fn: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-    """Call ``fn`` once on the unique texts and return its rows in the order of ``texts``.
-
-    Model adapters already deduplicate and cache; this helper gives the same
-    guarantee to any scoring function a user passes in.
-    """
-    texts = list(texts)
-    uniq = list(dict.fromkeys(texts))
-    raw = fn(uniq)
-    check_scores(raw, "unique_outputs", "the scorer's output", ndim=(1, 2))
-    out = np.asarray(raw)
-    if len(out) != len(uniq):
-        raise ValueError(f"the scorer returned {len(out)} rows for {len(uniq)} texts")
-    where = {t: i for i, t in enumerate(uniq)}
-    return out[[where[t] for t in texts]]
-
-
-def as_scorer(model: Any, needs: str = "score") -> Callable[[list[str]], np.ndarray]:
-    """A ``texts -> array`` function from a model, a registry name or a callable.
-
-    Args:
-        model: A callable ``texts -> scores``; an object with ``score(texts)``
-            (e.g. :class:`mtlib.experiments.sentiment.SentimentScorer`); an
-            :class:`mtlib.models.Model` or a registry name (``"vader"``); an
-            sklearn estimator or pipeline with ``predict_proba`` and ``classes_``,
-            or a transformers text-classification pipeline (:func:`mtlib.models.adapters.wrap`).
-        needs: ``"score"`` (shape ``(n,)``: the positive class's probability,
-            else the last class), ``"probs"`` (``(n, k)`` class
-            probabilities) or ``"embedding"`` (``(n, d)``).
-    """
-    if isinstance(model, str):
-        model = models.load(model)
-    if any(predicate(model) for predicate, _ in OBJECT_ADAPTERS):
-        model = wrap(model)  # sklearn estimators and pipelines, transformers pipelines: mtlib Models
-    if hasattr(model, "classify") and hasattr(model, "labels"):
-        if needs == "embedding":
-            return lambda texts: np.asarray(model.embed(texts))
-        if not model.labels:
-            raise ValueError(
-                f"{model!r} has no classes; make a classifier with mtlib.models.classifier(...) "
-                f"or pass a scoring function"
-            )
-        if needs == "probs":
-            return lambda texts: np.asarray(model.classify(texts), dtype=float)
-        lower = [str(label).lower() for label in model.labels]
-        positive = getattr(model, "positive_label", None)
-        if positive is not None:
-            col = label_position(model.labels, positive, model.name)
-        else:
-            col = lower.index("positive") if "positive" in lower else len(lower) - 1
-        return lambda texts: np.asarray(model.classify(texts), dtype=float)[:, col]
-    if not callable(model) and callable(getattr(model, "score", None)):
-        return model.score
-    if callable(model):
-        return model
-    raise refuse("as_scorer", "model", "a model, a registry name or a function texts -> scores", model)
 
 
 def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
@@ -169,6 +109,8 @@ def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
         if not out.description:
             out.description = self.description
         out.details.setdefault("family", self.family)
+        if self.rule:
+            out.details.setdefault("rule", self.rule)
         return out
 
     wrapper._protocol = True  # type: ignore[attr-defined]
@@ -223,6 +165,11 @@ class Relation:
         check = cls.__dict__.get("check")
         if check is not None and not getattr(check, "_protocol", False):
             cls.check = _protocol(check)  # type: ignore[method-assign]
+
+    @property
+    def rule(self) -> str:
+        """Which reading of the property counts (ties, tolerance), in words; ``""`` when there is one reading."""
+        return ""
 
     @property
     def transform(self) -> Transformation | None:
@@ -288,17 +235,34 @@ class Relation:
 
     # -- evaluate ------------------------------------------------------------------------------------
 
+    #: Fewest source inputs ``evaluate`` can count a case on, and why (pairwise: 2; transitivity: 3).
+    min_inputs: tuple[int, str] = (1, "no input to transform")
+
+    def _enough_inputs(self, inputs: Any) -> list[str]:
+        """``inputs`` as a list of texts, refused when too few to make one case (never a NaN rate)."""
+        where = f"{type(self).__name__}.evaluate"
+        texts = check_texts(inputs, where)
+        least, why = self.min_inputs
+        if len(texts) < least:
+            raise MtlibInputError(
+                f"{where}: {why}: inputs must hold at least {least} text{'s' if least > 1 else ''}, got {len(texts)}",
+                argument="inputs",
+                expected=f"at least {least} texts",
+            )
+        return texts
+
     def _follow_ups(
         self, inputs: Sequence[str], scorer: Any
     ) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray], dict[str, list]]:
         """Scores of the sources and of every applicable follow-up, one scorer call per unique text."""
         if not self.transforms:
             raise ValueError(f"{self!r} has no transformation; pass follow-up scores to check() instead")
+        where = f"{type(self).__name__}.evaluate"
         fn = as_scorer(scorer, self.needs)
-        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        inputs = check_texts(inputs, where)
         made = {t.name: apply(t, inputs) for t in self.transforms}
         texts = inputs + [f for follow, _ in made.values() for f in follow if f is not None]
-        scores = unique_outputs(texts, fn)
+        scores = unique_outputs(texts, fn, where)
         n, pos = len(inputs), len(inputs)
         src, flws, masks, flw_text = scores[:n], {}, {}, {}
         for name, (follow, applied) in made.items():
@@ -334,12 +298,13 @@ class Relation:
             The result; ``extra["skipped"]`` counts (input, transformation)
             pairs a transformation did not apply to; ``examples()`` shows texts.
         """
-        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        inputs = self._enough_inputs(inputs)
         n_boot, seed = check_count(n_boot, "evaluate", "n_boot"), check_count(seed, "evaluate", "seed")
         src, flws, masks, flw_text = self._follow_ups(inputs, scorer)
         labels = per_item if per_item is not None else inputs
         res = self._check_transformations(src, flws, masks, per_item=labels, n_boot=n_boot, seed=seed, **kwargs)
         res.extra["skipped"] = int(sum((~m).sum() for m in masks.values()))
+        res.details.setdefault("rule", self.rule)
         res.details["src_text"] = inputs
         res.details["flw_text"] = flw_text
         return res

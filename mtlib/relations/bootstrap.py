@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sstats
 
 from mtlib.relations.counting import count_order_violations, count_transitivity_violations
 
@@ -40,13 +39,16 @@ def wilson_interval(k: Any, n: Any, alpha: float = 0.05) -> tuple[Any, Any]:
         ``(low, high)``; ``nan`` where ``n == 0``.
     """
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    z = sstats.norm.ppf(1 - alpha / 2)
+    from scipy.special import ndtri  # the normal quantile (what scipy.stats.norm.ppf computes), imported on use
+
+    z = ndtri(1 - alpha / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k / n
         denom = 1 + z**2 / n
         centre = (p + z**2 / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
         low, high = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+    low, high = np.where(k <= 0, 0.0, low), np.where(k >= n, 1.0, high)  # exact ends, not 1e-17 off them
     low, high = np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
     return (float(low), float(high)) if low.ndim == 0 else (low, high)
 

@@ -34,15 +34,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal, cast
 
-from matplotlib import patches as mpatches
-from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
-from matplotlib.textpath import TextPath
-
 if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib import patches as mpatches
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "Node",
@@ -205,14 +203,14 @@ class Diagram:
                 extra = (MIN_WIDTH_IN / scale - (x1 - x0)) / 2
                 x0, x1 = x0 - extra, x1 + extra
             title_in = 0.45 if self.title else 0.0
-            fig = Figure(
+            fig = _matplotlib().figure.Figure(
                 figsize=((x1 - x0) * scale + 0.1, (y1 - y0) * scale + title_in + 0.1),
                 facecolor="white",
             )
             ax = fig.add_subplot()
             own = True
         else:
-            fig = cast(Figure, ax.figure)  # a SubFigure when drawn into one; returned as is
+            fig = cast("Figure", ax.figure)  # a SubFigure when drawn into one; returned as is
             own = False
 
         ax.set_xlim(x0, x1)
@@ -235,6 +233,18 @@ class Diagram:
 # --------------------------------------------------------------------------
 # Text helpers
 # --------------------------------------------------------------------------
+def _matplotlib() -> ModuleType:
+    """matplotlib, imported on the first drawing or text measure (the relations import without it)."""
+    try:
+        import matplotlib.figure
+        import matplotlib.font_manager
+        import matplotlib.patches
+        import matplotlib.textpath
+    except ModuleNotFoundError as err:  # the light install (pip install mtlib) has no matplotlib
+        raise ModuleNotFoundError("drawing a relation needs matplotlib: pip install 'mtlib[plots]'") from err
+    return matplotlib
+
+
 def _math(label: str) -> str:
     """Typeset bare one-letter symbols (``f``, ``T``, ``T_1``) in math italic."""
     if "$" not in label and _SIMPLE_SYMBOL.match(label):
@@ -268,7 +278,8 @@ def _text_size(s: str, fontsize: float) -> tuple[float, float]:
     """Ink width and height of ``s`` in layout units at the design scale."""
     if not s.strip():
         return 0.0, 0.0
-    path = TextPath((0, 0), s, size=fontsize, prop=FontProperties(size=fontsize))
+    mpl = _matplotlib()
+    path = mpl.textpath.TextPath((0, 0), s, size=fontsize, prop=mpl.font_manager.FontProperties(size=fontsize))
     ext = path.get_extents()
     if not (math.isfinite(ext.width) and math.isfinite(ext.height)):
         return 0.0, 0.0
@@ -463,14 +474,15 @@ def _actual_scale(ax, xrange_: float, yrange_: float) -> float:
 
 def _render(ax, lay: _Layout, k: float) -> None:
     """Add the artists of ``lay`` to ``ax``; ``k`` rescales points-based sizes."""
+    mp = _matplotlib().patches
     for n in lay.nodes:
         face = SOURCE_FACECOLOR if n.source else NODE_FACECOLOR
         patch: mpatches.Patch
         if n.kind == "text":
-            patch = mpatches.Circle(n.xy, CIRCLE_RADIUS)
+            patch = mp.Circle(n.xy, CIRCLE_RADIUS)
         else:
             h = SQUARE_HALF_SIDE
-            patch = mpatches.Rectangle((n.xy[0] - h, n.xy[1] - h), 2 * h, 2 * h)
+            patch = mp.Rectangle((n.xy[0] - h, n.xy[1] - h), 2 * h, 2 * h)
         patch.set_facecolor(face)
         patch.set_edgecolor(EDGECOLOR)
         patch.set_linewidth(NODE_LINEWIDTH * k)
@@ -489,7 +501,7 @@ def _render(ax, lay: _Layout, k: float) -> None:
         )
 
     for g in lay.arrows:
-        fa = mpatches.FancyArrowPatch(
+        fa = mp.FancyArrowPatch(
             g.a,
             g.b,
             arrowstyle="-|>",
@@ -530,7 +542,7 @@ def _render(ax, lay: _Layout, k: float) -> None:
         line.set_gid(f"P->{cid}")
 
     (px, py), (pw, ph) = lay.prop_xy, lay.prop_size
-    box = mpatches.FancyBboxPatch(
+    box = mp.FancyBboxPatch(
         (px - pw / 2, py - ph / 2),
         pw,
         ph,

@@ -21,7 +21,7 @@ import pandas as pd
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation, as_scorer, unique_outputs
 from mtlib.relations.counting import EXPECTED_DIRECTIONS, count_order_violations
-from mtlib.relations.errors import MtlibInputError, check_scores, check_texts, refuse
+from mtlib.relations.errors import MtlibInputError, check_scores, refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
 from mtlib.relations.transformations import NotApplicable, apply
 
@@ -111,6 +111,7 @@ class PairwiseSystematicity(Relation):
     """
 
     family = "pairwise systematicity"
+    min_inputs = (2, "no pairs to compare: need at least 2 texts with different scores")
 
     def __init__(self, name: str, transform: Any = None, *, expected: str | None = None, description: str = "") -> None:
         super().__init__(name, transform, description=description)
@@ -120,6 +121,11 @@ class PairwiseSystematicity(Relation):
         if expected not in EXPECTED_DIRECTIONS:
             raise ValueError(f"expected must be one of {list(EXPECTED_DIRECTIONS)}, got {expected!r}")
         self.expected = expected
+
+    @property
+    def rule(self) -> str:
+        """Sources with equal scores make no case; a tie of the follow-ups is a violation (a strict order)."""
+        return "tied sources are no case; tied follow-ups fail"
 
     def _expected_of(self, name: str) -> str:
         """The direction for one transformation: the one given, else the transformation's own."""
@@ -305,6 +311,7 @@ class PairwiseCompositionality(Relation):
     """
 
     family = "pairwise compositionality"
+    min_inputs = (2, "no pairs to compare: need at least 2 texts with different scores")
 
     def __init__(
         self,
@@ -418,7 +425,7 @@ class PairwiseCompositionality(Relation):
         """
         if groups is None or direction is None:
             raise ValueError("PairwiseCompositionality.evaluate needs groups= and direction=")
-        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        inputs = self._enough_inputs(inputs)
         texts = inputs
         transform = self.transform
         if transform is not None:
@@ -426,8 +433,7 @@ class PairwiseCompositionality(Relation):
             if not applied.all():
                 raise NotApplicable(f"{transform.name} does not apply to {int((~applied).sum())} inputs")
             texts = [f for f in follow if f is not None]  # every one applied
-        scores = unique_outputs(texts, as_scorer(scorer))
-        scores = np.asarray(scores, float)
+        scores = unique_outputs(texts, as_scorer(scorer), f"{type(self).__name__}.evaluate")
         if scores.ndim != 2 or scores.shape[1] != 2:
             raise ValueError(f"the scorer must return (n, 2) (probe score, output score), got {scores.shape}")
         res = self.check(

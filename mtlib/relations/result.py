@@ -84,6 +84,26 @@ class RelationResult:
 
     headline = ("violation_rate",)
 
+    @property
+    def no_cases(self) -> str:
+        """Why nothing was counted, in one sentence (``""`` when there are cases): the rate is then undefined.
+
+        A result without cases never passes a gate; its repr, the gate's
+        message and a suite's summary give this sentence instead of a bare NaN.
+        """
+        if self.cases:
+            return ""
+        kind, n = self.details.get("kind"), len(self.per_item)
+        skipped = int(self.extra.get("skipped", 0) or 0)
+        if kind == "pairs":
+            why = f"no pairs to compare: need at least 2 texts with different scores ({n} item(s)"
+            return why + (f", {skipped} (input, transformation) pair(s) skipped)" if skipped else ")")
+        if kind == "triples":
+            return f"no triples to check: need at least 3 items and a premise v(x1, x2), v(x2, x3) ({n} item(s))"
+        if skipped:
+            return f"no case: the transformation applied to none of the {n} input(s) ({skipped} skipped)"
+        return f"no case to count ({n} item(s))"
+
     def summary(self) -> dict[str, Any]:
         """Scalars for ``metrics.json``."""
         return {
@@ -205,6 +225,8 @@ class RelationResult:
         return summary_html(self, k=10)
 
     def __repr__(self) -> str:
+        if not self.cases:
+            return f"RelationResult({self.relation!r}: no cases, rate undefined: {self.no_cases})"
         return (
             f"RelationResult({self.relation!r}: {self.violations:,} of {self.cases:,} cases violated, "
             f"rate {self.rate:.4f} [{self.ci_low:.4f}, {self.ci_high:.4f}] ({self.ci_method}))"
@@ -494,6 +516,8 @@ def _group_name(result: RelationResult) -> str:
 
 
 def _headline(result: RelationResult) -> str:
+    if not result.cases:
+        return f"0 cases, rate undefined: {result.no_cases}"
     return (
         f"{result.violations:,} of {result.cases:,} cases violated: rate {result.rate:.4f}, "
         f"95% interval [{result.ci_low:.4f}, {result.ci_high:.4f}] ({result.ci_method})"

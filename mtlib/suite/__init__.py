@@ -11,13 +11,23 @@ text once and returns a :class:`SuiteResult`: ``summary()``,
 ``compare(other)`` (:func:`compare`: paired bootstrap of the rate difference
 and McNemar's test per test).
 
-This wing sits above relations and analysis, beside experiments; nothing in
-mtlib imports it.
+Suites are refused early and loudly: non-texts or no inputs at ``add``, NaN
+or infinite scores at ``run`` (with the test, the count and the first text),
+a tampered saved file with its key. The definitions the field disagrees on
+are options: ``ties=`` and ``tolerance=`` (:class:`~mtlib.relations.SingleInput`,
+:class:`MFT`), labelled templates (``generate.template(..., label=...)``).
+
+In CI: ``python -m mtlib.suite run SUITE.json --model NAME_OR_PATH --junit out.xml``
+(:mod:`~mtlib.suite.cli`; exit 0 pass, 1 fail, 2 bad input), or ``score`` a
+CSV of a model's saved outputs (:mod:`~mtlib.suite.predictions`).
+
+This wing sits above relations and analysis, beside experiments; only
+``mtlib.testing`` imports it.
 """
 
 # the face imports in dependency order, lowest level first
 # isort: off
-from mtlib.suite.generate import LEXICONS, Template, lexicon, template  # level 0
+from mtlib.suite.generate import LEXICONS, MAX_ROWS, Template, lexicon, template  # level 0
 from mtlib.suite import generate  # level 0
 from mtlib.suite.mft import MFT  # level 0
 from mtlib.suite.memo import ScoreMemo, as_model  # level 0
@@ -25,11 +35,14 @@ from mtlib.suite.outcome import TestOutcome  # level 1
 from mtlib.suite.serialize import TRANSFORMATIONS, NotSerializable, register  # level 1
 from mtlib.suite.compare import compare, mcnemar_test  # level 2
 from mtlib.suite.result import SuiteFailure, SuiteResult  # level 3
-from mtlib.suite.suite import Suite, SuiteTest  # level 4
+from mtlib.suite.suite import Suite, SuiteTest, TooFewInputs, inputs_needed  # level 4
+from mtlib.suite.predictions import needed_texts, read_predictions  # level 5
+from mtlib.suite.junit import junit_xml, write_junit  # level 5
 # isort: on
 
 __all__ = [
     "LEXICONS",
+    "MAX_ROWS",
     "MFT",
     "NotSerializable",
     "ScoreMemo",
@@ -40,11 +53,17 @@ __all__ = [
     "TRANSFORMATIONS",
     "Template",
     "TestOutcome",
+    "TooFewInputs",
     "as_model",
     "compare",
     "generate",
+    "inputs_needed",
+    "junit_xml",
     "lexicon",
     "mcnemar_test",
+    "needed_texts",
+    "read_predictions",
     "register",
     "template",
+    "write_junit",
 ]

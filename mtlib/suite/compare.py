@@ -10,10 +10,15 @@ is paired:
 - McNemar's test on item-level pass/fail (an item fails when any of its
   cases is violated): only the discordant items count (``a_only_fail``,
   ``b_only_fail``); the exact binomial test when they are fewer than 25,
-  else the chi-square test with continuity correction (statsmodels).
+  else the chi-square test with continuity correction (computed with scipy,
+  the same numbers as statsmodels' ``mcnemar``, so the light install needs no
+  statsmodels).
 
 Results computed on different inputs are refused: a comparison of two
-models on different sentences is not paired.
+models on different sentences is not paired. Two
+:class:`~mtlib.relations.RelationResult` (what ``Relation.evaluate`` returns
+and the notebooks hold) compare the same way, as one test each: they know
+their inputs (the source texts, or the per-item labels given to ``check``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.relations import bootstrap
+from mtlib.relations import MtlibInputError, RelationResult, bootstrap
 from mtlib.suite.outcome import TestOutcome
 
 __all__ = ["EXACT_BELOW", "compare", "compare_outcomes", "mcnemar_test"]
@@ -35,17 +40,24 @@ EXACT_BELOW = 25
 def mcnemar_test(a_only: int, b_only: int) -> tuple[float, float, bool]:
     """McNemar's test from the discordant counts: ``(statistic, p-value, exact)``.
 
+    Exact (fewer than ``EXACT_BELOW`` discordant items): the two-sided binomial
+    test of ``min(a, b)`` successes in ``a + b`` trials at 1/2, the statistic
+    being ``min(a, b)``. Otherwise ``(|a - b| - 1)^2 / (a + b)`` against a
+    chi-square with one degree of freedom. These are statsmodels' readings.
+
     Example:
-        >>> round(mcnemar_test(0, 6)[1], 4)
-        0.0312
+        >>> round(mcnemar_test(0, 6)[1], 4), mcnemar_test(10, 30)[0], round(mcnemar_test(10, 30)[1], 6)
+        (0.0312, 9.025, 0.002663)
     """
-    from statsmodels.stats.contingency_tables import mcnemar
+    from scipy import stats
 
     if a_only + b_only == 0:
         return float("nan"), 1.0, True
-    exact = a_only + b_only < EXACT_BELOW
-    r = mcnemar(np.array([[0, a_only], [b_only, 0]]), exact=exact, correction=True)
-    return float(r.statistic), float(r.pvalue), exact
+    n, small = a_only + b_only, min(a_only, b_only)
+    if n < EXACT_BELOW:
+        return float(small), float(min(1.0, 2 * stats.binom.cdf(small, n, 0.5))), True
+    statistic = (abs(a_only - b_only) - 1) ** 2 / n
+    return float(statistic), float(stats.chi2.sf(statistic, 1)), False
 
 
 def _paired_boot(a: TestOutcome, b: TestOutcome, n_boot: int, seed: int) -> tuple[float, float]:
@@ -90,8 +102,8 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
         "diff_low": low,
         "diff_high": high,
         "n_items": a.n_items,
-        "passed_a": a.passed,
-        "passed_b": b.passed,
+        "passed_a": None if np.isnan(a.threshold) else a.passed,  # a RelationResult has no threshold
+        "passed_b": None if np.isnan(b.threshold) else b.passed,
         "both_fail": int((fail_a & fail_b).sum()),
         "a_only_fail": a_only,
         "b_only_fail": b_only,
@@ -101,11 +113,40 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
     }
 
 
+def _outcome_of(result: RelationResult, name: str) -> TestOutcome:
+    """A relation's result as a suite test outcome (no threshold: its gate columns are empty)."""
+    if result.cases == 0:
+        raise MtlibInputError(f"compare: {result.relation!r} has no cases ({result.no_cases})", argument="result")
+    texts = result.details.get("src_text")
+    if texts is None:
+        items = result.per_item["item"] if "item" in result.per_item else result.per_item.index
+        texts = [str(x) for x in items]
+    return TestOutcome.from_result(name, result, float("nan"), list(texts), k=0)
+
+
+def _tests_of(result: Any, side: str) -> dict[str, TestOutcome]:
+    """The outcomes of a SuiteResult, of one RelationResult, or of a mapping name -> RelationResult."""
+    if isinstance(result, RelationResult):
+        return {result.relation: _outcome_of(result, result.relation)}
+    if isinstance(result, dict) and result and all(isinstance(r, RelationResult) for r in result.values()):
+        return {str(name): _outcome_of(r, str(name)) for name, r in result.items()}
+    tests = getattr(result, "tests", None)
+    if isinstance(tests, list) and all(isinstance(t, TestOutcome) for t in tests):
+        return {t.name: t for t in tests}
+    raise MtlibInputError(
+        f"compare: result_{side} must be a SuiteResult (suite.run(model)), a RelationResult "
+        f"(relation.evaluate(...)) or a dict name -> RelationResult, got {type(result).__name__}",
+        argument=f"result_{side}",
+    )
+
+
 def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Per test: both rates, their paired difference with an interval, McNemar's test on item pass/fail.
 
     Args:
-        result_a, result_b: Two :class:`~mtlib.suite.SuiteResult` of the same suite (same tests, same inputs).
+        result_a, result_b: Two :class:`~mtlib.suite.SuiteResult` of the same suite (same tests, same
+            inputs), two :class:`~mtlib.relations.RelationResult` of one relation on the same inputs
+            (from ``evaluate``), or two dicts name -> RelationResult with the same names.
         n_boot: Bootstrap replicates of the paired difference (0 skips the interval).
         seed: Seeds the bootstrap.
 
@@ -114,10 +155,12 @@ def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) 
         passed_b, both_fail, a_only_fail, b_only_fail, mcnemar_statistic, mcnemar_p, mcnemar_exact``.
 
     Raises:
+        MtlibInputError: something else than these; a result without cases.
         ValueError: the results have different tests, or a test was run on different inputs.
     """
-    tests_a = {t.name: t for t in result_a.tests}
-    tests_b = {t.name: t for t in result_b.tests}
+    tests_a, tests_b = _tests_of(result_a, "a"), _tests_of(result_b, "b")
+    if isinstance(result_a, RelationResult) and isinstance(result_b, RelationResult):
+        tests_b = {next(iter(tests_a)): next(iter(tests_b.values()))}  # one relation each: paired by position
     if set(tests_a) != set(tests_b):
         raise ValueError(
             f"the results come from different suites: tests only in a "

@@ -27,6 +27,7 @@ __all__ = ["TestOutcome", "frame_from_json", "frame_to_json", "inputs_digest", "
 #: Summary columns, in order.
 COLUMNS = (
     "family",
+    "rule",
     "rate",
     "ci_low",
     "ci_high",
@@ -38,6 +39,7 @@ COLUMNS = (
     "violations",
     "skipped",
     "worst",
+    "note",
 )
 
 #: Text columns of an examples table, in the order the summary's ``worst`` shows them.
@@ -114,6 +116,8 @@ class TestOutcome:
         groups: One row per transformation (cases, violations, rate, interval, skipped), or ``None``.
         examples: The worst violated cases, worst first.
         per_item: ``item, violations, cases`` per source item.
+        rule: Which reading counted (ties, tolerance), e.g. ``"strict argmax (a tie fails)"``.
+        note: Why nothing was counted when ``cases`` is 0 (then ``rate`` is undefined and the test fails).
         result: The live :class:`RelationResult` (``None`` after loading).
     """
 
@@ -137,6 +141,8 @@ class TestOutcome:
     groups: pd.DataFrame | None
     examples: pd.DataFrame
     per_item: pd.DataFrame
+    rule: str = ""
+    note: str = ""
     result: RelationResult | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -183,6 +189,8 @@ class TestOutcome:
             groups=groups,
             examples=examples,
             per_item=per_item,
+            rule=str(result.details.get("rule", "")),
+            note=result.no_cases,
             result=result,
         )
 
@@ -220,6 +228,8 @@ class TestOutcome:
                 "violations",
                 "skipped",
                 "inputs_digest",
+                "rule",
+                "note",
             )
         }
         return {
@@ -253,4 +263,6 @@ class TestOutcome:
             groups=frame_from_json(data["groups"]),
             examples=examples,
             per_item=per_item,
+            rule=str(data.get("rule") or ""),
+            note=str(data.get("note") or ""),
         )

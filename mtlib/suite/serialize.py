@@ -14,18 +14,22 @@ suite that uses one raises :class:`NotSerializable`, saying what to do.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from mtlib.relations import PairwiseSystematicity, Relation, SingleInput, transformations
+from mtlib.relations import MtlibInputError, PairwiseSystematicity, Relation, SingleInput, transformations
 from mtlib.suite.mft import MFT
 
 __all__ = [
     "NotSerializable",
     "TRANSFORMATIONS",
+    "read_json",
     "register",
     "relation_from_json",
     "relation_to_json",
+    "suite_from_json",
     "transformation_from_json",
     "transformation_to_json",
 ]
@@ -55,6 +59,12 @@ def register(name: str, obj: Any) -> Any:
     Raises:
         ValueError: the name is taken by another object.
     """
+    if not isinstance(name, str) or not name.strip():
+        raise MtlibInputError(f"register: name must be a non-empty text (str), got {name!r}", argument="name")
+    if not callable(obj):
+        raise MtlibInputError(
+            f"register: obj must be a transformation class or a function, got {obj!r}", argument="obj"
+        )
     if name in TRANSFORMATIONS and TRANSFORMATIONS[name] is not obj:
         raise ValueError(f"a transformation is already registered as {name!r}")
     TRANSFORMATIONS[name] = obj
@@ -108,28 +118,39 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def transformation_from_json(data: dict[str, Any]) -> transformations.Transformation:
+def transformation_from_json(data: dict[str, Any], where: str = "transform") -> transformations.Transformation:
     """The transformation :func:`transformation_to_json` wrote.
 
     Raises:
-        KeyError: a name that is not registered (register it first).
+        MtlibInputError: a name that is not registered (register it first), or parameters its class refuses;
+            the message names ``where`` (the key in the file).
     """
-    if data["type"] == "Composed":
-        return transformations.Composed(tuple(transformation_from_json(p) for p in data["parts"]))
-    if data["type"] not in TRANSFORMATIONS:
-        raise KeyError(
-            f"no transformation registered as {data['type']!r}; register it with "
-            f"mtlib.suite.register({data['type']!r}, ...) before loading"
+    kind = _need(data, "type", str, where)
+    if kind == "Composed":
+        parts = _need(data, "parts", list, where)
+        return transformations.Composed(
+            tuple(transformation_from_json(p, f"{where}.parts[{i}]") for i, p in enumerate(parts))
         )
-    obj = TRANSFORMATIONS[data["type"]]
-    if data.get("function"):
-        return transformations.FunctionTransformation(obj, data["name"], data["description"], data["expected"])
-    defaults = {f.name: f.default for f in dataclasses.fields(obj)}
-    params = {
-        k: (tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v)
-        for k, v in data["params"].items()
-    }
-    t: transformations.Transformation = obj(**params)
+    if kind not in TRANSFORMATIONS:
+        raise MtlibInputError(
+            f"{where}: no transformation registered as {kind!r}; register it with "
+            f"mtlib.suite.register({kind!r}, ...) before loading",
+            argument=where,
+        )
+    obj = TRANSFORMATIONS[kind]
+    try:
+        if data.get("function"):
+            return transformations.FunctionTransformation(
+                obj, _need(data, "name", str, where), data.get("description", ""), data.get("expected", "same")
+            )
+        defaults = {f.name: f.default for f in dataclasses.fields(obj)}
+        params = {
+            k: (tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v)
+            for k, v in _need(data, "params", dict, where).items()
+        }
+        t: transformations.Transformation = obj(**params)
+    except (TypeError, ValueError) as err:  # unknown parameters, values the class refuses
+        raise MtlibInputError(f"{where}: cannot build {kind}: {err}", argument=where) from err
     return t
 
 
@@ -146,6 +167,7 @@ def relation_to_json(relation: Any) -> dict[str, Any]:
             "name": relation.name,
             "expected_label": _plain(relation.expected_label),
             "description": relation._description,
+            "ties": relation.ties,
         }
     if type(relation) is SingleInput:
         if relation.similarity is not None:
@@ -157,6 +179,8 @@ def relation_to_json(relation: Any) -> dict[str, Any]:
             "transforms": [transformation_to_json(t) for t in relation.transforms],
             "threshold": relation.threshold,
             "direction": relation.direction,
+            "ties": relation.ties,
+            "tolerance": relation.tolerance,
             "description": relation._description,
         }
     if type(relation) is PairwiseSystematicity:
@@ -173,23 +197,112 @@ def relation_to_json(relation: Any) -> dict[str, Any]:
     )
 
 
-def relation_from_json(data: dict[str, Any]) -> Relation | MFT:
-    """The relation :func:`relation_to_json` wrote."""
-    family = data["family"]
-    if family == "MFT":
-        return MFT(data["expected_label"], name=data["name"], description=data.get("description", ""))
-    ts = [transformation_from_json(t) for t in data.get("transforms", [])]
-    if family == "SingleInput":
-        return SingleInput(
-            data["name"],
-            data["prop"],
-            ts or None,
-            threshold=data.get("threshold"),
-            direction=data.get("direction", "increase"),
-            description=data.get("description", ""),
+def relation_from_json(data: dict[str, Any], where: str = "relation") -> Relation | MFT:
+    """The relation :func:`relation_to_json` wrote.
+
+    Raises:
+        MtlibInputError: an unknown family, a missing or mistyped key, values the relation refuses;
+            the message names ``where`` (the key in the file).
+    """
+    family = _need(data, "family", str, where)
+    name = _need(data, "name", str, where)
+    description = _need(data, "description", str, where, default="")
+    try:
+        if family == "MFT":
+            return MFT(data.get("expected_label"), name=name, description=description, ties=data.get("ties", "fail"))
+        raw = _need(data, "transforms", list, where, default=[])
+        ts = [transformation_from_json(t, f"{where}.transforms[{i}]") for i, t in enumerate(raw)]
+        if family == "SingleInput":
+            return SingleInput(
+                name,
+                _need(data, "prop", str, where),
+                ts or None,
+                threshold=data.get("threshold"),
+                direction=data.get("direction", "increase"),
+                ties=data.get("ties", "fail"),
+                tolerance=data.get("tolerance"),
+                description=description,
+            )
+        if family == "PairwiseSystematicity":
+            return PairwiseSystematicity(name, ts or None, expected=data.get("expected"), description=description)
+    except MtlibInputError:
+        raise
+    except (TypeError, ValueError) as err:
+        raise MtlibInputError(f"{where}: cannot build {family} {name!r}: {err}", argument=where) from err
+    raise MtlibInputError(
+        f"{where}.family: unknown relation family {family!r}; a saved suite holds MFT, SingleInput and "
+        f"PairwiseSystematicity tests",
+        argument=where,
+    )
+
+
+_MISSING = object()
+
+
+def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str, default: Any = _MISSING) -> Any:
+    """``data[key]`` if ``data`` is a JSON object holding a value of ``kind`` there; else the error names the key."""
+    if not isinstance(data, dict):
+        raise MtlibInputError(
+            f"{where}: expected a JSON object, got {type(data).__name__} {data!r:.60}", argument=where
         )
-    if family == "PairwiseSystematicity":
-        return PairwiseSystematicity(
-            data["name"], ts or None, expected=data.get("expected"), description=data.get("description", "")
+    if key not in data or data[key] is None:
+        if default is not _MISSING:
+            return default
+        raise MtlibInputError(f"{where}.{key}: missing", argument=f"{where}.{key}")
+    value = data[key]
+    if not isinstance(value, kind) or (
+        isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
+    ):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise MtlibInputError(
+            f"{where}.{key}: expected {names}, got {type(value).__name__} {value!r:.60}", argument=f"{where}.{key}"
         )
-    raise ValueError(f"unknown relation family {family!r} in a saved suite")
+    return value
+
+
+def read_json(path: str | Path, what: str) -> Any:
+    """The JSON value in ``path``; a missing file or bad JSON is a :class:`MtlibInputError` naming the file and line."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise MtlibInputError(f"{path}: cannot read {what}: {err}", argument="path") from err
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise MtlibInputError(
+            f"{path}: {what} is not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})", argument="path"
+        ) from err
+
+
+def suite_from_json(path: str | Path, fmt: str) -> dict[str, Any]:
+    """The saved suite in ``path``, its structure checked (every test's name, threshold, relation and inputs).
+
+    Raises:
+        MtlibInputError: not JSON, another format, or a key missing or of the wrong type; the message
+            names the file and the key (``tests[2].inputs[5]``).
+    """
+    data = read_json(path, "the suite")
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise MtlibInputError(f"{path} is not a saved suite (format {fmt!r})", argument="path")
+    try:
+        for key in ("n_boot", "seed", "k"):
+            _need(data, key, int, "suite", default=0 if key != "k" else 10)
+        _need(data, "name", str, "suite")
+        for i, test in enumerate(_need(data, "tests", list, "suite")):
+            at = f"tests[{i}]"
+            _need(test, "name", str, at)
+            _need(test, "threshold", (int, float), at)
+            _need(test, "relation", dict, at)
+            if "template" in test:
+                template = _need(test, "template", dict, at)
+                _need(template, "pattern", str, f"{at}.template")
+                _need(template, "fillers", dict, f"{at}.template")
+            else:
+                inputs = _need(test, "inputs", list, at)
+                bad = next((j for j, x in enumerate(inputs) if not isinstance(x, str)), None)
+                if bad is not None:
+                    raise MtlibInputError(f"{at}.inputs[{bad}]: expected a text (str), got {inputs[bad]!r:.60}")
+            _need(test, "labels", list, at, default=None)
+    except MtlibInputError as err:
+        raise MtlibInputError(f"{path}: {err}", argument=err.argument) from err
+    return data

@@ -12,6 +12,14 @@ function); the tests share its outputs through a per-run memo, so every
 unique text is scored once per run, and a built-in model's disk cache makes
 a rerun free.
 
+What is refused, at ``add`` (before any model runs): a test without inputs,
+``None``, bytes or numbers among the texts, a bare string for a list, a
+threshold that is not a rate. What is warned about: inputs too few for the
+threshold to be reachable (the gate compares the interval's *upper* end, so
+40 inputs cannot show a rate below 0.05 even with no violation: 73 can).
+At ``run``: NaN or infinite scores, with the test's name, the count and the
+first text.
+
 Example::
 
     from mtlib.relations import SingleInput, transformations as T
@@ -26,6 +34,9 @@ Example::
 from __future__ import annotations
 
 import json
+import math
+import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,23 +44,51 @@ from typing import Any
 
 import pandas as pd
 
-from mtlib.relations import Relation
+from mtlib.relations import MtlibInputError, Relation, bootstrap
+from mtlib.relations.errors import check_rate, check_texts, refuse
 from mtlib.suite.generate import Template
 from mtlib.suite.memo import ScoreMemo
 from mtlib.suite.mft import MFT
 from mtlib.suite.outcome import TestOutcome
 from mtlib.suite.result import SuiteResult
-from mtlib.suite.serialize import relation_from_json, relation_to_json
+from mtlib.suite.serialize import relation_from_json, relation_to_json, suite_from_json
 
-__all__ = ["FORMAT", "Suite", "SuiteTest"]
+__all__ = ["FORMAT", "Suite", "SuiteTest", "TooFewInputs", "inputs_needed"]
 
 #: Format tag of a saved suite.
 FORMAT = "mtlib.suite/1"
 
 
+class TooFewInputs(UserWarning):
+    """A test has too few inputs for its threshold to be reachable, even by a model that never fails."""
+
+
+def inputs_needed(threshold: float, confidence: float = 0.95) -> int | None:
+    """The fewest inputs whose gate can pass ``threshold`` (no violation at all); ``None`` if none can.
+
+    The gate compares the upper end of a 95% interval with the threshold; with
+    no violation among n inputs that end is the Wilson bound ``z^2 / (n + z^2)``.
+
+    Example:
+        >>> inputs_needed(0.05), inputs_needed(0.10), inputs_needed(0.0)
+        (73, 35, None)
+    """
+    if threshold <= 0:
+        return None
+    if threshold >= 1:
+        return 1
+    from scipy.special import ndtri  # the normal quantile, imported on use (scipy.stats is slow to import)
+
+    z2 = float(ndtri(1 - (1 - confidence) / 2)) ** 2
+    n = max(1, math.floor(z2 * (1 - threshold) / threshold))
+    while bootstrap.wilson_interval(0, n, alpha=1 - confidence)[1] > threshold:
+        n += 1
+    return n
+
+
 @dataclass
 class SuiteTest:
-    """One named test: a relation or MFT, its inputs (texts or a template) and its threshold."""
+    """One named test: a relation or MFT, its inputs (texts or a template), its threshold, the inputs' labels."""
 
     __test__ = False  # not a pytest test class
 
@@ -57,37 +96,48 @@ class SuiteTest:
     relation: Relation | MFT
     inputs: list[str] | Template
     threshold: float
+    labels: list[Any] | None = None
 
     def texts(self) -> list[str]:
         """The source texts (a template is written out)."""
         return self.inputs.frame()["text"].tolist() if isinstance(self.inputs, Template) else list(self.inputs)
 
+    def expected(self) -> list[Any] | None:
+        """One expected label per input (a labelled template's ``label`` column, or the labels given), or ``None``."""
+        if isinstance(self.inputs, Template) and self.inputs.label is not None:
+            return self.inputs.frame()["label"].tolist()
+        return self.labels
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values (raises :class:`~mtlib.suite.serialize.NotSerializable` for code)."""
-        where = (
+        where: dict[str, Any] = (
             {"template": self.inputs.to_json()} if isinstance(self.inputs, Template) else {"inputs": list(self.inputs)}
         )
+        if self.labels is not None:
+            where["labels"] = list(self.labels)
         return {"name": self.name, "threshold": self.threshold, "relation": relation_to_json(self.relation), **where}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SuiteTest:
-        """The test :meth:`to_json` wrote."""
-        inputs: list[str] | Template = (
-            Template.from_json(data["template"]) if "template" in data else [str(t) for t in data["inputs"]]
-        )
-        return cls(data["name"], relation_from_json(data["relation"]), inputs, float(data["threshold"]))
+    def from_json(cls, data: dict[str, Any], where: str = "test") -> SuiteTest:
+        """The test :meth:`to_json` wrote (its structure checked by :func:`~mtlib.suite.serialize.suite_from_json`)."""
+        inputs: list[str] | Template = Template.from_json(data["template"]) if "template" in data else data["inputs"]
+        relation = relation_from_json(data["relation"], f"{where}.relation")
+        return cls(data["name"], relation, inputs, float(data["threshold"]), data.get("labels"))
 
 
-def _as_inputs(inputs: Any) -> list[str] | Template:
+def _as_inputs(inputs: Any, where: str) -> tuple[list[str] | Template, list[Any] | None]:
+    """The texts (or the template) and, from a DataFrame with a ``label`` column, one label per text."""
     if isinstance(inputs, Template):
-        return inputs
+        return inputs, None
     if isinstance(inputs, pd.DataFrame):
         if "text" not in inputs:
-            raise ValueError(f"a DataFrame of inputs needs a 'text' column; it has {list(inputs.columns)}")
-        return [str(t) for t in inputs["text"]]
-    if isinstance(inputs, str):
-        raise TypeError("inputs must be a list of texts, not one string")
-    return [str(t) for t in inputs]
+            raise MtlibInputError(
+                f"{where}: a DataFrame of inputs needs a 'text' column; it has {list(inputs.columns)}",
+                argument="inputs",
+            )
+        labels = inputs["label"].tolist() if "label" in inputs else None
+        return check_texts(inputs["text"], where, "inputs['text']"), labels
+    return check_texts(inputs, where), None
 
 
 class Suite:
@@ -101,6 +151,11 @@ class Suite:
     """
 
     def __init__(self, name: str = "suite", *, n_boot: int = 200, seed: int = 0, k: int = 10) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise refuse("Suite", "name", "a non-empty text (str)", name)
+        for arg, value, least in (("n_boot", n_boot, 0), ("seed", seed, 0), ("k", k, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise refuse("Suite", arg, f"an integer >= {least}", value)
         self.name, self.n_boot, self.seed, self.k = name, n_boot, seed, k
         self.tests: list[SuiteTest] = []
 
@@ -119,17 +174,46 @@ class Suite:
             relation: A relation with its transformation(s) (e.g. :class:`~mtlib.relations.SingleInput`,
                 :class:`~mtlib.relations.PairwiseSystematicity`), or an :class:`MFT`.
             inputs: Source texts, a DataFrame with a ``text`` column (e.g. from
-                :func:`~mtlib.suite.generate.template`), or a :class:`Template` (saved as a generator).
+                :func:`~mtlib.suite.generate.template`; its ``label`` column, if any,
+                gives an ``MFT()`` its expected labels), or a :class:`Template`
+                (saved as a generator).
             threshold: Highest violation rate allowed (the gate compares the upper end of the interval).
 
         Raises:
-            ValueError: a name already used, or a threshold outside [0, 1].
+            MtlibInputError: a name already used or empty, a relation that is none, a threshold
+                outside [0, 1], no inputs or fewer than the relation needs, a non-text among them,
+                an MFT with neither a label nor labelled inputs.
+
+        Warns:
+            TooFewInputs: the inputs are too few for the threshold to be reachable (the message says how many).
         """
+        where = f"Suite.add({name!r})"
+        if not isinstance(name, str) or not name.strip():
+            raise refuse("Suite.add", "name", "a non-empty text (str)", name)
         if any(t.name == name for t in self.tests):
-            raise ValueError(f"the suite already has a test named {name!r}")
-        if not 0 <= threshold <= 1:
-            raise ValueError(f"threshold must be a rate in [0, 1], got {threshold}")
-        self.tests.append(SuiteTest(name, relation, _as_inputs(inputs), float(threshold)))
+            raise MtlibInputError(f"the suite already has a test named {name!r}", argument="name")
+        if not isinstance(relation, (Relation, MFT)):
+            raise refuse(
+                where, "relation", "a relation of mtlib.relations (with its transformations) or an MFT", relation
+            )
+        threshold = check_rate(threshold, where, "threshold")
+        texts, labels = _as_inputs(inputs, where)
+        test = SuiteTest(name, relation, texts, threshold, labels if isinstance(relation, MFT) else None)
+        n = texts.size() if isinstance(texts, Template) else len(texts)
+        least, why = relation.min_inputs
+        if n < least:
+            raise MtlibInputError(
+                f"{where}: {why}: the test needs at least {least} input text{'s' if least > 1 else ''}, got {n}",
+                argument="inputs",
+            )
+        if isinstance(relation, MFT) and relation.expected_label is None and test.expected() is None:
+            raise MtlibInputError(
+                f"{where}: MFT() without a label needs labelled inputs: a DataFrame with a 'label' column or "
+                f"generate.template(..., label=...)",
+                argument="inputs",
+            )
+        _warn_if_too_few(name, n, threshold)
+        self.tests.append(test)
         return self
 
     def __len__(self) -> int:
@@ -138,32 +222,56 @@ class Suite:
     def __repr__(self) -> str:
         return f"Suite({self.name!r}: {[t.name for t in self.tests]})"
 
-    def run(self, model: Any, *, positive_label: Any = None) -> SuiteResult:
+    def run(self, model: Any, *, name: str | None = None, positive_label: Any = None) -> SuiteResult:
         """Run every test on one model (every unique text scored once).
 
         Args:
             model: A registry name, an :class:`mtlib.models.Model`, an object
                 :func:`mtlib.models.adapters.wrap` accepts, or ``texts -> scores``.
+            name: The model's name in the result (default: the model's own name;
+                a function's ``__name__``; an sklearn pipeline's class name).
             positive_label: The class read as the score (default: ``"positive"``, else the last class).
 
         Returns:
             A :class:`SuiteResult`; its ``model_calls`` counts the batches the model itself ran.
+
+        Raises:
+            MtlibInputError: the model returned something other than finite numbers (strings,
+                NaN or infinite values): the message names the test, the count and the first text.
         """
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise refuse("Suite.run", "name", "a non-empty text (str) or None", name)
         memo = ScoreMemo(model, positive_label)
         before = getattr(memo.model, "calls", None)
-        outcomes = []
+        outcomes, seconds = [], {}
         for test in self.tests:
-            texts = test.texts()
+            start = time.perf_counter()
+            outcomes.append(self._run_test(test, memo))
+            seconds[test.name] = round(time.perf_counter() - start, 4)
+        after = getattr(memo.model, "calls", None)
+        calls = after - before if isinstance(before, int) and isinstance(after, int) else None
+        result = SuiteResult(self.name, name or memo.name, outcomes, memo.scored, memo.batches, calls)
+        result.meta["seconds"] = seconds  # per test, for JUnit's time (the first test also pays for loading)
+        return result
+
+    def _run_test(self, test: SuiteTest, memo: ScoreMemo) -> TestOutcome:
+        """One test on the memo's model; a refused output is reported with the test's name."""
+        texts = test.texts()
+        try:
             if isinstance(test.relation, MFT):
-                res = test.relation.evaluate(texts, memo.probs, labels=memo.labels)
+                expected = test.expected() if test.relation.expected_label is None else None
+                res = test.relation.evaluate(texts, memo.probs, labels=memo.labels, expected=expected)
             else:
                 res = test.relation.evaluate(
                     texts, memo.scorer(test.relation.needs), n_boot=self.n_boot, seed=self.seed
                 )
-            outcomes.append(TestOutcome.from_result(test.name, res, test.threshold, texts, k=self.k))
-        after = getattr(memo.model, "calls", None)
-        calls = after - before if isinstance(before, int) and isinstance(after, int) else None
-        return SuiteResult(self.name, memo.name, outcomes, memo.scored, memo.batches, calls)
+        except MtlibInputError as err:
+            raise MtlibInputError(
+                f"suite {self.name!r}, test {test.name!r}: {err}",
+                argument=err.argument,
+                expected=err.expected,
+            ) from err
+        return TestOutcome.from_result(test.name, res, test.threshold, texts, k=self.k)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
@@ -193,11 +301,41 @@ class Suite:
         """The suite :meth:`save` wrote (register any user transformation first).
 
         Raises:
-            ValueError: the file is not a saved suite.
+            MtlibInputError: the file is not JSON, not a saved suite, or a part of it is missing or of the
+                wrong type (the message names the file and the key, e.g. ``tests[0].relation.family``).
         """
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"{path} is not a saved suite (format {FORMAT!r})")
-        suite = cls(data["name"], n_boot=int(data["n_boot"]), seed=int(data["seed"]), k=int(data.get("k", 10)))
-        suite.tests = [SuiteTest.from_json(t) for t in data["tests"]]
+        data = suite_from_json(path, FORMAT)
+        suite = cls(data["name"], n_boot=data.get("n_boot", 0), seed=data.get("seed", 0), k=data.get("k", 10))
+        try:
+            tests = [SuiteTest.from_json(t, f"tests[{i}]") for i, t in enumerate(data["tests"])]
+        except MtlibInputError as err:
+            raise MtlibInputError(f"{path}: {err}", argument=err.argument) from err
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TooFewInputs)  # said when the suite was built
+            for test in tests:
+                labelled = isinstance(test.inputs, list) and test.labels is not None
+                inputs = pd.DataFrame({"text": test.inputs, "label": test.labels}) if labelled else test.inputs
+                try:
+                    suite.add(test.name, test.relation, inputs, threshold=test.threshold)
+                except (MtlibInputError, ValueError) as err:
+                    raise MtlibInputError(f"{path}: test {test.name!r}: {err}", argument="tests") from err
         return suite
+
+
+def _warn_if_too_few(name: str, n: int, threshold: float) -> None:
+    """Warn when ``n`` inputs cannot pass ``threshold`` even without a violation."""
+    needed = inputs_needed(threshold)
+    if needed is not None and n >= needed:
+        return
+    bound = bootstrap.wilson_interval(0, n)[1]
+    how = (
+        "no number of inputs can reach a threshold of 0: the interval's upper end is always above 0"
+        if needed is None
+        else f"at least {needed} inputs are needed"
+    )
+    warnings.warn(
+        f"test {name!r}: {n} inputs cannot pass threshold {threshold:g}: even with no violation the gate's "
+        f"bound (the 95% interval's upper end) is {bound:.4f}; {how}",
+        TooFewInputs,
+        stacklevel=3,
+    )

@@ -69,7 +69,7 @@ def test_transformations_still_transform_texts_and_apply_refuses_a_bare_string()
         T.apply(T.Casing("upper"), "a review")
     with pytest.raises(MtlibInputError, match=r"texts\[1\] must be a text"):
         T.apply(T.Casing("upper"), ["fine", None])
-    with pytest.raises(MtlibInputError, match="text must be a text"):
+    with pytest.raises(MtlibInputError, match="text must be a non-empty text"):
         T.Concatenation(None)
     with pytest.raises(MtlibInputError, match="transform must be a callable"):
         T.as_transformation(5)
@@ -107,11 +107,11 @@ def test_compositionality_evaluate_refuses_a_bare_string():
 
 def test_evaluate_refuses_a_scorer_that_is_not_one_and_bad_scores():
     rel = R.PairwiseSystematicity("p", T.Concatenation("Thank you."))
-    with pytest.raises(MtlibInputError, match="model must be a model, a registry name or a function"):
+    with pytest.raises(MtlibInputError, match="model must be a scorer: a function texts -> scores"):
         rel.evaluate(["a", "bb"], 42, n_boot=0)
-    with pytest.raises(MtlibInputError, match="scorer's output"):
+    with pytest.raises(MtlibInputError, match="must return numbers"):
         rel.evaluate(["a", "bb"], lambda texts: [None] * len(texts), n_boot=0)
-    with pytest.raises(MtlibInputError, match="scorer's output"):
+    with pytest.raises(MtlibInputError, match="NaN or infinite values for 4 of 4 texts; the first: 'a'"):
         rel.evaluate(["a", "bb"], lambda texts: np.full(len(texts), np.nan), n_boot=0)
     with pytest.raises(MtlibInputError, match="n_boot must be an integer >= 0"):
         rel.evaluate(["a", "bb"], length_score, n_boot=-1)

@@ -104,7 +104,7 @@ def test_presets_and_bad_settings():
     assert [t.name for t in table] == ["T1", "T2", "T3", "T4", "T5", "T6"]
     assert table[3]("Great.") == "Thank you. Great."
     assert len({t.name for t in T.robustness_suite()}) == 6
-    with pytest.raises(ValueError, match=r"'middle'.*\['start', 'end'\]"):
+    with pytest.raises(ValueError, match=r"position must be one of \['start', 'end'\], got str 'middle'"):
         T.Concatenation("Hi.", "middle")
     with pytest.raises(ValueError, match="kind"):
         T.Typos("insert")

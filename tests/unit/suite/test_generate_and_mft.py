@@ -50,7 +50,7 @@ def test_named_lexicons_come_from_the_bundled_word_lists():
     assert generate.lexicon("manino-table1")[3] == "Thank you."
     frame = generate.template("A {adj} {noun}.", adj="montague-privative", noun="montague-nouns")
     assert len(frame) == len(generate.lexicon("montague-privative")) * len(generate.lexicon("montague-nouns"))
-    with pytest.raises(KeyError, match="known"):
+    with pytest.raises(ValueError, match="known"):  # MtlibInputError, a ValueError
         generate.lexicon("no-such-list")
 
 

@@ -181,7 +181,7 @@ def test_add_checks_names_thresholds_and_inputs():
         suite.add("b", MFT("positive"), ["y"], threshold=5)
     with pytest.raises(ValueError, match="'text' column"):
         suite.add("c", MFT("positive"), pd.DataFrame({"sentence": ["y"]}))
-    with pytest.raises(TypeError, match="list of texts"):
+    with pytest.raises(ValueError, match="list of texts"):  # MtlibInputError, a ValueError
         suite.add("d", MFT("positive"), "one string")
     result = suite.run(lambda texts: np.full(len(texts), 0.7))  # a scoring function works too
     assert result["a"].rate == 0.0 and result["a"].n_items == 1
