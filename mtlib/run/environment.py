@@ -160,18 +160,26 @@ def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]
     return out
 
 
+#: threadpoolctl's controller and the number of modules loaded when it looked for libraries.
+_CONTROLLER: list[Any] = [None, -1]
+
+
 def blas_libraries() -> list[dict[str, Any]]:
-    """The BLAS and OpenMP libraries this process has loaded, with their threads (threadpoolctl).
+    """The BLAS and OpenMP libraries this process has loaded, with their threads now (threadpoolctl).
 
     Each: ``library`` (file name only), ``api``, ``internal_api``, ``version``, ``threads``,
     ``threading_layer`` and ``architecture`` where the library reports them. Empty without threadpoolctl.
+    Finding the libraries (most of the cost) is done again only when a module was imported since; the
+    thread counts are read each time.
     """
     try:
-        from threadpoolctl import threadpool_info
+        from threadpoolctl import ThreadpoolController
     except ImportError:
         return []
+    if _CONTROLLER[0] is None or _CONTROLLER[1] != len(sys.modules):
+        _CONTROLLER[:] = [ThreadpoolController(), len(sys.modules)]
     out = []
-    for info in threadpool_info():
+    for info in _CONTROLLER[0].info():
         out.append(
             {
                 "library": Path(str(info.get("filepath", ""))).name,

@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -47,7 +48,6 @@ from mtlib.models import loading, store
 from mtlib.models.base import Model
 from mtlib.run.environment import CODE_ROOT, code_record, environment_record, machine_record
 from mtlib.utils import provenance
-from mtlib.utils.cache import atomic_write_bytes
 
 __all__ = [
     "GROUPS",
@@ -129,10 +129,19 @@ def input_records(paths: Iterable[Path] | None = None) -> list[dict[str, Any]]:
 
 
 def private_value(value: Any) -> Any:
-    """A parameter value as a manifest keeps it: absolute and home paths reduced as :func:`input_name` does."""
+    """A parameter value as a manifest keeps it: paths reduced as :func:`input_name` does.
+
+    An absolute or home path, and a relative one that exists from the working folder or climbs out of it
+    (``..``), is named relative to the project or the data folder, else by its last part; any other text
+    (a registry name, ``external/sst/x`` relative to the data folder) is kept.
+    """
     if isinstance(value, str):
         if os.path.isabs(value) or value.startswith("~"):
             return input_name(Path(os.path.expanduser(value)), _project(), data_dir())[0]
+        if "/" in value or os.sep in value:  # relative: from the working folder, it may climb out of the project
+            path = Path(value)
+            if ".." in path.parts or path.exists():
+                return input_name(Path(os.path.abspath(value)), _project(), data_dir())[0]
         return value
     if isinstance(value, Mapping):
         return {str(k): private_value(v) for k, v in value.items()}
@@ -219,11 +228,12 @@ def cache_records(counts: Mapping[tuple[str, ...], Mapping[str, int]], models: S
     out = []
     for parts, n in sorted(counts.items()):
         uncached = parts[0] == "(no cache)"
+        operation = "/".join(" ".join(private_value(w) for w in p.split(" ")) for p in parts[1:])
         out.append(
             {
                 "model": None if uncached else names.get(parts[0]),
                 "identity": None if uncached else parts[0],
-                "operation": "/".join(parts[1:]),
+                "operation": operation,
                 "cached": not uncached,
                 **{k: int(n[k]) for k in ("calls", "hits", "misses")},
             }
@@ -278,8 +288,23 @@ def _notebook_digest(stem: str) -> str | None:
 
 
 def write_manifest(path: Path, manifest: Mapping[str, Any]) -> Path:
-    """Write a manifest atomically (sorted keys, indented); returns ``path``."""
-    atomic_write_bytes(path, (json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n").encode())
+    """Write a manifest (sorted keys, indented) through a temporary file and a rename; returns ``path``.
+
+    A reader sees the old manifest or the new one, never a part. Unlike the cache's writes it is not
+    forced to disk (``fsync``): a notebook rewrites its manifest many times, and the disk flush was most
+    of the cost of a rewrite (``benchmarks/bench_manifest.py``); the next rewrite or the end of the run
+    replaces it anyway.
+    """
+    data = (json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n").encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -42,6 +42,7 @@ import json
 import math
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -277,7 +278,11 @@ class Run:
         manifest = notebook_manifest(self.stem, self.profile, self.params, self.metrics, self._models_before)
         body = json.dumps({k: v for k, v in manifest.items() if k != "written"}, sort_keys=True, default=str)
         if body != self._manifest_body:
-            write_manifest(self.layout.manifest_path, manifest)
+            try:
+                write_manifest(self.layout.manifest_path, manifest)
+            except OSError as err:  # the metrics were written: a full disk or a lost folder shows here, not there
+                warnings.warn(f"{self.stem}: manifest.json not written ({err})", stacklevel=2)
+                return self.layout.manifest_path
             self._manifest_body = body
         return self.layout.manifest_path
 
