@@ -266,6 +266,7 @@ def notebook_manifest(
         "kind": "notebook",
         "notebook": stem,
         "profile": profile,
+        "written_by": "Run",
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "code": {**code_record(), "notebook_sha256": _notebook_digest(stem)},
         "environment": environment_record(),
