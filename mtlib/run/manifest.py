@@ -39,6 +39,7 @@ import json
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,8 @@ __all__ = [
     "notebook_manifest",
     "private_value",
     "read_manifest",
+    "rewrite_manifest",
+    "start_run",
     "used_models",
     "write_invocation_manifest",
     "write_manifest",
@@ -307,6 +310,33 @@ def write_manifest(path: Path, manifest: Mapping[str, Any]) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def start_run() -> frozenset[int]:
+    """Begin a run's record: forget what this process read and counted before (:func:`mtlib.utils.provenance.reset`).
+
+    Returns:
+        ``id()`` of the models held now, for :func:`used_models` (a JupyterLab kernel keeps earlier runs' models).
+    """
+    provenance.reset()
+    return frozenset(id(m) for m in loaded_models())
+
+
+def rewrite_manifest(path: Path, manifest: Mapping[str, Any], previous: str = "") -> str:
+    """Write ``manifest`` unless nothing but its date changed since the body ``previous``; returns the body on disk.
+
+    A write that fails (a full disk, a lost folder) is reported with a warning and returns ``previous``: the
+    notebook's metrics were written, its manifest will be tried again with the next one.
+    """
+    body = json.dumps({k: v for k, v in manifest.items() if k != "written"}, sort_keys=True, default=str)
+    if body == previous:
+        return previous
+    try:
+        write_manifest(path, manifest)
+    except OSError as err:
+        warnings.warn(f"{manifest.get('notebook')}: {MANIFEST} not written ({err})", stacklevel=3)
+        return previous
+    return body
 
 
 def read_manifest(path: str | os.PathLike) -> dict[str, Any]:

@@ -42,7 +42,6 @@ import json
 import math
 import os
 import re
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -52,9 +51,8 @@ import numpy as np
 from mtlib.analysis.plots import describe_figure
 from mtlib.models.backends import resolve_backend
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
-from mtlib.run.manifest import loaded_models, notebook_manifest, write_manifest
+from mtlib.run.manifest import notebook_manifest, rewrite_manifest, start_run
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
-from mtlib.utils import provenance
 from mtlib.utils.cache import atomic_write_bytes
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import kernel_threads
@@ -216,9 +214,8 @@ class Run:
         if params is not None:
             atomic_write_bytes(self.layout.params_path, json.dumps(_jsonable(dict(params)), indent=2).encode())
         # the manifest covers what is read and used from here on (a JupyterLab kernel may hold earlier runs' models)
-        provenance.reset()
         self.params: dict[str, Any] = _jsonable(dict(params or {}))
-        self._models_before = frozenset(id(m) for m in loaded_models())
+        self._models_before = start_run()
         self._manifest_body = ""
         self.write_manifest()
 
@@ -276,14 +273,7 @@ class Run:
         something other than its date changed.
         """
         manifest = notebook_manifest(self.stem, self.profile, self.params, self.metrics, self._models_before)
-        body = json.dumps({k: v for k, v in manifest.items() if k != "written"}, sort_keys=True, default=str)
-        if body != self._manifest_body:
-            try:
-                write_manifest(self.layout.manifest_path, manifest)
-            except OSError as err:  # the metrics were written: a full disk or a lost folder shows here, not there
-                warnings.warn(f"{self.stem}: manifest.json not written ({err})", stacklevel=2)
-                return self.layout.manifest_path
-            self._manifest_body = body
+        self._manifest_body = rewrite_manifest(self.layout.manifest_path, manifest, self._manifest_body)
         return self.layout.manifest_path
 
     def record_report(
