@@ -21,6 +21,8 @@ from pathlib import Path
 from mtlib.run.layout import RunLayout
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Its sitecustomize logs the data files each process of a smoke run opens (tests/notebooks/test_manifests.py).
+AUDIT = ROOT / "tests" / "fixtures" / "audit"
 #: Notebooks whose second fresh-cache run is made by tests/test_dask.py (sequential vs Dask fan-out, each with
 #: its own fresh cache, compared exactly outside timing/): test_determinism.py does not run them a third time.
 PAIRED_IN_TEST_DASK = ("01", "04")
@@ -62,6 +64,11 @@ def smoke_env(cache: Path | None = None, changes: Mapping[str, str] | None = Non
     return env
 
 
+def opened_env(out: Path) -> dict[str, str]:
+    """The variables that make :data:`AUDIT`'s hook log, under ``out/opened``, the data files each process reads."""
+    return {"MTLIB_TEST_OPENED": str(out / "opened"), "MTLIB_TEST_OPENED_UNDER": str(ROOT / "data") + os.sep}
+
+
 @dataclass(frozen=True)
 class SmokeRun:
     """One runner call: ``python -m mtlib.run --profile smoke --only NN``."""
@@ -95,7 +102,8 @@ class SmokeRuns:
     def _start(self, number: str, which: str) -> tuple[subprocess.Popen, Path]:
         out = self.base / which / number
         cache = self.base / f"cache-b-{number}" if which == "b" else None  # b: fresh, nothing computed before
-        env, cmd = smoke_env(cache), smoke_command(number, out)
+        env, cmd = smoke_env(cache, opened_env(out)), smoke_command(number, out)
+        env["PYTHONPATH"] = os.pathsep.join([str(AUDIT), env["PYTHONPATH"]])
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), out
 
     def _run(self, number: str, which: tuple[str, ...]) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mtlib.data.errors import DataFormatError
+from mtlib.utils.provenance import record_input
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -46,6 +47,7 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     with open(path, "rb") as fh:
         if fh.read(2) in _UTF16_BOMS:
             raise DataFormatError(path, 1, "UTF-8 text (save the file as UTF-8)", "a UTF-16 byte-order mark")
+    record_input(path)  # the run's manifest lists every file a loader read (mtlib.utils.provenance)
     with open(path, encoding="utf-8-sig", errors="surrogateescape") as fh:
         for number, raw in enumerate(fh, start=1):
             line = raw.rstrip("\r\n")

@@ -6,12 +6,14 @@
 :class:`~mtlib.run.layout.RunLayout` says. ``python -m mtlib.run.expected``
 checks a run against the pinned values, ``python -m mtlib.run.notebooks``
 checks and fixes the notebook files, ``python -m mtlib.run.export`` writes
-HTML of executed notebooks.
+HTML of executed notebooks, ``python -m mtlib.run.diff RUN_A RUN_B`` says why
+two runs differ (from their ``manifest.json``).
 
 Modules, lowest first: ``params`` (the parameter rules), ``layout`` (paths),
-``notebooks`` and ``export`` (notebook files, HTML), ``results`` (what a
-notebook uses), ``profiles``, ``jobs``, ``report``, ``fanout``,
-``dask_executor``, ``expected``, ``cli``. This face imports none of them
+``notebooks`` and ``export`` (notebook files, HTML), ``environment`` and
+``manifest`` (what a run was computed from), ``results`` (what a notebook
+uses), ``profiles``, ``jobs``, ``report``, ``fanout``, ``dask_executor``,
+``expected``, ``diff``, ``cli``. This face imports none of them
 eagerly: a name is imported from its module on first use, so ``python -m
 mtlib.run.expected`` (or a notebook importing :mod:`mtlib.run.results`) does
 not load the runner.
@@ -26,7 +28,9 @@ _WHERE = {
     "check_run": "params",
     "RunLayout": "layout",
     "read_metrics": "layout",
-    # level 1: what a notebook uses
+    # level 1: what a run was computed from, and what a notebook uses
+    "notebook_manifest": "manifest",
+    "read_manifest": "manifest",
     "Run": "results",
     # level 2: profiles
     "INPUT_LISTS": "profiles",
@@ -54,6 +58,8 @@ _WHERE = {
     # level 3: the report
     "summary_table": "report",
     "write_report": "report",
+    # level 4: why two runs differ
+    "diff_runs": "diff",
     # level 4: the command line
     "OFFLINE_PROFILES": "cli",
     "add_executor_arguments": "cli",

@@ -34,6 +34,7 @@ import yaml
 
 from mtlib.run.export import export_html
 from mtlib.run.layout import RunLayout, read_metrics
+from mtlib.run.manifest import complete_manifest
 from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
 from mtlib.utils.threads import ThreadPlan, plan_threads
@@ -210,7 +211,8 @@ def _execute(job: NotebookJob) -> JobResult:
     Papermill runs in its own process group; if this process is interrupted
     (:class:`Interrupted`, ``KeyboardInterrupt``) while it waits, papermill and
     its kernel are stopped (:func:`stop_process_tree`) before the exception
-    goes on. ``params.json`` gets the parameters passed (:func:`write_params`).
+    goes on. ``params.json`` gets the parameters passed (:func:`write_params`), and the notebook's
+    ``manifest.json`` the job's status and seconds (:func:`mtlib.run.manifest.complete_manifest`).
     """
     job.output.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -254,6 +256,9 @@ def _execute(job: NotebookJob) -> JobResult:
             )
     seconds = time.perf_counter() - start  # the notebook's execution, not its export
     write_params(job)
+    complete_manifest(
+        job.output.parent, job.stem, str(job.parameters.get("profile", "")), job.parameters, status, seconds
+    )
     html, html_error = _export_html(job.output) if job.html else (None, "")
     return JobResult(
         job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"), html, html_error

@@ -50,7 +50,7 @@ class RunLayout:
 
     ``<root>/figures/<profile>/<stem>/<name>.png|pdf`` and
     ``<root>/papermill_runs/<profile>/<stem>/`` holding the executed notebook,
-    its HTML, ``metrics.json``, ``params.json``, ``figures.json`` and
+    its HTML, ``metrics.json``, ``params.json``, ``manifest.json``, ``figures.json`` and
     ``tables/``; ``<root>/papermill_runs/<profile>/REPORT.md`` covers all
     notebooks of the profile.
     """
@@ -92,6 +92,11 @@ class RunLayout:
     @property
     def params_path(self) -> Path:
         return self.run_dir / "params.json"
+
+    @property
+    def manifest_path(self) -> Path:
+        """What the run was computed from (:mod:`mtlib.run.manifest`)."""
+        return self.run_dir / "manifest.json"
 
     @property
     def figures_index(self) -> Path:

@@ -10,6 +10,11 @@ Every notebook opens a :class:`Run` and, through it, writes
 - a figures index ``papermill_runs/<profile>/<stem>/figures.json``: each saved
   figure's files and its short description (alt text), which the HTML export
   and ``REPORT.md`` show with the image.
+- a manifest ``papermill_runs/<profile>/<stem>/manifest.json``: the code,
+  software, machine, parameters, data files (with digests), models (with
+  weights identities) and cache use behind the metrics
+  (:mod:`mtlib.run.manifest`), rewritten with ``metrics.json`` and after each
+  figure, so it also describes a run stopped by a failure.
 
 All these paths come from :class:`RunLayout`, the one place that spells them.
 
@@ -46,6 +51,7 @@ from mtlib.experiments.spec import Spec
 from mtlib.models.backends import resolve_backend
 from mtlib.models.numerics import run_numerics, use_precision
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
+from mtlib.run.manifest import notebook_manifest, rewrite_manifest, start_run
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
 from mtlib.utils.keys import TIMING_PREFIX, model_slug, scheme, timing_key
@@ -191,6 +197,11 @@ class Run:
         self.figures_path.unlink(missing_ok=True)
         if params is not None:
             atomic_write_bytes(self.layout.params_path, json.dumps(_jsonable(dict(params)), indent=2).encode())
+        # the manifest covers what is read and used from here on (a JupyterLab kernel may hold earlier runs' models)
+        self.params: dict[str, Any] = _jsonable(dict(params or {}))
+        self._models_before = start_run()
+        self._manifest_body = ""
+        self.write_manifest()
 
     @classmethod
     def from_spec(cls, spec: Spec) -> Run:
@@ -249,6 +260,17 @@ class Run:
         # the threads this kernel ran with (mtlib.utils.threads.plan_threads): a condition of the run, like its seconds
         self.metrics.update({f"{TIMING_PREFIX}threads/{k}": v for k, v in kernel_threads().items()})
         atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
+        self.write_manifest()
+
+    def write_manifest(self) -> Path:
+        """(Re)write ``manifest.json``: what this run has read, used and run on so far (:mod:`mtlib.run.manifest`).
+
+        Called after every :meth:`record` and :meth:`save_figure`; the file is rewritten only when
+        something other than its date changed.
+        """
+        manifest = notebook_manifest(self.stem, self.profile, self.params, self.metrics, self._models_before)
+        self._manifest_body = rewrite_manifest(self.layout.manifest_path, manifest, self._manifest_body)
+        return self.layout.manifest_path
 
     def record_report(
         self, report: Report | Mapping[str, Any], model: str | None = None, *, primary: bool = True, tables: bool = True
@@ -333,6 +355,7 @@ class Run:
         alt = " ".join((alt or describe_figure(fig) or name.replace("_", " ")).split())
         self.figures[name] = {"alt": alt, **{p.suffix[1:]: p.relative_to(self.root).as_posix() for p in paths}}
         atomic_write_bytes(self.figures_path, json.dumps(self.figures, indent=2, ensure_ascii=False).encode())
+        self.write_manifest()
         if show:
             _display_in_kernel(fig, paths[0], alt, dpi)
         return paths

@@ -5,9 +5,11 @@
 - :mod:`~mtlib.utils.similarity`: row-normalised cosine similarities.
 - :mod:`~mtlib.utils.cache`: the on-disk cache (atomic, checksummed entries).
 - :mod:`~mtlib.utils.threads`: how many BLAS/OpenMP/torch threads a block uses.
+- :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
 """
 
 # level 0: no other module of mtlib
+from mtlib.utils import provenance
 from mtlib.utils.batching import inference_context, progress_bar, resolve_device, run_batched
 from mtlib.utils.paths import project_root
 from mtlib.utils.similarity import cosine_distance_rows, cosine_matrix, normalize_rows
@@ -19,6 +21,7 @@ from mtlib.utils.threads import cpu_threads, limit_threads
 
 __all__ = [
     # level 0
+    "provenance",
     "inference_context",
     "progress_bar",
     "resolve_device",

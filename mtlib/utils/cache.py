@@ -45,6 +45,7 @@ from typing import Any, cast
 import numpy as np
 
 from mtlib.utils.batching import progress_bar, progress_sink
+from mtlib.utils.provenance import count_cache
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +295,7 @@ class ArrayCache:
         parts = [str(p) for p in namespace]
         readable = "-".join(p.replace("/", "_")[:40] for p in parts)[:120]
         self.folder = (root or cache_root()) / f"{readable}-{stable_hash(parts, 12)}"
+        self.namespace = tuple(parts)  # what produced the vectors, for the run's manifest
         self._index: dict[bytes, tuple[int, int]] | None = None
         self._shards: list[np.ndarray] = []
         self._files: list[Path] = []
@@ -491,6 +493,7 @@ def cached_rows(
         found, missing = cache.get_many(unique_keys)
     else:
         found, missing = [None] * len(unique_keys), list(range(len(unique_keys)))
+    count_cache(cache.namespace if cache is not None else None, len(unique_keys) - len(missing), len(missing), desc)
     bar = progress_bar(len(missing), desc)
     try:
         for start in range(0, len(missing), chunk_size):
