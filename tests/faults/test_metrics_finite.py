@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 
 from mtlib.run import results
+from mtlib.run.layout import RunLayout
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = [nb for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) if nb.stem != "00_template"]
@@ -58,7 +59,7 @@ def test_smoke_metrics_hold_only_finite_numbers(path, smoke_runs):
     """Every notebook's smoke ``metrics.json``: no NaN, infinity or null that ``_skipped`` does not declare."""
     smoke = smoke_runs.get(path.stem[:2])
     assert smoke.returncode == 0, smoke.log[-3000:]
-    metrics_path = smoke.run_dir / "metrics.json"
+    metrics_path = RunLayout(smoke.out_dir, "smoke", path.stem).metrics_path  # 00: the tour, not the template
     metrics = json.loads(metrics_path.read_text())  # the json module reads NaN and Infinity literals too
     bad = undeclared_non_finite(metrics)
     assert not bad, f"{path.stem}: NaN, infinite or null values not declared skipped: {bad[:20]}"
