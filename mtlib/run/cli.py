@@ -346,7 +346,7 @@ def make_executor(args: argparse.Namespace) -> Executor:
         given = [f for f, on in flags.items() if on]
         if given:
             raise SystemExit(
-                f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --executor dask "
+                f"{', '.join(given)} given without --executor dask: Dask options need --executor dask "
                 "(the sequential executor runs one notebook after the other here)"
             )
         return SequentialExecutor()

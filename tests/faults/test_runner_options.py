@@ -44,7 +44,7 @@ def _main(root: Path, *args: str) -> int:
         (["--connect-timeout", "5"], "--connect-timeout"),
         (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler"),
         (["--fan-out", "models"], "--fan-out"),
-        (["--workers", "2", "--fan-out", "models"], "--workers, --fan-out need --executor dask"),
+        (["--workers", "2", "--fan-out", "models"], "--workers, --fan-out given without --executor dask"),
     ],
 )
 def test_a_dask_option_without_the_dask_executor_is_refused(tmp_path, args, named):
