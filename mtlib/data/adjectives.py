@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mtlib.data.errors import DataFormatError, resolve_data_path
+from mtlib.data.errors import DataArgumentError, DataFormatError, check_count, resolve_data_path
 from mtlib.data.tsv import nonblank_lines, text_lines
 
 ADJECTIVE_TYPES = ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")
@@ -64,8 +64,9 @@ def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
         the cell), column by column in header order, top to bottom.
 
     Raises:
-        DataFormatError: an unknown column name, a class column without its
-            ``SYN`` column, a synonym without a word, or a word listed twice.
+        DataFormatError: an unknown column name, a column named twice, a class
+            column without its ``SYN`` column, a synonym without a word, or a
+            word listed twice.
     """
     path = resolve_data_path(path)
     table = list(csv.reader(line + "\n" for _, line in text_lines(path)))
@@ -73,6 +74,13 @@ def load_wide_csv(path: str | os.PathLike) -> pd.DataFrame:
         raise DataFormatError(path, 0, "a header of class columns", "an empty file")
     header = [h.strip() for h in table[0]]
     expected = f"columns from {list(WIDE_COLUMNS)}, each followed by 'SYN <column>'"
+    first: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if name and name.upper() in first:
+            raise DataFormatError(
+                path, 1, f"each column named once ({name!r} is column {first[name.upper()] + 1} and {i + 1})", name
+            )
+        first.setdefault(name.upper(), i)
     classes = {}
     for i, name in enumerate(header):
         if not name or name.upper().startswith("SYN "):
@@ -132,7 +140,7 @@ def load_words(path: str | os.PathLike = BUNDLED_WORDS) -> pd.DataFrame:
                 raise DataFormatError(path, number, "the header 'word<TAB>class'", line)
             header_seen = True
             continue
-        if len(fields) != 2:
+        if len(fields) != 2 or not fields[0]:
             raise DataFormatError(path, number, "two tab-separated columns: word, class", line)
         word, cls = fields
         if cls not in CLASSES:
@@ -174,7 +182,13 @@ def load_lexicon(
 
     Raises:
         ValueError: no word list at all (no ``paths`` and ``bundled=False``).
+        DataArgumentError: ``max_per_type`` or ``max_nouns`` is not an integer >= 0, or ``paths`` is a
+            bare string (give a list of paths).
     """
+    max_per_type = check_count(max_per_type, "load_lexicon", "max_per_type")
+    max_nouns = check_count(max_nouns, "load_lexicon", "max_nouns")
+    if isinstance(paths, (str, bytes)):
+        raise DataArgumentError("load_lexicon", "paths", "a list of word-list paths", paths)
     paths = [*([BUNDLED_WORDS] if bundled else []), *paths]
     if not paths:
         raise ValueError("no word list: give paths, or bundled=True for the bundled Appendix A list")

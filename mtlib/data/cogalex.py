@@ -30,7 +30,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from mtlib.data.errors import DataFormatError, data_dir, resolve_data_path
+from mtlib.data.errors import (
+    DataArgumentError,
+    DataFormatError,
+    check_fraction,
+    check_path,
+    data_dir,
+    path_component,
+    resolve_data_path,
+)
 from mtlib.data.tsv import tsv_rows
 
 RELATIONS_VI = ("SYN", "ANT", "HYP", "RANDOM")
@@ -66,7 +74,7 @@ def read_pairs(
         DataFormatError: a line without three columns or with a label outside
             ``allowed``; the message names file, line and the allowed labels.
     """
-    path = Path(path)
+    path = Path(check_path(path, "read_pairs"))
     rows = []
     for number, fields in tsv_rows(path):
         if len(fields) != 3 or not fields[0] or not fields[1]:
@@ -104,9 +112,18 @@ def load_cogalex_vi(folder: str | os.PathLike, language: str, splits: Sequence[s
         (``train``, ``validgold``, ``gold``).
 
     Raises:
+        DataArgumentError: ``language`` or a split is not one file-name part (``../x``), or ``splits``
+            is a bare string or empty.
         FileNotFoundError: no file for the language; the message lists the
             languages found in the folder.
     """
+    folder = check_path(folder, "load_cogalex_vi", "folder")
+    language = path_component(language, "load_cogalex_vi", "language")
+    if isinstance(splits, (str, bytes)) or not len(splits):
+        raise DataArgumentError(
+            "load_cogalex_vi", "splits", f"a non-empty list of splits from {list(SPLITS_VI)}", splits
+        )
+    splits = [path_component(s, "load_cogalex_vi", "splits") for s in splits]
     folder = Path(folder)
     frames = []
     for split in splits:
@@ -123,7 +140,7 @@ def load_cogalex_vi(folder: str | os.PathLike, language: str, splits: Sequence[s
 
 def load_cogalex_v(path: str | os.PathLike, mapping: Mapping[str, str] = COGALEX_V_MAPPING) -> pd.DataFrame:
     """Read a CogALex-V task-2 file (``gold_task2.txt``), labels mapped by ``mapping``."""
-    path = Path(path)
+    path = Path(check_path(path, "load_cogalex_v"))
     split = "train" if path.name.startswith("train") else "gold"
     return read_pairs(path, RELATIONS_V, mapping).assign(split=split)
 
@@ -152,7 +169,7 @@ def load_cogalex_v_folder(folder: str | os.PathLike, mapping: Mapping[str, str] 
         DataFormatError: several files whose role (train or test) cannot be
             told from their path.
     """
-    folder = Path(folder)
+    folder = Path(check_path(folder, "load_cogalex_v_folder", "folder"))
     files = _task2_files(folder)
     if not files:
         raise FileNotFoundError(f"{folder}: no CogALex-V *task2*.txt file")
@@ -176,7 +193,12 @@ def load_cogalex_v_folder(folder: str | os.PathLike, mapping: Mapping[str, str] 
 
 
 def split_single_file(pairs: pd.DataFrame, path: Path, test_fraction: float = TEST_FRACTION) -> pd.DataFrame:
-    """One CogALex-V file split into ``train`` and ``test`` by :func:`stable_split`; ``attrs["note"]`` says so."""
+    """One CogALex-V file split into ``train`` and ``test`` by :func:`stable_split`; ``attrs["note"]`` says so.
+
+    Raises:
+        DataArgumentError: ``test_fraction`` is not a number in [0, 1].
+    """
+    test_fraction = check_fraction(test_fraction, "split_single_file", "test_fraction")
     out = pairs.assign(split=[stable_split(a, b, test_fraction) for a, b in zip(pairs["word1"], pairs["word2"])])
     n_test = int((out["split"] == "test").sum())
     out.attrs.update(
@@ -191,7 +213,12 @@ def split_single_file(pairs: pd.DataFrame, path: Path, test_fraction: float = TE
 
 
 def stable_split(word1: str, word2: str, test_fraction: float = TEST_FRACTION) -> str:
-    """``"train"`` or ``"test"`` from a hash of the pair: the same on every machine."""
+    """``"train"`` or ``"test"`` from a hash of the pair: the same on every machine.
+
+    Raises:
+        DataArgumentError: ``test_fraction`` is not a number in [0, 1] (NaN would put every pair in train).
+    """
+    test_fraction = check_fraction(test_fraction, "stable_split", "test_fraction")
     digest = hashlib.sha256(f"{word1}\t{word2}".encode()).digest()
     return "test" if int.from_bytes(digest[:4], "big") / 2**32 < test_fraction else "train"
 
@@ -214,11 +241,13 @@ def load_lexical_relations(language: str, source: str | os.PathLike = "") -> pd.
         single file was split (else empty).
 
     Raises:
+        DataArgumentError: ``language`` is not one file-name part (``../x``, ``a/b``, empty).
         FileNotFoundError: no data for the language; the message lists the
             languages found.
         DataFormatError: no test pairs (e.g. a CogALex-VI language with a
             training file only).
     """
+    language = path_component(language, "load_lexical_relations", "language")
     src = resolve_data_path(source) if source else data_dir() / BUNDLED_DIR
     if src.is_file():
         df = split_single_file(load_cogalex_v(src), src)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mtlib.data.errors import DataArgumentError, check_count
+
 
 def subsample(
     frame: pd.DataFrame, n: int, seed: int = 0, *, by: str | None = None, sort: str | None = None
@@ -26,9 +28,15 @@ def subsample(
 
     Returns:
         The kept rows with a fresh index; ``attrs`` are kept.
+
+    Raises:
+        DataArgumentError: ``n`` is not an integer >= 0 (``-1``, ``2.5``, ``True``), or ``by`` or
+            ``sort`` names no column of ``frame``.
     """
-    if n < 0:
-        raise ValueError(f"subsample: n must be >= 0, got {n}")
+    n = check_count(n, "subsample", "n")
+    for argument, column in (("by", by), ("sort", sort)):
+        if column is not None and column not in frame.columns:
+            raise DataArgumentError("subsample", argument, f"a column of the table ({list(frame.columns)})", column)
     if not n:
         return frame
     if by is None:

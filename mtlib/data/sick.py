@@ -43,6 +43,8 @@ FULL_COLUMNS = (
     "SemEval_set",
 )
 SEMEVAL_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment")
+#: The range of ``relatedness_score`` (the mean of annotators' 1-5 ratings).
+RELATEDNESS = (1.0, 5.0)
 # Allowed values of the label-like columns.
 ALLOWED = {
     "entailment_label": LABELS,
@@ -77,8 +79,9 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
 
     Raises:
         DataFormatError: a missing column, a row with too few fields, a
-            label outside the allowed values or a non-numeric score; the
-            message names the file, the line and what was expected.
+            label outside the allowed values or a relatedness_score that is not a
+            number from 1 to 5 (``nan``, ``inf``); the message names the file,
+            the line and what was expected.
     """
     path = resolve_data_path(path)
     header, rows = read_header(path)
@@ -107,6 +110,13 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
                 "an integer pair_ID and a numeric relatedness_score",
                 f"{fields[index['pair_ID']]} / {fields[index['relatedness_score']]}",
             ) from None
+        if not RELATEDNESS[0] <= score <= RELATEDNESS[1]:  # also NaN and inf, which float() reads
+            raise DataFormatError(
+                path,
+                number,
+                f"a relatedness_score from {RELATEDNESS[0]:g} to {RELATEDNESS[1]:g}",
+                fields[index["relatedness_score"]],
+            )
         record: dict[str, Any] = {name: (fields[i] if i < len(fields) else "") for name, i in index.items()}
         record.update(pair_ID=pair_id, relatedness_score=score)
         records.append(record)
@@ -118,4 +128,4 @@ def load_sick(path: str | os.PathLike = BUNDLED_SICK) -> pd.DataFrame:
     return frame
 
 
-__all__ = ["BUNDLED_SICK", "LABELS", "FULL_COLUMNS", "SEMEVAL_COLUMNS", "ALLOWED", "load_sick"]
+__all__ = ["BUNDLED_SICK", "RELATEDNESS", "LABELS", "FULL_COLUMNS", "SEMEVAL_COLUMNS", "ALLOWED", "load_sick"]

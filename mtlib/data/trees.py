@@ -109,10 +109,23 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
             after reading at most this many tokens, in bounded memory.
 
     Raises:
-        ValueError: unbalanced brackets, a node without a label, trailing
+        TypeError: ``text`` is not a ``str`` (``None``, bytes: decode them first), or a bound is not
+            an integer.
+        ValueError: a bound below 1, an empty text, unbalanced brackets, a node without a label, trailing
             text, or a tree past the depth/size bounds; the message gives the
             character position.
     """
+    if not isinstance(text, str):
+        hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise TypeError(
+            f"parse_tree: text must be one bracketed tree as a str, e.g. '(3 (2 It) (4 good))', "
+            f"got {type(text).__name__}{hint}"
+        )
+    for name, bound in (("max_depth", max_depth), ("max_tokens", max_tokens)):
+        if isinstance(bound, bool) or not isinstance(bound, int):
+            raise TypeError(f"parse_tree: {name} must be a positive integer, got {type(bound).__name__} {bound!r}")
+        if bound < 1:
+            raise ValueError(f"parse_tree: {name} must be a positive integer, got {bound}")
     tokens = _TOKEN.finditer(text)
     # each open node: [label, children, word]
     stack: list[list] = []
@@ -163,7 +176,7 @@ def parse_tree(text: str, *, max_depth: int = MAX_DEPTH, max_tokens: int = MAX_T
         else:  # a word where ')' was due
             raise ValueError(f"expected ')' after word {stack[-1][2]!r} at character {at}")
     if count == 0:
-        raise ValueError("empty tree")
+        raise ValueError("parse_tree: expected one bracketed tree such as '(3 (2 It) (4 good))', got an empty text")
     if root is None:
         if state == "label":
             raise ValueError(f"node without a label at character {len(text)}")
@@ -224,15 +237,26 @@ def tree_impurity(tree: Tree) -> float:
     return abs(values[0] - sum(values) / len(values))
 
 
-def _switches(tree: Tree, depth: int, out: list[tuple[float, int, int]]) -> int:
-    """Collect (|label − mean child label|, height, depth) of every inner node; return the height."""
-    if tree.is_leaf:
-        return 1
-    heights = [_switches(c, depth + 1, out) for c in tree.children]
-    height = 1 + max(heights)
-    children = [node_value(c) for c in tree.children]
-    out.append((abs(node_value(tree) - sum(children) / len(children)), height, depth))
-    return height
+def _switches(tree: Tree) -> tuple[list[tuple[float, int, int]], int]:
+    """(|label − mean child label|, height, depth) of every inner node, and the tree's height.
+
+    Iterative (post-order with an explicit stack), so a tree of any depth is scored without recursion.
+    """
+    out: list[tuple[float, int, int]] = []
+    heights: dict[int, int] = {}  # id(node) -> its height, filled once its children are done
+    stack: list[tuple[Tree, int, bool]] = [(tree, 0, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if node.is_leaf:
+            heights[id(node)] = 1
+        elif not done:
+            stack.append((node, depth, True))
+            stack.extend((c, depth + 1, False) for c in node.children)
+        else:
+            heights[id(node)] = 1 + max(heights[id(c)] for c in node.children)
+            children = [node_value(c) for c in node.children]
+            out.append((abs(node_value(node) - sum(children) / len(children)), heights[id(node)], depth))
+    return out, heights[id(tree)]
 
 
 def weighted_node_switching(tree: Tree, *, weight: str = "height", average: str = "mean") -> float:
@@ -269,8 +293,7 @@ def weighted_node_switching(tree: Tree, *, weight: str = "height", average: str 
         raise ValueError(f"weight must be one of {WNS_WEIGHTS}, got {weight!r}")
     if average not in WNS_AVERAGES:
         raise ValueError(f"average must be one of {WNS_AVERAGES}, got {average!r}")
-    nodes: list[tuple[float, int, int]] = []
-    top = _switches(tree, 0, nodes)
+    nodes, top = _switches(tree)
     if not nodes:
         return float("nan")
     if weight == "height":

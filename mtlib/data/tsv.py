@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from mtlib.data.errors import DataFormatError
+from mtlib.data.errors import DataFormatError, check_path
 from mtlib.utils.provenance import record_input
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -40,10 +40,12 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     not UTF-8.
 
     Raises:
-        DataFormatError: a UTF-16 byte-order mark (line 1) or a line that is
-            not valid UTF-8, naming the file, the line and the offending byte.
+        DataFormatError: a folder given for the file, a UTF-16 byte-order mark (line 1) or a line
+            that is not valid UTF-8, naming the file, the line and the offending byte.
     """
-    path = Path(path)
+    path = Path(check_path(path, "text_lines"))
+    if path.is_dir():
+        raise DataFormatError(path, 0, "a data file", "a folder")
     with open(path, "rb") as fh:
         if fh.read(2) in _UTF16_BOMS:
             raise DataFormatError(path, 1, "UTF-8 text (save the file as UTF-8)", "a UTF-16 byte-order mark")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mtlib.data.errors import DataFormatError, resolve_data_path
+from mtlib.data.errors import DataArgumentError, DataFormatError, check_choice, path_component, resolve_data_path
 from mtlib.data.tsv import text_lines as _raw_lines
 
 BUNDLED_DIR = "yelp_style"
@@ -55,9 +55,11 @@ def read_sentences(path: str | os.PathLike, label: int) -> pd.DataFrame:
         ``text, label, line``.
 
     Raises:
+        DataArgumentError: ``label`` is not 0 or 1.
         DataFormatError: a line with a tab (a reference file given by mistake)
             or an empty file.
     """
+    label = check_choice(label, LABELS, "read_sentences", "label")
     path = resolve_data_path(path)
     rows = []
     for number, line in _raw_lines(path):
@@ -84,10 +86,16 @@ def load_sentences(directory: str | os.PathLike = BUNDLED_DIR, splits: Sequence[
         negatives first.
 
     Raises:
+        DataArgumentError: ``splits`` is a bare string, empty, or names a split that is not one file-name part.
         FileNotFoundError: a split's file is missing (the message lists what is expected).
         DataFormatError: a ``sentiment.<split>.<x>`` file whose label ``x`` is
             not 0 or 1, or a malformed line.
     """
+    if isinstance(splits, (str, bytes)) or not len(splits):
+        raise DataArgumentError(
+            "load_sentences", "splits", f"a non-empty list of splits such as {list(SPLITS)}", splits
+        )
+    splits = [path_component(s, "load_sentences", "splits") for s in splits]
     folder = _folder(directory)
     for p in sorted(folder.iterdir()):
         m = _SENTIMENT_FILE.match(p.name)
@@ -113,8 +121,10 @@ def read_tab_pairs(path: str | os.PathLike, direction: str) -> pd.DataFrame:
     """Read one Li et al. reference file: ``source<TAB>rewrite`` per line.
 
     Raises:
+        DataArgumentError: ``direction`` is not ``neg_to_pos`` or ``pos_to_neg``.
         DataFormatError: a line without exactly one tab, or with an empty side.
     """
+    direction = check_choice(direction, DIRECTIONS, "read_tab_pairs", "direction")
     path = resolve_data_path(path)
     expected = "'source<TAB>rewrite' (one tab, both sides non-empty)"
     rows = []
@@ -144,8 +154,7 @@ def read_aligned_pairs(source_path: str | os.PathLike, rewrite_path: str | os.Pa
     Raises:
         DataFormatError: the files differ in length, a line is empty or holds a tab.
     """
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction {direction!r}: expected one of {DIRECTIONS}")
+    direction = check_choice(direction, DIRECTIONS, "read_aligned_pairs", "direction")
     src_path, rew_path = resolve_data_path(source_path), resolve_data_path(rewrite_path)
     sources, rewrites = list(_raw_lines(src_path)), list(_raw_lines(rew_path))
     # a final empty line is only the file's last line end
@@ -210,8 +219,7 @@ def load_reference_pairs(directory: str | os.PathLike = BUNDLED_DIR, fmt: str = 
         DataFormatError: a line with a missing tab or an empty side, or
             line-aligned files of different lengths (file and line named).
     """
-    if fmt not in REFERENCE_FORMATS:
-        raise ValueError(f"reference format {fmt!r}: expected one of {REFERENCE_FORMATS}")
+    fmt = check_choice(fmt, REFERENCE_FORMATS, "load_reference_pairs", "fmt")
     folder = _folder(directory)
     if fmt == "auto":
         fmt = reference_format(folder)

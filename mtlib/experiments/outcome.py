@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mtlib.utils.keys import scheme
+from mtlib.utils.keys import missing, scheme, skipped_of
 
 __all__ = ["Outcome"]
 
@@ -68,11 +68,14 @@ class Outcome:
         return out
 
     def metrics(self) -> dict[str, Any]:
-        """Every value in the run's key scheme (:func:`mtlib.utils.keys.scheme`)."""
+        """Every value in the run's key scheme (:func:`mtlib.utils.keys.scheme`); keys a report declares
+        skipped (:func:`~mtlib.utils.keys.skipped_of`) and left without a value are left out, as a run does."""
         out: dict[str, Any] = {}
         for report, model, primary in self.entries():
-            values = report if isinstance(report, Mapping) else report.metrics()
-            out.update(scheme(dict(values), model, primary))
+            values = dict(report if isinstance(report, Mapping) else report.metrics())
+            skipped = skipped_of(report)
+            values = {k: v for k, v in values.items() if not (k in skipped and missing(v))}
+            out.update(scheme(values, model, primary))
         return out
 
     def extend(self, other: Outcome | Iterable[tuple[str, Any]]) -> Outcome:

@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from mtlib.data.errors import data_dir
 from mtlib.models.backends import BACKEND_ENV, BACKENDS
 from mtlib.models.numerics import PRECISION_ENV, PRECISIONS
 from mtlib.run import params as nbparams
@@ -90,10 +91,12 @@ from mtlib.utils.paths import project_root
 from mtlib.utils.threads import THREADS_ENV, parse_threads
 
 __all__ = [
+    "DEFAULT_WORKERS",
     "OFFLINE_PROFILES",
     "add_executor_arguments",
     "build_jobs",
     "main",
+    "make_parser",
     "make_executor",
     "output_folder",
     "preflight",
@@ -102,6 +105,8 @@ __all__ = [
 
 #: Profiles that never need the network: the runner sets HF_HUB_OFFLINE=1 for them.
 OFFLINE_PROFILES = ("smoke", "quick", "real")
+#: Worker processes of the local Dask cluster when ``--workers`` is not given.
+DEFAULT_WORKERS = 2
 
 
 def build_jobs(
@@ -183,12 +188,25 @@ def _positive_seconds(text: str) -> float:
 
 
 def output_folder(path: str | None, root: Path) -> Path:
-    """The ``--out-dir`` folder, created if needed.
+    """The ``--out-dir`` folder (``None``: the project folder ``root``), created if needed.
 
     Raises:
-        SystemExit: it (or a parent) is a file, or it cannot be created or written.
+        SystemExit: it is given empty (``--out-dir ''`` is not the project folder: leave the option out
+            for that), it is inside the project's ``data/`` folder or ``$MTLIB_DATA`` (outputs never mix
+            with inputs), it (or a parent) is a file, or it cannot be created or written.
     """
-    out = Path(path).expanduser().resolve() if path else root
+    if path is not None and not str(path).strip():
+        raise SystemExit(
+            "--out-dir '': expected a folder for figures/ and papermill_runs/ "
+            "(leave --out-dir out to write into the project folder)"
+        )
+    out = Path(path).expanduser().resolve() if path is not None else root
+    for data in {(root / "data").resolve(), data_dir().expanduser().resolve()}:
+        if out == data or out.is_relative_to(data):
+            raise SystemExit(
+                f"--out-dir {out}: inside the data folder {data}; outputs never go among the input data "
+                "(give another folder)"
+            )
     for p in (out, *out.parents):
         if p.exists() and not p.is_dir():
             raise SystemExit(f"--out-dir {out}: {p} is a file, not a folder; give a folder (it is created if missing)")
@@ -284,7 +302,10 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
         help="sequential (default): one notebook after the other here; dask: jobs on a Dask cluster",
     )
     group.add_argument(
-        "--workers", type=int, default=2, help="dask: worker processes of the LocalCluster started here (default 2)"
+        "--workers",
+        type=int,
+        default=None,
+        help=f"dask: worker processes of the LocalCluster started here (default {DEFAULT_WORKERS})",
     )
     group.add_argument(
         "--scheduler",
@@ -299,35 +320,52 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
         help="dask: one job per model (and/or seed) to fill the shared $MTLIB_CACHE, then one "
         "gather job per notebook with every model that writes the outputs",
     )
-    group.add_argument("--retries", type=int, default=1, help="dask: extra attempts of a failed job (default 1)")
+    group.add_argument("--retries", type=int, default=None, help="dask: extra attempts of a failed job (default 1)")
     group.add_argument(
         "--connect-timeout",
         type=_positive_seconds,
-        default=CONNECT_TIMEOUT,
+        default=None,
         metavar="SECONDS",
         help=f"dask: seconds to wait for --scheduler to answer as a Dask scheduler (default {CONNECT_TIMEOUT:.0f})",
     )
 
 
 def make_executor(args: argparse.Namespace) -> Executor:
-    """The executor the command line asks for; Dask flags without ``--executor dask`` are refused."""
+    """The executor the command line asks for.
+
+    Every Dask flag (``--workers``, ``--scheduler``, ``--fan-out``, ``--retries``, ``--connect-timeout``)
+    without ``--executor dask`` is refused, never ignored; so is ``--connect-timeout`` without
+    ``--scheduler`` (:func:`main` also refuses ``--workers`` with ``--scheduler``).
+    """
+    flags = {
+        "--workers": getattr(args, "workers", None) is not None,
+        "--scheduler": bool(args.scheduler),
+        "--fan-out": bool(args.fan_out),
+        "--retries": getattr(args, "retries", None) is not None,
+        "--connect-timeout": getattr(args, "connect_timeout", None) is not None,
+    }
     if args.executor == "sequential":
-        given = [f for f, v in (("--scheduler", args.scheduler), ("--fan-out", args.fan_out)) if v]
+        given = [f for f, on in flags.items() if on]
         if given:
-            raise SystemExit(f"{', '.join(given)} need --executor dask")
+            raise SystemExit(
+                f"{', '.join(given)} given without --executor dask: Dask options need --executor dask "
+                "(the sequential executor runs one notebook after the other here)"
+            )
         return SequentialExecutor()
+    if flags["--connect-timeout"] and not flags["--scheduler"]:
+        raise SystemExit("--connect-timeout applies to --scheduler ADDRESS; without it a LocalCluster is started here")
     axes = [a.strip() for a in args.fan_out.split(",") if a.strip()]
     return DaskExecutor(
-        workers=args.workers,
+        workers=DEFAULT_WORKERS if args.workers is None else args.workers,
         scheduler=args.scheduler,
         fan_out=axes,
-        retries=args.retries,
-        connect_timeout=getattr(args, "connect_timeout", CONNECT_TIMEOUT),
+        retries=1 if getattr(args, "retries", None) is None else args.retries,
+        connect_timeout=getattr(args, "connect_timeout", None) or CONNECT_TIMEOUT,
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status (``128 + signal`` when interrupted)."""
+def make_parser() -> argparse.ArgumentParser:
+    """The runner's command line (every option but the executor's, which :func:`add_executor_arguments` adds)."""
     parser = argparse.ArgumentParser(prog="python -m mtlib.run", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--profile",
@@ -380,7 +418,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", default=None, help="project folder (default: found from the working directory)")
     parser.add_argument("--out-dir", default=None, help="where figures/ and papermill_runs/ go (default: the project)")
     add_executor_arguments(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status (``128 + signal`` when interrupted)."""
+    args = make_parser().parse_args(argv)
+    if args.workers is not None and args.scheduler:
+        raise SystemExit(
+            "--workers sets the workers of the LocalCluster started here; with --scheduler the existing "
+            "cluster's own workers run the jobs: leave --workers out"
+        )
     root = Path(args.root).resolve() if args.root else project_root()
     out = output_folder(args.out_dir, root)
     jobs = build_jobs(
@@ -398,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     profile = profile_name(args.profile)
     executor = make_executor(args)  # bad executor flags fail here, before any output is cleared
     if args.executor == "dask" and not args.scheduler:  # the local workers share this machine's cores
-        jobs = [replace(j, env={**j.env, JOBS_ENV: str(args.workers)}) for j in jobs]
+        workers = DEFAULT_WORKERS if args.workers is None else args.workers
+        jobs = [replace(j, env={**j.env, JOBS_ENV: str(workers)}) for j in jobs]
     if args.list:
         for job in jobs:
             print(f"{job.stem}: {json.dumps(job.parameters, sort_keys=True)}")

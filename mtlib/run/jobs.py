@@ -41,6 +41,7 @@ from mtlib.utils.threads import ThreadPlan, plan_threads
 
 __all__ = [
     "JOBS_ENV",
+    "KERNEL_DIED",
     "KERNEL_START_ERRORS",
     "KERNEL_START_TRIES",
     "STARTED_FILE",
@@ -316,7 +317,7 @@ def _papermill(cmd: list[str], job: NotebookJob, env: dict[str, str]) -> tuple[s
             raise
         text = err_text + out
         status = "ok" if proc.returncode == 0 else "failed"
-        error = "" if status == "ok" else exit_reason(proc.returncode, text)
+        error = "" if status == "ok" else exit_reason(proc.returncode, text, job.output)
     return status, error, text
 
 
@@ -385,16 +386,54 @@ def stop_process_tree(proc: subprocess.Popen, grace: float = 5.0) -> None:
         pass
 
 
-def exit_reason(returncode: int, text: str) -> str:
-    """Why papermill failed: the signal that killed it, else its last error line, else its exit code."""
+#: Papermill's words for a kernel that died while a cell ran (killed by a signal, or crashed).
+KERNEL_DIED = ("DeadKernelError", "Kernel died")
+
+
+def exit_reason(returncode: int, text: str, executed: Path | None = None) -> str:
+    """Why papermill failed, and what happened to the notebook.
+
+    The signal that killed papermill (the notebook stopped there), a kernel that died
+    (killed by a signal such as the out-of-memory killer's SIGKILL, or crashed), else papermill's last
+    error line, else its exit code. ``executed`` (the executed notebook) names the cell that was
+    running, when papermill marked one.
+
+    Example:
+        >>> print(exit_reason(-15, "").replace(": ", ":\\n"))
+        papermill was killed by SIGTERM (exit status -15):
+        the notebook stopped, its remaining cells did not run
+    """
+    cell = _running_cell(executed)
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
-        return f"papermill was killed by {name} (exit status {returncode})"
+        return (
+            f"papermill was killed by {name} (exit status {returncode}): the notebook stopped{cell}, "
+            "its remaining cells did not run"
+        )
+    if any(sign in text for sign in KERNEL_DIED) and not kernel_did_not_start(text):  # that one is retried
+        return (
+            f"the notebook's kernel died{cell} (killed by a signal, e.g. SIGKILL from the out-of-memory killer, "
+            "or crashed): the notebook stopped there, its remaining cells did not run"
+        )
     line = _last_error(text, default="")
     return line or f"papermill exited with code {returncode} and no error message"
+
+
+def _running_cell(executed: Path | None) -> str:
+    """`` in cell N (`first line`)`` for the cell papermill marked running in ``executed``, else ``""``."""
+    try:
+        cells = json.loads(executed.read_text(encoding="utf-8"))["cells"] if executed else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    for number, cell in enumerate(cells, start=1):
+        if isinstance(cell, dict) and cell.get("metadata", {}).get("papermill", {}).get("status") == "running":
+            source = cell.get("source", "")
+            first = ("".join(source) if isinstance(source, list) else str(source)).strip().splitlines()
+            return f" in cell {number}" + (f" (`{first[0][:60]}`)" if first else "")
+    return ""
 
 
 def write_params(job: NotebookJob) -> Path | None:

@@ -26,9 +26,19 @@ Metric keys follow one scheme:
   the notebook's ``models``), e.g. ``violation_rate/T1``;
 - ``timing/...``: durations (``timing/models/minilm/count_seconds``), the only
   keys that differ between two runs of the same profile;
-- ``_headline``: the keys the runner's summary shows.
+- ``_headline``: the keys the runner's summary shows;
+- ``_skipped``: the keys a run declared skipped, each with why (see below).
 
 :meth:`Run.record_report` writes an experiment report in this scheme.
+
+Every recorded number is finite. A value that was not computed (no bootstrap
+intervals with ``n_boot=0``, no held-out correlation without held-out
+sentences) is *declared skipped*, with a reason: :meth:`Run.skip`, or a
+report's optional ``skipped()`` (``{key: reason}``, read by
+:meth:`Run.record_report`). A skipped key is not written; ``_skipped`` names it
+and says why. Any other NaN or infinite value, alone or inside a list, a dict
+or a table, is a :class:`NonFiniteMetricError` naming the key, and a headline key
+that is skipped or not finite fails the notebook with the key named.
 
 The output root is the ``out_dir`` parameter when given, else ``$MTLIB_OUT``,
 else the project folder (the one holding ``notebooks/`` and ``mtlib/``) found
@@ -54,26 +64,31 @@ from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metric
 from mtlib.run.manifest import notebook_manifest, rewrite_manifest, start_run
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
-from mtlib.utils.keys import TIMING_PREFIX, model_slug, scheme, timing_key
+from mtlib.utils.keys import TIMING_PREFIX, model_slug, scheme, skipped_of, timing_key
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import kernel_threads
 
 __all__ = [
     "FIGURES_INDEX",
     "OUT_ENV",
+    "SKIPPED_KEY",
     "TIMING_PREFIX",
+    "NonFiniteMetricError",
     "Report",
     "Run",
     "RunLayout",
     "model_slug",
     "output_root",
     "project_root",
+    "first_non_finite",
     "read_figures",
     "read_metrics",
     "timing_key",
 ]
 
 OUT_ENV = "MTLIB_OUT"
+#: Metric key holding the keys a run skipped, each with the reason: ``{"key": "why it was not computed"}``.
+SKIPPED_KEY = "_skipped"
 
 
 @runtime_checkable
@@ -83,10 +98,30 @@ class Report(Protocol):
     ``metrics()`` gives flat keys ``<metric>/<group...>`` without a model
     prefix; :meth:`Run.record_report` adds it. ``tables()`` (optional) gives
     named DataFrames to save; ``headline`` (optional) names the keys for the
-    runner's summary.
+    runner's summary; ``skipped()`` (optional) gives ``{key: reason}`` for the
+    keys it did not compute (NaN in ``metrics()``, or left out of it): they are
+    declared skipped, not written (see the module docstring).
     """
 
     def metrics(self) -> Mapping[str, Any]: ...
+
+
+class NonFiniteMetricError(ValueError):
+    """A metric is NaN or infinite and was not declared skipped (:meth:`Run.skip`).
+
+    Attributes:
+        key: The metric key.
+        where: Where inside the value (``""`` for a number, ``"[2]"``, ``"['E']"`` inside a list or dict).
+    """
+
+    def __init__(self, stem: str, key: str, where: str, value: float) -> None:
+        self.key, self.where = key, where
+        inside = f" at {where}" if where else ""
+        super().__init__(
+            f"{stem}: metric {key!r} is {value}{inside}: every recorded number must be finite. A value that was "
+            f"not computed is declared skipped with its reason (run.skip({key!r}, 'why'), or the report's "
+            "skipped()); it is then left out of metrics.json and named under _skipped"
+        )
 
 
 def output_root(out_dir: str | os.PathLike | None = None) -> Path:
@@ -101,6 +136,39 @@ def output_root(out_dir: str | os.PathLike | None = None) -> Path:
 def _not_finite(value: Any) -> bool:
     """Whether a scalar metric is NaN or infinite."""
     return isinstance(value, (float, np.floating)) and not math.isfinite(float(value))
+
+
+def first_non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
+    """Where the first NaN or infinite number inside ``value`` is, and that number (``None``: all finite).
+
+    Looks inside lists, tuples, dicts, arrays and DataFrames (a small table recorded as a metric).
+
+    Example:
+        >>> first_non_finite({"a": [1.0, float("nan")]})
+        ("['a'][1]", nan)
+        >>> first_non_finite(0.5) is None
+        True
+    """
+    if _not_finite(value):
+        return where, float(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            at = tuple(int(i) for i in np.argwhere(~np.isfinite(value))[0])
+            return where + "".join(f"[{i}]" for i in at), float(value[at])
+        return first_non_finite(value.tolist(), where) if value.dtype.kind == "O" else None
+    if isinstance(value, Mapping):
+        items: Any = ((f"[{k!r}]", v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"[{i}]", v) for i, v in enumerate(value))
+    elif hasattr(value, "to_dict") and hasattr(value, "columns"):  # a small DataFrame
+        items = ((f"[{i}]", row) for i, row in enumerate(value.to_dict(orient="records")))
+    else:
+        return None
+    for part, v in items:
+        found = first_non_finite(v, where + part)
+        if found is not None:
+            return found
+    return None
 
 
 def _jsonable(value: Any) -> Any:
@@ -191,6 +259,8 @@ class Run:
         use_precision((params or {}).get("precision"))
         self.metrics.update(run_numerics((params or {}).get("device"), (params or {}).get("precision")))
         self.headline: list[str] = []
+        # keys declared not computed in this run, each with its reason (Run.skip)
+        self.skipped: dict[str, str] = {}
         # figures index of this execution: name -> {"alt", "png", "pdf"} (paths relative to the output root)
         self.figures: dict[str, dict[str, str]] = {}
         self.root = root
@@ -241,22 +311,82 @@ class Run:
         Keys are flat strings such as ``"violation_rate/overall"``; values are
         numbers, strings, or small lists/dicts/DataFrames. ``headline=True``
         puts the keys in the runner's summary table. A duration (a key with a
-        part ending in ``seconds``) is stored under ``timing/``.
+        part ending in ``seconds``) is stored under ``timing/``. A key declared
+        skipped (:meth:`skip`) whose value is NaN is left out; a finite value
+        recorded for it later replaces the declaration.
+
+        Raises:
+            NonFiniteMetricError: a value is NaN or infinite (or holds one) and its key is not declared skipped.
+            ValueError: a headline key was declared skipped: a notebook's claim must be a number.
         """
-        items = dict(key) if isinstance(key, Mapping) else {key: value}
-        if headline:  # a headline metric is a claim of the notebook: NaN or inf is a failure, not a number
-            bad = [str(k) for k, v in items.items() if _not_finite(v)]
+        items = {timing_key(str(k)): v for k, v in (dict(key) if isinstance(key, Mapping) else {key: value}).items()}
+        if headline:  # a headline metric is a claim of the notebook: NaN, inf or skipped is a failure
+            skipped = [f"{k} ({self.skipped[k]})" for k in items if k in self.skipped]
+            if skipped:
+                raise ValueError(
+                    f"{self.stem}: headline metric(s) {', '.join(skipped)} were skipped; "
+                    "a claimed value must be a number"
+                )
+            bad = [k for k, v in items.items() if first_non_finite(v) is not None]
             if bad:
                 raise ValueError(
                     f"{self.stem}: headline metric(s) {', '.join(bad)} are NaN or infinite; "
                     "a claimed value must be a number"
                 )
+        kept = {}
         for k, v in items.items():
-            k = timing_key(str(k))
+            found = first_non_finite(v)
+            if found is None:
+                self.skipped.pop(k, None)
+                kept[k] = v
+            elif k not in self.skipped:
+                raise NonFiniteMetricError(self.stem, k, *found)
+        for k, v in kept.items():
             self.metrics[k] = _jsonable(v)
             if headline and k not in self.headline:
                 self.headline.append(k)
+        self._write()
+
+    def skip(self, key: str | Mapping[str, str], reason: str = "") -> None:
+        """Declare metrics skipped: not computed in this run, for ``reason``.
+
+        A skipped key is left out of ``metrics.json`` (a value recorded before
+        is removed) and listed under ``_skipped`` with its reason, so a reader
+        (a test, a claim) tells "not computed, and why" from a lost number.
+
+        Args:
+            key: One key, or a mapping ``{key: reason}`` (then ``reason`` is not used).
+            reason: Why the value was not computed (``"n_boot=0: no bootstrap intervals"``).
+
+        Raises:
+            ValueError: no reason given, or a headline key (a claimed value cannot be skipped).
+
+        Example:
+            >>> import tempfile
+            >>> run = Run("00_template", profile="smoke", out_dir=tempfile.mkdtemp(), params={})
+            >>> run.skip("ci_low/overall", "n_boot=0: no bootstrap intervals")
+            >>> run.record("ci_low/overall", float("nan"))  # declared: left out, no error
+            >>> "ci_low/overall" in run.metrics, run.metrics["_skipped"]
+            (False, {'ci_low/overall': 'n_boot=0: no bootstrap intervals'})
+        """
+        items = dict(key) if isinstance(key, Mapping) else {key: reason}
+        for k, why in items.items():
+            k = timing_key(str(k))
+            if not isinstance(why, str) or not why.strip():
+                raise ValueError(f"{self.stem}: Run.skip({k!r}): give the reason the value was not computed")
+            if k in self.headline:
+                raise ValueError(f"{self.stem}: headline metric {k} cannot be skipped ({why}); a claim is a number")
+            self.skipped[k] = why.strip()
+            self.metrics.pop(k, None)
+        self._write()
+
+    def _write(self) -> None:
+        """Rewrite ``metrics.json`` (atomically) with the headline keys, the skipped keys and the threads."""
         self.metrics["_headline"] = self.headline
+        if self.skipped:
+            self.metrics[SKIPPED_KEY] = dict(sorted(self.skipped.items()))
+        else:
+            self.metrics.pop(SKIPPED_KEY, None)
         # the threads this kernel ran with (mtlib.utils.threads.plan_threads): a condition of the run, like its seconds
         self.metrics.update({f"{TIMING_PREFIX}threads/{k}": v for k, v in kernel_threads().items()})
         atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
@@ -283,9 +413,13 @@ class Run:
         :func:`model_slug`. Without ``model`` the keys are recorded as they are.
         Durations go under ``timing/`` (see :meth:`record`).
 
+        The report's ``skipped()`` keys (optional, ``{key: reason}``) are declared
+        skipped (:meth:`skip`) under the same prefixes before its values are
+        recorded, so their NaN values are left out; any other NaN is an error.
+
         Args:
-            report: An object with ``metrics()`` (and optionally ``tables()``
-                and ``headline``), or a plain mapping of metrics.
+            report: An object with ``metrics()`` (and optionally ``tables()``,
+                ``headline`` and ``skipped()``), or a plain mapping of metrics.
             model: The model the report is about.
             primary: Also record the plain keys (and the headline).
             tables: Save ``report.tables()`` as ``<name>`` for the primary
@@ -293,14 +427,23 @@ class Run:
 
         Returns:
             The keys and values recorded.
+
+        Raises:
+            NonFiniteMetricError: a NaN or infinite value whose key the report does not declare skipped.
+            ValueError: a headline key of the report is skipped, NaN or infinite.
         """
         values = dict(report) if isinstance(report, Mapping) else dict(report.metrics())
+        skipped = skipped_of(report)
         out = scheme(values, model, primary)
-        self.record(out)
+        declared = scheme(skipped, model, primary)
+        if declared:
+            self.skip(declared)
+        self.record(out)  # a declared key's NaN is left out; a finite value replaces the declaration
         plain = model is None or primary
         heads = [] if isinstance(report, Mapping) else list(getattr(report, "headline", ()) or ())
         if heads and plain:
-            self.record({k: values[k] for k in heads if k in values}, headline=True)
+            # a key the report does not have is not claimed by this part (a report type used for several parts)
+            self.record({k: values.get(k, math.nan) for k in heads if k in values or k in skipped}, headline=True)
         if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
             for name, frame in report.tables().items():
                 self.save_table(frame, name if plain else f"{name}__{model_slug(str(model))}")
@@ -343,7 +486,12 @@ class Run:
 
         Returns:
             The two paths written.
+
+        Raises:
+            ValueError: ``name`` is not one file-name part: empty, ``.``/``..``, or with ``/``, ``\\``
+                or NUL (a model given by path goes through :func:`model_slug` first).
         """
+        _file_name(name, "save_figure")
         paths = []
         for ext in ("png", "pdf"):
             path = self.figures_dir / f"{name}.{ext}"
@@ -361,11 +509,26 @@ class Run:
         return paths
 
     def save_table(self, df: Any, name: str) -> Path:
-        """Save a DataFrame as ``tables/<name>.csv`` (index included)."""
+        """Save a DataFrame as ``tables/<name>.csv`` (index included).
+
+        Raises:
+            ValueError: ``name`` is not one file-name part (see :meth:`save_figure`).
+        """
+        _file_name(name, "save_table")
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         path = self.tables_dir / f"{name}.csv"
         atomic_write_bytes(path, df.to_csv().encode())
         return path
+
+
+def _file_name(name: Any, where: str) -> str:
+    """``name`` if it is one safe file-name part of the run's folders, never a path out of them."""
+    if not isinstance(name, str) or name.strip() in ("", ".", "..") or any(c in name for c in "/\\\x00"):
+        raise ValueError(
+            f"Run.{where}: name must be one file name without '/', '\\' or '..' (use model_slug() for a "
+            f"model given by path), got {name!r}"
+        )
+    return name
 
 
 def _display_in_kernel(fig: Any, png: Path, alt: str, dpi: int) -> None:

@@ -71,7 +71,7 @@ def load_model_spec(spec: str) -> Any:
     if spec.lower().endswith(PICKLE_SUFFIXES):
         raise BadInput(
             f"--model {spec}: mtlib does not load pickled models (loading one runs whatever code it holds). "
-            f"Load it in a Python file you trust, e.g. my_model.py with `model = joblib.load({spec!r})`, "
+            f"Load {spec!r} in a Python file you trust (e.g. my_model.py, with joblib or pickle: `model = ...`), "
             f"and pass --model my_model.py:model"
         )
     target, sep, attr = spec.rpartition(":")

@@ -102,12 +102,64 @@ def cache_disk_error(err: OSError, path: Path, folder: Path) -> OSError:
     return OSError(err.errno, message)
 
 
+#: Errors of a path that cannot be a folder: a file in its place, a symbolic link that loops or points nowhere.
+_FOLDER_ERRNOS = {errno.EEXIST, errno.ENOTDIR, errno.ELOOP, errno.EISDIR, errno.ENOENT}
+
+
+def _blocker(folder: Path) -> str | None:
+    """What stops ``folder`` from being a folder: the first part of it that is a file or a broken link."""
+    for p in reversed([folder, *folder.parents]):
+        if p.is_symlink():
+            try:
+                p.resolve(strict=True)
+            except (OSError, RuntimeError):
+                return f"{p} is a symbolic link that loops or points nowhere"
+        if p.exists() and not p.is_dir():
+            return f"{p} is a file, not a folder"
+    return None
+
+
+def folder_error(err: OSError, path: Path, folder: Path, cache: Path | None = None) -> OSError:
+    """The error for ``path`` that cannot be written because ``folder`` cannot be a folder, naming the culprit.
+
+    The same class as ``err`` (a :class:`FileExistsError` stays one), with its errno; the message names
+    ``path`` (never a temporary file), the part of ``folder`` that is a file or a looping link, and, in the
+    cache, ``MTLIB_CACHE`` as the remedy. ``err`` itself when nothing in ``folder`` is in the way.
+
+    Example:
+        >>> import tempfile
+        >>> tmp = Path(tempfile.mkdtemp())
+        >>> (tmp / "cache").write_text("not a folder")
+        12
+        >>> exists = FileExistsError(errno.EEXIST, "File exists")
+        >>> e = folder_error(exists, tmp / "cache/x.npz", tmp / "cache", cache=tmp / "cache")
+        >>> print(str(e).replace(str(tmp), "TMP").replace("; ", ";\\n"))
+        [Errno 17] mtlib cache: cannot write TMP/cache/x.npz: TMP/cache is a file, not a folder;
+        remove it, or set MTLIB_CACHE to a folder (e.g. export MTLIB_CACHE=/tmp/mtlib-cache)
+    """
+    why = _blocker(folder)
+    if why is None:
+        if err.errno != errno.EISDIR or not path.is_dir():
+            return err
+        why = f"{path} is a folder; expected a file there"
+    what = f"use the folder {path}" if path == folder else f"write {path}"
+    if cache is not None:
+        message = (
+            f"mtlib cache: cannot {what}: {why}; remove it, or set {CACHE_ENV} to a folder "
+            f"(e.g. export {CACHE_ENV}=/tmp/mtlib-cache)"
+        )
+    else:
+        message = f"cannot {what}: {why}; remove it or choose another folder"
+    return type(err)(err.errno, message)
+
+
 def cache_root() -> Path:
     """The cache root folder: ``$MTLIB_CACHE`` or ``~/.cache/mtlib`` (created when missing).
 
     Raises:
-        OSError: the folder cannot be created (:class:`PermissionError` included); the message names
-            the folder and ``MTLIB_CACHE`` as the remedy.
+        OSError: the folder cannot be created (:class:`PermissionError` included), or it (or a folder
+            above it) is a file or a symbolic link that loops; the message names the folder, the part in
+            the way and ``MTLIB_CACHE`` as the remedy.
     """
     root = _root_path()
     try:
@@ -115,6 +167,8 @@ def cache_root() -> Path:
     except OSError as err:
         if err.errno in _DISK_ERRNOS:
             raise cache_disk_error(err, root, root) from err
+        if err.errno in _FOLDER_ERRNOS:
+            raise folder_error(err, root, root, root) from err
         raise
     return root
 
@@ -143,7 +197,9 @@ def atomic_write_bytes(path: Path, data: bytes, *, cache_folder: Path | None = N
     Raises:
         OSError: the write failed. Under a cache folder, a permission problem or a full disk
             (``ENOSPC``, ``EFBIG``, ``EDQUOT``, ``EROFS``) names that folder and ``MTLIB_CACHE`` as
-            the remedy (:func:`cache_disk_error`).
+            the remedy (:func:`cache_disk_error`). A file or a looping link where a folder of ``path``
+            should be, or a folder at ``path`` itself, names ``path`` and what is in the way
+            (:func:`folder_error`), never the temporary file.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -161,6 +217,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, cache_folder: Path | None = N
         folder = cache_folder or (_root_path() if path.absolute().is_relative_to(_root_path().absolute()) else None)
         if folder is not None and err.errno in _DISK_ERRNOS:
             raise cache_disk_error(err, path, folder) from err
+        if err.errno in _FOLDER_ERRNOS:
+            raise folder_error(err, path, path.parent, folder) from err
         raise
 
 
@@ -515,6 +573,7 @@ def cached_rows(
 
 __all__ = [
     "cache_disk_error",
+    "folder_error",
     "CACHE_ENV",
     "cache_root",
     "stable_hash",

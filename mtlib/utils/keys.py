@@ -17,12 +17,13 @@ experiment's outcome (:class:`mtlib.experiments.outcome.Outcome`) both call it, 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TIMING_PREFIX", "model_slug", "scheme", "timing_key"]
+__all__ = ["TIMING_PREFIX", "missing", "model_slug", "scheme", "skipped_of", "timing_key"]
 
 #: Prefix of every timing metric: a determinism check compares all other keys exactly.
 TIMING_PREFIX = "timing/"
@@ -82,3 +83,26 @@ def scheme(values: Mapping[str, Any], model: str | None = None, primary: bool = 
     if slug is None or primary:
         out.update(values)
     return {timing_key(k): v for k, v in out.items()}
+
+
+def skipped_of(report: Any) -> dict[str, str]:
+    """A report's declared skipped keys, ``{key: reason}`` (its ``skipped()`` or ``skipped`` mapping; none).
+
+    A skipped key names a value the report did not compute (``n_boot=0``: no intervals); a run leaves it out of
+    ``metrics.json`` and lists it under ``_skipped``, never as a NaN.
+
+    Raises:
+        TypeError: ``skipped()`` gives something other than a mapping.
+    """
+    found = getattr(report, "skipped", None) if not isinstance(report, Mapping) else None
+    found = found() if callable(found) else found
+    if found is None:
+        return {}
+    if not isinstance(found, Mapping):
+        raise TypeError(f"a report's skipped() must give a mapping {{key: reason}}, got {type(found).__name__}")
+    return {str(k): str(v) for k, v in found.items()}
+
+
+def missing(value: Any) -> bool:
+    """Whether a skipped key's value stands for nothing (None, NaN or infinite), so it is left out."""
+    return value is None or (isinstance(value, float) and not math.isfinite(value))

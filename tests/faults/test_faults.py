@@ -184,13 +184,40 @@ def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path
 
 
 def test_exit_reason_names_the_signal_or_the_exit_code():
+    stopped = "the notebook stopped, its remaining cells did not run"
     assert (
         runner.exit_reason(-9, "[IPKernelApp] WARNING | Parent appears to have exited, shutting down.")
-        == "papermill was killed by SIGKILL (exit status -9)"
+        == f"papermill was killed by SIGKILL (exit status -9): {stopped}"
     )
-    assert runner.exit_reason(-15, "") == "papermill was killed by SIGTERM (exit status -15)"
+    assert runner.exit_reason(-15, "") == f"papermill was killed by SIGTERM (exit status -15): {stopped}"
     assert runner.exit_reason(3, "") == "papermill exited with code 3 and no error message"
     assert runner.exit_reason(1, "x\nValueError: bad\n") == "ValueError: bad"
+
+
+def test_exit_reason_says_what_happened_to_the_notebook(tmp_path):
+    """Issue 36: the two signal cases whose message did not say what happened to the notebook."""
+    executed = tmp_path / "01_sleep.ipynb"
+    cells = [
+        {"cell_type": "code", "source": "profile = 't'", "metadata": {"papermill": {"status": "completed"}}},
+        {
+            "cell_type": "code",
+            "source": ["import time\n", "time.sleep(120)"],
+            "metadata": {"papermill": {"status": "running"}},
+        },
+    ]
+    executed.write_text(json.dumps({"cells": cells}))
+    # papermill killed by a signal: where the notebook stopped, and that the rest did not run
+    assert runner.exit_reason(-15, "", executed) == (
+        "papermill was killed by SIGTERM (exit status -15): the notebook stopped in cell 2 (`import time`), "
+        "its remaining cells did not run"
+    )
+    # the kernel killed by a signal (the out-of-memory killer's SIGKILL): said so, not a bare "Kernel died"
+    reason = runner.exit_reason(1, "Traceback ...\nnbclient.exceptions.DeadKernelError: Kernel died\n", executed)
+    assert reason.startswith("the notebook's kernel died in cell 2") and "SIGKILL" in reason
+    assert "remaining cells did not run" in reason
+    # a kernel that died while starting keeps papermill's words (the runner retries on them)
+    start = "RuntimeError: Kernel died before replying to kernel_info"
+    assert runner_jobs.kernel_did_not_start(runner.exit_reason(1, start))
 
 
 DIE_ONCE = """import os, pathlib, sys
@@ -222,3 +249,26 @@ def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path, capfd):
     assert "the kernel did not start" in capfd.readouterr().err
     assert runner_jobs.kernel_did_not_start("RuntimeError: Kernel died before replying to kernel_info")
     assert not runner_jobs.kernel_did_not_start("ValueError: bad")
+
+
+def test_a_kernel_killed_by_a_signal_is_reported_as_such(tmp_path):
+    """SIGKILL to the kernel (as the out-of-memory killer sends): the report says the kernel died and the
+    notebook stopped, not a bare "DeadKernelError: Kernel died"; the next notebook still runs."""
+    root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_ok": QUICK})
+    marker = tmp_path / "pids"
+
+    def kill_kernel():
+        kernel, _ = map(int, _wait_for(marker).split())
+        os.kill(kernel, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_kernel, daemon=True)
+    killer.start()
+    status = runner.main(["--profile", "t", "--root", str(root), "-p", f"01.marker={marker}"])
+    killer.join(5)
+    assert status == 1
+    report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
+    sections = dict(part.split("\n", 1) for part in report.split("\n## ")[1:])
+    assert (
+        "the notebook's kernel died" in sections["01_sleep"] and "remaining cells did not run" in sections["01_sleep"]
+    )
+    assert "Status: **ok**" in sections["02_ok"]

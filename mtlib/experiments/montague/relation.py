@@ -157,7 +157,7 @@ class DistanceOrder(Relation):
             method,
             per_item,
             table,
-            {"n_items": len(pool), "count_seconds": seconds},
+            {"n_items": len(pool), "count_seconds": seconds, "n_boot": int(n_boot)},
         )
 
 

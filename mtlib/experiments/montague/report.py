@@ -36,6 +36,7 @@ from mtlib.experiments.montague.relation import (
 )
 from mtlib.experiments.montague.type_tests import type_difference_test
 from mtlib.relations import RelationResult
+from mtlib.relations.errors import check_count, refuse
 
 
 class TestSpec(NamedTuple):
@@ -154,7 +155,44 @@ class MontagueReport:
         group ``overall``; ``paper_match|paper_cells|paper_max_gap/table<N>``
         for a published model; ``type_test_p_permutation|type_test_p_chi2/<test>``;
         ``n_texts``, ``excluded_phrases``, ``missing_words``; ``embed_seconds``, ``test_seconds``.
+        A value that was not computed (see :meth:`skipped`) is left out.
         """
+        skipped = self.skipped()
+        return {k: v for k, v in self._values().items() if k not in skipped}
+
+    def skipped(self) -> dict[str, str]:
+        """The keys not computed in this run, each with why: ``{key: reason}`` (``Run.record_report`` reads it).
+
+        Intervals of a run with ``n_boot=0`` (no bootstrap), E and its interval of a group without
+        cases (too few adjectives or nouns for the test, or every phrase excluded: a word without a
+        vector), and the largest gap to a paper table none of whose cells was measured. Any other NaN
+        is left in :meth:`metrics`, where ``Run.record`` refuses it, naming the key.
+        """
+        out: dict[str, str] = {}
+        cases_of = {
+            test: dict(zip(map(_label, self.consistency(test).index), self.consistency(test)["n"]))
+            for test in self.results
+        }
+        for key, value in self._values().items():
+            if not isinstance(value, float) or np.isfinite(value):
+                continue
+            test, _, label = key.partition("/")
+            base = test.removesuffix("_ci_low").removesuffix("_ci_high")
+            result = self.results.get(base)
+            cases = None if result is None else result.cases if label == "overall" else cases_of[base].get(label)
+            if result is not None and cases == 0:
+                out[key] = (
+                    f"no {base} case for {label} in this run (too few adjectives or nouns for it, or every "
+                    "phrase of it excluded: a word without a vector)"
+                )
+            elif result is not None and test != base and result.extra.get("n_boot") == 0:
+                out[key] = "n_boot=0: no bootstrap intervals"
+            elif test == "paper_max_gap":
+                out[key] = f"none of the published cells of {label.replace('table', 'Table ')} was measured in this run"
+        return out
+
+    def _values(self) -> dict[str, Any]:
+        """Every metric as computed, NaN included (:meth:`metrics` leaves the skipped ones out)."""
         out: dict[str, Any] = {}
         for test, result in self.results.items():
             frame = self.consistency(test)
@@ -245,7 +283,19 @@ def run_tests(
 
     Returns:
         A :class:`MontagueReport`.
+
+    Raises:
+        MtlibInputError: ``n_boot`` or ``permutations`` is not an integer >= 0, or ``max_split_distance``
+            is not ``None`` or a number in [0, 2] (a cosine distance).
     """
+    n_boot = check_count(n_boot, "run_tests", "n_boot")
+    permutations = check_count(permutations, "run_tests", "permutations")
+    if max_split_distance is not None and (
+        isinstance(max_split_distance, bool)
+        or not isinstance(max_split_distance, (int, float, np.integer, np.floating))
+        or not 0 <= max_split_distance <= 2
+    ):
+        raise refuse("run_tests", "max_split_distance", "None or a number in [0, 2]", max_split_distance)
     name = str(name if name is not None else getattr(model, "name", type(model).__name__))
     start = time.perf_counter()
     table = EmbeddingTable.from_model(model, phrases.texts)

@@ -56,18 +56,40 @@ def encode_trees(trees: Sequence[Tree], vocab: Sequence[str], dtype: torch.dtype
     nodes: list[tuple[int, tuple[str, int], tuple[str, int]]] = []  # (level, left ref, right ref)
     roots: list[tuple[str, int]] = []
 
-    def visit(t: Tree) -> tuple[tuple[str, int], int]:
-        """Return (reference, level) of a subtree; a reference is ('leaf', i) or ('node', k)."""
-        if t.word is not None:  # a leaf
-            leaf_ids.append(index.get(t.word, unk))
-            return ("leaf", len(leaf_ids) - 1), 0
-        ref, level = visit(t.children[0])
-        for c in t.children[1:]:  # n-ary: fold left to right; unary: pass the child on
-            cref, clevel = visit(c)
-            level = 1 + max(level, clevel)
-            nodes.append((level, ref, cref))
-            ref = ("node", len(nodes) - 1)
-        return ref, level
+    def visit(root: Tree) -> tuple[tuple[str, int], int]:
+        """Return (reference, level) of a subtree; a reference is ('leaf', i) or ('node', k).
+
+        Children are folded left to right (n-ary), a unary node passes its child on. Iterative, with
+        an explicit stack of ``[node, next child, reference so far, level so far]``, so a tree of any
+        depth is encoded without recursion, leaves and nodes numbered as a recursive walk would.
+        """
+        stack: list[list] = [[root, 0, None, 0]]
+        done: tuple[tuple[str, int], int] | None = None  # what the frame just popped returned
+        while stack:
+            frame = stack[-1]
+            t = frame[0]
+            if t.word is not None:  # a leaf
+                leaf_ids.append(index.get(t.word, unk))
+                done = (("leaf", len(leaf_ids) - 1), 0)
+                stack.pop()
+                continue
+            if done is not None:  # back from child frame[1] - 1
+                cref, clevel = done
+                done = None
+                if frame[1] == 1:
+                    frame[2], frame[3] = cref, clevel
+                else:
+                    frame[3] = 1 + max(frame[3], clevel)
+                    nodes.append((frame[3], frame[2], cref))
+                    frame[2] = ("node", len(nodes) - 1)
+            if frame[1] < len(t.children):
+                frame[1] += 1
+                stack.append([t.children[frame[1] - 1], 0, None, 0])
+                continue
+            done = (frame[2], frame[3])
+            stack.pop()
+        assert done is not None
+        return done
 
     rows, cols, n_unseen, n_tokens = [], [], [], []
     for i, t in enumerate(trees):

@@ -19,6 +19,7 @@ import torch
 from mtlib.data.trees import Tree
 from mtlib.experiments.tre.encoding import EncodedTrees, build_vocabulary, encode_trees
 from mtlib.models.oov import known_rows
+from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
 from mtlib.utils.threads import limit_threads
 
@@ -48,6 +49,7 @@ def init_parameters(
     """
     if composition not in COMPOSITIONS:
         raise ValueError(f"composition must be one of {COMPOSITIONS}, got {composition!r}")
+    _check_positive(init_scale, "init_scale")
     gen = torch.Generator().manual_seed(seed)
     prim = (torch.randn(n_words, dim, generator=gen, dtype=torch.float64) * init_scale).to(dtype)
     weight = torch.cat([torch.eye(dim, dtype=dtype)] * 2, dim=1) if composition == "linear" else None
@@ -108,9 +110,18 @@ def _check(trees: Sequence[Tree], targets: np.ndarray, steps: int, lr: float) ->
             "targets contain nan/inf (e.g. a word-vector model without some words): drop those "
             "sentences first (tre_by_split does and counts them)"
         )
-    if steps < 0 or lr <= 0:
-        raise ValueError(f"need steps >= 0 and lr > 0, got steps={steps}, lr={lr}")
+    check_count(steps, "fit_tre", "steps")
+    _check_positive(lr, "lr")
     return targets
+
+
+def _check_positive(value: Any, argument: str) -> float:
+    """A finite number above 0 (``nan`` and ``inf`` would make every TRE ``nan`` without a word)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise refuse("fit_tre", argument, "a finite number > 0", value)
+    if not (np.isfinite(value) and value > 0):
+        raise refuse("fit_tre", argument, "a finite number > 0", value)
+    return float(value)
 
 
 def fit_tre(

@@ -25,6 +25,7 @@ from mtlib.experiments.tre.encoding import build_vocabulary
 from mtlib.experiments.tre.fit import TREModel, tre_by_split
 from mtlib.experiments.tre.scores import find_paper_examples, tree_scores
 from mtlib.models.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
+from mtlib.relations.errors import check_count
 
 
 def sensitivity(
@@ -95,17 +96,36 @@ class GroundTruth:
     headline: tuple[str, ...] = ()
 
     def metrics(self) -> dict[str, Any]:
-        """Counts, mean TI and WNS, and rho(TI, WNS), rho(WNS, length) (no model involved)."""
+        """Counts, mean TI and WNS, and rho(TI, WNS), rho(WNS, length) (no model involved).
+
+        A value that could not be computed (see :meth:`skipped`) is left out.
+        """
+        skipped = self.skipped()
+        return {k: v for k, v in self._values().items() if k not in skipped}
+
+    def skipped(self) -> dict[str, str]:
+        """``{key: reason}`` for the values not computed: no WNS at all (only one-word sentences), or a
+        correlation on fewer than 3 sentences with a WNS or over a constant column."""
+        values, sc = self._values(), self.scores
+        n_wns = int(sc["wns"].notna().sum())
+        reasons = {
+            "wns_mean": f"no sentence of more than one word among the {len(sc)}: no WNS to average",
+            "spearman_ti_wns": _rho_reason(n_wns, 3, "sentences with a WNS"),
+            "spearman_wns_length": _rho_reason(n_wns, 3, "sentences with a WNS"),
+        }
+        return {k: why for k, why in reasons.items() if not np.isfinite(values[k])}
+
+    def _values(self) -> dict[str, Any]:
         sc = self.scores
         return {
             "n_sentences": len(self.trees),
             "n_word_types": len(build_vocabulary(self.trees)),
             "n_one_word": int(sc["wns"].isna().sum()),
             "n_fit_only": len(self.extra),
-            "ti_mean": sc["ti"].mean(),
-            "wns_mean": sc["wns"].mean(),
-            "spearman_ti_wns": spearman_ci(sc["ti"], sc["wns"], n_boot=0)["rho"],
-            "spearman_wns_length": spearman_ci(sc["wns"], sc["n_words"], n_boot=0)["rho"],
+            "ti_mean": float(sc["ti"].mean()),
+            "wns_mean": float(sc["wns"].mean()),
+            "spearman_ti_wns": float(spearman_ci(sc["ti"], sc["wns"], n_boot=0)["rho"]),
+            "spearman_wns_length": float(spearman_ci(sc["wns"], sc["n_words"], n_boot=0)["rho"]),
             "paper_examples_found": int(self.examples["found"].sum()),
         }
 
@@ -114,7 +134,7 @@ class GroundTruth:
 
     def summary(self) -> str:
         """Two sentences on the data and on how TI, WNS and length relate."""
-        m, sc = self.metrics(), self.scores
+        m, sc = self._values(), self.scores
         return (
             f"{m['n_sentences']} sentences, {m['n_word_types']} word types, {sc['n_words'].mean():.1f} words on "
             f"average; {m['n_one_word']} one-word sentences have no WNS; {m['n_fit_only']} more sentences for "
@@ -151,7 +171,11 @@ def ground_truth(
         fit_path: Optional second tree file whose sentences only join the TRE fit.
         max_sentences: Keep at most this many sentences of each file, in file order (0 keeps all).
         weight, average: WNS variant (:func:`mtlib.data.trees.weighted_node_switching`).
+
+    Raises:
+        MtlibInputError: ``max_sentences`` is not an integer >= 0 (``-2`` would drop the last two).
     """
+    max_sentences = check_count(max_sentences, "ground_truth", "max_sentences")
     trees = list(load_sst_trees(data_path, binary=False)["tree"])[: max_sentences or None]
     extra = list(load_sst_trees(fit_path, binary=False)["tree"])[: max_sentences or None] if fit_path else []
     return GroundTruth(
@@ -221,6 +245,38 @@ class TREReport:
         return f.loc[(f["split"] == "heldout") & (f["n_unseen"] == 0), "tre"]
 
     def metrics(self) -> dict[str, Any]:
+        """The keys of the class docstring; a value not computed (see :meth:`skipped`) is left out."""
+        skipped = self.skipped()
+        return {k: v for k, v in self._values().items() if k not in skipped}
+
+    def skipped(self) -> dict[str, str]:
+        """``{key: reason}`` for the values not computed in this run.
+
+        The held-out means without held-out sentences (``heldout_fraction=0``) or without a held-out
+        sentence whose every word was seen in the fit, and a correlation of a split on too few sentences
+        with a TRE and a WNS (3; 4 for the partial one) or over a constant column.
+        """
+        f, values = self.frame, self._values()
+        n_heldout = int((f["split"] == "heldout").sum())
+        reasons: dict[str, str] = {}
+        for split in ("train", "heldout"):
+            reasons[f"tre_mean/{split}"] = f"no {'held-out' if split == 'heldout' else split} sentences" + (
+                f" (heldout_fraction={self.settings.get('heldout_fraction')})" if split == "heldout" else ""
+            )
+        reasons["tre_mean_all_seen/heldout"] = (
+            f"none of the {n_heldout} held-out sentences has every word seen in the fit"
+            if n_heldout
+            else reasons["tre_mean/heldout"]
+        )
+        for row in self.table.itertuples():
+            n = int(row.n) if np.isfinite(row.n) else 0
+            what = f"{'held-out' if row.split == 'heldout' else row.split} sentences with a TRE and a WNS"
+            for key in ("spearman_tre_wns", "spearman_tre_ti", "spearman_tre_wns_p"):
+                reasons[f"{key}/{row.split}"] = _rho_reason(n, 3, what)
+            reasons[f"partial_spearman_tre_wns/{row.split}"] = _rho_reason(n, 4, what, partial=True)
+        return {k: why for k, why in reasons.items() if k in values and not np.isfinite(values[k])}
+
+    def _values(self) -> dict[str, Any]:
         f = self.frame
         out: dict[str, Any] = {
             f"tre_mean/{s}": float(f.loc[f["split"] == s, "tre"].mean()) for s in ("train", "heldout")
@@ -229,13 +285,13 @@ class TREReport:
         out["heldout_with_unseen"] = int((f["n_unseen"] > 0).sum())
         out["fit_overlap_heldout"] = self.fit_overlap_heldout()
         out["tre_mean_all_seen/heldout"] = float(self.seen_heldout().mean())
-        for r in self.table.dropna(subset=["rho_tre_wns"]).itertuples():
+        for r in self.table.itertuples():
             out.update(
                 {
-                    f"spearman_tre_wns/{r.split}": r.rho_tre_wns,
-                    f"spearman_tre_ti/{r.split}": r.rho_tre_ti,
-                    f"partial_spearman_tre_wns/{r.split}": r.partial_rho_length,
-                    f"spearman_tre_wns_p/{r.split}": r.p_value,
+                    f"spearman_tre_wns/{r.split}": float(r.rho_tre_wns),
+                    f"spearman_tre_ti/{r.split}": float(r.rho_tre_ti),
+                    f"partial_spearman_tre_wns/{r.split}": float(r.partial_rho_length),
+                    f"spearman_tre_wns_p/{r.split}": float(r.p_value),
                 }
             )
         for part, summary in self.coverage.items():
@@ -267,6 +323,14 @@ class TREReport:
             f"{self.fit.losses[-1] if len(self.fit.losses) else float('nan'):.4f}; fit {self.seconds:.1f} s"
             f"{caution}" + "".join(f"\n{line}" for line in self.coverage_notes())
         )
+
+
+def _rho_reason(n: int, need: int, what: str, *, partial: bool = False) -> str:
+    """Why a Spearman correlation of ``n`` ``what`` is undefined: too few of them, or a constant column."""
+    if n < need:
+        return f"only {n} {what}: a{' partial' if partial else ''} Spearman correlation needs {need}"
+    extra = ", or one perfectly correlated with length" if partial else ""
+    return f"Spearman's rho is undefined over these {n} {what} (a constant column{extra})"
 
 
 def _overlap_note(overlap: int) -> str:

@@ -137,7 +137,7 @@ def test_missing_reference_files(tmp_path):
     (tmp_path / "reference.0").unlink()
     with pytest.raises(FileNotFoundError, match="no reference pairs"):
         yelp.load_reference_pairs(tmp_path)
-    with pytest.raises(ValueError, match="reference format"):
+    with pytest.raises(ValueError, match="fmt must be one of"):
         yelp.load_reference_pairs(tmp_path, fmt="csv")
 
 

@@ -121,5 +121,5 @@ def test_subsample_keeps_groups_and_order():
     assert list(some["group"].value_counts().sort_index()) == [4, 4] and some["id"].is_monotonic_increasing
     assert len(subsample(frame, 100, seed=1)) == 30
     assert subsample(frame, 5, seed=2).equals(subsample(frame, 5, seed=2))
-    with pytest.raises(ValueError, match="n must be >= 0"):
+    with pytest.raises(ValueError, match="n must be an integer >= 0"):
         subsample(frame, -1)
