@@ -16,139 +16,77 @@ source is dropped, and so is one that adds no word absent from its source
 
 The package holds the pure logic and the small driver that trains one
 classifier per setting through :func:`mtlib.models.classifier` and scores it;
-the notebook ``05_polarity_sensitivity`` only orchestrates. Layout (lowest
-level first): :mod:`~mtlib.experiments.pss.build` (cleaning, subsamples),
+``run(Spec(...))`` runs notebook ``05_polarity_sensitivity`` whole, and the
+notebook calls ``load(spec)`` then ``analyse(spec, data)``. Layout (lowest
+level first): :mod:`~mtlib.experiments.pss.spec` (the parameters),
+:mod:`~mtlib.experiments.pss.build` (cleaning, subsamples),
 :mod:`~mtlib.experiments.pss.scoring` (the per-pair table, PSS, intervals,
-McNemar), :mod:`~mtlib.experiments.pss.method` (settings, training, scoring
+McNemar), :mod:`~mtlib.experiments.pss.training` (settings, training, scoring
 one classifier), :mod:`~mtlib.experiments.pss.tables` (Table 1 and its
 tests), :mod:`~mtlib.experiments.pss.figures`, :mod:`~mtlib.experiments.pss.report`
-(what the notebook records). Majority baselines are
-:func:`mtlib.models.baseline.majority_baseline` of the test labels.
+(what the notebook records), :mod:`~mtlib.experiments.pss.method` (load, analyse,
+run). Majority baselines are :func:`mtlib.models.baseline.majority_baseline` of
+the test labels.
 
 Units: rates in tables, metrics and function results are fractions in [0, 1];
 the paper's Table 1 (percent) is stored as fractions too.
 """
 
-from __future__ import annotations
+from mtlib.utils.faces import Face
 
-# level 0
-from mtlib.experiments.pss.build import (
-    RULE_NAMES,
-    RULES,
-    TOKENIZERS,
-    CleaningReport,
-    clean,
-    clean_pairs,
-    cleaning_note,
-    cleaning_report_with_paper,
-    subsample,
-    tokens,
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "build": [
+            "RULE_NAMES",
+            "RULES",
+            "TOKENIZERS",
+            "CleaningReport",
+            "clean",
+            "clean_pairs",
+            "cleaning_note",
+            "cleaning_report_with_paper",
+            "subsample",
+            "tokens",
+        ],
+        "scoring": [
+            "ABSTAIN",
+            "accuracy_interval",
+            "bootstrap_mean",
+            "gold_labels",
+            "mcnemar",
+            "prediction_table",
+            "pss",
+            "pss_interval",
+            "relative_pss",
+        ],
+        "training": [
+            "DNN_HIDDEN",
+            "FINAL_LAYERS",
+            "MODES",
+            "OOV_PARTS",
+            "Outcome",
+            "Setting",
+            "coverage",
+            "evaluate_setting",
+            "positive_column",
+            "predict_labels",
+            "run_settings",
+            "settings_grid",
+        ],
+        "tables": [
+            "by_direction",
+            "direction_tests",
+            "hardest_flips",
+            "paired_tests",
+            "paper_table1",
+            "table1",
+            "table1_layout",
+        ],
+        "figures": ["pss_vs_accuracy", "table1_bars"],
+        "report": ["ModelReport", "PSSReport", "conclusions", "polarity_sensitivity", "report_from"],
+        "method": ["PSSData", "analyse", "load", "run"],
+    },
 )
-
-# isort: split
-# level 0
-from mtlib.experiments.pss.scoring import (
-    ABSTAIN,
-    accuracy_interval,
-    bootstrap_mean,
-    gold_labels,
-    mcnemar,
-    prediction_table,
-    pss,
-    pss_interval,
-    relative_pss,
-)
-
-# isort: split
-# level 1
-from mtlib.experiments.pss.method import (
-    DNN_HIDDEN,
-    FINAL_LAYERS,
-    MODES,
-    OOV_PARTS,
-    Outcome,
-    Setting,
-    coverage,
-    evaluate_setting,
-    positive_column,
-    predict_labels,
-    run_settings,
-    settings_grid,
-)
-
-# isort: split
-# level 2
-from mtlib.experiments.pss.tables import (
-    by_direction,
-    direction_tests,
-    hardest_flips,
-    paired_tests,
-    paper_table1,
-    table1,
-    table1_layout,
-)
-
-# isort: split
-# level 3
-from mtlib.experiments.pss.figures import (
-    pss_vs_accuracy,
-    table1_bars,
-)
-
-# isort: split
-# level 4
-from mtlib.experiments.pss.report import (
-    ModelReport,
-    PSSReport,
-    conclusions,
-    polarity_sensitivity,
-    report_from,
-)
-
-__all__ = [
-    "TOKENIZERS",
-    "RULES",
-    "RULE_NAMES",
-    "tokens",
-    "clean_pairs",
-    "cleaning_report_with_paper",
-    "cleaning_note",
-    "CleaningReport",
-    "clean",
-    "subsample",
-    "ABSTAIN",
-    "gold_labels",
-    "prediction_table",
-    "pss",
-    "relative_pss",
-    "bootstrap_mean",
-    "pss_interval",
-    "accuracy_interval",
-    "mcnemar",
-    "FINAL_LAYERS",
-    "DNN_HIDDEN",
-    "MODES",
-    "Setting",
-    "settings_grid",
-    "Outcome",
-    "positive_column",
-    "predict_labels",
-    "evaluate_setting",
-    "coverage",
-    "OOV_PARTS",
-    "run_settings",
-    "table1",
-    "paper_table1",
-    "table1_layout",
-    "by_direction",
-    "direction_tests",
-    "paired_tests",
-    "hardest_flips",
-    "pss_vs_accuracy",
-    "table1_bars",
-    "ModelReport",
-    "PSSReport",
-    "polarity_sensitivity",
-    "report_from",
-    "conclusions",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

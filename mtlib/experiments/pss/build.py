@@ -185,8 +185,13 @@ class CleaningReport:
         return cleaning_note(self.report)
 
 
-def clean(pairs: pd.DataFrame, *, tokenize: str = "whitespace", n_pairs: int = 0) -> CleaningReport:
+def clean(pairs: pd.DataFrame, *, tokenize: str, n_pairs: int) -> CleaningReport:
     """:func:`clean_pairs`, then at most ``n_pairs`` kept pairs per direction (0 keeps all), as a report.
+
+    Args:
+        pairs: ``source, rewrite, direction``.
+        tokenize: Tokens the rules compare (:data:`TOKENIZERS`; notebook 05's ``clean_tokens``).
+        n_pairs: Most kept pairs per direction (0 keeps all).
 
     Raises:
         MtlibInputError: as :func:`clean_pairs`, or ``n_pairs`` not an integer >= 0.

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from mtlib.experiments.pss.figures import pss_vs_accuracy, table1_bars
-from mtlib.experiments.pss.method import OOV_PARTS, Outcome, Setting, run_settings
 from mtlib.experiments.pss.tables import (
     by_direction,
     direction_tests,
@@ -25,6 +24,7 @@ from mtlib.experiments.pss.tables import (
     table1,
     table1_layout,
 )
+from mtlib.experiments.pss.training import OOV_PARTS, Outcome, Setting, run_settings
 from mtlib.models.oov import coverage_metrics, coverage_note
 from mtlib.relations.errors import check_count, refuse
 
@@ -41,7 +41,7 @@ class ModelReport:
     (seed means and 95% intervals), ``pss/<group>/seed<k>`` and
     ``accuracy/<group>/seed<k>``, ``pss_direction/<group>/<direction>``,
     ``mcnemar_p/<comparison>/<group>/seed<k>`` and ``train_seconds``; for an encoder with frozen-feature
-    (FB) settings, per part (``train``, ``test``, ``pairs``: :data:`~mtlib.experiments.pss.method.OOV_PARTS`)
+    (FB) settings, per part (``train``, ``test``, ``pairs``: :data:`~mtlib.experiments.pss.training.OOV_PARTS`)
     ``oov/skipped/<part>`` (texts with no vector: skipped in training, the majority class when scored),
     ``oov/partial/<part>`` (texts with some unknown words) and ``oov/token_coverage/<part>`` (the share of
     tokens with a vector; 1.0 for a model without vocabulary).
@@ -187,10 +187,10 @@ def polarity_sensitivity(
     test: pd.DataFrame,
     pairs: pd.DataFrame,
     *,
-    seeds: Sequence[int] = (0,),
-    n_boot: int = 1000,
-    seed: int = 0,
-    n_hardest: int = 10,
+    seeds: Sequence[int],
+    n_boot: int,
+    seed: int,
+    n_hardest: int,
     **kwargs: Any,
 ) -> PSSReport:
     """Table 1 and its tests: train and score every setting (:func:`run_settings`), then tabulate.
@@ -202,8 +202,8 @@ def polarity_sensitivity(
         n_boot: Bootstrap replicates of the intervals.
         seed: Seeds the bootstraps.
         n_hardest: Rows of the hardest-flips table.
-        **kwargs: Passed to :func:`run_settings` (``finetune_train``, ``device``, ``head_lr``,
-            ``finetune_settings``, ``classifier``, ``log``).
+        **kwargs: Passed to :func:`run_settings`: ``device``, ``head_settings``, ``finetune_settings``
+            (required), ``finetune_train``, ``classifier``, ``log``.
 
     Raises:
         MtlibInputError: a wrong argument (:func:`run_settings`, :func:`report_from`), before any training.
@@ -213,7 +213,7 @@ def polarity_sensitivity(
     return report_from(outcomes, n_boot=n_boot, seed=seed, n_hardest=n_hardest)
 
 
-def report_from(outcomes: Sequence[Outcome], *, n_boot: int = 1000, seed: int = 0, n_hardest: int = 10) -> PSSReport:
+def report_from(outcomes: Sequence[Outcome], *, n_boot: int, seed: int, n_hardest: int) -> PSSReport:
     """The :class:`PSSReport` of scored outcomes: Table 1, the tests, and one :class:`ModelReport` per encoder.
 
     Raises:

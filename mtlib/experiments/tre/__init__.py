@@ -42,85 +42,51 @@ word. Both counts are reported.
 The correlations of Table 2 (Spearman with a bootstrap interval, and a
 partial Spearman controlling for sentence length) are at the end.
 
-Modules, lowest level first: :mod:`.scores` (TI, WNS, the paper's examples),
-:mod:`.encoding` (trees as index arrays), :mod:`.fit` (the objective and its
-fit), :mod:`.correlation` (Table 2's correlations), :mod:`.report` (notebook
-06's experiment as reports, tables and figures).
+``run(Spec(...))`` runs notebook 06 whole; the notebook calls ``load(spec)``
+then ``analyse(spec, truth)``. Modules, lowest level first: :mod:`.spec` (the
+parameters), :mod:`.settings` (a fit's settings as one object), :mod:`.scores`
+(TI, WNS, the paper's examples), :mod:`.encoding` (trees as index arrays),
+:mod:`.fit` (the objective and its fit), :mod:`.correlation` (Table 2's
+correlations), :mod:`.report` (notebook 06's experiment as reports, tables and
+figures), :mod:`.method` (load, analyse, run).
 """
 
-from __future__ import annotations
+from mtlib.utils.faces import Face
 
-# level 0: no sibling imported
-from mtlib.experiments.tre.encoding import EncodedTrees, build_vocabulary, encode_trees
-from mtlib.experiments.tre.scores import PAPER_ENCODERS, find_paper_examples, paper_table2, sentence_key, tree_scores
-
-# isort: split
-# level 1: the fit (uses encoding), the correlations (use scores)
-from mtlib.experiments.tre.correlation import partial_spearman, spearman_ci, table2, table2_row
-from mtlib.experiments.tre.fit import (
-    COMPOSITIONS,
-    UNSEEN,
-    TREModel,
-    compose_batched,
-    cosine_distance,
-    fit_tre,
-    fit_tre_reference,
-    init_parameters,
-    tre_by_split,
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "settings": ["FitSettings"],
+        "encoding": ["EncodedTrees", "build_vocabulary", "encode_trees"],
+        "scores": ["PAPER_ENCODERS", "find_paper_examples", "paper_table2", "sentence_key", "tree_scores"],
+        "correlation": ["partial_spearman", "spearman_ci", "table2", "table2_row"],
+        "fit": [
+            "COMPOSITIONS",
+            "UNSEEN",
+            "TREModel",
+            "compose_batched",
+            "cosine_distance",
+            "fit_tre",
+            "fit_tre_reference",
+            "init_parameters",
+            "tre_by_split",
+        ],
+        "report": [
+            "GroundTruth",
+            "TREReport",
+            "describe",
+            "extreme_trees",
+            "ground_truth",
+            "scatter_figure",
+            "sensitivity",
+            "sweep",
+            "sweep_figure",
+            "table2_from",
+            "table4_examples",
+            "tree_reconstruction",
+        ],
+        "method": ["analyse", "load", "run"],
+    },
 )
-
-# isort: split
-# level 2: reports
-from mtlib.experiments.tre.report import (
-    GroundTruth,
-    TREReport,
-    describe,
-    extreme_trees,
-    ground_truth,
-    scatter_figure,
-    sensitivity,
-    sweep,
-    sweep_figure,
-    table2_from,
-    table4_examples,
-    tree_reconstruction,
-)
-
-__all__ = [
-    # level 0
-    "EncodedTrees",
-    "build_vocabulary",
-    "encode_trees",
-    "PAPER_ENCODERS",
-    "find_paper_examples",
-    "paper_table2",
-    "sentence_key",
-    "tree_scores",
-    # level 1
-    "partial_spearman",
-    "spearman_ci",
-    "table2",
-    "table2_row",
-    "COMPOSITIONS",
-    "UNSEEN",
-    "TREModel",
-    "compose_batched",
-    "cosine_distance",
-    "fit_tre",
-    "fit_tre_reference",
-    "init_parameters",
-    "tre_by_split",
-    # level 2
-    "GroundTruth",
-    "TREReport",
-    "describe",
-    "extreme_trees",
-    "ground_truth",
-    "scatter_figure",
-    "sensitivity",
-    "sweep",
-    "sweep_figure",
-    "table2_from",
-    "table4_examples",
-    "tree_reconstruction",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -24,6 +24,7 @@ from mtlib.experiments.tre.correlation import _paper_rows, spearman_ci, table2, 
 from mtlib.experiments.tre.encoding import build_vocabulary
 from mtlib.experiments.tre.fit import TREModel, tre_by_split
 from mtlib.experiments.tre.scores import find_paper_examples, tree_scores
+from mtlib.experiments.tre.settings import FitSettings
 from mtlib.models.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
 from mtlib.relations.errors import check_count
 
@@ -161,16 +162,15 @@ class GroundTruth:
         return found.round(2) if len(found) else self.examples[["source", "sentence", "ti_paper", "wns_paper"]]
 
 
-def ground_truth(
-    data_path: str, *, fit_path: str = "", max_sentences: int = 0, weight: str = "height", average: str = "mean"
-) -> GroundTruth:
+def ground_truth(data_path: str, *, fit_path: str = "", max_sentences: int, weight: str, average: str) -> GroundTruth:
     """Load a PTB tree file (and optional fit-only trees) and score every tree's TI and WNS.
 
     Args:
         data_path: Tree file, absolute or relative to ``data/`` (``trees/dev.txt``, SST's ``dev.txt``).
         fit_path: Optional second tree file whose sentences only join the TRE fit.
         max_sentences: Keep at most this many sentences of each file, in file order (0 keeps all).
-        weight, average: WNS variant (:func:`mtlib.data.trees.weighted_node_switching`).
+        weight, average: WNS variant (:func:`mtlib.data.trees.weighted_node_switching`; the literal reading is
+            ``weight="height"``, ``average="mean"``).
 
     Raises:
         MtlibInputError: ``max_sentences`` is not an integer >= 0 (``-2`` would drop the last two).
@@ -342,18 +342,17 @@ def _overlap_note(overlap: int) -> str:
 
 
 def tree_reconstruction(
-    model: Any, truth: GroundTruth, *, seed: int = 0, n_boot: int = 1000, device: str = "auto", **settings: Any
+    model: Any, truth: GroundTruth, *, fit: FitSettings, seed: int, n_boot: int, device: str
 ) -> TREReport:
     """TRE of one encoder on ``truth``'s trees and its correlation with WNS and TI (Table 2).
 
     Args:
         model: Registry name, hub id or path (loaded with :func:`mtlib.models.load`), or a loaded model.
         truth: :func:`ground_truth`.
+        fit: How the fit runs (composition, steps, lr, init_scale, heldout_fraction, unseen).
         seed: Seeds the split, the initialisation and the bootstraps.
         n_boot: Bootstrap resamples of each correlation interval.
         device: Torch device of the encoder and of the fit.
-        **settings: The fit's settings for :func:`tre_by_split` (``composition``, ``steps``, ``lr``,
-            ``init_scale``, ``unseen``, ``heldout_fraction``).
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
     encoder = models.load(model, device=device) if isinstance(model, str) else model
@@ -363,8 +362,9 @@ def tree_reconstruction(
     coverage = {"sentences": coverage_summary(model_token_counts(encoder, texts), len(texts))}
     if extra_texts:
         coverage["fit_only"] = coverage_summary(model_token_counts(encoder, extra_texts), len(extra_texts))
+    settings = fit.kwargs()
     t0 = time.perf_counter()
-    per, fit = tre_by_split(
+    per, fitted = tre_by_split(
         truth.trees, targets, seed=seed, extra_trees=truth.extra, extra_targets=extra_targets, device=device, **settings
     )
     seconds = time.perf_counter() - t0
@@ -376,7 +376,7 @@ def tree_reconstruction(
     return TREReport(
         name,
         frame,
-        fit,
+        fitted,
         np.asarray(targets),
         np.asarray(extra_targets),
         table,

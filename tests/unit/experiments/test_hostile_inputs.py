@@ -14,6 +14,7 @@ import pytest
 
 from mtlib.data import sick as sick_data
 from mtlib.experiments import pss, seti
+from mtlib.models.settings import ClassifierSettings
 from mtlib.relations import MtlibInputError
 from mtlib.utils.batching import resolve_device
 
@@ -165,7 +166,7 @@ def test_clean_pairs_refuses_non_text_with_row_and_column(row, column, shown):
     assert shown in str(err.value)
     assert err.value.argument == f"pairs[{column!r}]"
     with pytest.raises(MtlibInputError, match="row 1"):
-        pss.clean(pairs)
+        pss.clean(pairs, tokenize="whitespace", n_pairs=0)
 
 
 def test_clean_pairs_refuses_a_non_frame_and_keeps_its_old_errors():
@@ -183,7 +184,7 @@ def test_clean_pairs_refuses_a_non_frame_and_keeps_its_old_errors():
 def test_pss_counts_frames_and_names():
     frame = pd.DataFrame({"text": ["a", "b"], "label": [0, 1]})
     with pytest.raises(MtlibInputError, match="clean: n_pairs"):
-        pss.clean(_pairs([("a", "b c", "neg_to_pos")]), n_pairs=-1)
+        pss.clean(_pairs([("a", "b c", "neg_to_pos")]), tokenize="whitespace", n_pairs=-1)
     with pytest.raises(MtlibInputError, match="subsample: frame must be a DataFrame"):
         pss.subsample(frame.to_dict("records"), 1)
     with pytest.raises(MtlibInputError, match="subsample: n must be an integer >= 0"):
@@ -208,13 +209,19 @@ def test_run_settings_checks_everything_before_training():
         "train": dict(train=frame[["text"]]),
         "pairs": dict(pairs=_pairs([("good", np.nan, "pos_to_neg")])),
         "device": dict(device=None),
+        "head_settings": dict(head_settings={"lr": 1e-3}),  # a profile's block, not yet ClassifierSettings
+        "finetune_settings": dict(finetune_settings=[("minilm", {})]),
+        r"finetune_settings\['minilm'\]": dict(finetune_settings={"minilm": {"lr": 1e-4}}),
     }
+    fixed = dict(device="auto", head_settings=ClassifierSettings(), finetune_settings={})
     for name, change in bad_calls.items():
-        kwargs = dict(grid=grid, train=frame, test=frame, pairs=pairs, seeds=[0], classifier=never, log=None)
+        kwargs = dict(grid=grid, train=frame, test=frame, pairs=pairs, seeds=[0], classifier=never, log=None, **fixed)
         kwargs.update(change)
         with pytest.raises(MtlibInputError, match=f"run_settings: {name}"):
             pss.run_settings(**kwargs)
     with pytest.raises(MtlibInputError, match="polarity_sensitivity: n_boot must be an integer >= 1"):
-        pss.polarity_sensitivity(grid, frame, frame, pairs, n_boot=0, classifier=never)
+        pss.polarity_sensitivity(
+            grid, frame, frame, pairs, seeds=[0], n_boot=0, seed=0, n_hardest=10, classifier=never, **fixed
+        )
     with pytest.raises(MtlibInputError, match=r"report_from: outcomes\[0\]"):
-        pss.report_from([{"pss": 0.5}])
+        pss.report_from([{"pss": 0.5}], n_boot=10, seed=0, n_hardest=10)

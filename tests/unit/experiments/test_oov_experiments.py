@@ -9,6 +9,7 @@ import pandas as pd
 
 from mtlib.experiments import pss, tre
 from mtlib.models import factory
+from mtlib.models.settings import ClassifierSettings
 from tests.unit.models.test_oov import VECTORS  # the same 2-d word vectors as the model-layer tests
 
 TREES = Path(__file__).resolve().parents[3] / "data" / "trees" / "dev.txt"
@@ -40,7 +41,20 @@ def test_pss_with_texts_no_encoder_word_knows_trains_scores_and_counts_them(tmp_
     )
     factory._MEMO.clear()
     grid = pss.settings_grid([encoder], ["linear", "mlp"])
-    report = pss.polarity_sensitivity(grid, train, test, pairs, n_boot=20, log=None)
+    report = pss.polarity_sensitivity(
+        grid,
+        train,
+        test,
+        pairs,
+        seeds=[0],
+        n_boot=20,
+        seed=0,
+        n_hardest=10,
+        device="auto",
+        head_settings=ClassifierSettings(),
+        finetune_settings={},
+        log=None,
+    )
     assert len(report.outcomes) == 2
     for o in report.outcomes:
         # "_num_" (no vector) gets the training majority, positive: right; "_num_ stars" too, but its
@@ -64,13 +78,14 @@ def test_pss_with_texts_no_encoder_word_knows_trains_scores_and_counts_them(tmp_
 
 
 def test_tre_counts_sentences_a_word_vector_model_has_no_vector_for(tmp_path):
-    truth = tre.ground_truth(str(TREES), max_sentences=40)
+    truth = tre.ground_truth(str(TREES), max_sentences=40, weight="height", average="mean")
     texts = list(truth.scores["text"])
     words = sorted({w for t in texts for w in t.split()})
     rng = np.random.default_rng(0)
     dropped = set(texts[0].split()) | set(words[::3])  # the first sentence loses every word
     encoder = _vector_file(tmp_path, {w: tuple(rng.normal(size=4).round(4)) for w in words if w not in dropped})
-    report = tre.tree_reconstruction(encoder, truth, n_boot=0, steps=5, heldout_fraction=0.25)
+    fit = tre.FitSettings(composition="add", steps=5, lr=0.01, init_scale=1.0, heldout_fraction=0.25, unseen="zero")
+    report = tre.tree_reconstruction(encoder, truth, fit=fit, seed=0, n_boot=0, device="auto")
     known = [[w not in dropped for w in t.split()] for t in texts]
     skipped = sum(not any(k) for k in known)
     partial = sum(any(k) and not all(k) for k in known)

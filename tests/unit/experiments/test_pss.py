@@ -8,6 +8,7 @@ import pytest
 
 from mtlib.data import papers
 from mtlib.experiments import pss
+from mtlib.models.settings import ClassifierSettings
 
 
 def _pairs(rows):
@@ -169,7 +170,7 @@ def test_tables_from_outcomes():
     assert hard.iloc[0]["wrong"] == 5 and hard.iloc[0]["runs"] == 5
     assert hard.index[0] == 7  # the only pair every run gets wrong
 
-    report = pss.report_from(outs, n_boot=200)
+    report = pss.report_from(outs, n_boot=200, seed=0, n_hardest=10)
     assert list(report.models) == ["enc"] and report.primary == "enc"
     m = report.models["enc"].metrics()
     assert m["pss/linear/FT"] == pytest.approx(13 / 16)
@@ -262,6 +263,7 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
     calls = []
 
     def factory(name, train, **kw):
+        s = kw.get("settings")
         calls.append(
             (
                 name,
@@ -269,8 +271,8 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
                 kw.get("head"),
                 kw.get("seed"),
                 len(train) if train is not None else 0,
-                kw.get("hidden"),
-                kw.get("lr"),
+                s.hidden if s is not None and kw.get("head") == "mlp" else None,
+                s.lr if s is not None else None,
             )
         )
         return _Lexicon()
@@ -285,14 +287,16 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
         test,
         _pairs([("bad", "good", "neg_to_pos")]),
         seeds=[0, 1],
+        device="auto",
         finetune_train=ft_train,
         classifier=factory,
         log=None,
-        finetune_settings={"enc": {"lr": 1e-4}},
+        head_settings=ClassifierSettings(lr=3e-3),
+        finetune_settings={"enc": ClassifierSettings(lr=1e-4)},
     )
     assert len(outs) == 2 * 2 + 2 * 2 + 1
-    assert calls[0] == ("enc", "head", "linear", 0, 10, None, None)
-    assert calls[2] == ("enc", "head", "mlp", 0, 10, (500, 100), None)
+    assert calls[0] == ("enc", "head", "linear", 0, 10, None, 3e-3)
+    assert calls[2] == ("enc", "head", "mlp", 0, 10, pss.DNN_HIDDEN, 3e-3)  # the paper's DNN
     assert calls[4] == ("enc", "finetune", "linear", 0, 4, None, 1e-4)
     assert calls[-1][:4] == ("lex", "native", None, None)
     assert all(o.pss == 1.0 and o.accuracy == 1.0 for o in outs)
@@ -328,14 +332,15 @@ def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_pat
     pairs = pss.clean_pairs(yelp.load_reference_pairs())[0].groupby("direction").head(10)
     grid = pss.settings_grid(["minilm-static"], ["linear", "mlp"])
     factory._MEMO.clear()
-    outs = pss.run_settings(grid, train, test, pairs, seeds=[0, 1], classifier=factory_on_this_encoder, log=None)
+    fixed = dict(seeds=[0, 1], device="auto", head_settings=ClassifierSettings(), finetune_settings={})
+    outs = pss.run_settings(grid, train, test, pairs, **fixed, classifier=factory_on_this_encoder, log=None)
     assert len(outs) == 4 and not any(o.info["from_cache"] for o in outs)  # 4 heads trained
     unique = set(train["text"]) | set(test["text"]) | set(pairs["source"]) | set(pairs["rewrite"])
     assert sorted(embedded) == sorted(unique)  # every unique text once, for 2 heads x 2 seeds
 
     embedded.clear()
     factory._MEMO.clear()  # as a new process would: the heads come back from the disk cache
-    again = pss.run_settings(grid, train, test, pairs, seeds=[0, 1], classifier=factory_on_this_encoder, log=None)
+    again = pss.run_settings(grid, train, test, pairs, **fixed, classifier=factory_on_this_encoder, log=None)
     assert embedded == [] and all(o.info["from_cache"] for o in again)  # a rerun: no model call, no training
     assert [o.pss for o in again] == [o.pss for o in outs]
 
@@ -346,3 +351,80 @@ def test_clean_pairs_on_no_pairs():
     assert "No pairs" in pss.cleaning_note(report)
     with_paper = pss.cleaning_report_with_paper(report)
     assert with_paper.loc["kept", "paper (all)"] == 353
+
+
+def _recorded(spec, outcome, tmp_path):
+    """What notebook 05's cells record for ``outcome`` (``run.record_outcome``), as metrics.json holds it."""
+    import dataclasses
+    import json
+
+    from mtlib.run.results import Run
+
+    run = Run.from_spec(dataclasses.replace(spec, out_dir=str(tmp_path / "out")))
+    run.record_outcome(outcome)
+    return json.loads(run.metrics_path.read_text())
+
+
+def test_run_of_a_small_spec_gives_what_the_notebook_records(tmp_path, monkeypatch):
+    import json
+
+    from mtlib.run.results import _jsonable
+    from mtlib.utils.keys import timing_key
+
+    monkeypatch.setenv("MTLIB_CACHE", str(tmp_path / "cache"))
+    spec = pss.Spec(
+        profile="smoke",
+        encoders=["minilm-static"],
+        heads=["linear", "mlp"],
+        finetune=["minilm-static"],
+        finetune_heads={"minilm-static": ["linear"]},
+        native=["vader"],
+        seeds=[0],
+        n_train=60,
+        n_finetune=20,
+        n_test=40,
+        n_pairs=8,
+        finetune_settings={"minilm-static": {"lr": 1e-2, "epochs": 1}},
+        head_settings={"epochs": 3},
+        n_boot=20,
+        n_hardest=3,
+    )
+    outcome = pss.run(spec)
+    assert list(outcome.reports) == ["minilm-static", "vader"] and outcome.primary == "minilm-static"
+    cleaning, report = outcome.parts
+    assert outcome.data.pairs is cleaning.pairs and len(cleaning.pairs) <= 16
+    assert [o.setting.key for o in report.outcomes] == [
+        "minilm-static/linear/FB",
+        "minilm-static/mlp/FB",
+        "minilm-static/linear/FT",
+        "vader/native/native",
+    ]
+    metrics = outcome.metrics()
+    assert metrics["pairs_after_cleaning"] == len(cleaning.pairs) and metrics["n_runs"] == 4
+    assert metrics["pss/linear/FB"] == metrics["models/minilm-static/pss/linear/FB"]
+    assert "models/vader/pss/native" in metrics and "pss/native" not in metrics  # vader is not the primary
+    recorded = _recorded(spec, outcome, tmp_path)
+    expected = {timing_key(k): _jsonable(v) for k, v in metrics.items()}
+    got = {k: recorded[k] for k in expected}
+    assert json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    extra = {k for k in recorded if k not in expected and not k.startswith("timing/")}
+    assert extra == {"_headline", "backend"}
+    assert recorded["_headline"] == report.models["minilm-static"].headline
+
+
+def test_spec_training_blocks_become_classifier_settings_and_leave_the_head_to_the_grid():
+    from mtlib.utils.rules import ParameterError
+
+    spec = pss.Spec(head_settings={"lr": 3e-3}, finetune_settings={"minilm": {"lr": 1e-4, "epochs": 1}})
+    assert isinstance(spec.head_training(), ClassifierSettings) and spec.head_training().lr == 3e-3
+    assert pss.Spec().head_training() == ClassifierSettings()  # {}: the factory's defaults, as head_lr 0 was
+    assert spec.finetune_training()["minilm"].epochs == 1 and "minilm-static" not in spec.finetune_training()
+    assert pss.DNN_HIDDEN == tuple(ClassifierSettings().hidden)  # an mlp head is the paper's DNN by default
+    for bad, message in [
+        ({"head_settings": {"head": "mlp"}}, "head_settings: head is chosen by heads"),
+        ({"finetune_settings": {"minilm": {"learning_rate": 1}}}, r"finetune_settings\['minilm'\]: unknown key"),
+        ({"finetune_settings": {"minilm": {"epochs": 0}}}, "epochs must be a whole number"),
+        ({"finetune_settings": {"glove-50d": {}}}, "expected an entry of finetune"),
+    ]:
+        with pytest.raises(ParameterError, match=message):
+            pss.Spec(**bad)

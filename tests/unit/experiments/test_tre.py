@@ -186,11 +186,13 @@ def test_exactly_additive_targets_give_zero_tre():
     index = {w: i for i, w in enumerate(vocab)}
     vectors = rng.normal(size=(len(vocab), 16))
     targets = np.stack([vectors[[index[w] for w in t.leaves()]].sum(0) for t in trees])
-    per, model = tre.tre_by_split(trees, targets, heldout_fraction=0.2, steps=600, lr=0.01, seed=0)
+    per, model = tre.tre_by_split(trees, targets, heldout_fraction=0.2, unseen="zero", steps=600, lr=0.01, seed=0)
     assert per["tre"].max() < 2e-3, per["tre"].describe()  # train and held-out sentences alike
     assert model.losses[0] > 100 * model.losses[-1]
     random_targets = rng.normal(size=targets.shape)
-    per_random, _ = tre.tre_by_split(trees, random_targets, heldout_fraction=0.2, steps=600, lr=0.01, seed=0)
+    per_random, _ = tre.tre_by_split(
+        trees, random_targets, heldout_fraction=0.2, unseen="zero", steps=600, lr=0.01, seed=0
+    )
     assert per_random["tre"].mean() > 0.2
 
 
@@ -198,7 +200,7 @@ def test_heldout_split_and_unseen_words():
     trees = [parse_tree(x) for x in (TREES / "dev.txt").read_text().splitlines()[:120]]
     targets = np.random.default_rng(0).normal(size=(len(trees), 8))
     targets[5] = np.nan  # a sentence without a vector (word-vector model missing a word)
-    per, model = tre.tre_by_split(trees, targets, heldout_fraction=0.25, seed=0, steps=20)
+    per, model = tre.tre_by_split(trees, targets, heldout_fraction=0.25, unseen="zero", seed=0, steps=20)
     assert (per["split"] == "no target").sum() == 1 and np.isnan(per.loc[5, "tre"])
     held = per[per["split"] == "heldout"]
     assert len(held) == 30 and (held["n_unseen"] > 0).any()
@@ -256,6 +258,15 @@ def test_partial_spearman_matches_residual_definition():
     assert tre.partial_spearman(x, y, z, n_boot=0)["rho"] == pytest.approx(expected, abs=1e-10)
 
 
+#: The literal reading of WNS (notebook 06's defaults).
+LITERAL_WNS = {"weight": "height", "average": "mean"}
+
+
+def _fit(**changes) -> tre.FitSettings:
+    """Notebook 06's fit settings with some changed."""
+    return dataclasses.replace(tre.Spec().fit_settings(), **changes)
+
+
 class _BagOfWords:
     """A stand-in encoder: fixed random vectors per word, summed (exactly additive, so TRE can reach 0)."""
 
@@ -272,14 +283,14 @@ class _BagOfWords:
 
 
 def test_reports_record_the_one_key_scheme():
-    truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=60)
+    truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=60, **LITERAL_WNS)
     m = truth.metrics()
     assert m["n_sentences"] == 60 and m["n_fit_only"] == 0 and m["n_word_types"] > 0
     assert m["spearman_ti_wns"] == pytest.approx(tre.spearman_ci(truth.scores["ti"], truth.scores["wns"])["rho"])
     assert "paper_examples" in truth.tables()
 
     report = tre.tree_reconstruction(
-        _BagOfWords(), truth, seed=0, n_boot=20, device="cpu", steps=30, heldout_fraction=0.25
+        _BagOfWords(), truth, fit=_fit(steps=30, heldout_fraction=0.25), seed=0, n_boot=20, device="cpu"
     )
     m = report.metrics()
     assert report.split == "heldout" and report.headline == ["spearman_tre_wns/heldout"]
@@ -289,7 +300,7 @@ def test_reports_record_the_one_key_scheme():
     assert m["spearman_tre_wns/heldout"] == row["rho_tre_wns"]
     assert not any(k.startswith(("models/", "bag")) for k in m)  # the run adds the model prefix
     # the same fit and correlations as the functions it wraps
-    per, _ = tre.tre_by_split(truth.trees, report.targets, seed=0, steps=30, heldout_fraction=0.25, device="cpu")
+    per, _ = tre.tre_by_split(truth.trees, report.targets, seed=0, **_fit(steps=30, heldout_fraction=0.25).kwargs())
     np.testing.assert_array_equal(per["tre"].to_numpy(), report.frame["tre"].to_numpy())
 
     table = tre.table2_from({"bag": report})
@@ -318,8 +329,8 @@ def test_limit_threads_sets_and_restores_torch_and_blas_threads():
 
 
 def test_fit_path_overlapping_the_heldout_sentences_is_counted_and_stated():
-    truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=40)
-    fit = dict(seed=0, n_boot=0, device="cpu", steps=5, heldout_fraction=0.25)
+    truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=40, **LITERAL_WNS)
+    fit = dict(fit=_fit(steps=5, heldout_fraction=0.25), seed=0, n_boot=0, device="cpu")
     clean = tre.tree_reconstruction(_BagOfWords(), truth, **fit)
     assert clean.metrics()["fit_overlap_heldout"] == 0 and not clean.frame["in_fit_path"].any()
     assert not any("Caution" in line for line in tre.describe(tre.table2_from({"bag": clean})))
@@ -342,9 +353,48 @@ def test_fit_path_overlapping_the_heldout_sentences_is_counted_and_stated():
 
 
 def test_bundled_fit_path_does_not_overlap_the_scored_sentences():
-    truth = tre.ground_truth(str(TREES / "dev.txt"), fit_path=str(TREES / "train.txt"), max_sentences=40)
+    truth = tre.ground_truth(str(TREES / "dev.txt"), fit_path=str(TREES / "train.txt"), max_sentences=40, **LITERAL_WNS)
     assert truth.metrics()["n_fit_only"] == 40
     report = tre.tree_reconstruction(
-        _BagOfWords(), truth, seed=0, n_boot=0, device="cpu", steps=5, heldout_fraction=0.25
+        _BagOfWords(), truth, fit=_fit(steps=5, heldout_fraction=0.25), seed=0, n_boot=0, device="cpu"
     )
     assert report.metrics()["fit_overlap_heldout"] == 0
+
+
+def test_run_of_a_small_spec_gives_what_the_notebook_records(tmp_path, monkeypatch):
+    import json
+
+    from mtlib.run.results import Run, _jsonable
+    from mtlib.utils.keys import timing_key
+
+    monkeypatch.setenv("MTLIB_CACHE", str(tmp_path / "cache"))
+    spec = tre.Spec(
+        profile="smoke",
+        models=["minilm-static"],
+        data_path=str(TREES / "dev.txt"),
+        max_sentences=40,
+        steps=20,
+        heldout_fraction=0.25,
+        n_boot=20,
+        out_dir=str(tmp_path / "out"),
+    )
+    assert spec.fit_settings() == tre.FitSettings("add", 20, 0.01, 1.0, 0.25, "zero")
+    outcome = tre.run(spec)
+    assert list(outcome.reports) == ["minilm-static"] and outcome.parts == [outcome.data]
+    truth, report = outcome.data, outcome.report
+    assert len(truth.trees) == 40 and report.settings["steps"] == 20 and report.settings["heldout_fraction"] == 0.25
+    metrics = outcome.metrics()
+    assert metrics["n_sentences"] == 40
+    assert metrics["spearman_tre_wns/heldout"] == metrics["models/minilm-static/spearman_tre_wns/heldout"]
+    # the same numbers as the functions it wraps
+    direct = tre.tree_reconstruction(
+        "minilm-static", truth, fit=spec.fit_settings(), seed=0, n_boot=20, device=spec.device
+    )
+    np.testing.assert_array_equal(direct.frame["tre"].to_numpy(), report.frame["tre"].to_numpy())
+    run = Run.from_spec(spec)
+    run.record_outcome(outcome)
+    recorded = json.loads(run.metrics_path.read_text())
+    expected = {timing_key(k): _jsonable(v) for k, v in metrics.items()}
+    assert json.dumps({k: recorded[k] for k in expected}, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    extra = {k for k in recorded if k not in expected and not k.startswith("timing/")}
+    assert extra == {"_headline", "backend"} and recorded["_headline"] == ["spearman_tre_wns/heldout"]

@@ -1,0 +1,48 @@
+"""How one TRE fit runs, as one object: composition, steps, learning rate, initialisation, held-out part.
+
+Intuition: these are not a classifier's settings (nothing here is a
+:class:`~mtlib.models.ClassifierSettings`): they are the optimiser's and the
+protocol's, shared by every encoder of a run and by the sensitivity sweep around
+them (:func:`~mtlib.experiments.tre.sweep`). Notebook 06's
+spec holds their defaults (:meth:`mtlib.experiments.tre.spec.Spec.fit_settings`);
+this object has none, so no module keeps a second copy.
+
+Example:
+    >>> fit = FitSettings(composition="add", steps=400, lr=0.01, init_scale=1.0, heldout_fraction=0.3, unseen="zero")
+    >>> sorted(fit.kwargs())
+    ['composition', 'heldout_fraction', 'init_scale', 'lr', 'steps', 'unseen']
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["FitSettings"]
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """The settings of a TRE fit (:func:`~mtlib.experiments.tre.tre_by_split`).
+
+    Attributes:
+        composition: ``"add"`` (a node is the sum of its children) or ``"linear"`` (learned ``W [a; b]``).
+        steps: RMSProp steps (full batch).
+        lr: RMSProp learning rate.
+        init_scale: Standard deviation of the primitives' normal initialisation.
+        heldout_fraction: Share of the sentences held out of the fit and scored with the trained primitives
+            (0: fit and score every sentence, the paper's protocol).
+        unseen: A held-out word never seen in the fit: ``"zero"`` (the zero vector) or ``"exclude"``
+            (its sentence gets no TRE).
+    """
+
+    composition: str
+    steps: int
+    lr: float
+    init_scale: float
+    heldout_fraction: float
+    unseen: str
+
+    def kwargs(self) -> dict[str, Any]:
+        """The settings as keyword arguments of :func:`~mtlib.experiments.tre.tre_by_split`."""
+        return asdict(self)
