@@ -21,202 +21,109 @@ The package builds every setting from a pool of natural inferences (as
 30 verbs of Table 6, checks the invariants of §3.2 in code, and scores models.
 
 Layout (lowest level first): :mod:`~mtlib.experiments.seti.checks` (argument checks at the public entries),
-:mod:`~mtlib.experiments.seti.facts` (the paper's verbs, rules, settings),
+:mod:`~mtlib.experiments.seti.facts` (the paper's verbs, rules, settings, and the checks of names against them),
+:mod:`~mtlib.experiments.seti.spec` (notebook 07's parameters, declared once),
 :mod:`~mtlib.experiments.seti.inferences` (templates, Table 3's labels, natural inferences of a SICK file),
-:mod:`~mtlib.experiments.seti.figures` (Figures 1 and 2), :mod:`~mtlib.experiments.seti.build` (the seven
-settings and their invariants), :mod:`~mtlib.experiments.seti.method` (heads, fine-tuning, few-shot),
-:mod:`~mtlib.experiments.seti.report` (Table 5, findings, per-model reports). Every model goes through the
-classifier factory (:func:`mtlib.models.classifier`); majority baselines are
+:mod:`~mtlib.experiments.seti.figures` (Figures 1 and 2), :mod:`~mtlib.experiments.seti.builder` (the seven
+settings and their invariants), :mod:`~mtlib.experiments.seti.scoring` (heads, fine-tuning, few-shot),
+:mod:`~mtlib.experiments.seti.report` (Table 5, findings, per-model reports),
+:mod:`~mtlib.experiments.seti.method` (``run(spec)``; the notebook: ``load(spec)`` then ``analyse(spec, data)``).
+Every model goes through the classifier factory (:func:`mtlib.models.classifier`); majority baselines are
 :func:`mtlib.models.baseline.majority_baseline` of the test labels.
+
+No module is named after a name this face exports (the face imports a module on first use; a module
+``build`` would shadow the function ``build`` once imported), hence ``builder``.
 """
 
-from __future__ import annotations
+from mtlib.utils.faces import Face
 
-# level 0
-from mtlib.experiments.seti.facts import (
-    COLUMNS,
-    CONFIGS,
-    FEWSHOT_SETTINGS,
-    FUNCTION_WORDS,
-    IRREGULAR_PARTICIPLES,
-    KINDS,
-    MISSING_RULES,
-    NEEDS_STRUCTURAL,
-    NON_VERIDICAL_VERBS,
-    PAPER_TABLE5,
-    RULE_SYMBOLS,
-    RULES,
-    SETTINGS,
-    TEMPLATE,
-    TEST_RULES,
-    TRAIN_RULES,
-    VERIDICAL_VERBS,
-    SetiError,
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "facts": [
+            "COLUMNS",
+            "CONFIGS",
+            "FEWSHOT_HOWS",
+            "FEWSHOT_MODES",
+            "FEWSHOT_SETTINGS",
+            "FUNCTION_WORDS",
+            "IRREGULAR_PARTICIPLES",
+            "KINDS",
+            "MISSING_RULES",
+            "NEEDS_STRUCTURAL",
+            "NON_VERIDICAL_VERBS",
+            "PAPER_TABLE5",
+            "RULE_SYMBOLS",
+            "RULES",
+            "SETTINGS",
+            "TEMPLATE",
+            "TEST_RULES",
+            "TRAIN_RULES",
+            "VERIDICAL_VERBS",
+            "SetiError",
+            "check_fewshot",
+            "parse_settings",
+        ],
+        "checks": ["DEVICES", "TEMPLATE_FIELDS", "check_device", "check_template"],
+        "inferences": [
+            "composed_label",
+            "embed_clause",
+            "extract_natural_inferences",
+            "lexical_substitution",
+            "rule_of",
+            "rules_table",
+            "structural_match",
+            "subsample_pool",
+            "third_person",
+            "verb_table",
+            "veridical_premises",
+        ],
+        "figures": ["figure1", "figure2"],
+        "builder": [
+            "POOL_COLUMNS",
+            "SetiData",
+            "build",
+            "build_all",
+            "build_seeds",
+            "check_inputs",
+            "check_invariants",
+            "check_setting",
+            "compositional",
+            "natural_sentences",
+            "primitive_natural",
+            "primitive_veridical",
+            "sentence_components",
+            "split_by_sentences",
+            "universe",
+            "with_shots",
+        ],
+        "scoring": [
+            "accuracy_by_rule",
+            "evaluate_fewshot",
+            "evaluate_finetune",
+            "evaluate_heads",
+            "finetune_predictions",
+            "head_predictions",
+            "pair_classifier",
+            "pair_predictions",
+            "pairs_frame",
+        ],
+        "report": [
+            "PoolReport",
+            "SetiReport",
+            "by_model",
+            "concat",
+            "fewshot_report",
+            "findings",
+            "finetune_report",
+            "head_report",
+            "natural_pool",
+            "rule_table",
+            "table5",
+            "test_findings",
+        ],
+        "method": ["SetiInputs", "analyse", "load", "run"],
+    },
 )
-
-# isort: split
-# level 0
-from mtlib.experiments.seti.checks import (
-    DEVICES,
-    TEMPLATE_FIELDS,
-    check_device,
-    check_template,
-)
-
-# isort: split
-# level 1
-from mtlib.experiments.seti.inferences import (
-    composed_label,
-    embed_clause,
-    extract_natural_inferences,
-    lexical_substitution,
-    rule_of,
-    rules_table,
-    structural_match,
-    subsample_pool,
-    third_person,
-    verb_table,
-    veridical_premises,
-)
-
-# isort: split
-# level 1
-from mtlib.experiments.seti.figures import (
-    figure1,
-    figure2,
-)
-
-# isort: split
-# level 2
-from mtlib.experiments.seti.build import (
-    POOL_COLUMNS,
-    SetiData,
-    build,
-    build_all,
-    build_seeds,
-    check_inputs,
-    check_invariants,
-    check_setting,
-    compositional,
-    natural_sentences,
-    primitive_natural,
-    primitive_veridical,
-    sentence_components,
-    split_by_sentences,
-    universe,
-    with_shots,
-)
-
-# isort: split
-# level 3
-from mtlib.experiments.seti.method import (
-    FEWSHOT_HOWS,
-    FEWSHOT_MODES,
-    accuracy_by_rule,
-    check_fewshot,
-    evaluate_fewshot,
-    evaluate_finetune,
-    evaluate_heads,
-    finetune_predictions,
-    head_predictions,
-    pair_classifier,
-    pair_predictions,
-    pairs_frame,
-)
-
-# isort: split
-# level 4
-from mtlib.experiments.seti.report import (
-    PoolReport,
-    SetiReport,
-    by_model,
-    concat,
-    fewshot_report,
-    findings,
-    finetune_report,
-    head_report,
-    natural_pool,
-    parse_settings,
-    rule_table,
-    table5,
-    test_findings,
-)
-
-__all__ = [
-    "VERIDICAL_VERBS",
-    "NON_VERIDICAL_VERBS",
-    "TEMPLATE",
-    "RULES",
-    "RULE_SYMBOLS",
-    "SETTINGS",
-    "CONFIGS",
-    "TEST_RULES",
-    "TRAIN_RULES",
-    "NEEDS_STRUCTURAL",
-    "FEWSHOT_SETTINGS",
-    "MISSING_RULES",
-    "KINDS",
-    "PAPER_TABLE5",
-    "FUNCTION_WORDS",
-    "IRREGULAR_PARTICIPLES",
-    "SetiError",
-    "COLUMNS",
-    "TEMPLATE_FIELDS",
-    "DEVICES",
-    "check_template",
-    "check_device",
-    "third_person",
-    "verb_table",
-    "embed_clause",
-    "veridical_premises",
-    "rule_of",
-    "composed_label",
-    "rules_table",
-    "structural_match",
-    "lexical_substitution",
-    "extract_natural_inferences",
-    "subsample_pool",
-    "figure1",
-    "figure2",
-    "primitive_veridical",
-    "primitive_natural",
-    "compositional",
-    "sentence_components",
-    "split_by_sentences",
-    "SetiData",
-    "check_setting",
-    "build",
-    "build_all",
-    "check_invariants",
-    "with_shots",
-    "natural_sentences",
-    "universe",
-    "build_seeds",
-    "POOL_COLUMNS",
-    "check_inputs",
-    "pairs_frame",
-    "head_predictions",
-    "accuracy_by_rule",
-    "evaluate_heads",
-    "FEWSHOT_HOWS",
-    "FEWSHOT_MODES",
-    "check_fewshot",
-    "pair_classifier",
-    "pair_predictions",
-    "evaluate_fewshot",
-    "finetune_predictions",
-    "evaluate_finetune",
-    "table5",
-    "findings",
-    "PoolReport",
-    "natural_pool",
-    "SetiReport",
-    "concat",
-    "test_findings",
-    "by_model",
-    "head_report",
-    "parse_settings",
-    "finetune_report",
-    "fewshot_report",
-    "rule_table",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -2,12 +2,19 @@
 
 Intuition: everything here is read off Fu & Frank (2023) and never computed:
 which verbs are veridical, which composition rule gives which label, which
-rules each setting's training and test sets hold, Table 5's sizes. The other
-modules build and score settings; these constants say what the paper asks.
+rules each setting's training and test sets hold, Table 5's sizes, the two
+readings of the few-shot study. The other modules build and score settings;
+these constants say what the paper asks. The two checks at the end
+(:func:`parse_settings`, :func:`check_fewshot`) read names against them; they
+import nothing heavy, so notebook 07's spec makes them before anything runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 import pandas as pd
 
 from mtlib.data.papers import FU_FRANK_TABLE5, FU_FRANK_TABLE5_COLUMNS
@@ -31,6 +38,11 @@ __all__ = [
     "IRREGULAR_PARTICIPLES",
     "SetiError",
     "COLUMNS",
+    "FEWSHOT_HOWS",
+    "FEWSHOT_MODES",
+    "SETTING_NAMES",
+    "parse_settings",
+    "check_fewshot",
 ]
 
 #: Table 6: the 15 veridical verbs f_v (the complement is entailed).
@@ -200,3 +212,68 @@ class SetiError(ValueError):
 
 #: The columns of every item frame (training, dev, test and D_few items).
 COLUMNS = ["premise", "hypothesis", "label", "kind", "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
+
+#: §5.2: the models of the few-shot study: a frozen encoder with a trained head, or a fine-tuned cross-encoder.
+FEWSHOT_HOWS = ("head", "finetune")
+#: §5.2's two readings: D_few added to the training data, or more epochs on D_few alone after D_train.
+FEWSHOT_MODES = ("add", "continue")
+#: The names :func:`parse_settings` reads: ``all`` and ``<task>/<setting>`` of every setting.
+SETTING_NAMES = ("all", *(f"{task}/{setting}" for task, setting in SETTINGS))
+
+
+def parse_settings(names: Sequence[str]) -> list[tuple[int, str]]:
+    """``["1/trivial", "2/non-trivial"]`` as ``[(1, "trivial"), (2, "non-trivial")]``; ``["all"]``: every setting.
+
+    Raises:
+        SetiError: a name that is not ``<task>/<setting>`` of :data:`SETTINGS`.
+
+    Example:
+        >>> parse_settings(["2/non-trivial"])
+        [(2, 'non-trivial')]
+    """
+    if list(names) == ["all"]:
+        return list(SETTINGS)
+    if "all" in list(names):
+        raise SetiError(f"'all' (every setting) stands alone; got {list(names)}")
+    out = []
+    for name in names:
+        task, _, setting = str(name).partition("/")
+        if not task.isdigit() or (int(task), setting) not in SETTINGS:
+            raise SetiError(
+                f"setting {name!r}: expected 'all' or <task>/<setting> among {[f'{t}/{s}' for t, s in SETTINGS]}"
+            )
+        out.append((int(task), setting))
+    return out
+
+
+def check_fewshot(how: str, mode: str, epochs: Any, head: str) -> None:
+    """Fail early, with the valid choices, on few-shot settings the study cannot run.
+
+    Args:
+        how: ``fewshot_how``: one of :data:`FEWSHOT_HOWS`.
+        mode: ``fewshot_mode``: one of :data:`FEWSHOT_MODES`.
+        epochs: ``fewshot_epochs``: epochs on D_few alone in the ``continue`` mode.
+        head: The head on frozen features (``linear`` or ``mlp``).
+
+    Raises:
+        SetiError: an unknown ``how`` or ``mode``, ``epochs`` not a positive integer, or ``mode="continue"``
+            with a logistic-regression head (it refits from scratch; continuing needs ``head="mlp"`` or
+            ``how="finetune"``).
+    """
+    if how not in FEWSHOT_HOWS:
+        raise SetiError(
+            f"fewshot_how={how!r} is not one of {FEWSHOT_HOWS} (head: frozen encoder and a trained "
+            "head; finetune: the model fine-tuned as a cross-encoder)"
+        )
+    if mode not in FEWSHOT_MODES:
+        raise SetiError(
+            f"fewshot_mode={mode!r} is not one of {FEWSHOT_MODES} (add: D_few joins the training "
+            "data; continue: train on D_train, then fewshot_epochs more epochs on D_few)"
+        )
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise SetiError(f"fewshot_epochs must be a positive integer, got {epochs!r}")
+    if mode == "continue" and how == "head" and head != "mlp":
+        raise SetiError(
+            f"fewshot_mode='continue' cannot continue a {head!r} head: a logistic-regression head "
+            "refits from scratch and forgets D_train. Use head='mlp' or fewshot_how='finetune'"
+        )

@@ -1,395 +1,150 @@
-"""Scoring models on SETI: heads on frozen pair features, fine-tuned cross-encoders, few-shot curves.
+"""Notebook 07 end to end: build the settings from the pool, score every model, test the paper's findings.
 
-Intuition: every model goes through the classifier factory
-(:func:`mtlib.models.classifier`) on (premise, hypothesis) pairs: a head on
-frozen features ``[u, v, |u-v|, u*v]`` (each sentence encoded once and
-cached) or a cross-encoder fine-tuned end to end. A run's accuracy is read
-beside the majority-class baseline of its test set
-(:func:`mtlib.models.baseline.majority_baseline`) and per Table 3 rule.
+Intuition: :func:`run` is the whole experiment in one call (a script, a test,
+a cluster job); a notebook takes the same two steps, :func:`load` then
+:func:`analyse`, so a reader sees the pool and Table 5 before any model runs.
+Every value comes from the :class:`~mtlib.experiments.seti.spec.Spec`.
+
+A model row can come from several parts of the study: ``minilm`` has a head
+on every setting, few-shot curves and its findings; ``minilm-ft`` its
+fine-tuned runs (and fine-tuned few-shot curves). :func:`analyse` gives each
+row one :class:`~mtlib.experiments.seti.report.SetiReport` holding all of
+them, so ``outcome.metrics()`` gives the keys the notebook records, and
+``concat(outcome.reports.values())`` every frame for the tables and figures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-import numpy as np
 import pandas as pd
 
-from mtlib import models
-from mtlib.experiments.seti.build import SetiData, with_shots
-from mtlib.experiments.seti.facts import RULE_SYMBOLS, SetiError
-from mtlib.experiments.seti.inferences import _objects
-from mtlib.models.baseline import majority_baseline
-from mtlib.utils.threads import limit_threads
+from mtlib.experiments.outcome import Outcome
+from mtlib.experiments.seti.builder import SetiData, build_seeds
+from mtlib.experiments.seti.facts import FEWSHOT_SETTINGS
+from mtlib.experiments.seti.report import (
+    PoolReport,
+    SetiReport,
+    by_model,
+    concat,
+    fewshot_report,
+    finetune_report,
+    head_report,
+    natural_pool,
+    table5,
+    test_findings,
+)
+from mtlib.experiments.seti.spec import Spec
 
-__all__ = [
-    "pairs_frame",
-    "head_predictions",
-    "accuracy_by_rule",
-    "evaluate_heads",
-    "FEWSHOT_HOWS",
-    "FEWSHOT_MODES",
-    "check_fewshot",
-    "pair_classifier",
-    "pair_predictions",
-    "small_fit_threads",
-    "evaluate_fewshot",
-    "finetune_predictions",
-    "evaluate_finetune",
-]
+__all__ = ["SetiInputs", "analyse", "load", "run"]
 
-# --- models: encode once, train heads, score ------------------------------------------------------
+Datasets = dict[tuple[int, str, str, int], SetiData]
 
 
-def pairs_frame(items: pd.DataFrame) -> pd.DataFrame:
-    """Items as the classifier factory's training data: ``text`` (premise), ``text_pair`` (hypothesis) and
-    ``label`` (``"entailment"`` or ``"non-entailment"``)."""
-    return pd.DataFrame(
-        {
-            "text": _objects(items["premise"]),
-            "text_pair": _objects(items["hypothesis"]),
-            "label": np.where(items["label"].to_numpy().astype(int) == 1, "entailment", "non-entailment"),
-        }
+@dataclass
+class SetiInputs:
+    """What notebook 07 runs on.
+
+    Attributes:
+        pool: The natural inferences found in the SICK-format file and the subsample used.
+        datasets: ``{(task, setting, config, seed): SetiData}``: every setting, both configurations, every seed.
+        skipped: ``{(task, setting): reason}`` for the settings the pool cannot build.
+        few: The few-shot datasets: the three non-trivial sub-tasks of §5.2, Compositional Generalization
+            only, each with D_few of ``max(shots)`` items.
+        seeds: The seeds the datasets were built with.
+    """
+
+    pool: PoolReport
+    datasets: Datasets
+    skipped: dict[tuple[int, str], str]
+    few: Datasets
+    seeds: list[int]
+
+    def table5(self) -> pd.DataFrame:
+        """Table 5 (sizes beside the paper's) of the first seed's datasets."""
+        return table5({key[:3]: data for key, data in self.datasets.items() if key[3] == self.seeds[0]})
+
+
+def load(spec: Spec) -> SetiInputs:
+    """The pool of natural inferences the spec names, and every setting (and few-shot setting) built from it."""
+    pool = natural_pool(spec.sick_path, spec.n_lexical, spec.n_structural, seed=spec.seed)
+    datasets, skipped = build_seeds(pool.pool, spec.seeds, template=spec.template)
+    few, _ = build_seeds(
+        pool.pool,
+        spec.seeds,
+        settings=FEWSHOT_SETTINGS,
+        configs=["cg"],
+        template=spec.template,
+        n_few=max(spec.shots, default=0),
     )
+    return SetiInputs(pool, datasets, skipped, few, list(spec.seeds))
 
 
-def head_predictions(
-    encoder: Any,
-    train: pd.DataFrame,
-    test: pd.DataFrame,
-    *,
-    seed: int = 0,
-    head: str = "linear",
-    dev: pd.DataFrame | None = None,
-    **kwargs: Any,
-) -> dict[str, Any]:
-    """A head on frozen pair features ``[u, v, |u-v|, u*v]`` of ``train`` (the classifier factory,
-    ``how="head"``), scored on ``test``.
+def analyse(spec: Spec, data: SetiInputs) -> Outcome:
+    """Every model of the spec: heads on every setting, fine-tuned cross-encoders, few-shot curves, then §5's
+    findings tested on all of them; one report per model row, the first head model's the primary one.
 
-    The encoder's embeddings are cached per sentence, so once :func:`universe` has been encoded no fit or
-    prediction sends a sentence through the model again.
-
-    Returns:
-        ``pred`` (0/1 per test row), ``prob`` (entailment probability), ``dev_accuracy``.
+    The pool's counts are the run-level part of the outcome.
     """
-    if train["label"].nunique() < 2:  # one class only (possible in a tiny subsample): predict it
-        prob = np.full(len(test), float(train["label"].iloc[0]))
-        return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
-    # an MLP head's many small steps: one BLAS thread is faster than two contending ones (10x on a loaded
-    # 2-core CPU); a linear head keeps the run's threads for its Gram matrix and limits its own Newton loop
-    # (mtlib.models.logistic)
-    with limit_threads(small_fit_threads("head", head), torch_too=False):
-        clf: Any = models.classifier(  # a trained classifier: it has .training
-            encoder,
-            pairs_frame(train),
-            how="head",
-            head=head,
-            seed=seed,
-            valid=pairs_frame(dev) if dev is not None and len(dev) else None,
-            **kwargs,
+    settings = spec.finetune()
+    scored: dict[str, SetiReport] = {}
+    for name in spec.head_models:
+        report = head_report(
+            name,
+            data.datasets,
+            data.pool.pool,
+            template=spec.template,
+            head=spec.head,
+            max_train=spec.max_train,
+            device=spec.device,
         )
-        prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
-    prob = np.asarray(prob, dtype=float)
-    return {"pred": (prob > 0.5).astype(int), "prob": prob, "dev_accuracy": clf.training.heldout_accuracy}
-
-
-def accuracy_by_rule(test: pd.DataFrame, pred: np.ndarray) -> pd.DataFrame:
-    """Accuracy per Table 3 rule (CI) and per primitive kind, with counts and the majority baseline."""
-    frame = test.assign(correct=(np.asarray(pred).astype(int) == test["label"].to_numpy().astype(int)))
-    frame = frame.assign(
-        group=np.where(
-            frame["kind"] == "CI",
-            frame["rule"].map(lambda r: f"{RULE_SYMBOLS.get(int(r), r)} rule {int(r)}"),
-            frame["kind"],
+        scored[report.model] = report
+    for name in spec.finetune_models:
+        report = finetune_report(
+            name,
+            data.datasets,
+            tasks=spec.finetune_tasks,
+            seeds=spec.finetune_seeds,
+            train_size=spec.finetune_train_size,
+            test_size=spec.finetune_test_size,
+            settings=settings,
+            device=spec.device,
         )
-    )
-    out = frame.groupby("group").agg(accuracy=("correct", "mean"), n=("correct", "size"), label=("label", "mean"))
-    return out
-
-
-def _score_rows(
-    model: str,
-    key: tuple[int, str, str, int],
-    data: SetiData,
-    pred: np.ndarray,
-    extra: dict[str, Any],
-    test: pd.DataFrame | None = None,
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    task, setting, config, seed = key
-    test = data.test if test is None else test
-    correct = np.asarray(pred).astype(int) == test["label"].to_numpy().astype(int)
-    row = {
-        "model": model,
-        "task": task,
-        "setting": setting,
-        "config": config,
-        "seed": seed,
-        "accuracy": float(correct.mean()),
-        "baseline": majority_baseline(test["label"].astype(int)),
-        "n_test": len(test),
-        "n_train": len(data.train),
-        **extra,
-    }
-    by_rule = (
-        accuracy_by_rule(test, pred)
-        .reset_index()
-        .assign(model=model, task=task, setting=setting, config=config, seed=seed)
-    )
-    return row, by_rule
-
-
-def evaluate_heads(
-    encoder: Any,
-    model: str,
-    datasets: Mapping[tuple[int, str, str, int], SetiData],
-    *,
-    head: str = "linear",
-    max_train: int = 0,
-    **kwargs: Any,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A head on frozen pair features for every dataset (seeded by the dataset's seed).
-
-    ``max_train`` > 0 trains on at most that many training items (spread evenly over kinds and rules).
-
-    Returns:
-        ``(scores, by_rule)``: one row per dataset (``accuracy``, majority ``baseline``, ``dev_accuracy``,
-        sizes) and one row per dataset and rule (accuracy per Table 3 rule / primitive kind).
-    """
-    rows, rules = [], []
-    for key, data in datasets.items():
-        train = _stratified(data.train, max_train, key[3], ["kind", "rule"])
-        out = head_predictions(encoder, train, data.test, dev=data.dev, seed=key[3], head=head, **kwargs)
-        row, by_rule = _score_rows(
-            model,
-            key,
-            data,
-            out["pred"],
-            {"how": f"head-{head}", "n_train": len(train), "dev_accuracy": out["dev_accuracy"]},
+        scored[report.model] = report
+    fewshot: dict[str, SetiReport] = {}
+    for name in spec.fewshot_models:
+        report = fewshot_report(
+            name,
+            data.few,
+            spec.shots,
+            how=spec.fewshot_how,
+            mode=spec.fewshot_mode,
+            fewshot_epochs=spec.fewshot_epochs,
+            head=spec.head,
+            max_train=spec.max_train,
+            finetune_train_size=spec.finetune_train_size,
+            settings=settings,
+            device=spec.device,
         )
-        rows.append(row)
-        rules.append(by_rule)
-    return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
+        fewshot[report.model] = report
+    found = by_model(test_findings(concat([*scored.values(), *fewshot.values()])))
+    rows = dict.fromkeys([*scored, *fewshot, *found])
+    reports = {row: _one_row([p[row] for p in (scored, fewshot, found) if row in p]) for row in rows}
+    primary = spec.head_models[0] if spec.head_models else None
+    return Outcome(reports=reports, parts=[data.pool], primary=primary, data=data, spec=spec)
 
 
-FEWSHOT_HOWS = ("head", "finetune")
-FEWSHOT_MODES = ("add", "continue")
+def run(spec: Spec) -> Outcome:
+    """Notebook 07's experiment in one call: :func:`load`, then :func:`analyse`."""
+    return analyse(spec, load(spec))
 
 
-def check_fewshot(how: str = "head", mode: str = "add", epochs: int = 3, head: str = "linear") -> None:
-    """Fail early, with the valid choices, on few-shot settings :func:`evaluate_fewshot` cannot run.
-
-    Raises:
-        SetiError: an unknown ``how`` or ``mode``, ``epochs`` not a positive integer, or ``mode="continue"``
-            with a logistic-regression head (it refits from scratch; continuing needs ``head="mlp"`` or
-            ``how="finetune"``).
-    """
-    if how not in FEWSHOT_HOWS:
-        raise SetiError(
-            f"fewshot_how={how!r} is not one of {FEWSHOT_HOWS} (head: frozen encoder and a trained "
-            "head; finetune: the model fine-tuned as a cross-encoder)"
-        )
-    if mode not in FEWSHOT_MODES:
-        raise SetiError(
-            f"fewshot_mode={mode!r} is not one of {FEWSHOT_MODES} (add: D_few joins the training "
-            "data; continue: train on D_train, then fewshot_epochs more epochs on D_few)"
-        )
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-        raise SetiError(f"fewshot_epochs must be a positive integer, got {epochs!r}")
-    if mode == "continue" and how == "head" and head != "mlp":
-        raise SetiError(
-            f"fewshot_mode='continue' cannot continue a {head!r} head: a logistic-regression head "
-            "refits from scratch and forgets D_train. Use head='mlp' or fewshot_how='finetune'"
-        )
-
-
-def pair_classifier(
-    model: Any,
-    train: pd.DataFrame,
-    *,
-    how: str = "head",
-    head: str = "linear",
-    seed: int = 0,
-    init: Any = None,
-    **kwargs: Any,
-) -> Any:
-    """The classifier factory on (premise, hypothesis) pairs of ``train``: a head on frozen pair features
-    (``how="head"``) or a cross-encoder (``how="finetune"``), nothing held out; ``init`` continues training
-    that classifier on ``train`` (which may then hold one class only)."""
-    kwargs.setdefault("heldout_fraction", 0.0)
-    with limit_threads(small_fit_threads(how, head), torch_too=False):
-        return models.classifier(model, pairs_frame(train), how=how, head=head, seed=seed, init=init, **kwargs)
-
-
-def small_fit_threads(how: str, head: str) -> int | None:
-    """BLAS threads for one SETI fit: 1 for an MLP head (many tiny steps), else the run's own (``None``).
-
-    Example:
-        >>> small_fit_threads("head", "mlp"), small_fit_threads("head", "linear"), small_fit_threads("finetune", "mlp")
-        (1, None, None)
-    """
-    return 1 if how == "head" and head == "mlp" else None
-
-
-def pair_predictions(clf: Any, test: pd.DataFrame) -> np.ndarray:
-    """0/1 predictions (entailment probability above 0.5) of a pair classifier on ``test``."""
-    prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
-    return (np.asarray(prob, dtype=float) > 0.5).astype(int)
-
-
-def evaluate_fewshot(
-    encoder: Any,
-    model: str,
-    datasets: Mapping[tuple[int, str, str, int], SetiData],
-    shots: Sequence[int],
-    *,
-    how: str = "head",
-    mode: str = "add",
-    fewshot_epochs: int = 3,
-    head: str = "linear",
-    max_train: int = 0,
-    **kwargs: Any,
-) -> pd.DataFrame:
-    """Accuracy against the number of D_few shots (§5.2), per dataset and seed.
-
-    Args:
-        encoder: A loaded model or a model name (frozen encoder for ``how="head"``, fine-tuned for
-            ``how="finetune"``).
-        model: The rows' model label; fine-tuned runs get ``-ft`` appended (as in Figure 1).
-        how: ``"head"`` (a head on frozen pair features) or ``"finetune"`` (a cross-encoder, the paper's method).
-        mode: ``"add"``: the first k D_few items join the training data (the paper's most plausible reading);
-            ``"continue"``: train on D_train, then ``fewshot_epochs`` more epochs on the k items alone, starting
-            from the trained weights (0 shots is the D_train model itself).
-        head: Head on frozen features (``"mlp"`` for ``mode="continue"``).
-        max_train: Train on at most this many D_train items (spread over kinds and rules; 0 keeps all).
-        kwargs: Further settings of the factory (e.g. ``epochs``, ``lr``, ``device`` when fine-tuning).
-
-    The test set is the same for every shot budget (D_few was taken out of it when the data was built).
-    """
-    check_fewshot(how, mode, fewshot_epochs, head)
-    rows = []
-    for key, data in datasets.items():
-        base = SetiData(
-            *key[:3], _stratified(data.train, max_train, key[3], ["kind", "rule"]), data.dev, data.test, data.few
-        )
-        if mode == "add" and how == "head":  # unchanged path of the frozen-head curves
-            preds = {
-                k: head_predictions(
-                    encoder, with_shots(base, k), data.test, dev=data.dev, seed=key[3], head=head, **kwargs
-                )["pred"]
-                for k in shots
-            }
-        elif mode == "add":
-            preds = {
-                k: pair_predictions(
-                    pair_classifier(encoder, with_shots(base, k), how=how, seed=key[3], **kwargs), data.test
-                )
-                for k in shots
-            }
-        else:
-            first = pair_classifier(encoder, base.train, how=how, head=head, seed=key[3], **kwargs)
-            more = {**kwargs, "epochs": fewshot_epochs}
-            preds = {
-                k: pair_predictions(
-                    first
-                    if k == 0
-                    else pair_classifier(
-                        encoder,
-                        with_shots(base, k).iloc[len(base.train) :],
-                        how=how,
-                        head=head,
-                        seed=key[3],
-                        init=first,
-                        **more,
-                    ),
-                    data.test,
-                )
-                for k in shots
-            }
-        for k, pred in preds.items():
-            rows.append(
-                {
-                    "model": model + ("-ft" if how == "finetune" else ""),
-                    "task": key[0],
-                    "setting": key[1],
-                    "seed": key[3],
-                    "shots": int(k),
-                    "how": how,
-                    "mode": mode,
-                    "accuracy": float((pred == data.test["label"].to_numpy()).mean()),
-                    "baseline": majority_baseline(data.test["label"].astype(int)),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _stratified(frame: pd.DataFrame, n: int, seed: int, by: str | list[str]) -> pd.DataFrame:
-    """At most ``n`` rows, spread evenly over the values of ``by``."""
-    if n <= 0 or len(frame) <= n:
-        return frame
-    rng = np.random.default_rng(seed)
-    order = frame.iloc[rng.permutation(len(frame))]
-    rank = order.groupby(by).cumcount()
-    return order.iloc[np.argsort(rank.to_numpy(), kind="stable")[:n]].sort_index()
-
-
-def finetune_predictions(
-    model: str,
-    train: pd.DataFrame,
-    test: pd.DataFrame,
-    *,
-    seed: int = 0,
-    dev: pd.DataFrame | None = None,
-    epochs: int = 2,
-    lr: float = 5e-5,
-    batch_size: int = 16,
-    max_length: int = 128,
-    device: str = "auto",
-) -> np.ndarray:
-    """Fine-tune ``model`` as a cross-encoder on (premise, hypothesis) pairs and predict ``test`` (0/1).
-
-    Goes through the classifier factory (``mtlib.models.classifier(..., how="finetune")``, Adam, batch 16,
-    at most 128 tokens in the paper profile).
-    """
-    clf = models.classifier(
-        model,
-        pairs_frame(train),
-        how="finetune",
-        valid=pairs_frame(dev) if dev is not None else None,
-        heldout_fraction=0.0,
-        seed=seed,
-        epochs=epochs,
-        lr=lr,
-        batch_size=batch_size,
-        max_length=max_length,
-        device=device,
-    )
-    prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
-    return (np.asarray(prob) > 0.5).astype(int)
-
-
-def evaluate_finetune(
-    model: str,
-    datasets: Mapping[tuple[int, str, str, int], SetiData],
-    *,
-    settings: Sequence[tuple[int, str]],
-    seeds: Sequence[int],
-    train_size: int = 256,
-    test_size: int = 512,
-    **kwargs: Any,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Fine-tune on a subsample of each chosen setting's training data (balanced by kind) and test on a
-    subsample of its test set (balanced by rule); ``kwargs`` go to :func:`finetune_predictions`."""
-    rows, rules = [], []
-    for key, data in datasets.items():
-        if (key[0], key[1]) not in set(settings) or key[3] not in set(seeds):
-            continue
-        train = _stratified(data.train, train_size, key[3], ["kind", "rule"])
-        test = _stratified(data.test, test_size, key[3], "rule")
-        pred = finetune_predictions(model, train, test, seed=key[3], **kwargs)
-        row, by_rule = _score_rows(model, key, data, pred, {"how": "finetune", "n_train": len(train)}, test)
-        rows.append(row)
-        rules.append(by_rule)
-    if not rows:
-        return pd.DataFrame(), pd.DataFrame()
-    return pd.DataFrame(rows), pd.concat(rules, ignore_index=True)
+def _one_row(parts: Sequence[SetiReport]) -> SetiReport:
+    """The reports of one model row as one: frames stacked, the first note, the last device recorded (as a run
+    that records the parts one after the other keeps)."""
+    merged = concat(parts, model=parts[0].model)
+    note = next((p.note for p in parts if p.note), "")
+    device = next((p.device for p in reversed(parts) if p.device), "")
+    encoder = next((p.encoder_device for p in reversed(parts) if p.encoder_device), "")
+    return replace(merged, note=note, device=device, encoder_device=encoder)

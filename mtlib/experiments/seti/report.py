@@ -19,11 +19,20 @@ import pandas as pd
 
 from mtlib import models
 from mtlib.data import sick as sick_data
-from mtlib.experiments.seti.build import POOL_COLUMNS, SetiData, universe
+from mtlib.experiments.seti.builder import POOL_COLUMNS, SetiData, universe
 from mtlib.experiments.seti.checks import check_device, check_template
-from mtlib.experiments.seti.facts import KINDS, MISSING_RULES, PAPER_TABLE5, RULE_SYMBOLS, SETTINGS, TEMPLATE, SetiError
+from mtlib.experiments.seti.facts import (
+    KINDS,
+    MISSING_RULES,
+    PAPER_TABLE5,
+    RULE_SYMBOLS,
+    SETTINGS,
+    check_fewshot,
+    parse_settings,
+)
 from mtlib.experiments.seti.inferences import extract_natural_inferences, subsample_pool
-from mtlib.experiments.seti.method import check_fewshot, evaluate_fewshot, evaluate_finetune, evaluate_heads
+from mtlib.experiments.seti.scoring import evaluate_fewshot, evaluate_finetune, evaluate_heads
+from mtlib.models.settings import ClassifierSettings
 from mtlib.relations.errors import check_count, check_frame, check_seeds, refuse
 
 __all__ = [
@@ -36,7 +45,6 @@ __all__ = [
     "test_findings",
     "by_model",
     "head_report",
-    "parse_settings",
     "finetune_report",
     "fewshot_report",
     "rule_table",
@@ -336,13 +344,17 @@ def head_report(
     datasets: Mapping[tuple[int, str, str, int], SetiData],
     pool: pd.DataFrame,
     *,
-    template: str = TEMPLATE,
+    template: str,
+    head: str,
+    max_train: int,
+    device: str,
     verbs: Any = None,
-    head: str = "linear",
-    max_train: int = 0,
-    device: str = "auto",
 ) -> SetiReport:
     """A frozen encoder with a head on pair features, on every dataset (:func:`evaluate_heads`).
+
+    ``template`` is the premise template the datasets were built with, ``verbs`` their verb table
+    (None: Table 6's), ``head`` ``"linear"`` or ``"mlp"``, ``max_train`` the most training items per run
+    (0 keeps all).
 
     Every sentence any dataset can use (:func:`universe`) is encoded once first; :attr:`SetiReport.note`
     says how many model calls that and the runs took (0 when cached). ``device`` goes to the model and the
@@ -379,49 +391,49 @@ def _check_report_inputs(where: str, model: Any, datasets: Any, device: Any, **c
     return check_device(device, where)
 
 
-def parse_settings(names: Sequence[str]) -> list[tuple[int, str]]:
-    """``["1/trivial", "2/non-trivial"]`` as ``[(1, "trivial"), (2, "non-trivial")]``; ``["all"]``: every setting.
-
-    Raises:
-        SetiError: a name that is not ``<task>/<setting>`` of :data:`SETTINGS`.
-    """
-    if list(names) == ["all"]:
-        return list(SETTINGS)
-    out = []
-    for name in names:
-        task, _, setting = str(name).partition("/")
-        if not task.isdigit() or (int(task), setting) not in SETTINGS:
-            raise SetiError(
-                f"setting {name!r}: expected 'all' or <task>/<setting> among {[f'{t}/{s}' for t, s in SETTINGS]}"
-            )
-        out.append((int(task), setting))
-    return out
-
-
 def finetune_report(
     model: str,
     datasets: Mapping[tuple[int, str, str, int], SetiData],
     *,
-    settings: Sequence[str],
+    tasks: Sequence[str],
     seeds: Sequence[int],
-    **kwargs: Any,
+    train_size: int,
+    test_size: int,
+    settings: ClassifierSettings,
+    device: str,
 ) -> SetiReport:
-    """``model`` fine-tuned as a cross-encoder on the named settings (:func:`evaluate_finetune`), labelled
-    ``<model>-ft``; ``settings`` as :func:`parse_settings` reads them, ``kwargs`` as for
-    :func:`evaluate_finetune` (``device``: ``"auto"`` by default, recorded as :attr:`SetiReport.device`).
+    """``model`` fine-tuned as a cross-encoder on the named task settings (:func:`evaluate_finetune`),
+    labelled ``<model>-ft``.
+
+    Args:
+        model: A model name.
+        datasets: ``{(task, setting, config, seed): SetiData}`` (:func:`build_seeds`).
+        tasks: ``<task>/<setting>`` names as :func:`parse_settings` reads them (``["all"]``: every one).
+        seeds: The seeds to fine-tune.
+        train_size, test_size: Subsample sizes per run (0 keeps all).
+        settings: The fine-tuning's :class:`~mtlib.models.ClassifierSettings` (epochs, lr, batch size, ...).
+        device: The torch device (``"auto"`` resolved and recorded as :attr:`SetiReport.device`).
 
     Raises:
         MtlibInputError: ``seeds`` not a non-empty list of integers, an unknown or unavailable ``device``,
-            ``datasets`` not a mapping.
-        SetiError: an unknown setting name.
+            ``datasets`` not a mapping, ``tasks`` a single string.
+        SetiError: an unknown task setting name.
     """
     name = f"{model}-ft"
-    used = _check_report_inputs("finetune_report", model, datasets, kwargs.pop("device", "auto"))
+    used = _check_report_inputs("finetune_report", model, datasets, device)
     check_seeds(seeds, "finetune_report")
-    if isinstance(settings, str):
-        raise refuse("finetune_report", "settings", "a list of '<task>/<setting>' names (or ['all'])", settings)
-    chosen = parse_settings(settings)
-    scores, rules = evaluate_finetune(model, datasets, settings=chosen, seeds=seeds, device=used, **kwargs)
+    if isinstance(tasks, str):
+        raise refuse("finetune_report", "tasks", "a list of '<task>/<setting>' names (or ['all'])", tasks)
+    scores, rules = evaluate_finetune(
+        model,
+        datasets,
+        tasks=parse_settings(tasks),
+        seeds=seeds,
+        train_size=train_size,
+        test_size=test_size,
+        settings=settings,
+        device=used,
+    )
     if not len(scores):
         return SetiReport(name, device=used)
     return SetiReport(name, scores.assign(model=name), rules.assign(model=name), device=used)
@@ -432,21 +444,21 @@ def fewshot_report(
     datasets: Mapping[tuple[int, str, str, int], SetiData],
     shots: Sequence[int],
     *,
-    how: str = "head",
-    mode: str = "add",
-    fewshot_epochs: int = 3,
-    head: str = "linear",
-    max_train: int = 0,
-    finetune_train_size: int = 0,
-    epochs: int = 2,
-    lr: float = 5e-5,
-    device: str = "auto",
+    how: str,
+    mode: str,
+    fewshot_epochs: int,
+    head: str,
+    max_train: int,
+    finetune_train_size: int,
+    settings: ClassifierSettings,
+    device: str,
 ) -> SetiReport:
     """The few-shot curves of §5.2 (:func:`evaluate_fewshot`) for one model.
 
-    ``how="head"``: the frozen encoder with a head trained on at most ``max_train`` items; ``"finetune"``:
-    the cross-encoder fine-tuned on at most ``finetune_train_size`` items for ``epochs`` epochs at ``lr``
-    (batch 16), labelled ``<model>-ft``. ``device`` goes to the model, the heads and fine-tuning; the
+    ``how="head"``: the frozen encoder with a ``head`` trained on at most ``max_train`` items;
+    ``"finetune"``: the cross-encoder fine-tuned on at most ``finetune_train_size`` items with ``settings``
+    (notebook 07's ``finetune_settings``), labelled ``<model>-ft``. ``mode`` and ``fewshot_epochs`` as
+    :func:`check_fewshot` describes them. ``device`` goes to the model, the heads and fine-tuning; the
     report records the one used (:attr:`SetiReport.device`, :attr:`SetiReport.encoder_device`).
 
     Raises:
@@ -460,13 +472,18 @@ def fewshot_report(
     )
     check_seeds(shots, "fewshot_report", "shots")
     encoder = models.load(model, device=used)
-    kwargs: dict[str, Any] = (
-        dict(head=head, max_train=max_train, device=used)
-        if how == "head"
-        else dict(max_train=finetune_train_size, epochs=epochs, lr=lr, batch_size=16, device=used)
-    )
     frame = evaluate_fewshot(
-        encoder, model, datasets, shots, how=how, mode=mode, fewshot_epochs=fewshot_epochs, **kwargs
+        encoder,
+        model,
+        datasets,
+        shots,
+        how=how,
+        mode=mode,
+        fewshot_epochs=fewshot_epochs,
+        head=head,
+        max_train=max_train if how == "head" else finetune_train_size,
+        settings=settings,
+        device=used,
     )
     return SetiReport(
         model + ("-ft" if how == "finetune" else ""),

@@ -18,6 +18,20 @@ from mtlib.models.settings import ClassifierSettings
 from mtlib.relations import MtlibInputError
 from mtlib.utils.batching import resolve_device
 
+#: The settings the SETI entries require (notebook 07 passes its spec's), small.
+HEAD = dict(template=seti.TEMPLATE, head="linear", max_train=0, device="cpu")
+FEWSHOT = dict(
+    how="head",
+    mode="add",
+    fewshot_epochs=3,
+    head="linear",
+    max_train=0,
+    finetune_train_size=0,
+    settings=ClassifierSettings(epochs=1),
+    device="cpu",
+)
+FINETUNE = dict(tasks=["1/trivial"], seeds=[0], train_size=8, test_size=8, settings=ClassifierSettings(epochs=1))
+
 
 @pytest.fixture(scope="module")
 def pool() -> pd.DataFrame:
@@ -67,9 +81,9 @@ def test_valid_templates_still_build(pool):
 
 def test_unknown_device_is_refused_before_loading(small, pool):
     for entry in (
-        lambda: seti.head_report("minilm-static", small, pool, device="tpu"),
-        lambda: seti.fewshot_report("minilm-static", small, [0], device="tpu"),
-        lambda: seti.finetune_report("minilm", small, settings=["1/trivial"], seeds=[0], device="tpu"),
+        lambda: seti.head_report("minilm-static", small, pool, **{**HEAD, "device": "tpu"}),
+        lambda: seti.fewshot_report("minilm-static", small, [0], **{**FEWSHOT, "device": "tpu"}),
+        lambda: seti.finetune_report("minilm", small, **FINETUNE, device="tpu"),
     ):
         with pytest.raises(MtlibInputError, match="device 'tpu' is not a device mtlib knows") as err:
             entry()
@@ -83,17 +97,17 @@ def test_cuda_without_a_gpu_says_so(monkeypatch, small, pool):
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(MtlibInputError, match="head_report: device 'cuda' asked for, but torch sees no CUDA GPU"):
-        seti.head_report("minilm-static", small, pool, device="cuda")
+        seti.head_report("minilm-static", small, pool, **{**HEAD, "device": "cuda"})
     with pytest.raises(MtlibInputError, match="cuda:1"):
-        seti.fewshot_report("minilm-static", small, [0], device="cuda:1")
+        seti.fewshot_report("minilm-static", small, [0], **{**FEWSHOT, "device": "cuda:1"})
 
 
 def test_report_records_the_device_used(small, pool):
-    report = seti.head_report("minilm-static", small, pool, max_train=60, device="auto")
+    report = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "device": "auto"})
     metrics = report.metrics()
     assert metrics["device"] == resolve_device("auto") == report.device
     assert metrics["encoder_device"] == "cpu"  # static vectors run on the CPU whatever was asked
-    cpu = seti.head_report("minilm-static", small, pool, max_train=60, device="cpu")
+    cpu = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "device": "cpu"})
     assert cpu.metrics()["device"] == "cpu"
     if report.device == "cpu":  # "auto" resolved to the CPU here: the same run
         assert cpu.scores["accuracy"].tolist() == report.scores["accuracy"].tolist()
@@ -126,20 +140,20 @@ def test_bad_pool_counts_and_frames(pool, small):
     with pytest.raises(MtlibInputError, match="build: n_few"):
         seti.build(1, "trivial", "cg", pool, n_few=-1)
     with pytest.raises(MtlibInputError, match="head_report: datasets must be a mapping"):
-        seti.head_report("minilm-static", [small], pool)
+        seti.head_report("minilm-static", [small], pool, **HEAD)
     with pytest.raises(MtlibInputError, match="head_report: max_train"):
-        seti.head_report("minilm-static", small, pool, max_train=-1)
+        seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": -1})
 
 
 def test_bad_shots_and_settings(small):
     with pytest.raises(MtlibInputError, match="fewshot_report: shots"):
-        seti.fewshot_report("minilm-static", small, [])
+        seti.fewshot_report("minilm-static", small, [], **FEWSHOT)
     with pytest.raises(MtlibInputError, match=r"fewshot_report: shots\[1\]"):
-        seti.fewshot_report("minilm-static", small, [0, -2])
-    with pytest.raises(MtlibInputError, match="finetune_report: settings"):
-        seti.finetune_report("minilm", small, settings="1/trivial", seeds=[0])
+        seti.fewshot_report("minilm-static", small, [0, -2], **FEWSHOT)
+    with pytest.raises(MtlibInputError, match="finetune_report: tasks"):
+        seti.finetune_report("minilm", small, **{**FINETUNE, "tasks": "1/trivial"}, device="cpu")
     with pytest.raises(MtlibInputError, match="finetune_report: seeds"):
-        seti.finetune_report("minilm", small, settings=["1/trivial"], seeds=[])
+        seti.finetune_report("minilm", small, **{**FINETUNE, "seeds": []}, device="cpu")
 
 
 # --- pss: clean_pairs (case 3) ---------------------------------------------------------------------

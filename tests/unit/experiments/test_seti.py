@@ -14,8 +14,10 @@ import pytest
 from mtlib.data import DataFormatError
 from mtlib.data.sick import FULL_COLUMNS, load_sick
 from mtlib.experiments import seti
-from mtlib.experiments.seti.method import _stratified as stratified
+from mtlib.experiments.seti.scoring import _stratified as stratified
 from mtlib.models.baseline import majority_baseline
+from mtlib.models.settings import ClassifierSettings
+from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = ROOT / "data" / "nli_pool" / "SICK.txt"
@@ -320,7 +322,7 @@ def test_each_unique_sentence_is_encoded_once(pool):
     for data in built.values():
         for seed, shots in ((0, 0), (1, 4)):
             train = seti.with_shots(data, shots) if data.config == "cg" else data.train
-            out = seti.head_predictions(encoder, train, data.test, dev=data.dev, seed=seed)
+            out = seti.head_predictions(encoder, train, data.test, dev=data.dev, seed=seed, head="linear")
             assert out["pred"].shape == (len(data.test),) and 0 <= out["dev_accuracy"] <= 1
     assert encoder.calls == calls, "no sentence went through the model twice"
 
@@ -369,11 +371,6 @@ def few_data(pool):
     return built
 
 
-def _fit_kwargs(kw: dict) -> dict:
-    """The factory's settings among evaluate_fewshot's keyword arguments."""
-    return {k: v for k, v in kw.items() if k != "max_train"}
-
-
 @pytest.mark.parametrize(
     "how,mode,head", [("head", "continue", "mlp"), ("finetune", "add", "linear"), ("finetune", "continue", "linear")]
 )
@@ -381,21 +378,36 @@ def test_fewshot_modes_and_finetuned_models(few_data, how, mode, head):
     import mtlib
 
     encoder = mtlib.models.load("minilm-static")
-    kw = dict(max_train=40, epochs=1, device="cpu") if how == "finetune" else dict(max_train=120, epochs=5)
+    # a fine-tune takes its settings whole; a head's fit gets its epochs as a factory option
+    fit = ClassifierSettings(epochs=1) if how == "finetune" else ClassifierSettings(head=head)
+    extra = dict(device="cpu") if how == "finetune" else dict(epochs=5)
+    max_train = 40 if how == "finetune" else 120
     shots = [0, 1, 4]
-    out = seti.evaluate_fewshot(encoder, "static", few_data, shots, how=how, mode=mode, head=head, **kw)
+    out = seti.evaluate_fewshot(
+        encoder,
+        "static",
+        few_data,
+        shots,
+        how=how,
+        mode=mode,
+        fewshot_epochs=3,
+        head=head,
+        max_train=max_train,
+        settings=fit if how == "finetune" else None,
+        **extra,
+    )
     assert len(out) == len(few_data) * len(shots) and set(out["shots"]) == set(shots)
     assert out["accuracy"].between(0, 1).all() and (out["mode"] == mode).all()
     assert (out["model"] == ("static-ft" if how == "finetune" else "static")).all()
     if mode == "continue":  # 0 shots is the D_train model itself; shots only continue from it
         key, data = next(iter(few_data.items()))
-        train = stratified(data.train, kw["max_train"], key[3], ["kind", "rule"])
-        first = seti.pair_classifier(encoder, train, how=how, head=head, seed=key[3], **_fit_kwargs(kw))
+        train = stratified(data.train, max_train, key[3], ["kind", "rule"])
+        first = seti.pair_classifier(encoder, train, how=how, settings=fit, seed=key[3], **extra)
         acc0 = float((seti.pair_predictions(first, data.test) == data.test["label"].to_numpy()).mean())
         row = out[(out["task"] == key[0]) & (out["setting"] == key[1]) & (out["shots"] == 0)]
         assert row["accuracy"].item() == pytest.approx(acc0)
         more = seti.pair_classifier(
-            encoder, data.few.iloc[:4], how=how, head=head, seed=key[3], init=first, **{**_fit_kwargs(kw), "epochs": 3}
+            encoder, data.few.iloc[:4], how=how, settings=fit, seed=key[3], init=first, **{**extra, "epochs": 3}
         )
         p0, p4 = (c.classify(list(data.test["premise"]), list(data.test["hypothesis"])) for c in (first, more))
         assert not np.allclose(p0, p4)
@@ -406,11 +418,18 @@ def test_fewshot_add_mode_with_heads_is_unchanged(few_data):
     import mtlib
 
     encoder = mtlib.models.load("minilm-static")
-    out = seti.evaluate_fewshot(encoder, "static", few_data, [0, 2], max_train=120)
+    out = seti.evaluate_fewshot(
+        encoder, "static", few_data, [0, 2], how="head", mode="add", fewshot_epochs=3, head="linear", max_train=120
+    )
     key, data = next(iter(few_data.items()))
     train = stratified(data.train, 120, key[3], ["kind", "rule"])
     pred = seti.head_predictions(
-        encoder, pd.concat([train, data.few.iloc[:2]], ignore_index=True), data.test, dev=data.dev, seed=key[3]
+        encoder,
+        pd.concat([train, data.few.iloc[:2]], ignore_index=True),
+        data.test,
+        dev=data.dev,
+        seed=key[3],
+        head="linear",
     )["pred"]
     row = out[(out["task"] == key[0]) & (out["setting"] == key[1]) & (out["shots"] == 2)]
     assert row["accuracy"].item() == pytest.approx(float((pred == data.test["label"].to_numpy()).mean()))
@@ -427,11 +446,23 @@ def test_fewshot_add_mode_with_heads_is_unchanged(few_data):
     ],
 )
 def test_bad_fewshot_parameters_are_clear(few_data, kwargs, match):
+    good = dict(how="head", mode="add", epochs=3, head="linear")
     with pytest.raises(seti.SetiError, match=match):
-        seti.check_fewshot(**kwargs)
-    args = {("fewshot_epochs" if k == "epochs" else k): v for k, v in kwargs.items()}
+        seti.check_fewshot(**{**good, **kwargs})
+    args = {("fewshot_epochs" if k == "epochs" else k): v for k, v in {**good, **kwargs}.items()}
     with pytest.raises(seti.SetiError, match=match):
-        seti.evaluate_fewshot(None, "m", few_data, [0], **args)
+        seti.evaluate_fewshot(None, "m", few_data, [0], max_train=0, **args)
+    # the spec refuses the same choices before anything runs, naming the parameter
+    spec_args = {("fewshot_" + k if k in ("how", "mode", "epochs") else k): v for k, v in kwargs.items()}
+    with pytest.raises(ParameterError, match="fewshot_"):
+        seti.Spec(**spec_args)
+
+
+def test_fewshot_finetune_needs_the_finetune_settings(few_data):
+    with pytest.raises(seti.SetiError, match="needs the fine-tuning's settings"):
+        seti.evaluate_fewshot(
+            None, "m", few_data, [0], how="finetune", mode="add", fewshot_epochs=3, head="linear", max_train=0
+        )
 
 
 def test_reports_give_the_one_key_scheme():
@@ -474,3 +505,117 @@ def test_parse_settings():
     assert seti.parse_settings(["all"]) == list(seti.SETTINGS)
     with pytest.raises(seti.SetiError, match="task1/trivial|<task>/<setting>"):
         seti.parse_settings(["task1/trivial"])
+    with pytest.raises(seti.SetiError, match="'all' .* stands alone"):
+        seti.parse_settings(["all", "1/trivial"])
+
+
+# --- notebook 07's spec and run(spec) -------------------------------------------------------------
+
+#: A small notebook 07: one seed, the static MiniLM with a head, fine-tuned on one setting, few-shot curves.
+SMALL = dict(
+    profile="smoke",
+    device="cpu",
+    seeds=[0],
+    n_lexical=30,
+    n_structural=12,
+    head_models=["minilm-static"],
+    max_train=150,
+    finetune_models=["minilm-static"],
+    finetune_tasks=["1/trivial"],
+    finetune_seeds=[0],
+    finetune_train_size=16,
+    finetune_test_size=16,
+    finetune_settings={"epochs": 1, "batch_size": 16},
+    fewshot_models=["minilm-static"],
+    shots=[0, 2],
+)
+
+
+def test_spec_is_the_notebooks_one_declaration():
+    from mtlib.experiments import spec_for
+
+    assert spec_for("07") is seti.Spec
+    spec = seti.Spec()
+    settings = spec.finetune()  # the paper's recipe at small scale, as the fine-tuning had it before
+    assert (settings.epochs, settings.lr, settings.batch_size, settings.max_length) == (2, 5e-5, 16, 128)
+    assert spec.tasks() == [(1, "trivial"), (2, "non-trivial")]
+    assert seti.Spec(finetune_tasks=["all"]).tasks() == list(seti.SETTINGS)
+    assert 'finetune_tasks: list = ["1/trivial", "2/non-trivial"]' in seti.Spec.cell()
+
+
+@pytest.mark.parametrize(
+    "values,match",
+    [
+        (dict(finetune_tasks=["4/trivial"]), "one of all, 1/trivial"),
+        (dict(finetune_tasks=["all", "1/trivial"]), "stands alone"),
+        (dict(finetune_settings={"learning_rate": 1e-5}), r"unknown key\(s\) \['learning_rate'\]"),
+        (dict(finetune_settings={"epochs": 0}), "epochs must be a whole number"),
+        (dict(head="logreg"), "one of linear, mlp"),
+        (dict(seeds=[]), "at least one entry"),
+        (dict(epochs=2), "no such parameter"),  # folded into finetune_settings
+    ],
+)
+def test_spec_refuses_bad_values_naming_the_parameter(values, match):
+    with pytest.raises(ParameterError, match=match):
+        seti.Spec.from_values(values)
+
+
+@pytest.fixture(scope="module")
+def small_outcome(tmp_path_factory):
+    spec = seti.Spec(**SMALL, out_dir=str(tmp_path_factory.mktemp("seti_run")))
+    return seti.run(spec)
+
+
+def _recorded(run) -> dict:
+    return {k: v for k, v in run.metrics.items() if k not in ("_headline", "backend") and not k.startswith("timing/")}
+
+
+def test_run_gives_the_keys_the_notebook_records(small_outcome):
+    from mtlib.run import results
+
+    spec = small_outcome.spec
+    run = results.Run.from_spec(spec)
+    run.record_outcome(small_outcome)
+    assert _recorded(run) == small_outcome.metrics()
+    assert run.headline == ["pool/lexical", "pool/structural", "pool/sick_pairs", "pool/used_inferences"] + [
+        "accuracy/task2/non-trivial/cg",
+        "accuracy/task2/non-trivial/id",
+    ]
+    m = small_outcome.metrics()
+    assert list(small_outcome.reports) == ["minilm-static", "minilm-static-ft"]
+    assert {"accuracy/task1/trivial/cg/seed0", "fewshot/task2/2", "device", "encoder_device"} <= set(m)
+    assert "models/minilm-static-ft/accuracy/task1/trivial/cg" in m
+    assert "accuracy/task1/non-trivial/id" in m and "models/minilm-static-ft/accuracy/task1/non-trivial/id" not in m
+    assert "finding/ID > CG, task 2 non-trivial" in m
+
+
+def test_run_records_what_the_notebook_recorded_part_by_part(small_outcome, tmp_path):
+    """run(spec) merges each model row's reports; recording them one by one (the notebook before the spec) gives
+    the same keys and values."""
+    from mtlib.run import results
+
+    spec, data = small_outcome.spec, small_outcome.data
+    old = results.Run("07_seti", profile="smoke", out_dir=str(tmp_path), params={}, checked=True)
+    old.record_report(data.pool)
+    head = seti.head_report(
+        "minilm-static", data.datasets, data.pool.pool, template=spec.template, head="linear", max_train=150,
+        device="cpu",
+    )  # fmt: skip
+    old.record_report(head, model=head.model, primary=True)
+    tuned = seti.finetune_report(
+        "minilm-static", data.datasets, tasks=["1/trivial"], seeds=[0], train_size=16, test_size=16,
+        settings=ClassifierSettings(epochs=1, batch_size=16), device="cpu",
+    )  # fmt: skip
+    old.record_report(tuned, model=tuned.model, primary=False)
+    few = seti.fewshot_report(
+        "minilm-static", data.few, [0, 2], how="head", mode="add", fewshot_epochs=3, head="linear", max_train=150,
+        finetune_train_size=16, settings=spec.finetune(), device="cpu",
+    )  # fmt: skip
+    old.record_report(few, model=few.model, primary=True)
+    tests = seti.test_findings(seti.concat([seti.concat([head, tuned]), seti.concat([few])]))
+    for name, part in seti.by_model(tests).items():
+        old.record_report(part, model=name, primary=name == "minilm-static")
+    assert _recorded(old) == small_outcome.metrics()
+    every = seti.concat(small_outcome.reports.values())
+    assert every.scores.equals(seti.concat([head, tuned]).scores)
+    assert every.fewshot.equals(few.fewshot.reset_index(drop=True))

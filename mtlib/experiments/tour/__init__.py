@@ -1,0 +1,21 @@
+"""The teaching tour (notebook 00): a suite of seven tests, a failing case, two models compared, exercises.
+
+The pieces: :mod:`~mtlib.experiments.tour.data` (the template sentences and the review sample),
+:mod:`~mtlib.experiments.tour.report` (what the tour records), :mod:`~mtlib.experiments.tour.exercises`
+(the three exercises, judged on the run), :mod:`~mtlib.experiments.tour.spec` and
+:mod:`~mtlib.experiments.tour.method` (the notebook's parameters, the suite and ``run(spec)``).
+"""
+
+from mtlib.utils.faces import Face
+
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "data": ["BAD", "GOOD", "NOUNS", "TourInputs", "inputs"],
+        "report": ["TourReport", "failing_summary", "metrics", "rates_by_model"],
+        "exercises": ["check_decrease", "check_invariance", "check_prediction"],
+        "method": ["analyse", "load", "run", "suite"],
+    },
+)
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

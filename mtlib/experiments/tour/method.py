@@ -1,0 +1,71 @@
+"""The teaching tour (notebook 00): a suite of seven tests, run on two models and compared.
+
+Intuition: a class meets metamorphic testing on two lexicon sentiment models
+that install offline (VADER, TextBlob). The suite mixes the test types a user
+needs: a minimum-functionality test (praise must read as positive), four
+invariances (casing, "!", names, typos), one directional test (negation lowers
+the score) and Manino et al.'s pairwise Table 1 relation. Everything the
+notebook says is computed from the run, so it stays true for any two models
+given as ``model_a`` and ``model_b``.
+
+The notebook takes the steps one by one to teach them (:func:`suite`, then
+``suite.run(model)`` on each model, then :func:`mtlib.suite.compare`);
+:func:`run` is the same experiment in one call and gives the same
+:class:`~mtlib.experiments.tour.report.TourReport` (the exercises, which
+depend on the reader's answers, are the notebook's own).
+"""
+
+from __future__ import annotations
+
+from mtlib import models as mt_models
+from mtlib.data import sst
+from mtlib.experiments.outcome import Outcome
+from mtlib.experiments.tour.data import TourInputs, inputs
+from mtlib.experiments.tour.report import TourReport
+from mtlib.experiments.tour.spec import Spec
+from mtlib.relations import PairwiseSystematicity, SingleInput
+from mtlib.relations import transformations as T
+from mtlib.suite import MFT, Suite, compare
+
+__all__ = ["analyse", "load", "run", "suite"]
+
+
+def suite(data: TourInputs, *, threshold: float, n_boot: int, seed: int) -> Suite:
+    """The seven tests: an MFT, four invariances, one directional test and the Table 1 pairwise relation."""
+    s = Suite("tour", n_boot=n_boot, seed=seed)
+    s.add("praise_is_positive", MFT("positive"), data.praise, threshold=threshold)
+    for name, title, t in (
+        ("case_upper", "upper case", T.Casing("upper")),
+        ("punct_exclaim", "'!'", T.Punctuation("exclaim")),
+        ("name_swap", "names", T.NameSwap(seed=seed)),
+        ("typos", "typos", T.Typos("swap", seed=seed)),
+    ):
+        s.add(name, SingleInput(title, "equivalence", t), data.people, threshold=threshold)
+    s.add(
+        "negation_lowers",
+        SingleInput("negation", "order", T.Negation(), direction="decrease"),
+        data.praise,
+        threshold=threshold,
+    )
+    s.add("table1_order", PairwiseSystematicity("Table 1", T.manino_table1()), data.reviews, threshold=threshold)
+    return s
+
+
+def load(spec: Spec) -> TourInputs:
+    """The template sentences and the sample of bundled reviews the spec asks for."""
+    return inputs(sst.load_reviews(), n_reviews=spec.n_reviews, n_people=spec.n_people, seed=spec.seed)
+
+
+def analyse(spec: Spec, data: TourInputs) -> Outcome:
+    """The suite on ``model_a`` then ``model_b``, compared test by test: one run-level report."""
+    tests = suite(data, threshold=spec.threshold, n_boot=spec.n_boot, seed=spec.seed)
+    result_a = tests.run(mt_models.load(spec.model_a, device=spec.device))
+    result_b = tests.run(mt_models.load(spec.model_b, device=spec.device))
+    table = compare(result_a, result_b, n_boot=spec.n_boot, seed=spec.seed)
+    report = TourReport({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(tests.tests))
+    return Outcome(parts=[report], data=data, spec=spec)
+
+
+def run(spec: Spec) -> Outcome:
+    """Notebook 00_tour's experiment in one call: :func:`load`, then :func:`analyse`."""
+    return analyse(spec, load(spec))
