@@ -199,6 +199,8 @@ class Spec:
     """
 
     notebook: ClassVar[str] = ""
+    #: Dict parameters keyed by model name (a cluster run split by model keeps each job's own entries).
+    model_keyed: ClassVar[tuple[str, ...]] = ()
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper (selects sizes and models)")
     device: str = param("auto", "non-empty", "torch device: auto (cuda, then mps, then cpu), cpu, cuda or mps")

@@ -16,7 +16,9 @@ name and role (the notebooks' own names: ``models`` in 01-04 and 06,
 - ``required``: a list the notebook needs non-empty; a job for a model not in
   it keeps its first entry (cheap in every profile: a shared cache hit);
 - ``optional``: a list that may be empty; a job keeps only its own model;
-- model-keyed dicts (per-model settings) keep the entries of the job's models.
+- model-keyed dicts (per-model settings, e.g. 05's ``finetune_settings``) keep the entries of the job's
+  models; which dicts are keyed by model is declared by the notebook's spec (``Spec.model_keyed``), so a
+  training block such as 01's ``finetune_settings`` (keyed by setting) is passed whole.
 
 A notebook that declares none of the parameters of an axis runs unsplit, with
 a note; so does one whose split would be the whole run again (one model).
@@ -24,17 +26,18 @@ a note; so does one whose split would be the whole run again (one model).
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mtlib.run.params import declared, spec_of
+
 __all__ = [
     "AXES",
-    "MODEL_KEYED",
     "Part",
     "declared_values",
+    "model_keyed",
     "split",
 ]
 
@@ -51,8 +54,6 @@ AXES: dict[str, dict[str, str]] = {
     },
     "seeds": {"seeds": "required", "finetune_seeds": "optional"},
 }
-#: Dict parameters keyed by model name (05: per fine-tuned encoder settings and heads).
-MODEL_KEYED = ("finetune_heads", "finetune_settings")
 
 
 @dataclass(frozen=True)
@@ -69,23 +70,14 @@ class Part:
 
 
 def declared_values(notebook: Path, parameters: dict[str, Any]) -> dict[str, Any]:
-    """Every parameter of ``notebook``: the job's value, else the notebook's own default.
+    """Every parameter of ``notebook``: the job's value, else the declared default (its spec's, or its cell's)."""
+    return {name: parameters.get(name, d.default) for name, d in declared(notebook).items()}
 
-    Defaults are read from the ``parameters`` cell (papermill's inspection)
-    and parsed as Python literals; a default that is not a literal is skipped.
-    """
-    import papermill
 
-    values: dict[str, Any] = {}
-    for name, info in papermill.inspect_notebook(str(notebook)).items():
-        if name in parameters:
-            values[name] = parameters[name]
-            continue
-        try:
-            values[name] = ast.literal_eval(str(info.get("default")))
-        except (ValueError, SyntaxError):
-            continue
-    return values
+def model_keyed(notebook: Path) -> tuple[str, ...]:
+    """The notebook's dict parameters keyed by model name, as its spec declares them (none without a spec)."""
+    spec = spec_of(notebook)
+    return tuple(spec.model_keyed) if spec is not None else ()
 
 
 def _axis_values(values: dict[str, Any], axis: str) -> list[Any]:
@@ -98,7 +90,7 @@ def _axis_values(values: dict[str, Any], axis: str) -> list[Any]:
     return out
 
 
-def _narrow(values: dict[str, Any], axis: str, item: Any) -> dict[str, Any]:
+def _narrow(values: dict[str, Any], axis: str, item: Any, keyed: Sequence[str] = ()) -> dict[str, Any]:
     """The parameters of the job for one item of an axis (only the axis' lists change)."""
     out: dict[str, Any] = {}
     for name, role in AXES[axis].items():
@@ -108,7 +100,7 @@ def _narrow(values: dict[str, Any], axis: str, item: Any) -> dict[str, Any]:
         out[name] = [item] if item in value else (value[:1] if role == "required" else [])
     if axis == "models":
         kept = _models_of(out)
-        for name in MODEL_KEYED:
+        for name in keyed:
             if isinstance(values.get(name), dict):
                 out[name] = {k: v for k, v in values[name].items() if k in kept}
     return out
@@ -154,7 +146,8 @@ def split(notebook: Path, parameters: dict[str, Any], axes: Sequence[str]) -> tu
     parts = [Part("", {})]
     notes = []
     for axis in axes:
-        items = [(item, _narrow(values, axis, item)) for item in _axis_values(values, axis)]
+        keyed = model_keyed(notebook)
+        items = [(item, _narrow(values, axis, item, keyed)) for item in _axis_values(values, axis)]
         if not items:
             names = ", ".join(AXES[axis])
             notes.append(f"{notebook.stem} has no {axis} parameter ({names}): not split by {axis}")

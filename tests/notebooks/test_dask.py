@@ -243,6 +243,15 @@ def test_fan_out_of_a_parameter_a_notebook_lacks_runs_it_unsplit_with_a_note():
     assert parts == [] and "nothing to split" in notes[0]
 
 
+def test_fan_out_passes_a_training_block_whole_and_narrows_only_model_keyed_dicts():
+    block = {"lr": 3e-5, "epochs": 1, "batch_size": 32, "max_length": 64}
+    parts, _ = fanout.split(
+        _notebook("01"), {"models": ["minilm", "minilm-ft"], "finetune_settings": block}, ["models"]
+    )
+    assert len(parts) == 2 and all(p.parameters["finetune_settings"] == block for p in parts)
+    assert fanout.model_keyed(_notebook("01")) == () and "finetune_settings" in fanout.model_keyed(_notebook("05"))
+
+
 def test_fan_out_narrows_dependent_lists_and_keyed_settings():
     params = {
         "encoders": ["minilm", "glove-50d"],

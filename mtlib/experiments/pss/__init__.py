@@ -24,7 +24,7 @@ level first): :mod:`~mtlib.experiments.pss.spec` (the parameters),
 McNemar), :mod:`~mtlib.experiments.pss.training` (settings, training, scoring
 one classifier), :mod:`~mtlib.experiments.pss.tables` (Table 1 and its
 tests), :mod:`~mtlib.experiments.pss.figures`, :mod:`~mtlib.experiments.pss.report`
-(what the notebook records), :mod:`~mtlib.experiments.pss.method` (load, analyse,
+(what the notebook records), :mod:`~mtlib.experiments.pss.experiment` (load, analyse,
 run). Majority baselines are :func:`mtlib.models.baseline.majority_baseline` of
 the test labels.
 
@@ -86,7 +86,7 @@ _face = Face(
         ],
         "figures": ["pss_vs_accuracy", "table1_bars"],
         "report": ["ModelReport", "PSSReport", "conclusions", "polarity_sensitivity", "report_from"],
-        "method": ["PSSData", "analyse", "load", "run"],
+        "experiment": ["PSSData", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

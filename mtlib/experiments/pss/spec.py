@@ -26,6 +26,7 @@ class Spec(base.Spec):
     """
 
     notebook = "05_polarity_sensitivity"
+    model_keyed = ("finetune_heads", "finetune_settings")
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
     seed: int = param(0, ">= 0", "seeds the subsamples and the bootstrap")

@@ -27,7 +27,7 @@ Layout (lowest level first): :mod:`~mtlib.experiments.seti.checks` (argument che
 :mod:`~mtlib.experiments.seti.figures` (Figures 1 and 2), :mod:`~mtlib.experiments.seti.builder` (the seven
 settings and their invariants), :mod:`~mtlib.experiments.seti.scoring` (heads, fine-tuning, few-shot),
 :mod:`~mtlib.experiments.seti.report` (Table 5, findings, per-model reports),
-:mod:`~mtlib.experiments.seti.method` (``run(spec)``; the notebook: ``load(spec)`` then ``analyse(spec, data)``).
+:mod:`~mtlib.experiments.seti.experiment` (``run(spec)``; the notebook: ``load(spec)`` then ``analyse(spec, data)``).
 Every model goes through the classifier factory (:func:`mtlib.models.classifier`); majority baselines are
 :func:`mtlib.models.baseline.majority_baseline` of the test labels.
 
@@ -123,7 +123,7 @@ _face = Face(
             "table5",
             "test_findings",
         ],
-        "method": ["SetiInputs", "analyse", "load", "run"],
+        "experiment": ["SetiInputs", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

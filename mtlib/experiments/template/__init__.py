@@ -1,4 +1,4 @@
-"""The template a new notebook starts from (notebook 00_template): a spec, a method, nothing else.
+"""The template a new notebook starts from (notebook 00_template): a spec and its experiment, nothing else.
 
 Copy this package to ``mtlib/experiments/<short_name>/`` with the notebook, set ``notebook`` in
 ``spec.py`` to the new notebook's file stem, and replace the experiment. The face lists what the
@@ -7,5 +7,5 @@ notebook calls; a package is found by :func:`mtlib.experiments.spec_for` without
 
 from mtlib.utils.faces import Face
 
-_face = Face(__name__, {"spec": ["Spec"], "method": ["Similarities", "analyse", "load", "run"]})
+_face = Face(__name__, {"spec": ["Spec"], "experiment": ["Similarities", "analyse", "load", "run"]})
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -3,7 +3,7 @@
 The pieces: :mod:`~mtlib.experiments.tour.data` (the template sentences and the review sample),
 :mod:`~mtlib.experiments.tour.report` (what the tour records), :mod:`~mtlib.experiments.tour.exercises`
 (the three exercises, judged on the run), :mod:`~mtlib.experiments.tour.spec` and
-:mod:`~mtlib.experiments.tour.method` (the notebook's parameters, the suite and ``run(spec)``).
+:mod:`~mtlib.experiments.tour.experiment` (the notebook's parameters, the suite and ``run(spec)``).
 """
 
 from mtlib.utils.faces import Face
@@ -15,7 +15,7 @@ _face = Face(
         "data": ["BAD", "GOOD", "NOUNS", "TourInputs", "inputs"],
         "report": ["TourReport", "failing_summary", "metrics", "rates_by_model"],
         "exercises": ["check_decrease", "check_invariance", "check_prediction"],
-        "method": ["analyse", "load", "run", "suite"],
+        "experiment": ["analyse", "load", "run", "suite"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

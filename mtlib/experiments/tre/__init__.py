@@ -48,7 +48,7 @@ parameters), :mod:`.settings` (a fit's settings as one object), :mod:`.scores`
 (TI, WNS, the paper's examples), :mod:`.encoding` (trees as index arrays),
 :mod:`.fit` (the objective and its fit), :mod:`.correlation` (Table 2's
 correlations), :mod:`.report` (notebook 06's experiment as reports, tables and
-figures), :mod:`.method` (load, analyse, run).
+figures), :mod:`.experiment` (load, analyse, run).
 """
 
 from mtlib.utils.faces import Face
@@ -86,7 +86,7 @@ _face = Face(
             "table4_examples",
             "tree_reconstruction",
         ],
-        "method": ["analyse", "load", "run"],
+        "experiment": ["analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir
