@@ -38,7 +38,7 @@ from mtlib.models.native import NativeClassifier, native_classifier
 from mtlib.models.numerics import numerics_tag, training_precision
 from mtlib.models.settings import HOWS, ClassifierSettings, Training, cache_settings
 from mtlib.models.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
-from mtlib.models.store import cache_key, memo, remember
+from mtlib.models.store import cache_key, data_digest, memo, remember
 from mtlib.models.tuned import FineTunedClassifier, finetuned_classifier
 from mtlib.utils.batching import resolve_device
 
@@ -127,6 +127,7 @@ def classifier(
         return known
     build = head_classifier if how == "head" else finetuned_classifier
     clf = build(base, task, keyed, key, s, device)
+    clf.training.data_sha256 = data_digest(task.texts, task.pairs, task.labels)
     return remember(key, clf) if s.use_cache else clf
 
 

@@ -202,6 +202,8 @@ class Training:
         seconds: Time to train (0 when reloaded).
         n_skipped: Training examples left out because the frozen encoder has no vector for them
             (static word vectors that know none of their words; :mod:`mtlib.models.oov`).
+        data_sha256: Digest of the training set (texts, pairs, labels; :func:`mtlib.models.store.data_digest`),
+            which a run's manifest records; None for a native classifier.
     """
 
     how: str
@@ -217,6 +219,7 @@ class Training:
     key: str = ""
     seconds: float = 0.0
     n_skipped: int = 0
+    data_sha256: str | None = None
 
 
 def resolved_hyper(how: str, s: ClassifierSettings, caps: Capabilities) -> tuple[int, float, int]:

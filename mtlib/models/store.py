@@ -26,6 +26,7 @@ from mtlib.utils.cache import cache_root, read_record, stable_hash, write_record
 
 __all__ = [
     "cache_key",
+    "data_digest",
     "cached_training",
     "evaluate",
     "folder_of",
@@ -43,8 +44,13 @@ _MEMO: dict[str, Model] = {}
 def cache_key(
     base: Model, texts: list[str], pairs: list[str] | None, labels: list[Any], settings: dict[str, Any]
 ) -> str:
-    """24 hex digits naming one training: encoder identity, training data and settings."""
-    return stable_hash([base.identity, stable_hash([texts, pairs, json_safe(labels)], 32), settings], 24)
+    """24 hex digits naming one training: encoder identity, training data (:func:`data_digest`) and settings."""
+    return stable_hash([base.identity, data_digest(texts, pairs, labels), settings], 24)
+
+
+def data_digest(texts: list[str], pairs: list[str] | None, labels: list[Any]) -> str:
+    """32 hex digits naming a training set: its texts, text pairs and labels, in order (the run manifest shows it)."""
+    return stable_hash([texts, pairs, json_safe(labels)], 32)
 
 
 def memo(key: str) -> Model | None:

@@ -28,6 +28,7 @@ them directly, so its types stay checked; a face is for users.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -44,16 +45,22 @@ class Face:
             with no names is a public sub-module reachable as an attribute (``face.module``).
 
     Raises:
-        ValueError: a name given by two modules.
+        ValueError: a name given by two modules, or a name that is also a sub-module's (importing the
+            sub-module would set the package attribute to the module and hide the name).
     """
 
     def __init__(self, package: str, exports: Mapping[str, Sequence[str]]) -> None:
         self.package = package
         self.where: dict[str, tuple[str, str | None]] = {}
+        modules = _submodules(package)
         for module, names in exports.items():
             for name in names or [module]:
                 if name in self.where:
                     raise ValueError(f"{package}: {name!r} is exported twice")
+                if names and name in modules:
+                    raise ValueError(
+                        f"{package}: {name!r} is both an exported name of {module} and a sub-module; rename one"
+                    )
                 self.where[name] = (module, name if names else None)
         self.names = sorted(self.where)
         self.getattr: Callable[[str], Any] = self._getattr
@@ -67,3 +74,9 @@ class Face:
         value = module if attr is None else getattr(module, attr)
         setattr(sys.modules[self.package], name, value)  # later lookups skip __getattr__
         return value
+
+
+def _submodules(package: str) -> set[str]:
+    """The names of a package's sub-modules (empty when the package is not imported yet)."""
+    found = getattr(sys.modules.get(package), "__path__", None)
+    return {info.name for info in pkgutil.iter_modules(found)} if found else set()
