@@ -71,6 +71,7 @@ from mtlib.utils.threads import kernel_threads
 __all__ = [
     "FIGURES_INDEX",
     "OUT_ENV",
+    "RUN_KEYS",
     "SKIPPED_KEY",
     "TIMING_PREFIX",
     "NonFiniteMetricError",
@@ -85,6 +86,10 @@ __all__ = [
     "read_metrics",
     "timing_key",
 ]
+
+#: keys a Run records about itself (not an experiment's result): the summary's headline, the
+#: frozen-encoder backend and the numerics (device, its name, precision)
+RUN_KEYS = ("_headline", "backend", "device", "device_name", "precision")
 
 OUT_ENV = "MTLIB_OUT"
 #: Metric key holding the keys a run skipped, each with the reason: ``{"key": "why it was not computed"}``.

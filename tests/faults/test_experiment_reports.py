@@ -94,9 +94,21 @@ def _trees(tmp_path: Path, n: int = 24) -> str:
     return str(path)
 
 
+def _truth(path: str, max_sentences: int = 0) -> tre.GroundTruth:
+    """The trees at ``path`` scored with the spec's default WNS (the literal reading)."""
+    spec = tre.Spec()
+    return tre.ground_truth(path, max_sentences=max_sentences, weight=spec.wns_weight, average=spec.wns_average)
+
+
+def _tre(truth: tre.GroundTruth, heldout_fraction: float) -> tre.TREReport:
+    """TRE of the hash encoder with the spec's fit settings, 3 steps, 10 bootstrap resamples."""
+    fit = tre.Spec(steps=3, heldout_fraction=heldout_fraction).fit_settings()
+    return tre.tree_reconstruction(HashEncoder(), truth, fit=fit, seed=0, n_boot=10, device="cpu")
+
+
 def test_tre_without_held_out_sentences_skips_the_held_out_keys(tmp_path):
-    truth = tre.ground_truth(_trees(tmp_path))
-    report = tre.tree_reconstruction(HashEncoder(), truth, n_boot=10, steps=3, heldout_fraction=0.0)
+    truth = _truth(_trees(tmp_path))
+    report = _tre(truth, 0.0)
     assert report.skipped() == {
         "tre_mean/heldout": "no held-out sentences (heldout_fraction=0.0)",
         "tre_mean_all_seen/heldout": "no held-out sentences (heldout_fraction=0.0)",
@@ -107,8 +119,8 @@ def test_tre_without_held_out_sentences_skips_the_held_out_keys(tmp_path):
 
 
 def test_tre_held_out_sentences_with_unseen_words_skip_the_all_seen_mean(tmp_path):
-    truth = tre.ground_truth(_trees(tmp_path))
-    report = tre.tree_reconstruction(HashEncoder(), truth, n_boot=10, steps=3, heldout_fraction=0.25)
+    truth = _truth(_trees(tmp_path))
+    report = _tre(truth, 0.25)
     assert report.skipped() == {
         "tre_mean_all_seen/heldout": "none of the 6 held-out sentences has every word seen in the fit"
     }
@@ -116,10 +128,10 @@ def test_tre_held_out_sentences_with_unseen_words_skip_the_all_seen_mean(tmp_pat
 
 
 def test_tre_on_two_sentences_fails_with_the_headline_key_and_why(tmp_path):
-    truth = tre.ground_truth(_trees(tmp_path), max_sentences=2)
+    truth = _truth(_trees(tmp_path), max_sentences=2)
     assert set(truth.skipped()) == {"spearman_ti_wns", "spearman_wns_length"}
     _recorded(tmp_path, truth, "06_tree_reconstruction_error", model=None)  # skipped, not NaN
-    report = tre.tree_reconstruction(HashEncoder(), truth, n_boot=10, steps=3, heldout_fraction=0.0)
+    report = _tre(truth, 0.0)
     with pytest.raises(ValueError, match=r"headline metric\(s\) spearman_tre_wns/train \(only 2 train sentences"):
         _recorded(tmp_path / "r", report, "06_tree_reconstruction_error")
 
@@ -135,7 +147,7 @@ def test_tre_fit_refuses_parameters_out_of_range(argument, value):
 
 def test_ground_truth_refuses_a_negative_number_of_sentences(tmp_path):
     with pytest.raises(MtlibInputError, match="ground_truth: max_sentences must be an integer >= 0"):
-        tre.ground_truth(_trees(tmp_path), max_sentences=-2)
+        _truth(_trees(tmp_path), max_sentences=-2)
 
 
 def test_tre_encodes_and_fits_a_tree_of_any_depth():

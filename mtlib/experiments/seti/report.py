@@ -243,7 +243,7 @@ class SetiReport:
     Metric keys (no model prefix; one model's frames): ``accuracy/task<k>/<setting>/<config>`` (mean over
     seeds) and ``.../seed<s>``, ``baseline/task<k>/<setting>/<config>`` (majority class),
     ``fewshot/task<k>/<shots>`` (mean over seeds), ``finding/<finding>`` (a named test's outcome);
-    ``device`` (the torch device the heads or fine-tuning ran on, ``"auto"`` resolved) and
+    ``head_device`` (the torch device the heads or fine-tuning ran on, ``"auto"`` resolved) and
     ``encoder_device`` (the device the frozen encoder's model reports; ``cpu`` for static vectors),
     when the report was made by :func:`head_report`, :func:`finetune_report` or :func:`fewshot_report`.
 
@@ -284,7 +284,7 @@ class SetiReport:
                 out[f"fewshot/task{task}/{int(shots)}"] = float(part["accuracy"].mean())
         out.update({f"finding/{r.finding}": bool(r.holds) for r in self.findings.itertuples()})
         if self.device:
-            out["device"] = self.device
+            out["head_device"] = self.device  # "device" is the run's own key (mtlib.run.results.RUN_KEYS)
         if self.encoder_device:
             out["encoder_device"] = self.encoder_device
         return out

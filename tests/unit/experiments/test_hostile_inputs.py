@@ -105,14 +105,14 @@ def test_cuda_without_a_gpu_says_so(monkeypatch, small, pool):
 def test_report_records_the_device_used(small, pool):
     report = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "device": "auto"})
     metrics = report.metrics()
-    assert metrics["device"] == resolve_device("auto") == report.device
+    assert metrics["head_device"] == resolve_device("auto") == report.device
     assert metrics["encoder_device"] == "cpu"  # static vectors run on the CPU whatever was asked
     cpu = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "device": "cpu"})
-    assert cpu.metrics()["device"] == "cpu"
+    assert cpu.metrics()["head_device"] == "cpu"
     if report.device == "cpu":  # "auto" resolved to the CPU here: the same run
         assert cpu.scores["accuracy"].tolist() == report.scores["accuracy"].tolist()
     # reports not made by an entry with a device carry no device key
-    assert "device" not in seti.SetiReport("m").metrics()
+    assert "head_device" not in seti.SetiReport("m").metrics()
 
 
 # --- seti: other entry points (case 4) -------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from mtlib.data import papers
 from mtlib.experiments import pss
 from mtlib.models.settings import ClassifierSettings
+from mtlib.run.results import RUN_KEYS
 
 
 def _pairs(rows):
@@ -408,7 +409,7 @@ def test_run_of_a_small_spec_gives_what_the_notebook_records(tmp_path, monkeypat
     got = {k: recorded[k] for k in expected}
     assert json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
     extra = {k for k in recorded if k not in expected and not k.startswith("timing/")}
-    assert extra == {"_headline", "backend"}
+    assert extra == set(RUN_KEYS)
     assert recorded["_headline"] == report.models["minilm-static"].headline
 
 

@@ -17,6 +17,7 @@ from mtlib.experiments import seti
 from mtlib.experiments.seti.scoring import _stratified as stratified
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.settings import ClassifierSettings
+from mtlib.run.results import RUN_KEYS
 from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -567,7 +568,7 @@ def small_outcome(tmp_path_factory):
 
 
 def _recorded(run) -> dict:
-    return {k: v for k, v in run.metrics.items() if k not in ("_headline", "backend") and not k.startswith("timing/")}
+    return {k: v for k, v in run.metrics.items() if k not in RUN_KEYS and not k.startswith("timing/")}
 
 
 def test_run_gives_the_keys_the_notebook_records(small_outcome):
@@ -583,7 +584,7 @@ def test_run_gives_the_keys_the_notebook_records(small_outcome):
     ]
     m = small_outcome.metrics()
     assert list(small_outcome.reports) == ["minilm-static", "minilm-static-ft"]
-    assert {"accuracy/task1/trivial/cg/seed0", "fewshot/task2/2", "device", "encoder_device"} <= set(m)
+    assert {"accuracy/task1/trivial/cg/seed0", "fewshot/task2/2", "head_device", "encoder_device"} <= set(m)
     assert "models/minilm-static-ft/accuracy/task1/trivial/cg" in m
     assert "accuracy/task1/non-trivial/id" in m and "models/minilm-static-ft/accuracy/task1/non-trivial/id" not in m
     assert "finding/ID > CG, task 2 non-trivial" in m

@@ -52,7 +52,7 @@ def test_run_gives_what_the_notebook_records(tmp_path):
     run = results.Run.from_spec(spec)
     run.record_report(steps)
     recorded = {
-        k: v for k, v in run.metrics.items() if k not in ("_headline", "backend") and not k.startswith("timing/")
+        k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")
     }
     assert recorded == outcome.metrics() == tour.metrics(steps.results, table, data, 7)
     assert run.headline == ["rate/vader/table1_order", "rate/textblob/table1_order", "diff/table1_order"]

@@ -15,6 +15,7 @@ from mtlib.data.errors import DataFormatError
 from mtlib.data.sst import load_sst_trees
 from mtlib.data.trees import parse_tree, tree_impurity, weighted_node_switching
 from mtlib.experiments import tre
+from mtlib.run.results import RUN_KEYS
 
 ROOT = Path(__file__).resolve().parents[3]
 TREES = ROOT / "data" / "trees"
@@ -397,4 +398,6 @@ def test_run_of_a_small_spec_gives_what_the_notebook_records(tmp_path, monkeypat
     expected = {timing_key(k): _jsonable(v) for k, v in metrics.items()}
     assert json.dumps({k: recorded[k] for k in expected}, sort_keys=True) == json.dumps(expected, sort_keys=True)
     extra = {k for k in recorded if k not in expected and not k.startswith("timing/")}
-    assert extra == {"_headline", "backend"} and recorded["_headline"] == ["spearman_tre_wns/heldout"]
+    assert extra - {"_skipped"} == set(RUN_KEYS) and recorded["_headline"] == ["spearman_tre_wns/heldout"]
+    # what the small run could not compute is declared skipped, with why, and nothing else
+    assert set(recorded.get("_skipped", {})) >= set(outcome.report.skipped())
