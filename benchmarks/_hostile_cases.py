@@ -611,7 +611,6 @@ def project(root: Path, stems: tuple[str, ...] = ("01_a",), body: str = BODY, pa
         nb.metadata["kernelspec"] = {"name": "mtlib", "display_name": "Python (mtlib)", "language": "python"}
         nbformat.write(nb, nb_dir / f"{stem}.ipynb")
     (nb_dir / "profiles" / "t.yaml").write_text("notebooks: {}\n")
-    (nb_dir / "parameters.yaml").write_text("".join(f'"{s[:2]}":\n  n_boot: ">= 1"\n' for s in stems))
     return root
 
 

@@ -65,7 +65,7 @@ __all__ = [
 BACKENDS = ("torch", "onnx")
 #: The default backend's name: ``$MTLIB_BACKEND`` when set, else torch.
 AUTO = "auto"
-#: Values of a notebook's ``backend`` parameter (``notebooks/parameters.yaml``).
+#: Values of a notebook's ``backend`` parameter (its rule in the experiment's spec).
 BACKEND_VALUES = (AUTO, *BACKENDS)
 #: The environment variable holding the default backend (set by ``python -m mtlib.run --backend``).
 BACKEND_ENV = "MTLIB_BACKEND"

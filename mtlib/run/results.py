@@ -216,9 +216,8 @@ class Run:
 
     Raises:
         mtlib.run.params.ParameterError: a parameter of the notebook
-            ``notebooks/<stem>.ipynb`` breaks its type or its rule in
-            ``notebooks/parameters.yaml`` (:func:`mtlib.run.params.check_run`;
-            not checked again when the runner has checked it).
+            ``notebooks/<stem>.ipynb`` breaks its type or the rule its spec declares
+            (:func:`mtlib.run.params.check_run`; not checked again when the runner has checked it).
 
     Example:
         >>> import tempfile

@@ -28,7 +28,6 @@ def _project(root: Path) -> Path:
     nb.metadata["kernelspec"] = {"name": "mtlib", "display_name": "Python (mtlib)", "language": "python"}
     nbformat.write(nb, nb_dir / "01_a.ipynb")
     (nb_dir / "profiles" / "t.yaml").write_text("notebooks: {}\n")
-    (nb_dir / "parameters.yaml").write_text('"01":\n  n_boot: ">= 1"\n')
     return root
 
 
