@@ -939,7 +939,7 @@ def _deep_wns(tmp: Path) -> Outcome:
 
 @case("unclear-errors", "deep_tree_tre_scores", "works")
 def _deep_scores(tmp: Path) -> Outcome:
-    from mtlib.experiments.tre.scores import tree_scores
+    from mtlib.experiments.tre._scores import tree_scores
 
     return either(lambda: tree_scores([_deep_tree()]), finite, "depth")
 

@@ -48,7 +48,7 @@ def yelp_task():
 def seti_task(seed: int):
     """``(train, test, kwargs)`` of notebook 07's quick cross-encoder on Task 1 trivial, cg."""
     from mtlib.experiments import seti
-    from mtlib.experiments.seti.scoring import _stratified, pairs_frame
+    from mtlib.experiments.seti._scoring import _stratified, pairs_frame
 
     pool = seti.natural_pool("", 80, 30, seed=0)
     datasets, _ = seti.build_seeds(pool.pool, [seed], settings=[(1, "trivial")], configs=["cg"])

@@ -23,7 +23,7 @@ import pytest
 from mtlib.data.adjectives import load_lexicon
 from mtlib.data.trees import parse_tree
 from mtlib.experiments import montague, tre
-from mtlib.experiments.tre.encoding import build_vocabulary, encode_trees
+from mtlib.experiments.tre._encoding import build_vocabulary, encode_trees
 from mtlib.relations import MtlibInputError
 from mtlib.run import results
 

@@ -42,23 +42,22 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "embeddings": ["DISTANCE_CHUNK", "EmbeddingTable"],
-        "paper": ["PAPER_COUNTERPARTS", "compare_with_paper", "paper_values", "truncate"],
-        "phrases": ["PhraseSet", "build_phrases", "phrase", "split_positions", "splits"],
-        "relation": ["INTERSECTIVITY", "NONSUBSECTIVITY", "PAIR_INTERSECTIVITY", "DistanceOrder", "consistency"],
-        "type_tests": ["type_difference_test"],
-        "method": ["MAX_SPLIT_DISTANCE", "intersective_pairs", "intersectivity", "nonsubsectivity", "type_pair_matrix"],
-        "report": [
-            "TESTS",
+        "_embeddings": ["EmbeddingTable"],
+        "_phrases": ["build_phrases", "splits"],
+        "_relation": ["DistanceOrder", "INTERSECTIVITY", "PAIR_INTERSECTIVITY", "consistency"],
+        "_method": ["intersective_pairs", "intersectivity", "nonsubsectivity"],
+        "_type_tests": ["type_difference_test"],
+        "_paper": ["compare_with_paper", "paper_values", "truncate"],
+        "_report": [
             "MontagueReport",
-            "TestSpec",
+            "TESTS",
             "across_models",
             "fidelity_table",
             "long_form",
             "run_tests",
             "type_tests_table",
         ],
-        "experiment": ["analyse", "load", "run"],
+        "_experiment": ["analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
-from mtlib.experiments.montague.method import MAX_SPLIT_DISTANCE
+from mtlib.experiments.montague._method import MAX_SPLIT_DISTANCE
 from mtlib.experiments.spec import param
 from mtlib.models.backends import BACKEND_VALUES
 

@@ -19,12 +19,12 @@ classifier per setting through :func:`mtlib.models.classifier` and scores it;
 ``run(Spec(...))`` runs notebook ``05_polarity_sensitivity`` whole, and the
 notebook calls ``load(spec)`` then ``analyse(spec, data)``. Layout (lowest
 level first): :mod:`~mtlib.experiments.pss.spec` (the parameters),
-:mod:`~mtlib.experiments.pss.build` (cleaning, subsamples),
-:mod:`~mtlib.experiments.pss.scoring` (the per-pair table, PSS, intervals,
-McNemar), :mod:`~mtlib.experiments.pss.training` (settings, training, scoring
-one classifier), :mod:`~mtlib.experiments.pss.tables` (Table 1 and its
-tests), :mod:`~mtlib.experiments.pss.figures`, :mod:`~mtlib.experiments.pss.report`
-(what the notebook records), :mod:`~mtlib.experiments.pss.experiment` (load, analyse,
+:mod:`~mtlib.experiments.pss._build` (cleaning, subsamples),
+:mod:`~mtlib.experiments.pss._scoring` (the per-pair table, PSS, intervals,
+McNemar), :mod:`~mtlib.experiments.pss._training` (settings, training, scoring
+one classifier), :mod:`~mtlib.experiments.pss._tables` (Table 1 and its
+tests), :mod:`~mtlib.experiments.pss._figures`, :mod:`~mtlib.experiments.pss._report`
+(what the notebook records), :mod:`~mtlib.experiments.pss._experiment` (load, analyse,
 run). Majority baselines are :func:`mtlib.models.baseline.majority_baseline` of
 the test labels.
 
@@ -38,55 +38,31 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "build": [
+        "_build": [
             "RULE_NAMES",
             "RULES",
-            "TOKENIZERS",
             "CleaningReport",
             "clean",
             "clean_pairs",
             "cleaning_note",
             "cleaning_report_with_paper",
             "subsample",
-            "tokens",
         ],
-        "scoring": [
-            "ABSTAIN",
-            "accuracy_interval",
-            "bootstrap_mean",
-            "gold_labels",
-            "mcnemar",
-            "prediction_table",
-            "pss",
-            "pss_interval",
-            "relative_pss",
-        ],
-        "training": [
+        "_scoring": ["gold_labels", "mcnemar", "prediction_table", "pss", "pss_interval", "relative_pss"],
+        "_training": [
             "DNN_HIDDEN",
-            "FINAL_LAYERS",
-            "MODES",
-            "OOV_PARTS",
             "Outcome",
             "Setting",
-            "coverage",
             "evaluate_setting",
             "positive_column",
             "predict_labels",
             "run_settings",
             "settings_grid",
         ],
-        "tables": [
-            "by_direction",
-            "direction_tests",
-            "hardest_flips",
-            "paired_tests",
-            "paper_table1",
-            "table1",
-            "table1_layout",
-        ],
-        "figures": ["pss_vs_accuracy", "table1_bars"],
-        "report": ["ModelReport", "PSSReport", "conclusions", "polarity_sensitivity", "report_from"],
-        "experiment": ["PSSData", "analyse", "load", "run"],
+        "_tables": ["by_direction", "hardest_flips", "paired_tests", "paper_table1", "table1", "table1_layout"],
+        "_figures": ["pss_vs_accuracy"],
+        "_report": ["ModelReport", "PSSReport", "polarity_sensitivity", "report_from"],
+        "_experiment": ["PSSData", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -20,14 +20,14 @@ The package builds every setting from a pool of natural inferences (as
 :func:`extract_natural_inferences` finds them in a SICK-format file) and the
 30 verbs of Table 6, checks the invariants of §3.2 in code, and scores models.
 
-Layout (lowest level first): :mod:`~mtlib.experiments.seti.checks` (argument checks at the public entries),
-:mod:`~mtlib.experiments.seti.facts` (the paper's verbs, rules, settings, and the checks of names against them),
+Layout (lowest level first): :mod:`~mtlib.experiments.seti._checks` (argument checks at the public entries),
+:mod:`~mtlib.experiments.seti._facts` (the paper's verbs, rules, settings, and the checks of names against them),
 :mod:`~mtlib.experiments.seti.spec` (notebook 07's parameters, declared once),
-:mod:`~mtlib.experiments.seti.inferences` (templates, Table 3's labels, natural inferences of a SICK file),
-:mod:`~mtlib.experiments.seti.figures` (Figures 1 and 2), :mod:`~mtlib.experiments.seti.builder` (the seven
-settings and their invariants), :mod:`~mtlib.experiments.seti.scoring` (heads, fine-tuning, few-shot),
-:mod:`~mtlib.experiments.seti.report` (Table 5, findings, per-model reports),
-:mod:`~mtlib.experiments.seti.experiment` (``run(spec)``; the notebook: ``load(spec)`` then ``analyse(spec, data)``).
+:mod:`~mtlib.experiments.seti._inferences` (templates, Table 3's labels, natural inferences of a SICK file),
+:mod:`~mtlib.experiments.seti._figures` (Figures 1 and 2), :mod:`~mtlib.experiments.seti._builder` (the seven
+settings and their invariants), :mod:`~mtlib.experiments.seti._scoring` (heads, fine-tuning, few-shot),
+:mod:`~mtlib.experiments.seti._report` (Table 5, findings, per-model reports),
+:mod:`~mtlib.experiments.seti._experiment` (``run(spec)``; the notebook: ``load(spec)`` then ``analyse(spec, data)``).
 Every model goes through the classifier factory (:func:`mtlib.models.classifier`); majority baselines are
 :func:`mtlib.models.baseline.majority_baseline` of the test labels.
 
@@ -41,75 +41,22 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "facts": [
-            "COLUMNS",
-            "CONFIGS",
-            "FEWSHOT_HOWS",
-            "FEWSHOT_MODES",
-            "FEWSHOT_SETTINGS",
-            "FUNCTION_WORDS",
-            "IRREGULAR_PARTICIPLES",
-            "KINDS",
-            "MISSING_RULES",
-            "NEEDS_STRUCTURAL",
-            "NON_VERIDICAL_VERBS",
-            "PAPER_TABLE5",
-            "RULE_SYMBOLS",
-            "RULES",
-            "SETTINGS",
-            "TEMPLATE",
-            "TEST_RULES",
-            "TRAIN_RULES",
-            "VERIDICAL_VERBS",
-            "SetiError",
-            "check_fewshot",
-            "parse_settings",
-        ],
-        "checks": ["DEVICES", "TEMPLATE_FIELDS", "check_device", "check_template"],
-        "inferences": [
+        "_facts": ["SETTINGS", "TEMPLATE", "TEST_RULES", "SetiError", "check_fewshot", "parse_settings"],
+        "_checks": ["check_device", "check_template"],
+        "_inferences": [
             "composed_label",
-            "embed_clause",
             "extract_natural_inferences",
-            "lexical_substitution",
             "rule_of",
             "rules_table",
             "structural_match",
             "subsample_pool",
-            "third_person",
             "verb_table",
             "veridical_premises",
         ],
-        "figures": ["figure1", "figure2"],
-        "builder": [
-            "POOL_COLUMNS",
-            "SetiData",
-            "build",
-            "build_all",
-            "build_seeds",
-            "check_inputs",
-            "check_invariants",
-            "check_setting",
-            "compositional",
-            "natural_sentences",
-            "primitive_natural",
-            "primitive_veridical",
-            "sentence_components",
-            "split_by_sentences",
-            "universe",
-            "with_shots",
-        ],
-        "scoring": [
-            "accuracy_by_rule",
-            "evaluate_fewshot",
-            "evaluate_finetune",
-            "evaluate_heads",
-            "finetune_predictions",
-            "head_predictions",
-            "pair_classifier",
-            "pair_predictions",
-            "pairs_frame",
-        ],
-        "report": [
+        "_figures": ["figure1", "figure2"],
+        "_builder": ["SetiData", "build", "build_all", "build_seeds", "check_invariants", "universe", "with_shots"],
+        "_scoring": ["accuracy_by_rule", "evaluate_fewshot", "head_predictions", "pair_classifier", "pair_predictions"],
+        "_report": [
             "PoolReport",
             "SetiReport",
             "by_model",
@@ -123,7 +70,7 @@ _face = Face(
             "table5",
             "test_findings",
         ],
-        "experiment": ["SetiInputs", "analyse", "load", "run"],
+        "_experiment": ["SetiInputs", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

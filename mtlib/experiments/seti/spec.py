@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
-from mtlib.experiments.seti.facts import (
+from mtlib.experiments.seti._facts import (
     FEWSHOT_HOWS,
     FEWSHOT_MODES,
     SETTING_NAMES,

@@ -7,5 +7,11 @@ notebook calls; a package is found by :func:`mtlib.experiments.spec_for` without
 
 from mtlib.utils.faces import Face
 
-_face = Face(__name__, {"spec": ["Spec"], "experiment": ["Similarities", "analyse", "load", "run"]})
+_face = Face(
+    __name__,
+    {
+        "spec": ["Spec"],
+        "_experiment": ["analyse", "load", "run"],
+    },
+)
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -1,9 +1,9 @@
 """The teaching tour (notebook 00): a suite of seven tests, a failing case, two models compared, exercises.
 
-The pieces: :mod:`~mtlib.experiments.tour.data` (the template sentences and the review sample),
-:mod:`~mtlib.experiments.tour.report` (what the tour records), :mod:`~mtlib.experiments.tour.exercises`
+The pieces: :mod:`~mtlib.experiments.tour._data` (the template sentences and the review sample),
+:mod:`~mtlib.experiments.tour._report` (what the tour records), :mod:`~mtlib.experiments.tour._exercises`
 (the three exercises, judged on the run), :mod:`~mtlib.experiments.tour.spec` and
-:mod:`~mtlib.experiments.tour.experiment` (the notebook's parameters, the suite and ``run(spec)``).
+:mod:`~mtlib.experiments.tour._experiment` (the notebook's parameters, the suite and ``run(spec)``).
 """
 
 from mtlib.utils.faces import Face
@@ -12,10 +12,10 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "data": ["BAD", "GOOD", "NOUNS", "TourInputs", "inputs"],
-        "report": ["TourReport", "failing_summary", "metrics", "rates_by_model"],
-        "exercises": ["check_decrease", "check_invariance", "check_prediction"],
-        "experiment": ["analyse", "load", "run", "suite"],
+        "_data": ["TourInputs"],
+        "_report": ["TourReport", "failing_summary", "metrics"],
+        "_exercises": ["check_decrease", "check_invariance", "check_prediction"],
+        "_experiment": ["analyse", "load", "run", "suite"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

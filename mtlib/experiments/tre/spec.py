@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
-from mtlib.experiments.tre.settings import FitSettings
+from mtlib.experiments.tre._settings import FitSettings
 
 __all__ = ["Spec"]
 
@@ -17,7 +17,7 @@ class Spec(base.Spec):
 
     The TRE fit's parameters (``composition``, ``steps``, ``lr``, ``init_scale``, ``heldout_fraction``,
     ``unseen``) are an optimiser's, not a classifier's: :meth:`fit_settings` hands them on as one
-    :class:`~mtlib.experiments.tre.settings.FitSettings`.
+    :class:`~mtlib.experiments.tre._settings.FitSettings`.
     """
 
     notebook = "06_tree_reconstruction_error"
@@ -67,7 +67,7 @@ class Spec(base.Spec):
     n_examples: int = param(4, ">= 1", "sentences at each end of the Table 4-style table")
 
     def fit_settings(self) -> FitSettings:
-        """The TRE fit's parameters as one :class:`~mtlib.experiments.tre.settings.FitSettings`."""
+        """The TRE fit's parameters as one :class:`~mtlib.experiments.tre._settings.FitSettings`."""
         return FitSettings(
             composition=self.composition,
             steps=self.steps,

@@ -14,7 +14,7 @@ import pytest
 from mtlib.data import DataFormatError
 from mtlib.data.sick import FULL_COLUMNS, load_sick
 from mtlib.experiments import seti
-from mtlib.experiments.seti.scoring import _stratified as stratified
+from mtlib.experiments.seti._scoring import _stratified as stratified
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.settings import ClassifierSettings
 from mtlib.run.results import RUN_KEYS

@@ -44,7 +44,5 @@ def test_run_gives_the_keys_the_notebook_records(tmp_path):
     assert -1 <= m["models/minilm/mean_similarity"] <= 1
     run = results.Run.from_spec(spec)
     run.record_outcome(outcome)
-    assert {
-        k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")
-    } == m
+    assert {k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")} == m
     assert run.headline == ["mean_similarity"]

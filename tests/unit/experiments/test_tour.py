@@ -51,9 +51,7 @@ def test_run_gives_what_the_notebook_records(tmp_path):
     steps = tour.TourReport({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(suite.tests))
     run = results.Run.from_spec(spec)
     run.record_report(steps)
-    recorded = {
-        k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")
-    }
+    recorded = {k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")}
     assert recorded == outcome.metrics() == tour.metrics(steps.results, table, data, 7)
     assert run.headline == ["rate/vader/table1_order", "rate/textblob/table1_order", "diff/table1_order"]
     assert outcome.metrics()["n_reviews"] == 40 and outcome.metrics()["n_people"] == 12

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from mtlib.experiments.tour.data import TourInputs
+from mtlib.experiments.tour._data import TourInputs
 from mtlib.suite import SuiteResult
 
 __all__ = ["TourReport", "failing_summary", "metrics", "rates_by_model"]

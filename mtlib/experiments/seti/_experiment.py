@@ -8,7 +8,7 @@ Every value comes from the :class:`~mtlib.experiments.seti.spec.Spec`.
 A model row can come from several parts of the study: ``minilm`` has a head
 on every setting, few-shot curves and its findings; ``minilm-ft`` its
 fine-tuned runs (and fine-tuned few-shot curves). :func:`analyse` gives each
-row one :class:`~mtlib.experiments.seti.report.SetiReport` holding all of
+row one :class:`~mtlib.experiments.seti._report.SetiReport` holding all of
 them, so ``outcome.metrics()`` gives the keys the notebook records, and
 ``concat(outcome.reports.values())`` every frame for the tables and figures.
 """
@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from mtlib.experiments.outcome import Outcome
-from mtlib.experiments.seti.builder import SetiData, build_seeds
-from mtlib.experiments.seti.facts import FEWSHOT_SETTINGS
-from mtlib.experiments.seti.report import (
+from mtlib.experiments.seti._builder import SetiData, build_seeds
+from mtlib.experiments.seti._facts import FEWSHOT_SETTINGS
+from mtlib.experiments.seti._report import (
     PoolReport,
     SetiReport,
     by_model,

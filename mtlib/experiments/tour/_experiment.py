@@ -11,7 +11,7 @@ given as ``model_a`` and ``model_b``.
 The notebook takes the steps one by one to teach them (:func:`suite`, then
 ``suite.run(model)`` on each model, then :func:`mtlib.suite.compare`);
 :func:`run` is the same experiment in one call and gives the same
-:class:`~mtlib.experiments.tour.report.TourReport` (the exercises, which
+:class:`~mtlib.experiments.tour._report.TourReport` (the exercises, which
 depend on the reader's answers, are the notebook's own).
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 from mtlib import models as mt_models
 from mtlib.data import sst
 from mtlib.experiments.outcome import Outcome
-from mtlib.experiments.tour.data import TourInputs, inputs
-from mtlib.experiments.tour.report import TourReport
+from mtlib.experiments.tour._data import TourInputs, inputs
+from mtlib.experiments.tour._report import TourReport
 from mtlib.experiments.tour.spec import Spec
 from mtlib.relations import PairwiseSystematicity, SingleInput
 from mtlib.relations import transformations as T

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.seti.checks import check_template
-from mtlib.experiments.seti.facts import (
+from mtlib.experiments.seti._checks import check_template
+from mtlib.experiments.seti._facts import (
     FUNCTION_WORDS,
     IRREGULAR_PARTICIPLES,
     NON_VERIDICAL_VERBS,

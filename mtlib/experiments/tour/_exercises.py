@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from mtlib.experiments.tour.data import TourInputs
+from mtlib.experiments.tour._data import TourInputs
 from mtlib.relations import SingleInput
 from mtlib.relations.transformations import Transformation
 from mtlib.suite import Suite

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from mtlib import models as mt_models
 from mtlib.data import adjectives as adjective_lists
-from mtlib.experiments.montague.phrases import PhraseSet, build_phrases
-from mtlib.experiments.montague.report import run_tests
+from mtlib.experiments.montague._phrases import PhraseSet, build_phrases
+from mtlib.experiments.montague._report import run_tests
 from mtlib.experiments.montague.spec import Spec
 from mtlib.experiments.outcome import Outcome
 

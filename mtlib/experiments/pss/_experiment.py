@@ -15,10 +15,10 @@ import pandas as pd
 
 from mtlib.data import yelp
 from mtlib.experiments.outcome import Outcome
-from mtlib.experiments.pss.build import CleaningReport, clean, subsample
-from mtlib.experiments.pss.report import polarity_sensitivity
+from mtlib.experiments.pss._build import CleaningReport, clean, subsample
+from mtlib.experiments.pss._report import polarity_sensitivity
+from mtlib.experiments.pss._training import settings_grid
 from mtlib.experiments.pss.spec import Spec
-from mtlib.experiments.pss.training import settings_grid
 
 __all__ = ["PSSData", "analyse", "load", "run"]
 
@@ -74,8 +74,8 @@ def analyse(spec: Spec, data: PSSData, *, log: Callable[[str], None] | None = pr
 
     Returns:
         An :class:`~mtlib.experiments.outcome.Outcome`: ``parts`` are the cleaning report (pair counts) and
-        the run's :class:`~mtlib.experiments.pss.report.PSSReport` (Table 1, tests, figures); ``reports``
-        one :class:`~mtlib.experiments.pss.report.ModelReport` per encoder, then per native model.
+        the run's :class:`~mtlib.experiments.pss._report.PSSReport` (Table 1, tests, figures); ``reports``
+        one :class:`~mtlib.experiments.pss._report.ModelReport` per encoder, then per native model.
     """
     grid = settings_grid(
         spec.encoders, spec.heads, finetune=spec.finetune, native=spec.native, finetune_heads=spec.finetune_heads

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.analysis import plots
-from mtlib.experiments.pss.tables import paper_table1
+from mtlib.experiments.pss._tables import paper_table1
 
 __all__ = ["pss_vs_accuracy", "table1_bars"]
 

@@ -1,7 +1,7 @@
 """Table 1 and its companions from scored outcomes: seed means with intervals, directions, paired tests.
 
 Intuition: every table here is read off the per-pair and per-sentence
-outcomes of :func:`mtlib.experiments.pss.training.run_settings`: Table 1
+outcomes of :func:`mtlib.experiments.pss._training.run_settings`: Table 1
 (means over seeds, Wilson and bootstrap intervals), the paper's Table 1 as
 fractions, PSS per direction of the switch (Appendix C) with Fisher's test,
 McNemar tests of FB vs FT and Linear vs DNN, and the hardest flips.
@@ -18,8 +18,8 @@ from scipy import stats as sstats
 from mtlib.analysis import stats
 from mtlib.data.papers import BHATHENA_TABLE1
 from mtlib.data.yelp import DIRECTIONS
-from mtlib.experiments.pss.scoring import accuracy_interval, bootstrap_mean, mcnemar, pss_interval, relative_pss
-from mtlib.experiments.pss.training import FINAL_LAYERS, Outcome, Setting
+from mtlib.experiments.pss._scoring import accuracy_interval, bootstrap_mean, mcnemar, pss_interval, relative_pss
+from mtlib.experiments.pss._training import FINAL_LAYERS, Outcome, Setting
 
 __all__ = [
     "table1",

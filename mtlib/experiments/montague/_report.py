@@ -16,17 +16,17 @@ import numpy as np
 import pandas as pd
 
 from mtlib.data import papers
-from mtlib.experiments.montague.embeddings import EmbeddingTable
-from mtlib.experiments.montague.method import (
+from mtlib.experiments.montague._embeddings import EmbeddingTable
+from mtlib.experiments.montague._method import (
     MAX_SPLIT_DISTANCE,
     intersective_pairs,
     intersectivity,
     nonsubsectivity,
     type_pair_matrix,
 )
-from mtlib.experiments.montague.paper import PAPER_COUNTERPARTS, compare_with_paper, paper_values
-from mtlib.experiments.montague.phrases import PhraseSet, _typed
-from mtlib.experiments.montague.relation import (
+from mtlib.experiments.montague._paper import PAPER_COUNTERPARTS, compare_with_paper, paper_values
+from mtlib.experiments.montague._phrases import PhraseSet, _typed
+from mtlib.experiments.montague._relation import (
     INTERSECTIVITY,
     NONSUBSECTIVITY,
     PAIR_INTERSECTIVITY,
@@ -34,7 +34,7 @@ from mtlib.experiments.montague.relation import (
     _label,
     consistency,
 )
-from mtlib.experiments.montague.type_tests import type_difference_test
+from mtlib.experiments.montague._type_tests import type_difference_test
 from mtlib.relations import RelationResult
 from mtlib.relations.errors import check_count, refuse
 

@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import stats as sstats
 
 from mtlib.data.papers import BHATHENA_TABLE2
-from mtlib.experiments.tre.scores import PAPER_ENCODERS, paper_table2
+from mtlib.experiments.tre._scores import PAPER_ENCODERS, paper_table2
 
 
 def _row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -20,11 +20,11 @@ from mtlib.analysis import plots
 from mtlib.data.papers import BHATHENA_TABLE2_SOURCE
 from mtlib.data.sst import load_sst_trees
 from mtlib.data.trees import Tree
-from mtlib.experiments.tre.correlation import _paper_rows, spearman_ci, table2, table2_row
-from mtlib.experiments.tre.encoding import build_vocabulary
-from mtlib.experiments.tre.fit import TREModel, tre_by_split
-from mtlib.experiments.tre.scores import find_paper_examples, tree_scores
-from mtlib.experiments.tre.settings import FitSettings
+from mtlib.experiments.tre._correlation import _paper_rows, spearman_ci, table2, table2_row
+from mtlib.experiments.tre._encoding import build_vocabulary
+from mtlib.experiments.tre._fit import TREModel, tre_by_split
+from mtlib.experiments.tre._scores import find_paper_examples, tree_scores
+from mtlib.experiments.tre._settings import FitSettings
 from mtlib.models.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
 from mtlib.relations.errors import check_count
 

@@ -17,7 +17,7 @@ import pandas as pd
 import torch
 
 from mtlib.data.trees import Tree
-from mtlib.experiments.tre.encoding import EncodedTrees, build_vocabulary, encode_trees
+from mtlib.experiments.tre._encoding import EncodedTrees, build_vocabulary, encode_trees
 from mtlib.models.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device

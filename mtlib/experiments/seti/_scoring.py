@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models
-from mtlib.experiments.seti.builder import SetiData, with_shots
-from mtlib.experiments.seti.facts import RULE_SYMBOLS, SetiError, check_fewshot
-from mtlib.experiments.seti.inferences import _objects
+from mtlib.experiments.seti._builder import SetiData, with_shots
+from mtlib.experiments.seti._facts import RULE_SYMBOLS, SetiError, check_fewshot
+from mtlib.experiments.seti._inferences import _objects
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.settings import ClassifierSettings
 from mtlib.utils.threads import limit_threads
@@ -243,7 +243,7 @@ def evaluate_fewshot(
     The test set is the same for every shot budget (D_few was taken out of it when the data was built).
 
     Raises:
-        SetiError: unknown few-shot settings (:func:`~mtlib.experiments.seti.facts.check_fewshot`), or
+        SetiError: unknown few-shot settings (:func:`~mtlib.experiments.seti._facts.check_fewshot`), or
             ``how="finetune"`` without ``settings``.
     """
     check_fewshot(how, mode, fewshot_epochs, head)

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.seti.checks import check_template
-from mtlib.experiments.seti.facts import (
+from mtlib.experiments.seti._checks import check_template
+from mtlib.experiments.seti._facts import (
     COLUMNS,
     CONFIGS,
     KINDS,
@@ -28,7 +28,7 @@ from mtlib.experiments.seti.facts import (
     TRAIN_RULES,
     SetiError,
 )
-from mtlib.experiments.seti.inferences import (
+from mtlib.experiments.seti._inferences import (
     _objects,
     _strings,
     composed_label,

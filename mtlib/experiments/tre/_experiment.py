@@ -12,7 +12,7 @@ notebook from the outcome's reports (:func:`~mtlib.experiments.tre.sweep`,
 from __future__ import annotations
 
 from mtlib.experiments.outcome import Outcome
-from mtlib.experiments.tre.report import GroundTruth, ground_truth, tree_reconstruction
+from mtlib.experiments.tre._report import GroundTruth, ground_truth, tree_reconstruction
 from mtlib.experiments.tre.spec import Spec
 
 __all__ = ["analyse", "load", "run"]
@@ -34,7 +34,7 @@ def analyse(spec: Spec, truth: GroundTruth) -> Outcome:
 
     Returns:
         An :class:`~mtlib.experiments.outcome.Outcome`: ``parts`` is the ground truth (counts, mean TI and
-        WNS, the paper's examples); ``reports`` one :class:`~mtlib.experiments.tre.report.TREReport` per
+        WNS, the paper's examples); ``reports`` one :class:`~mtlib.experiments.tre._report.TREReport` per
         encoder, the first being the primary one.
     """
     fit = spec.fit_settings()

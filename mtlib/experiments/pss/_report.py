@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.pss.figures import pss_vs_accuracy, table1_bars
-from mtlib.experiments.pss.tables import (
+from mtlib.experiments.pss._figures import pss_vs_accuracy, table1_bars
+from mtlib.experiments.pss._tables import (
     by_direction,
     direction_tests,
     hardest_flips,
@@ -24,7 +24,7 @@ from mtlib.experiments.pss.tables import (
     table1,
     table1_layout,
 )
-from mtlib.experiments.pss.training import OOV_PARTS, Outcome, Setting, run_settings
+from mtlib.experiments.pss._training import OOV_PARTS, Outcome, Setting, run_settings
 from mtlib.models.oov import coverage_metrics, coverage_note
 from mtlib.relations.errors import check_count, refuse
 
@@ -41,7 +41,7 @@ class ModelReport:
     (seed means and 95% intervals), ``pss/<group>/seed<k>`` and
     ``accuracy/<group>/seed<k>``, ``pss_direction/<group>/<direction>``,
     ``mcnemar_p/<comparison>/<group>/seed<k>`` and ``train_seconds``; for an encoder with frozen-feature
-    (FB) settings, per part (``train``, ``test``, ``pairs``: :data:`~mtlib.experiments.pss.training.OOV_PARTS`)
+    (FB) settings, per part (``train``, ``test``, ``pairs``: :data:`~mtlib.experiments.pss._training.OOV_PARTS`)
     ``oov/skipped/<part>`` (texts with no vector: skipped in training, the majority class when scored),
     ``oov/partial/<part>`` (texts with some unknown words) and ``oov/token_coverage/<part>`` (the share of
     tokens with a vector; 1.0 for a model without vocabulary).

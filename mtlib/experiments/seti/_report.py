@@ -19,9 +19,9 @@ import pandas as pd
 
 from mtlib import models
 from mtlib.data import sick as sick_data
-from mtlib.experiments.seti.builder import POOL_COLUMNS, SetiData, universe
-from mtlib.experiments.seti.checks import check_device, check_template
-from mtlib.experiments.seti.facts import (
+from mtlib.experiments.seti._builder import POOL_COLUMNS, SetiData, universe
+from mtlib.experiments.seti._checks import check_device, check_template
+from mtlib.experiments.seti._facts import (
     KINDS,
     MISSING_RULES,
     PAPER_TABLE5,
@@ -30,8 +30,8 @@ from mtlib.experiments.seti.facts import (
     check_fewshot,
     parse_settings,
 )
-from mtlib.experiments.seti.inferences import extract_natural_inferences, subsample_pool
-from mtlib.experiments.seti.scoring import evaluate_fewshot, evaluate_finetune, evaluate_heads
+from mtlib.experiments.seti._inferences import extract_natural_inferences, subsample_pool
+from mtlib.experiments.seti._scoring import evaluate_fewshot, evaluate_finetune, evaluate_heads
 from mtlib.models.settings import ClassifierSettings
 from mtlib.relations.errors import check_count, check_frame, check_seeds, refuse
 

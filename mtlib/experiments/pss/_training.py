@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models
-from mtlib.experiments.pss.checks import check_names, check_text_columns
-from mtlib.experiments.pss.scoring import ABSTAIN, _binary, prediction_table, pss
+from mtlib.experiments.pss._checks import check_names, check_text_columns
+from mtlib.experiments.pss._scoring import ABSTAIN, _binary, prediction_table, pss
 from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import HEADS
 from mtlib.models.oov import coverage_summary, model_token_counts

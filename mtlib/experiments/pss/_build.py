@@ -19,7 +19,7 @@ import pandas as pd
 
 from mtlib.data.papers import BHATHENA_PAIRS
 from mtlib.data.yelp import DIRECTIONS
-from mtlib.experiments.pss.checks import check_text_columns
+from mtlib.experiments.pss._checks import check_text_columns
 from mtlib.relations.errors import check_count, check_frame
 
 __all__ = [

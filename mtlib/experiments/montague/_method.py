@@ -1,6 +1,6 @@
 """The three Montague tests: the two distances of every case (Carvalho et al., Eq. 3, 5, 7).
 
-Each function gathers rows of an :class:`~mtlib.experiments.montague.embeddings.EmbeddingTable`
+Each function gathers rows of an :class:`~mtlib.experiments.montague._embeddings.EmbeddingTable`
 by index and returns one row per case with ``near`` and ``far`` distances,
 the adjectives (the bootstrap's items) and their types (the breakdown).
 """
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib.data.adjectives import ADJECTIVE_TYPES
-from mtlib.experiments.montague.embeddings import EmbeddingTable
-from mtlib.experiments.montague.phrases import PhraseSet, _join, _type_order, phrase, split_positions
+from mtlib.experiments.montague._embeddings import EmbeddingTable
+from mtlib.experiments.montague._phrases import PhraseSet, _join, _type_order, phrase, split_positions
 
 #: Cosine distances at or above this are "unrelated": a split that far apart
 #: constrains nothing (the reading that reproduces the published numbers).

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.seti.facts import FEWSHOT_SETTINGS, MISSING_RULES, SETTINGS
+from mtlib.experiments.seti._facts import FEWSHOT_SETTINGS, MISSING_RULES, SETTINGS
 
 __all__ = ["figure1", "figure2"]
 
