@@ -56,7 +56,7 @@ def test_a_classifier_with_infinite_logits_is_refused_naming_the_pair(tiny_rober
         model.classify(["premise one", "premise two"], ["hyp one", "hyp two"])
 
 
-def test_wrapped_objects_lexicons_and_heads_refuse_nan():
+def test_wrapped_objects_lexicons_and_heads_refuse_nan(monkeypatch):
     class NanClassifier:
         classes_ = np.array(["negative", "positive"])
 
@@ -68,7 +68,8 @@ def test_wrapped_objects_lexicons_and_heads_refuse_nan():
     with pytest.raises(NonFiniteOutputError, match="nanny gave 1 non-finite value.*the first is 'so bad'"):
         wrapped.score(["fine", "so bad"], "positive")
     vader = models.load("vader")
-    vader._polarity_of = lambda text: float("nan") if text == "nan?" else 0.5  # type: ignore[attr-defined]
+    # models.load may hand back a shared instance: patch it for this test only, so later tests get the real VADER
+    monkeypatch.setattr(vader, "_polarity_of", lambda text: float("nan") if text == "nan?" else 0.5)
     with pytest.raises(NonFiniteOutputError, match="vader gave 1 non-finite value.*polarities.*'nan\\?'"):
         vader.log_odds(["ok", "nan?"], "positive")
 
