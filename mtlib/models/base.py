@@ -4,8 +4,9 @@ and the two small numeric helpers every adapter shares (log-odds, masked mean).
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,10 +15,32 @@ import numpy as np
 from mtlib.models.capabilities import Capabilities
 from mtlib.models.numerics import numerics_parts
 from mtlib.utils.cache import ArrayCache
+from mtlib.utils.inputs import check_texts
 
 #: When set, every batch a model sends through its network appends ``<model name><TAB><batches>`` to this
 #: file: the Dask executor counts the forward calls of a job with it (0 in a gather job = cache hits only).
 CALLS_LOG_ENV = "MTLIB_CALLS_LOG"
+#: The public methods of a model that take texts (and, for a pair classifier, ``text_pairs``): every adapter's
+#: own version is checked on entry by :meth:`Model.__init_subclass__`, so a bare string or a ``None`` among the
+#: texts is refused with the model's name, not read character by character or as ``"None"``.
+TEXT_ENTRIES = ("embed", "classify", "logits")
+
+
+def _checking_texts(method: Callable[..., Any], entry: str) -> Callable[..., Any]:
+    """``method`` with its ``texts`` (and ``text_pairs``, when given) checked as lists of ``str`` first."""
+
+    @functools.wraps(method)
+    def checked(self: Model, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        where = f"{self.name}.{entry}"
+        texts = check_texts(texts, where, "texts")
+        if args and args[0] is not None:
+            args = (check_texts(args[0], where, "text_pairs"), *args[1:])
+        elif kwargs.get("text_pairs") is not None:
+            kwargs["text_pairs"] = check_texts(kwargs["text_pairs"], where, "text_pairs")
+        return method(self, texts, *args, **kwargs)
+
+    checked.checks_texts = True  # type: ignore[attr-defined]
+    return checked
 
 
 def log_odds(scores: np.ndarray, column: int) -> np.ndarray:
@@ -118,6 +141,15 @@ class Model:
 
     kind: str = "model"
     capabilities: Capabilities = Capabilities()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every adapter's :data:`TEXT_ENTRIES` check their texts on entry (one check, written once)."""
+        super().__init_subclass__(**kwargs)
+        for entry in TEXT_ENTRIES:
+            method = cls.__dict__.get(entry)
+            if callable(method) and not getattr(method, "checks_texts", False):
+                setattr(cls, entry, _checking_texts(method, entry))
+
     backends: tuple[str, ...] = ()
     backend: str | None = None
     precisions: tuple[str, ...] = ()
@@ -209,4 +241,4 @@ class Model:
         return label_position(self.labels, label, self.name)
 
 
-__all__ = ["CALLS_LOG_ENV", "log_odds", "softmax", "masked_mean", "label_position", "Features", "Model"]
+__all__ = ["CALLS_LOG_ENV", "TEXT_ENTRIES", "log_odds", "softmax", "masked_mean", "label_position", "Features", "Model"]

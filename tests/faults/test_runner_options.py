@@ -14,7 +14,7 @@ import pytest
 
 from mtlib import run as runner
 
-PARAMS = 'profile: str = "quick"  # run profile\nout_dir: str = ""  # output root\nn_boot: int = 10  # a number\n'
+PARAMS = 'profile: str = "quick"  # profile\nout_dir: str = ""  # output root\nn_boot: int = 10  # replicates | >= 1\n'
 
 
 def _project(root: Path) -> Path:

@@ -26,7 +26,7 @@ def check_text_columns(frame: pd.DataFrame, where: str, argument: str, columns: 
     >>> check_text_columns(pd.DataFrame({"rewrite": ["ok", 5]}), "clean_pairs", "pairs", ["rewrite"])
     Traceback (most recent call last):
     ...
-    mtlib.relations.errors.MtlibInputError: clean_pairs: pairs row 1 (index 1), column 'rewrite' must be a text \
+    mtlib.utils.inputs.MtlibInputError: clean_pairs: pairs row 1 (index 1), column 'rewrite' must be a text \
 (str), got int 5 (1 such row)
     """
     for column in columns:

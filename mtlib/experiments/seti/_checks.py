@@ -39,7 +39,7 @@ def check_template(template: Any, where: str) -> str:
     >>> check_template("Someone {verb} that", "build")
     Traceback (most recent call last):
     ...
-    mtlib.relations.errors.MtlibInputError: build: template 'Someone {verb} that' has no {s} placeholder; \
+    mtlib.utils.inputs.MtlibInputError: build: template 'Someone {verb} that' has no {s} placeholder; \
 expected a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'
     """
     expected = "a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'"

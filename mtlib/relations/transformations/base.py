@@ -245,7 +245,7 @@ def check_table(table: Any, where: str, argument: str = "table") -> dict[str, li
         if isinstance(options, (bytes, Mapping)) or not isinstance(options, (Sequence, np.ndarray)) or not options:
             raise refuse(where, f"{argument}[{key!r}]", "a text or a non-empty list of texts", value)
         for option in options:
-            if not isinstance(option, str):
-                raise refuse(where, f"{argument}[{key!r}]", "a text or a non-empty list of texts", value)
+            if not isinstance(option, str) or not option.strip():  # "" would leave a gap where the word was
+                raise refuse(where, f"{argument}[{key!r}]", "a non-empty text or a non-empty list of them", value)
         out[key.lower()] = list(options)
     return out

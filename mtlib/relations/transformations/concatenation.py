@@ -38,8 +38,8 @@ class Concatenation(Transformation):
     def __post_init__(self) -> None:
         if not isinstance(self.text, str) or not self.text.strip():
             raise refuse("Concatenation", "text", "a non-empty text (str)", self.text)
-        if not isinstance(self.name, str):
-            raise refuse("Concatenation", "name", "a text (str)", self.name)
+        if not isinstance(self.name, str) or (self.name and not self.name.strip()):
+            raise refuse("Concatenation", "name", "a text (str; empty for a name made from the text)", self.name)
         pos = self.position.strip().lower() if isinstance(self.position, str) else self.position
         object.__setattr__(self, "position", check_choice(pos, POSITIONS, "Concatenation", "position"))
         if not self.name.strip():

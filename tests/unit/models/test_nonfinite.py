@@ -94,3 +94,24 @@ def test_packaged_vectors_with_inf_are_refused_naming_the_row(tmp_path):
     pd.DataFrame({"word": ["cat", "dog"]}).to_parquet(tmp_path / "words.parquet")
     with pytest.raises(DataFormatError, match=r"vectors.npy: .*row 1 \(word 'dog'\) holds nan or inf"):
         models.PackagedVectorsModel(Resolved("toy-vectors", tmp_path, "packaged-vectors", "path"))
+
+
+@pytest.mark.parametrize("bad", ["a bare string", None, ["a text", None], ["a text", b"bytes"], [1, 2]])
+def test_every_model_entry_refuses_what_is_not_a_list_of_texts(bad):
+    """One check at every adapter's embed, classify and logits: no text read character by character or as 'None'."""
+    from mtlib.relations import MtlibInputError
+
+    for name, entries in (("vader", ("classify", "logits")), ("minilm-static", ("embed",))):
+        model = models.load(name)
+        for entry in entries:
+            with pytest.raises(MtlibInputError, match=rf"{name}\.(classify|{entry}): texts(\[\d\])? must be"):
+                getattr(model, entry)(bad)
+    class Half:
+        classes_ = np.array(["negative", "positive"])
+
+        def predict_proba(self, texts):
+            return np.full((len(texts), 2), 0.5)
+
+    wrapped = models.wrap(Half(), name="half")
+    with pytest.raises(MtlibInputError, match=r"half\.classify: texts(\[\d\])? must be"):
+        wrapped.classify(bad)

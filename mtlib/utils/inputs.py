@@ -1,0 +1,80 @@
+"""The error a public entry raises on a wrong argument, and the text checks every layer shares.
+
+Intuition: one validation at each public entry (a relation's ``evaluate``, a
+suite's ``add``, a model's ``embed`` and ``classify``, a transformation) turns
+a wrong type or value into :class:`MtlibInputError`, naming the function, the
+argument and what was expected, instead of a bare ``TypeError`` from deep
+inside numpy or a silent ``str(None)``. A bare string where a list of texts is
+expected is refused (it would otherwise be read character by character). It
+lives in ``utils`` so that the models, the relations and the suite share the
+one check; :mod:`mtlib.relations.errors` adds the checks of scores, rates and
+tables.
+
+Example:
+    >>> check_texts(["a film", "a plot"], "f")
+    ['a film', 'a plot']
+    >>> check_texts("a film", "f")
+    Traceback (most recent call last):
+    ...
+    mtlib.utils.inputs.MtlibInputError: f: inputs must be a list of texts (str), got str 'a film'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MtlibInputError", "check_text", "check_texts", "refuse"]
+
+
+class MtlibInputError(ValueError):
+    """A public mtlib function was given an argument of the wrong type or value.
+
+    The message names the function, the argument and what was expected, e.g.
+    ``Relation.evaluate: inputs must be a list of texts (str), got str 'a review'``.
+
+    Attributes:
+        argument: The argument's name (``None`` when not known).
+        expected: What was expected (``None`` when not known).
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None, expected: str | None = None) -> None:
+        super().__init__(message)
+        self.argument, self.expected = argument, expected
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def refuse(where: str, argument: str, expected: str, found: Any) -> MtlibInputError:
+    """The error for ``argument`` of ``where``: ``<where>: <argument> must be <expected>, got <type> <repr>``."""
+    return MtlibInputError(
+        f"{where}: {argument} must be {expected}, got {_shown(found)}", argument=argument, expected=expected
+    )
+
+
+def check_text(value: Any, where: str, argument: str = "x") -> str:
+    """``value`` if it is a ``str``; else :class:`MtlibInputError` (no ``str(None)``, no bytes)."""
+    if not isinstance(value, str):
+        raise refuse(where, argument, "a text (str)", value)
+    return value
+
+
+def check_texts(value: Any, where: str, argument: str = "inputs") -> list[str]:
+    """A list of texts from a list, tuple, array or Series of ``str``; a bare string is refused."""
+    if (
+        isinstance(value, (str, bytes))
+        or value is None
+        or not isinstance(value, Iterable)
+        or (isinstance(value, np.ndarray) and value.ndim != 1)
+    ):
+        raise refuse(where, argument, "a list of texts (str)", value)
+    texts = list(value)
+    for i, x in enumerate(texts):
+        if not isinstance(x, str):
+            raise refuse(where, f"{argument}[{i}]", "a text (str)", x)
+    return texts
