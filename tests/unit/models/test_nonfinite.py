@@ -106,6 +106,7 @@ def test_every_model_entry_refuses_what_is_not_a_list_of_texts(bad):
         for entry in entries:
             with pytest.raises(MtlibInputError, match=rf"{name}\.(classify|{entry}): texts(\[\d\])? must be"):
                 getattr(model, entry)(bad)
+
     class Half:
         classes_ = np.array(["negative", "positive"])
 
