@@ -307,7 +307,12 @@ def _tolerance(tolerance: Any, prop: str) -> float | None:
 
 
 def _wilcoxon(change: np.ndarray | None) -> dict[str, float]:
-    """Paired Wilcoxon signed-rank test of the score change (zero differences dropped)."""
+    """Paired Wilcoxon signed-rank test of the score change (zero differences dropped).
+
+    Exact null distribution for up to 50 changes without tied magnitudes; otherwise the normal approximation
+    with the tie correction (as R's ``wilcox.test``). scipy's default would run a permutation test over all
+    2^n sign flips when magnitudes tie (3.5 s for 14 changes), for a p-value a gate does not need that finely.
+    """
     if change is None:
         return {}
     change = np.asarray(change, float)
@@ -318,6 +323,7 @@ def _wilcoxon(change: np.ndarray | None) -> dict[str, float]:
         return out
     from scipy.stats import wilcoxon
 
-    r = wilcoxon(nonzero)
+    tied = len(np.unique(np.abs(nonzero))) < len(nonzero)
+    r = wilcoxon(nonzero, method="asymptotic" if tied or len(nonzero) > 50 else "exact")
     out.update(wilcoxon_statistic=float(r.statistic), wilcoxon_p=float(r.pvalue))
     return out
