@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import yaml
 
 from mtlib.experiments import spec_for
@@ -245,6 +244,8 @@ def declared(notebook: str | Path) -> dict[str, Declared]:
 
 @functools.lru_cache(maxsize=64)
 def _declared(path: str, mtime_ns: int) -> dict[str, Declared]:
+    import nbformat  # deferred: nbformat's schema validation costs seconds at import, and a kernel's Run needs none
+
     notebook = Path(path)
     nb = nbformat.read(notebook, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
