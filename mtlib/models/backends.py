@@ -26,7 +26,6 @@ torch ones under ``(identity, "embed")`` as before, the ONNX ones under
 from __future__ import annotations
 
 import io
-import os
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -43,6 +42,8 @@ from mtlib.utils.cache import (
     stable_hash,
     write_record,
 )
+from mtlib.utils.choices import AUTO as CHOICE_AUTO
+from mtlib.utils.choices import resolve_setting
 
 __all__ = [
     "AUTO",
@@ -64,7 +65,7 @@ __all__ = [
 #: The backends frozen encoding runs on.
 BACKENDS = ("torch", "onnx")
 #: The default backend's name: ``$MTLIB_BACKEND`` when set, else torch.
-AUTO = "auto"
+AUTO = CHOICE_AUTO
 #: Values of a notebook's ``backend`` parameter (its rule in the experiment's spec).
 BACKEND_VALUES = (AUTO, *BACKENDS)
 #: The environment variable holding the default backend (set by ``python -m mtlib.run --backend``).
@@ -106,24 +107,7 @@ def resolve_backend(backend: str | None = None) -> str:
         ...
         ValueError: backend='tensorrt': expected one of torch, onnx, or auto ($MTLIB_BACKEND, else torch)
     """
-    if backend is not None and not isinstance(backend, str):
-        raise ValueError(f"backend={backend!r}: expected a string, one of {', '.join(BACKENDS)} or {AUTO}")
-    value = (backend or "").strip().lower()
-    if value in ("", AUTO):
-        env = os.environ.get(BACKEND_ENV, "").strip().lower()
-        if env in ("", AUTO):
-            return "torch"
-        if env not in BACKENDS:
-            raise ValueError(
-                f"${BACKEND_ENV}={os.environ[BACKEND_ENV]!r}: expected one of {', '.join(BACKENDS)} "
-                f"(or unset it for torch)"
-            )
-        return env
-    if value not in BACKENDS:
-        raise ValueError(
-            f"backend={backend!r}: expected one of {', '.join(BACKENDS)}, or {AUTO} (${BACKEND_ENV}, else torch)"
-        )
-    return value
+    return resolve_setting(backend, name="backend", choices=BACKENDS, env=BACKEND_ENV, default="torch")
 
 
 def cosine_gap(a: np.ndarray, b: np.ndarray) -> float:

@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 
 from mtlib.utils.batching import inference_context, resolve_device
+from mtlib.utils.choices import AUTO as CHOICE_AUTO
+from mtlib.utils.choices import resolve_setting
 
 __all__ = [
     "AUTO",
@@ -68,7 +70,7 @@ PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 #: The precision of every device unless asked otherwise.
 DEFAULT_PRECISION = "fp32"
 #: The default precision's name: ``$MTLIB_PRECISION`` when set, else fp32.
-AUTO = "auto"
+AUTO = CHOICE_AUTO
 #: Values of a notebook's ``precision`` parameter.
 PRECISION_VALUES = (AUTO, *PRECISIONS)
 #: The environment variable holding the default precision (set by ``python -m mtlib.run --precision``).
@@ -95,25 +97,9 @@ def resolve_precision(precision: str | None = None) -> str:
         ...
         ValueError: precision='int8': expected one of fp32, tf32, bf16, fp16, or auto ($MTLIB_PRECISION, else fp32)
     """
-    if precision is not None and not isinstance(precision, str):
-        raise ValueError(f"precision={precision!r}: expected a string, one of {', '.join(PRECISIONS)} or {AUTO}")
-    value = (precision or "").strip().lower()
-    if value in ("", AUTO):
-        env = os.environ.get(PRECISION_ENV, "").strip().lower()
-        if env in ("", AUTO):
-            return DEFAULT_PRECISION
-        if env not in PRECISIONS:
-            raise ValueError(
-                f"${PRECISION_ENV}={os.environ[PRECISION_ENV]!r}: expected one of {', '.join(PRECISIONS)} "
-                f"(or unset it for {DEFAULT_PRECISION})"
-            )
-        return env
-    if value not in PRECISIONS:
-        raise ValueError(
-            f"precision={precision!r}: expected one of {', '.join(PRECISIONS)}, or {AUTO} "
-            f"(${PRECISION_ENV}, else {DEFAULT_PRECISION})"
-        )
-    return value
+    return resolve_setting(
+        precision, name="precision", choices=PRECISIONS, env=PRECISION_ENV, default=DEFAULT_PRECISION
+    )
 
 
 def use_precision(precision: str | None) -> str:
