@@ -266,7 +266,9 @@ def ablation_sentence(table: pd.DataFrame, model: str, *, primary: str, enabled:
     parts = []
     for _, row in compared.iterrows():
         verdict = "the paper's direction" if row["up"] < row["down"] else "the reverse of the paper's direction"
-        parts.append(f"trained on {row['training_data']}, {model} gives {verdict}: {_rates(row)}")
+        parts.append(
+            f"with its NLI classifier trained on {row['training_data']}, {model} gives {verdict}: {_rates(row)}"
+        )
     text = head + " " + "; ".join(p[0].upper() + p[1:] for p in parts[:1]) + "".join("; " + p for p in parts[1:])
     text += "."
     if not enabled:
