@@ -244,6 +244,15 @@ def _rates(row: pd.Series) -> str:
     )
 
 
+def _short(row: pd.Series) -> str:
+    """``SICK TRAIN (p = 0.401, not significant)``: the external sets of a row and its permutation test."""
+    sets = row["training_data"].removeprefix("NLI-XY train contexts").removeprefix(" + ") or "the NLI-XY contexts alone"
+    p = row["p_permutation"]
+    if not np.isfinite(p):
+        return f"{sets} (not tested)"
+    return f"{sets} (p = {p:.3g}{'' if p < ALPHA else ', not significant'})"
+
+
 def ablation_sentence(table: pd.DataFrame, model: str, *, primary: str, enabled: bool = True) -> str:
     """The ablation's conclusion as Markdown, every number from ``table`` (:meth:`TrainingAblation.table`).
 
@@ -276,11 +285,11 @@ def ablation_sentence(table: pd.DataFrame, model: str, *, primary: str, enabled:
             " No training-data ablation in this run (`ablation` is empty), so it does not say which training data"
             " sets the direction."
         )
-    names = {label: compared.loc[label, "training_data"] for label in compared.index}
+    names = {label: _short(compared.loc[label]) for label in compared.index}
     if len(paper_side) and len(reversed_side):
         text += (
-            f" The paper's up < down holds with {', '.join(names[x] for x in paper_side.index)}; it is reversed with "
-            f"{', '.join(names[x] for x in reversed_side.index)}."
+            f" The paper's up < down holds with {'; '.join(names[x] for x in paper_side.index)}; it is reversed "
+            f"with {'; '.join(names[x] for x in reversed_side.index)}."
         )
     elif len(paper_side):
         text += " Every training set gives the paper's up < down: the training data does not reverse it here."

@@ -118,7 +118,8 @@ def test_ablation_sentence_states_the_runs_numbers(ablation_run):
         assert f"NLI-XY accuracy {row['nli_accuracy']:.3f} (majority baseline {row['majority_baseline']:.3f})" in text
     paper_side = [table.loc[x, "training_data"] for x in table.index if table.loc[x, "up"] < table.loc[x, "down"]]
     if paper_side and len(paper_side) < len(table):
-        assert "The paper's up < down holds with " + ", ".join(paper_side) in text
+        first = paper_side[0].removeprefix("NLI-XY train contexts + ")
+        assert "The paper's up < down holds with " + first + " (p = " in text
     assert "primary row" in text and "trains on NLI-XY train contexts + SICK TRAIN + MED" in text
 
 
@@ -141,7 +142,11 @@ def test_sentence_names_the_reversing_training_data_in_both_directions(ablation_
     )
     text = nli.ablation_sentence(table, "tiny-ft", primary="sick")
     holds, reverses = ("SICK TRAIN", "MED") if sick_paper else ("MED", "SICK TRAIN")
-    assert f"The paper's up < down holds with NLI-XY train contexts + {holds}; it is reversed with " in text
+    p_holds, p_rev = ("0.001", "0.3, not significant") if sick_paper else ("0.3, not significant", "0.001")
+    assert (
+        f"The paper's up < down holds with {holds} (p = {p_holds}); it is reversed with {reverses} (p = {p_rev})."
+        in text
+    )
     assert text.rstrip(".").endswith("trains on NLI-XY train contexts + SICK TRAIN")
     assert re.search(rf"\+ {reverses}, tiny-ft gives the reverse of the paper's direction: up 0\.450 ", text)
     assert f"up {papers.MANINO_S51['violation_rate/up']} < down {papers.MANINO_S51['violation_rate/down']}" in text
