@@ -14,7 +14,8 @@ test case.
 (the parameters), ``data`` (contexts, insertions, compositions, the split),
 ``external`` (SICK and MED as extra training pairs, SICK TEST), ``scores`` (s_hyp
 and s_ent from one forward pass per input), ``report`` (:class:`CompositionalityReport`:
-Tables 3-4, up against down, the rate against chance), ``experiment`` (load, analyse, run).
+Tables 3-4, up against down, the rate against chance), ``ablation`` (the NLI model retrained on each training
+set: which data gives the paper's up < down), ``experiment`` (load, analyse, run).
 """
 
 from mtlib.utils.faces import Face
@@ -36,7 +37,15 @@ _face = Face(
             "train_probe",
         ],
         "report": ["CompositionalityReport", "compositionality", "rates_by_monotonicity", "relation_symbol"],
-        "experiment": ["NLIInputs", "analyse", "load", "run"],
+        "ablation": [
+            "TrainingAblation",
+            "ablation_problems",
+            "ablation_sentence",
+            "subset_external",
+            "training_label",
+            "training_sets",
+        ],
+        "experiment": ["NLIInputs", "ablate", "ablation_of", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mtlib.experiments.nli.ablation import TrainingAblation, subset_external, training_label, training_sets
 from mtlib.experiments.nli.data import NLIData, load_data
 from mtlib.experiments.nli.external import ExternalNLI, load_external
-from mtlib.experiments.nli.report import compositionality
+from mtlib.experiments.nli.report import CompositionalityReport, compositionality
 from mtlib.experiments.nli.spec import Spec
 from mtlib.experiments.outcome import Outcome
 
-__all__ = ["NLIInputs", "analyse", "load", "run"]
+__all__ = ["NLIInputs", "ablate", "ablation_of", "analyse", "load", "run"]
 
 
 @dataclass
@@ -40,25 +41,74 @@ def load(spec: Spec) -> NLIInputs:
     return NLIInputs(data, load_external(spec.sick_path, spec.med_path))
 
 
+def _compositionality(spec: Spec, name: str, data: NLIData, external: ExternalNLI | None) -> CompositionalityReport:
+    """One model row, every setting from the spec."""
+    return compositionality(
+        name,
+        data,
+        layer=spec.layer,
+        entailment_label=spec.entailment_label,
+        n_boot=spec.n_boot,
+        permutations=spec.permutations,
+        seed=spec.seed,
+        device=spec.device,
+        how=spec.how,
+        external=external,
+        settings=spec.finetune(),
+    )
+
+
+def _own_label(report: CompositionalityReport) -> str:
+    """The ablation entry of a report's own external training sets."""
+    return training_label(tuple(report.external.train["source"].unique()) if report.external is not None else ())
+
+
+def ablate(spec: Spec, inputs: NLIInputs, primary: CompositionalityReport) -> TrainingAblation:
+    """The primary model row again with its NLI classifier trained on each of ``spec.ablation``'s sets.
+
+    Every entry runs the same :func:`~mtlib.experiments.nli.report.compositionality` as the row itself (the
+    probe, the split and the tests are the same; only the NLI classifier's external training pairs change). The
+    entry that equals the primary row's own training data reuses its report. Without ``spec.ablation`` the
+    result holds the primary row alone and records nothing.
+    """
+    own = _own_label(primary)
+    if not spec.ablation:
+        return TrainingAblation(primary.model, {own: primary}, own, enabled=False)
+    reports = {}
+    for entry in spec.ablation:
+        label = training_label(training_sets(entry))
+        reports[label] = (
+            primary
+            if label == own
+            else _compositionality(
+                spec, primary.model, inputs.data, subset_external(inputs.external, training_sets(entry))
+            )
+        )
+    return TrainingAblation(primary.model, reports, own)
+
+
 def analyse(spec: Spec, inputs: NLIInputs) -> Outcome:
-    """Pairwise compositionality of every model of the spec; a fine-tuned model is its own row (NAME-ft)."""
+    """Pairwise compositionality of every model of the spec; a fine-tuned model is its own row (NAME-ft).
+
+    With ``spec.ablation`` the primary row is also run with each training set (:func:`ablate`), recorded as a
+    run-level part (keys ``ablation/...``).
+    """
     reports = {}
     for name in spec.models:
-        report = compositionality(
-            name,
-            inputs.data,
-            layer=spec.layer,
-            entailment_label=spec.entailment_label,
-            n_boot=spec.n_boot,
-            permutations=spec.permutations,
-            seed=spec.seed,
-            device=spec.device,
-            how=spec.how,
-            external=inputs.external,
-            settings=spec.finetune(),
-        )
+        report = _compositionality(spec, name, inputs.data, inputs.external)
         reports[report.model] = report
-    return Outcome(reports=reports, data=inputs, spec=spec)
+    primary = next(iter(reports.values()))
+    ablation = ablate(spec, inputs, primary)
+    return Outcome(reports=reports, parts=[ablation] if ablation.enabled else [], data=inputs, spec=spec)
+
+
+def ablation_of(outcome: Outcome) -> TrainingAblation:
+    """The outcome's training-data ablation; without one, the primary row alone (its sentence says so)."""
+    for part in outcome.parts:
+        if isinstance(part, TrainingAblation):
+            return part
+    own = _own_label(outcome.report)
+    return TrainingAblation(outcome.report.model, {own: outcome.report}, own, enabled=False)
 
 
 def run(spec: Spec) -> Outcome:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
+from mtlib.experiments.nli.ablation import ablation_problems
 from mtlib.experiments.spec import param
 from mtlib.models.settings import ClassifierSettings
 
@@ -56,17 +57,25 @@ class Spec(base.Spec):
         "training settings of the fine-tuned cross-encoder (lr, epochs, batch_size, max_length, ...); keys left "
         "out take the factory's defaults",
     )
+    ablation: list[str] = param(
+        [],
+        "each str",
+        "training-data ablation of the primary model's NLI classifier: each entry names the external sets it "
+        "trains on beside the NLI-XY training contexts (sick, med, sick+med, or none); empty = off",
+    )
     n_boot: int = param(200, ">= 1", "bootstrap replicates over insertion pairs for the 95% intervals")
     permutations: int = param(5000, ">= 1", "label shuffles of the up-vs-down permutation test")
     n_show: int = param(6, ">= 1", "rows shown at the top and at the bottom of Tables 3 and 4")
 
     def validate(self) -> list[str]:
-        """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`."""
+        """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`; every ``ablation`` entry
+        names known sets whose files the spec gives, each set once."""
+        problems = ablation_problems(list(self.ablation), {"sick": bool(self.sick_path), "med": bool(self.med_path)})
         try:
             self.finetune()
         except base.ParameterError as err:
-            return err.problems
-        return []
+            problems += err.problems
+        return problems
 
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned cross-encoder."""
