@@ -24,28 +24,11 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "data": ["NLIData", "load_data", "split_contexts"],
-        "external": ["ExternalNLI", "load_external", "med_pairs", "sick_pairs"],
-        "scores": [
-            "EntailmentScorer",
-            "accuracy_by",
-            "entailment_scores",
-            "forward",
-            "hidden_vectors",
-            "insertion_spans",
-            "split_name",
-            "train_probe",
-        ],
-        "report": ["CompositionalityReport", "compositionality", "rates_by_monotonicity", "relation_symbol"],
-        "ablation": [
-            "TrainingAblation",
-            "ablation_problems",
-            "ablation_sentence",
-            "subset_external",
-            "training_label",
-            "training_sets",
-        ],
-        "experiment": ["NLIInputs", "ablate", "ablation_of", "analyse", "load", "run"],
+        "_data": ["NLIData", "load_data"],
+        "_external": ["ExternalNLI", "load_external"],
+        "_report": ["CompositionalityReport", "compositionality"],
+        "_ablation": ["ablation_sentence", "training_label", "training_sets"],
+        "_experiment": ["NLIInputs", "ablation_of", "analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

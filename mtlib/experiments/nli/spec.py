@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
-from mtlib.experiments.nli.ablation import ablation_problems
+from mtlib.experiments.nli._ablation import ablation_problems
 from mtlib.experiments.spec import param
 from mtlib.models.settings import ClassifierSettings
 

@@ -6,7 +6,7 @@ hypernymy probe (s_hyp); the entailment score (s_ent) comes from the model's
 own ENTAILMENT label, from a head trained here on frozen pooled features, or
 from the model fine-tuned here as a cross-encoder (``how="finetune"``); both
 train on the training contexts (never the test contexts) and on any external
-pairs (SICK TRAIN, MED: :mod:`mtlib.experiments.nli.external`).
+pairs (SICK TRAIN, MED: :mod:`mtlib.experiments.nli._external`).
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ import pandas as pd
 from mtlib import models as mt_models
 from mtlib.analysis import claims, plots, stats
 from mtlib.data import papers
-from mtlib.experiments.nli.data import NLIData
-from mtlib.experiments.nli.external import ExternalNLI
-from mtlib.experiments.nli.scores import (
+from mtlib.experiments.nli._data import NLIData
+from mtlib.experiments.nli._external import ExternalNLI
+from mtlib.experiments.nli._scores import (
     EntailmentScorer,
     accuracy_by,
     entailment_scores,
@@ -327,7 +327,7 @@ def compositionality(
         how: ``head`` (the model's own NLI label, else a head on frozen features) or ``finetune`` (the model
             fine-tuned as a cross-encoder; the report is named ``<model>-ft``). A name ending in ``-ft`` is
             always fine-tuned. The probe reads the hidden states of the base model in both cases.
-        external: Extra training pairs and SICK TEST (:func:`mtlib.experiments.nli.external.load_external`).
+        external: Extra training pairs and SICK TEST (:func:`mtlib.experiments.nli._external.load_external`).
         settings: Training settings of the fine-tuned cross-encoder (the spec's ``finetune_settings``).
 
     Returns:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mtlib.experiments.nli.ablation import TrainingAblation, subset_external, training_label, training_sets
-from mtlib.experiments.nli.data import NLIData, load_data
-from mtlib.experiments.nli.external import ExternalNLI, load_external
-from mtlib.experiments.nli.report import CompositionalityReport, compositionality
+from mtlib.experiments.nli._ablation import TrainingAblation, subset_external, training_label, training_sets
+from mtlib.experiments.nli._data import NLIData, load_data
+from mtlib.experiments.nli._external import ExternalNLI, load_external
+from mtlib.experiments.nli._report import CompositionalityReport, compositionality
 from mtlib.experiments.nli.spec import Spec
 from mtlib.experiments.outcome import Outcome
 
@@ -66,7 +66,7 @@ def _own_label(report: CompositionalityReport) -> str:
 def ablate(spec: Spec, inputs: NLIInputs, primary: CompositionalityReport) -> TrainingAblation:
     """The primary model row again with its NLI classifier trained on each of ``spec.ablation``'s sets.
 
-    Every entry runs the same :func:`~mtlib.experiments.nli.report.compositionality` as the row itself (the
+    Every entry runs the same :func:`~mtlib.experiments.nli._report.compositionality` as the row itself (the
     probe, the split and the tests are the same; only the NLI classifier's external training pairs change). The
     entry that equals the primary row's own training data reuses its report. Without ``spec.ablation`` the
     result holds the primary row alone and records nothing.

@@ -6,7 +6,7 @@ also learns from MED, Yanaka et al.'s monotonicity inferences (most of them
 downward), may be the one that reverses it. The ablation trains the primary
 model's NLI classifier again on each named training set (SICK TRAIN alone,
 MED alone, both; always beside the NLI-XY training contexts) and runs the same
-:func:`~mtlib.experiments.nli.report.compositionality` on each: its NLI-XY
+:func:`~mtlib.experiments.nli._report.compositionality` on each: its NLI-XY
 accuracy beside the majority baseline, up and down violation rates with their
 intervals, and the permutation test of up against down. The sentence says
 which training data gives the paper's direction and which reverses it, with
@@ -32,10 +32,10 @@ import pandas as pd
 
 from mtlib.analysis.claims import ALPHA
 from mtlib.data import papers
-from mtlib.experiments.nli.external import ExternalNLI
+from mtlib.experiments.nli._external import ExternalNLI
 
 if TYPE_CHECKING:  # the spec reads the entry rules here without loading the models
-    from mtlib.experiments.nli.report import CompositionalityReport
+    from mtlib.experiments.nli._report import CompositionalityReport
 
 __all__ = [
     "EXTERNAL_SETS",
