@@ -45,6 +45,7 @@ def analyse(spec: Spec, data: LexicalData) -> Outcome:
             n_top=spec.n_top,
             seed=spec.seed,
             device=spec.device,
+            per_language=spec.finetune_per_language,
         )
         reports[report.model] = report
     return Outcome(reports=reports, data=data, spec=spec)

@@ -63,7 +63,14 @@ class Spec(base.Spec):
         {"epochs": 5, "batch_size": 32, "lr": 1e-5, "pooling": "first", "max_length": 32},
         "",
         "training settings of the fine-tuned pair classifier (epochs, batch_size, lr with warm-up then decay, "
-        "pooling first or mean, max_length, ...)",
+        "pooling first or mean, max_length, architecture cross or siamese, class_weight, head_lr, eval_every, "
+        "patience and select_by for early stopping, heldout_fraction without validgold, ...)",
+    )
+    finetune_per_language: bool = param(
+        False,
+        "",
+        "fine-tune one model per language (early stopping on its validgold pairs, else on the held-out part of its "
+        "train pairs) instead of one model on every language's pairs",
     )
     predict_batch_size: int = param(512, ">= 1", "word pairs per forward pass of a fine-tuned model")
     max_pairs: int = param(5_000_000, ">= 1", "most ordered pairs a fine-tuned model predicts for the exhaustive count")
