@@ -46,6 +46,7 @@ def analyse(spec: Spec, data: LexicalData) -> Outcome:
             seed=spec.seed,
             device=spec.device,
             per_language=spec.finetune_per_language,
+            heldout_fraction=spec.finetune_heldout_fraction,
         )
         reports[report.model] = report
     return Outcome(reports=reports, data=data, spec=spec)

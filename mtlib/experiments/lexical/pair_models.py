@@ -271,6 +271,7 @@ def finetune_pair_classifier(
     use_cache: bool = True,
     classes: Sequence[str] = PAIR_CLASSES,
     valid: pd.DataFrame | None = None,
+    heldout_fraction: float = 0.15,
 ) -> FineTunedPairClassifier:
     """Fine-tune a transformer on word pairs given as sentence pairs (Wachowiak et al. 2020).
 
@@ -291,8 +292,9 @@ def finetune_pair_classifier(
         use_cache: Reload an identical fine-tuning from the disk cache.
         classes: :data:`PAIR_CLASSES` (``SYN, HYP, OTHER``) or :data:`COGALEX_CLASSES` (the 4-class model).
         valid: Validation pairs (CogALex-VI ``validgold``) for early stopping (``settings.eval_every``); None or
-            empty: the stratified ``settings.heldout_fraction`` of ``train`` is held out instead. Without
+            empty: the stratified ``heldout_fraction`` of ``train`` is held out instead. Without
             ``eval_every`` every training pair trains and nothing is held out.
+        heldout_fraction: Share of ``train`` held out for early stopping when there is no ``valid``.
 
     Returns:
         The :class:`FineTunedPairClassifier`.
@@ -302,7 +304,7 @@ def finetune_pair_classifier(
         held = (
             {"valid": (list(valid["word1"]), list(valid["word2"]), pair_classes(valid, classes))}
             if valid is not None and len(valid)
-            else {"heldout_fraction": settings.heldout_fraction}
+            else {"heldout_fraction": heldout_fraction}
         )
     clf = mt_models.classifier(
         name_or_path,
@@ -335,6 +337,7 @@ def pair_model(
     device: str,
     classes: Sequence[str] = PAIR_CLASSES,
     valid: pd.DataFrame | None = None,
+    heldout_fraction: float = 0.15,
 ) -> PairModel:
     """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
@@ -346,11 +349,19 @@ def pair_model(
         settings: The heads' settings (``how="head"``, :func:`train_frozen_heads`) or the fine-tuning's.
         seed, device: As everywhere.
         classes: Classes of the fine-tuned classifier (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
-        valid: Validation pairs of a fine-tuned classifier's early stopping (:func:`finetune_pair_classifier`).
+        valid, heldout_fraction: Validation pairs of a fine-tuned classifier's early stopping, else the share
+            of ``train`` held out for it (:func:`finetune_pair_classifier`).
     """
     if how == "finetune":
         return finetune_pair_classifier(
-            name, train, settings=settings, seed=seed, device=device, classes=classes, valid=valid
+            name,
+            train,
+            settings=settings,
+            seed=seed,
+            device=device,
+            classes=classes,
+            valid=valid,
+            heldout_fraction=heldout_fraction,
         )
     if how != "head":
         raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")

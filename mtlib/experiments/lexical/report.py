@@ -308,6 +308,7 @@ def transitivity(
     seed: int,
     device: str,
     per_language: bool = False,
+    heldout_fraction: float = 0.15,
 ) -> LexicalTransitivityReport:
     """Three-way transitivity of a lexical-relation model in every language of ``data``.
 
@@ -335,6 +336,7 @@ def transitivity(
         seed, device: As everywhere.
         per_language: Fine-tune one model per language (early stopping on its ``valid`` pairs, else on a
             held-out part of its train pairs) instead of one on every language's pairs.
+        heldout_fraction: Without validation pairs, the stratified share of train held out for early stopping.
     """
     if finetune_classes not in (3, 4):
         raise ValueError(f"finetune_classes must be 3 or 4, got {finetune_classes}")
@@ -346,7 +348,16 @@ def transitivity(
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str, valid: Any = None) -> PairModel:
         settings = finetune_settings if how == "finetune" else head_settings
         return pair_model(
-            base, train, test, how=how, settings=settings, seed=seed, device=device, classes=classes, valid=valid
+            base,
+            train,
+            test,
+            how=how,
+            settings=settings,
+            seed=seed,
+            device=device,
+            classes=classes,
+            valid=valid,
+            heldout_fraction=heldout_fraction,
         )
 
     shared = None

@@ -39,7 +39,6 @@ SIAMESE = ClassifierSettings(
     eval_every=0.5,
     patience=2,
     select_by="macro_f1",
-    heldout_fraction=0.25,
     max_length=16,
 )
 
@@ -96,6 +95,7 @@ def test_per_language_fine_tunes_stop_on_validgold_or_a_held_out_part_of_train(t
         seed=0,
         device="cpu",
         per_language=True,
+        heldout_fraction=0.25,
     )
     assert set(report.fits) == {"english", "german"}
     assert report.fits["english"]["validation"] == "validgold (12 pairs)"
