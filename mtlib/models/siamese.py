@@ -35,13 +35,16 @@ def pair_logit_matrix(head: Any, W: np.ndarray, *, block: int = 32) -> np.ndarra
 
     Args:
         head: A torch module on ``4 d`` pair features giving ``k`` logits (a siamese classifier's
-            :meth:`~mtlib.models.tuned.FineTunedClassifier.head_module`), in eval mode.
+            :meth:`~mtlib.models.tuned.FineTunedClassifier.head_module`); read on the CPU in eval mode, never
+            moved.
         W: One vector per word, shape ``(n, d)`` (the classifier's ``embed``).
         block: Rows per block (the ``(block, n, d)`` difference buffer bounds the memory).
 
     Returns:
         The logits of every ordered pair, the diagonal (a word with itself) included.
     """
+    import copy
+
     import torch
 
     X = torch.as_tensor(np.asarray(W, np.float32))
@@ -49,9 +52,8 @@ def pair_logit_matrix(head: Any, W: np.ndarray, *, block: int = 32) -> np.ndarra
     out = np.empty((n, n, 0), np.float32)
     linear = linear_layer(head)
     with torch.inference_mode():
-        head = head.eval().cpu()
         if linear is not None:
-            weight, bias = linear.weight.detach().float(), linear.bias.detach().float()
+            weight, bias = linear.weight.detach().float().cpu(), linear.bias.detach().float().cpu()
             if weight.shape[1] != 4 * d:
                 raise ValueError(f"head has {weight.shape[1]} inputs; pair features of {d}-d vectors have {4 * d}")
             a, b, dd, p = weight[:, :d], weight[:, d : 2 * d], weight[:, 2 * d : 3 * d], weight[:, 3 * d :]
@@ -63,6 +65,7 @@ def pair_logit_matrix(head: Any, W: np.ndarray, *, block: int = 32) -> np.ndarra
                 diff = (X[lo:hi, None, :] - X[None, :, :]).abs() @ dd.T
                 out[lo:hi] = (rows[lo:hi, None, :] + cols[None, :, :] + bilinear + diff).numpy()
             return out
+        head = copy.deepcopy(head).float().cpu().eval()  # the classifier's own head stays where it is
         for lo in range(0, n, block):
             hi = min(lo + block, n)
             u = X[lo:hi, None, :].expand(hi - lo, n, d)
