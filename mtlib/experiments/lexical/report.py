@@ -347,18 +347,8 @@ def transitivity(
 
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str, valid: Any = None) -> PairModel:
         settings = finetune_settings if how == "finetune" else head_settings
-        return pair_model(
-            base,
-            train,
-            test,
-            how=how,
-            settings=settings,
-            seed=seed,
-            device=device,
-            classes=classes,
-            valid=valid,
-            heldout_fraction=heldout_fraction,
-        )
+        kw = dict(seed=seed, device=device, classes=classes, valid=valid, heldout_fraction=heldout_fraction)
+        return pair_model(base, train, test, how=how, settings=settings, **kw)
 
     shared = None
     seconds: dict[str, float] = {}
@@ -391,15 +381,8 @@ def transitivity(
         summaries[lang] = f1_summary(per_relation[lang], d["test"]["relation"])
         if "ant" in probs:  # a single-label 4-class model: the shared task's own table
             shared_task[lang] = shared_task_table(probs, d["test"]["relation"], COGALEX_VI_WINNER.get(lang))
-        reports[lang] = check_transitivity(
-            fitted,
-            d["words"],
-            max_pairs=max_pairs,
-            n_sample=n_sample,
-            n_boot=n_boot,
-            seed=seed,
-            batch_size=predict_batch_size,
-        )
+        counts = dict(max_pairs=max_pairs, n_sample=n_sample, n_boot=n_boot, seed=seed, batch_size=predict_batch_size)
+        reports[lang] = check_transitivity(fitted, d["words"], **counts)
     return LexicalTransitivityReport(
         name, data, reports, scores, finetune, seconds, n_top, per_relation, summaries, fits, shared_task
     )
