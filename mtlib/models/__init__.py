@@ -55,10 +55,12 @@ from mtlib.models.settings import ClassifierSettings, Training
 from mtlib.models.native import NativeClassifier
 from mtlib.models.frozen import HeadClassifier, frozen_features
 from mtlib.models.tuned import FineTunedClassifier
+from mtlib.models.siamese import pair_logit_matrix
 from mtlib.models.factory import classifier
 from mtlib.models.catalog import available
 
 __all__ = [
+    "pair_logit_matrix",
     "ADAPTERS",
     "OBJECT_ADAPTERS",
     "ClassifierSettings",

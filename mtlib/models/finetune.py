@@ -13,8 +13,12 @@ the encoder is differs per family, what the loop does does not:
   mean-pools the word pieces, then the head.
 
 Text pairs are one input through the tokenizer's pair encoding (a
-cross-encoder) for transformers; a static model has no attention across the
-two texts, so it pools each and uses ``[u, v, |u - v|, u * v]``.
+cross-encoder) for transformers, or, with ``architecture="siamese"``, each
+text encoded on its own by the same transformer (masked mean of its last
+layer, no normalisation) and the head on ``[u, v, |u - v|, u * v]``; a static
+model has no attention across the two texts, so it always pools each and uses
+those features. A siamese network scores a whole vocabulary's ordered pairs
+from one vector per word (:mod:`mtlib.models.siamese`).
 
 :class:`Encoder` pre-tokenises examples once (ids per example) and collates
 batches padded to their longest member (dynamic padding) or to a fixed
@@ -31,7 +35,14 @@ import numpy as np
 from mtlib.models.base import Model, label_position, masked_mean
 from mtlib.models.heads import mlp
 
-__all__ = ["Encoder", "build_network", "freeze_lower_layers", "transformer_layers", "word_embeddings"]
+__all__ = [
+    "Encoder",
+    "build_network",
+    "pair_features_torch",
+    "freeze_lower_layers",
+    "transformer_layers",
+    "word_embeddings",
+]
 
 
 class Encoder:
@@ -41,10 +52,12 @@ class Encoder:
         tokenizer: The model's fast tokenizer.
         max_length: Truncation length in tokens.
         static: Word pieces without special tokens, each text of a pair on its own.
+        siamese: Each text of a pair tokenised on its own, with special tokens (keys of the second text end
+            in ``_2``), for a siamese transformer.
     """
 
-    def __init__(self, tokenizer: Any, max_length: int, static: bool) -> None:
-        self.tokenizer, self.max_length, self.static = tokenizer, max_length, static
+    def __init__(self, tokenizer: Any, max_length: int, static: bool, siamese: bool = False) -> None:
+        self.tokenizer, self.max_length, self.static, self.siamese = tokenizer, max_length, static, siamese
 
     def encode(self, texts: Sequence[str], pairs: Sequence[str] | None) -> list[dict[str, list[int]]]:
         """One dict of token lists per example."""
@@ -58,6 +71,9 @@ class Encoder:
                 "input_ids"
             ]
             return [{"input_ids": a, "input_ids_2": b} for a, b in zip(ids, ids2)]
+        if self.siamese and pairs is not None:
+            first, second = self.encode(texts, None), self.encode(pairs, None)
+            return [{**a, **{f"{k}_2": v for k, v in b.items()}} for a, b in zip(first, second)]
         enc = self.tokenizer(
             list(texts), list(pairs) if pairs is not None else None, truncation=True, max_length=self.max_length
         )
@@ -88,6 +104,10 @@ class Encoder:
                 out[key], out[mask_key] = ids, mask
             return out
         padding = "max_length" if pad_to else "longest"
+        if self.siamese and "input_ids_2" in examples[0]:
+            out = self.collate([{k: v for k, v in e.items() if not k.endswith("_2")} for e in examples], pad_to)
+            second = self.collate([{k[:-2]: v for k, v in e.items() if k.endswith("_2")} for e in examples], pad_to)
+            return {**out, **{f"{k}_2": v for k, v in second.items()}}
         return dict(self.tokenizer.pad(examples, padding=padding, max_length=pad_to, return_tensors="pt"))
 
 
@@ -105,11 +125,14 @@ def build_network(
     pooling: str,
     pairs: bool,
     max_length: int = 128,
+    architecture: str = "cross",
 ) -> tuple[Any, Encoder, str]:
     """A fresh trainable copy of ``model`` with a ``k``-class head.
 
     The loaded model is never modified: weights are read again from its
-    folder (or copied, for the static table).
+    folder (or copied, for the static table). ``architecture="siamese"`` with
+    ``pairs`` encodes each text of a pair on its own (a transformer encoder or
+    pipeline; a static table always does).
 
     Returns:
         ``(network, encoder, head_used)``; ``network(**batch) -> logits (b, k)``;
@@ -124,7 +147,16 @@ def build_network(
     path = getattr(model, "path", None)
     if path is None or way is None:
         raise ValueError(f"{model.name} ({model.kind}) cannot be fine-tuned: {model.capabilities.why_not_finetune}")
-    encoder = Encoder(adapter.tokenizer, max_length, static=False)
+    siamese = architecture == "siamese" and pairs
+    encoder = Encoder(adapter.tokenizer, max_length, static=False, siamese=siamese)
+    if siamese and way in ("pipeline", "encoder"):
+        return (
+            _siamese_network(path, k, head=head, hidden=hidden, pooling=pooling, pipeline=way == "pipeline"),
+            encoder,
+            head,
+        )
+    if siamese:
+        raise ValueError(f"{model.name} ({model.kind}) has no separate encoder for architecture='siamese'")
     if way == "classifier":
         return _classifier_network(model, path, k, labels), encoder, "native"
     network = _encoder_network(adapter, path, k, head=head, hidden=hidden, pooling=pooling, pipeline=way == "pipeline")
@@ -316,3 +348,50 @@ def _encoder_network(
             return embed(self.body, batch)
 
     return EncoderNet()
+
+
+def pair_features_torch(u: Any, v: Any) -> Any:
+    """``[u, v, |u - v|, u * v]`` of two ``(b, d)`` tensors, shape ``(b, 4 d)`` (the siamese head's input)."""
+    import torch
+
+    return torch.cat([u, v, (u - v).abs(), u * v], dim=-1)
+
+
+def _siamese_network(path: Any, k: int, *, head: str, hidden: Sequence[int], pooling: str, pipeline: bool) -> Any:
+    """One transformer encodes each text of a pair; a head on ``[u, v, |u - v|, u * v]`` of the pooled vectors.
+
+    Pooling is the masked mean of the last layer (or the first token), without a pipeline's normalisation
+    (a sentence-transformers folder contributes its transformer only): CogALex-VI's measured recipe.
+    """
+    from torch import nn
+
+    if pipeline:
+        from sentence_transformers import SentenceTransformer
+
+        body = SentenceTransformer(str(path), device="cpu")[0].auto_model
+    else:
+        from transformers import AutoModel
+
+        body = AutoModel.from_pretrained(path)
+    width = int(body.config.hidden_size)
+
+    class SiameseNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = body
+            self.head = _head_module(4 * width, k, head, hidden, 0.1)
+
+        def pooled(self, **batch: Any) -> Any:
+            """Vectors ``(b, h)`` of the first text of each example (every text has one, alone)."""
+            side = {key: value for key, value in batch.items() if not key.endswith("_2")}
+            states = self.body(**side).last_hidden_state
+            return states[:, 0] if pooling == "first" else masked_mean(states, side["attention_mask"])
+
+        def forward(self, **batch: Any) -> Any:
+            u = self.pooled(**batch)
+            if "input_ids_2" not in batch:
+                raise ValueError("a siamese network classifies text pairs: both texts are needed")
+            v = self.pooled(**{key[:-2]: value for key, value in batch.items() if key.endswith("_2")})
+            return self.head(pair_features_torch(u, v))
+
+    return SiameseNet()

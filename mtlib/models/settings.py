@@ -24,12 +24,15 @@ from mtlib.models.capabilities import Capabilities
 from mtlib.models.heads import FORMAT, HEADS
 
 __all__ = [
+    "ARCHITECTURES",
     "HOWS",
+    "SELECT_BY",
     "OLD_HEADS",
     "POOLINGS",
     "ClassifierSettings",
     "Training",
     "cache_settings",
+    "finetune_extras",
     "json_safe",
     "resolved_hyper",
     "trains_embeddings",
@@ -38,6 +41,11 @@ __all__ = [
 HOWS = ("auto", "native", "head", "finetune")
 #: How a fine-tuned transformer pools a text: the mean of its tokens, or the first token.
 POOLINGS = ("mean", "first")
+#: How a fine-tuned transformer reads a text pair: one input through the pair encoding (``cross``), or each text
+#: encoded on its own by the same encoder, the head on ``[u, v, |u - v|, u * v]`` (``siamese``).
+ARCHITECTURES = ("cross", "siamese")
+#: What early stopping keeps the best state by: held-out accuracy or macro-F1 over the classes.
+SELECT_BY = ("accuracy", "macro_f1")
 #: Old names of heads, still accepted with a DeprecationWarning: one vocabulary, ``linear`` and ``mlp``.
 OLD_HEADS = {"logreg": "linear"}
 
@@ -74,7 +82,20 @@ class ClassifierSettings:
         use_cache: Reload an identical training from the disk cache.
         init: A classifier from the factory to continue training from.
         C: Inverse regularisation strength of a linear head.
-        class_weight: ``"balanced"`` or None, for a linear head.
+        class_weight: ``"balanced"`` or None: a linear head, or a fine-tune's cross-entropy, weighs each class
+            by ``n / (k n_c)`` (a minority class counts as much as the majority in the loss).
+        head_lr: Fine-tuning: learning rate of the fresh head (None: ``lr``, as before the option). A fresh
+            linear head learns slowly at an encoder's 2e-5; CogALex-VI and SST-2 were measured with 1e-3.
+        eval_every: Fine-tuning: evaluate on the held-out data (``valid``, else ``heldout_fraction`` of
+            ``train``) every this many epochs (e.g. 0.5), keep the best state (early stopping); ``epochs`` is
+            then the most epochs trained. None: no evaluation during training (the old behaviour).
+        patience: With ``eval_every``: stop after this many evaluations without improvement (None: never
+            stop early; the best state is still kept).
+        select_by: With ``eval_every``: ``"accuracy"`` or ``"macro_f1"`` (the mean F1 over the classes, which
+            a majority-class answer cannot game) on the held-out data.
+        architecture: Fine-tuning text pairs with a transformer: ``"cross"`` (one pair encoding) or
+            ``"siamese"`` (each text encoded on its own, mean-pooled without normalisation, the head on
+            ``[u, v, |u - v|, u * v]``: a vocabulary's every ordered pair is then scored in matrix form).
     """
 
     head: str = "linear"
@@ -95,6 +116,11 @@ class ClassifierSettings:
     init: Model | None = None
     C: float = 1.0
     class_weight: str | None = None
+    head_lr: float | None = None
+    eval_every: float | None = None
+    patience: int | None = None
+    select_by: str = "accuracy"
+    architecture: str = "cross"
 
     @classmethod
     def from_options(
@@ -137,8 +163,20 @@ class ClassifierSettings:
                 )
         if not _whole(self.max_length, 1):
             raise ValueError(f"{where}: max_length must be a whole number of tokens >= 1; got {self.max_length!r}")
-        if self.lr is not None and not _positive(self.lr):
-            raise ValueError(f"{where}: lr must be a finite number > 0 (or None for the default); got {self.lr!r}")
+        for option in ("lr", "head_lr", "eval_every"):
+            value = getattr(self, option)
+            if value is not None and not _positive(value):
+                raise ValueError(f"{where}: {option} must be a finite number > 0 (or None); got {value!r}")
+        if self.patience is not None and not _whole(self.patience, 1):
+            raise ValueError(
+                f"{where}: patience must be a whole number of evaluations >= 1 or None; got {self.patience!r}"
+            )
+        if self.select_by not in SELECT_BY:
+            raise ValueError(f"{where}: select_by must be one of {', '.join(SELECT_BY)}; got {self.select_by!r}")
+        if self.architecture not in ARCHITECTURES:
+            raise ValueError(
+                f"{where}: architecture must be one of {', '.join(ARCHITECTURES)}; got {self.architecture!r}"
+            )
         if not _positive(self.C):
             raise ValueError(
                 f"{where}: C (inverse regularisation of a linear head) must be a finite number > 0; got {self.C!r}"
@@ -204,6 +242,8 @@ class Training:
             (static word vectors that know none of their words; :mod:`mtlib.models.oov`).
         data_sha256: Digest of the training set (texts, pairs, labels; :func:`mtlib.models.store.data_digest`),
             which a run's manifest records; None for a native classifier.
+        best_epoch: With early stopping (``eval_every``): the epoch whose state was kept (None without).
+        valid_curve: With early stopping: ``[epoch, held-out score]`` at every evaluation (``select_by``).
     """
 
     how: str
@@ -220,6 +260,8 @@ class Training:
     seconds: float = 0.0
     n_skipped: int = 0
     data_sha256: str | None = None
+    best_epoch: float | None = None
+    valid_curve: list[list[float]] = field(default_factory=list)
 
 
 def resolved_hyper(how: str, s: ClassifierSettings, caps: Capabilities) -> tuple[int, float, int]:
@@ -247,6 +289,27 @@ def trains_embeddings(s: ClassifierSettings, caps: Capabilities) -> bool:
         True
     """
     return bool(s.train_embeddings) if s.train_embeddings is not None else caps.trains_word_embeddings
+
+
+def finetune_extras(s: ClassifierSettings) -> dict[str, Any]:
+    """The fine-tuning options that change the weights, only those off their defaults (old keys stay valid).
+
+    Examples:
+        >>> finetune_extras(ClassifierSettings())
+        {}
+        >>> finetune_extras(ClassifierSettings(head_lr=1e-3, eval_every=0.5, patience=2))
+        {'head_lr': 0.001, 'eval_every': 0.5, 'patience': 2, 'select_by': 'accuracy'}
+    """
+    out: dict[str, Any] = {}
+    if s.class_weight is not None:
+        out["class_weight"] = s.class_weight
+    if s.head_lr is not None:
+        out["head_lr"] = float(s.head_lr)
+    if s.eval_every is not None:
+        out.update(eval_every=float(s.eval_every), patience=s.patience, select_by=s.select_by)
+    if s.architecture != "cross":
+        out["architecture"] = s.architecture
+    return out
 
 
 def cache_settings(
@@ -277,6 +340,7 @@ def cache_settings(
         settings["train_embeddings"] = trains_embeddings(s, caps)
         if s.train_layers not in (None, "all"):  # only when asked: every full fine-tune keeps its key
             settings["train_layers"] = s.train_layers
+        settings.update(finetune_extras(s))
     if how == "head" and s.head == "linear" and (s.C != 1.0 or s.class_weight is not None):
         # only when asked for: the keys of every default linear head (and their caches) stay as they were
         settings.update(C=float(s.C), class_weight=s.class_weight)
@@ -284,4 +348,6 @@ def cache_settings(
         init_settings = s.init.training.settings  # type: ignore[attr-defined]
         keep = ("head", "hidden", "pooling", "max_length") if how == "finetune" else ("hidden",)
         settings.update({k: init_settings[k] for k in keep}, init=s.init.identity)
+        if how == "finetune" and "architecture" in init_settings:  # the init's network, not a fresh one
+            settings["architecture"] = init_settings["architecture"]
     return settings

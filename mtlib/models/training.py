@@ -25,7 +25,7 @@ import numpy as np
 from mtlib.models.numerics import MIXED_TRAINING, training_precision
 from mtlib.utils.batching import resolve_device
 
-__all__ = ["TrainLog", "fit", "length_bucketed_batches", "seed_everything", "stratified_split"]
+__all__ = ["EarlyStopping", "TrainLog", "fit", "length_bucketed_batches", "seed_everything", "stratified_split"]
 
 
 def seed_everything(seed: int) -> None:
@@ -41,11 +41,60 @@ def seed_everything(seed: int) -> None:
 
 @dataclass
 class TrainLog:
-    """Loss per epoch (mean over batches), the settings used and the seconds the loop took."""
+    """Loss per epoch (mean over batches), the settings used and the seconds the loop took.
+
+    With early stopping, ``curve`` holds ``[epoch, held-out score]`` per evaluation and ``best_epoch`` the epoch
+    whose state was kept.
+    """
 
     losses: list[float] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    curve: list[list[float]] = field(default_factory=list)
+    best_epoch: float | None = None
+
+
+@dataclass
+class EarlyStopping:
+    """Evaluate every ``every`` epochs, keep the best state, stop after ``patience`` evaluations without gain.
+
+    Attributes:
+        evaluate: ``evaluate(module) -> score`` (higher is better), called in eval mode without gradients.
+        every: Epochs between evaluations (0.5: twice an epoch).
+        patience: Evaluations without improvement before stopping (None: train every epoch asked).
+    """
+
+    evaluate: Callable[[Any], float]
+    every: float
+    patience: int | None = None
+
+    def __post_init__(self) -> None:
+        self.best, self.bad = -np.inf, 0
+        self.best_epoch: float | None = None
+        self.state: dict[str, Any] | None = None
+        self.curve: list[list[float]] = []
+
+    def check(self, module: Any, epoch: float) -> bool:
+        """Evaluate now (``epoch`` trained so far); True when training should stop."""
+        import torch
+
+        module.eval()
+        with torch.inference_mode():
+            score = float(self.evaluate(module))
+        module.train()
+        self.curve.append([round(epoch, 4), score])
+        if score > self.best:
+            self.best, self.best_epoch, self.bad = score, round(epoch, 4), 0
+            self.state = {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
+        else:
+            self.bad += 1
+        return self.patience is not None and self.bad >= self.patience
+
+    def restore(self, module: Any, log: TrainLog) -> None:
+        """Load the best state into ``module`` and record the curve in ``log``."""
+        if self.state is not None:
+            module.load_state_dict(self.state)
+        log.curve, log.best_epoch = self.curve, self.best_epoch
 
 
 def fit(
@@ -63,6 +112,8 @@ def fit(
     params: Sequence[Any] | None = None,
     batches: Callable[[np.random.Generator], list[np.ndarray]] | None = None,
     fused: bool = False,
+    groups: Sequence[dict[str, Any]] | None = None,
+    stopping: EarlyStopping | None = None,
 ) -> TrainLog:
     """Train ``module`` with AdamW on shuffled mini-batches.
 
@@ -92,6 +143,10 @@ def fit(
             times faster than the ``foreach`` update on CPU for MiniLM's
             weights; results differ in the last bits), where this torch
             build has one for the device; otherwise the ``foreach`` update.
+        groups: Parameter groups ``[{"params": [...], "lr": ...}]`` with their own peak learning rates
+            (a fresh head faster than the encoder); overrides ``params``, ``lr`` is then the default.
+        stopping: Early stopping (:class:`EarlyStopping`), the best state restored; ``epochs`` is then the most
+            trained (the schedule decays over all of them, as without stopping).
 
     Returns:
         A :class:`TrainLog` with the mean loss of every epoch.
@@ -101,12 +156,10 @@ def fit(
     device = resolve_device(device)
     seed_everything(seed)
     module.to(device).train()
-    optim = _adamw(
-        [p for p in (params if params is not None else module.parameters()) if p.requires_grad],
-        lr=lr,
-        weight_decay=weight_decay,
-        fused=fused,
-    )
+    if groups is None:
+        groups = [{"params": list(params if params is not None else module.parameters())}]
+    trainable = [{**g, "params": [p for p in g["params"] if p.requires_grad]} for g in groups]
+    optim = _adamw([g for g in trainable if g["params"]], lr=lr, weight_decay=weight_decay, fused=fused)
     rng = np.random.default_rng(seed)
     if batches is None:
 
@@ -130,21 +183,47 @@ def fit(
         }
     )
     start = time.perf_counter()
-    for epoch_batches in plan:
-        epoch_loss, steps = 0.0, 0
-        for idx in epoch_batches:
-            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
-                loss = step_loss(module, idx, device)
-            optim.zero_grad(set_to_none=True)
-            loss.backward()
-            optim.step()
-            sched.step()
-            epoch_loss += float(loss.detach())
-            steps += 1
-        log.losses.append(epoch_loss / max(1, steps))
+
+    def step(idx: np.ndarray) -> float:
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
+            loss = step_loss(module, idx, device)
+        optim.zero_grad(set_to_none=True)
+        loss.backward()
+        optim.step()
+        sched.step()
+        return float(loss.detach())
+
+    _run_plan(plan, step, module, stopping, log)
     log.seconds = time.perf_counter() - start
     module.eval()
     return log
+
+
+def _run_plan(
+    plan: list[list[np.ndarray]],
+    step: Callable[[np.ndarray], float],
+    module: Any,
+    stopping: EarlyStopping | None,
+    log: TrainLog,
+) -> None:
+    """Every epoch's batches through ``step`` (mean loss per epoch into ``log``), with early stopping if given."""
+    per_epoch = max(1, len(plan[0]) if plan else 1)
+    every = max(1, round(stopping.every * per_epoch)) if stopping is not None else 0
+    total, done, stop = sum(len(p) for p in plan), 0, False
+    for epoch_batches in plan:
+        epoch_loss, steps = 0.0, 0
+        for idx in epoch_batches:
+            epoch_loss += step(idx)
+            steps, done = steps + 1, done + 1
+            if stopping is not None and (done % every == 0 or done == total):
+                stop = stopping.check(module, done / per_epoch)
+                if stop:
+                    break
+        log.losses.append(epoch_loss / max(1, steps))
+        if stop:
+            break
+    if stopping is not None:
+        stopping.restore(module, log)
 
 
 def _warmup_then_decay(steps: int, warmup_fraction: float) -> Callable[[int], float]:

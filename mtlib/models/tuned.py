@@ -25,7 +25,7 @@ from mtlib.models.labelled import Task
 from mtlib.models.numerics import PRECISIONS, check_finite, precision_context
 from mtlib.models.settings import ClassifierSettings, Training
 from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
-from mtlib.models.training import TrainLog, fit, length_bucketed_batches, seed_everything
+from mtlib.models.training import EarlyStopping, TrainLog, fit, length_bucketed_batches, seed_everything
 from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
 
@@ -34,6 +34,7 @@ __all__ = [
     "FineTunedClassifier",
     "finetune_network",
     "finetuned_classifier",
+    "held_score",
     "split_name",
     "weights_bytes",
 ]
@@ -116,7 +117,18 @@ class FineTunedClassifier(Model):
             pooling=s["pooling"],
             pairs=s["pairs"],
             max_length=s["max_length"],
+            architecture=s.get("architecture", "cross"),
         )
+
+    @property
+    def siamese(self) -> bool:
+        """Whether each text of a pair is encoded on its own (``architecture="siamese"``)."""
+        return self.training.settings.get("architecture") == "siamese"
+
+    def head_module(self) -> Any:
+        """The trained torch head (of a siamese network: on ``[u, v, |u - v|, u * v]`` of :meth:`embed` rows)."""
+        self._ensure_net()
+        return self.net.head
 
     def _ensure_net(self) -> None:
         if self.net is not None:
@@ -210,6 +222,7 @@ def finetune_network(
     bucketed: bool = True,
     init: FineTunedClassifier | None = None,
     fused: bool = True,
+    held: dict[str, Any] | None = None,
 ) -> tuple[Any, Encoder, TrainLog]:
     """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, log)``.
 
@@ -232,6 +245,12 @@ def finetune_network(
         init: Start from this classifier's trained weights instead of fresh ones.
         fused: The fused AdamW update where available (False: the ``foreach`` one, the
             benchmark's old setting).
+        held: The held-out part ``{"texts", "pairs", "y"}`` that early stopping evaluates on (``s["eval_every"]``;
+            ``s["select_by"]`` accuracy or macro-F1); ``s["class_weight"]`` ``"balanced"`` weighs the loss by
+            ``n / (k n_c)``; ``s["head_lr"]`` is the fresh head's learning rate.
+
+    Raises:
+        ValueError: early stopping asked without held-out data.
     """
     import torch
     import torch.nn.functional as F
@@ -246,6 +265,7 @@ def finetune_network(
         pooling=s["pooling"],
         pairs=data["pairs"] is not None,
         max_length=s["max_length"],
+        architecture=s.get("architecture", "cross"),
     )
     if init is not None:
         init._ensure_net()
@@ -255,11 +275,12 @@ def finetune_network(
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)
+    weight = _class_weights(data["y"], data["k"]) if s.get("class_weight") == "balanced" else None
 
     def step_loss(module: Any, idx: np.ndarray, dev: str) -> Any:
         batch = encoder.collate([examples[i] for i in idx], pad_to)
         logits = module(**{k: v.to(dev) for k, v in batch.items()})
-        return F.cross_entropy(logits.float(), y[idx].to(dev))
+        return F.cross_entropy(logits.float(), y[idx].to(dev), weight=None if weight is None else weight.to(dev))
 
     def buckets(rng: np.random.Generator) -> list[np.ndarray]:
         return length_bucketed_batches(lengths, s["batch_size"], rng)
@@ -277,8 +298,73 @@ def finetune_network(
         warmup_fraction=0.1,
         batches=buckets if bucketed else None,
         fused=fused,
+        groups=_groups(net, s.get("head_lr")),
+        stopping=_stopping(net, encoder, held, s, device),
     )
     return net, encoder, log
+
+
+def _class_weights(y: np.ndarray, k: int) -> Any:
+    """Balanced class weights ``n / (k n_c)`` of the training labels, shape ``(k,)`` (1 for an absent class)."""
+    import torch
+
+    counts = np.bincount(np.asarray(y), minlength=k).astype(np.float64)
+    weights = np.where(counts > 0, len(y) / (k * np.maximum(counts, 1)), 1.0)
+    return torch.as_tensor(weights, dtype=torch.float32)
+
+
+def _groups(net: Any, head_lr: float | None) -> list[dict[str, Any]] | None:
+    """The fresh head at ``head_lr`` and the rest at the loop's ``lr``; None (one group) without ``head_lr``."""
+    head = getattr(net, "head", None)
+    if head_lr is None or head is None:
+        return None
+    mine = {id(p) for p in head.parameters()}
+    return [
+        {"params": list(head.parameters()), "lr": float(head_lr)},
+        {"params": [p for p in net.parameters() if id(p) not in mine]},
+    ]
+
+
+def _stopping(
+    net: Any, encoder: Encoder, held: dict[str, Any] | None, s: dict[str, Any], device: str
+) -> EarlyStopping | None:
+    """Early stopping on the held-out part when ``s["eval_every"]`` asks for it (None otherwise)."""
+    if s.get("eval_every") is None:
+        return None
+    if held is None:
+        raise ValueError("eval_every (early stopping) needs held-out data: pass valid= or heldout_fraction > 0")
+    examples = encoder.encode(held["texts"], held["pairs"])
+    order = np.argsort([encoder.length(e) for e in examples], kind="stable")
+    gold = np.asarray(held["y"])
+
+    def score(module: Any) -> float:
+        predicted = np.empty(len(examples), np.int64)
+        for start in range(0, len(order), 256):
+            part = order[start : start + 256]
+            batch = encoder.collate([examples[i] for i in part])
+            logits = module(**{k: v.to(device) for k, v in batch.items()})
+            predicted[part] = logits.float().argmax(1).cpu().numpy()
+        return held_score(gold, predicted, s.get("select_by", "accuracy"))
+
+    return EarlyStopping(score, float(s["eval_every"]), s.get("patience"))
+
+
+def held_score(gold: np.ndarray, predicted: np.ndarray, select_by: str) -> float:
+    """Accuracy, or macro-F1 over the classes present in ``gold`` or ``predicted``, of class indices ``(n,)``.
+
+    Examples:
+        >>> held_score(np.array([0, 0, 0, 1]), np.array([0, 0, 0, 0]), "accuracy")
+        0.75
+        >>> round(held_score(np.array([0, 0, 0, 1]), np.array([0, 0, 0, 0]), "macro_f1"), 4)
+        0.4286
+    """
+    if select_by == "accuracy":
+        return float(np.mean(gold == predicted))
+    f1 = []
+    for c in np.union1d(gold, predicted):
+        tp = np.sum((gold == c) & (predicted == c))
+        f1.append(2 * tp / (np.sum(gold == c) + np.sum(predicted == c)))
+    return float(np.mean(f1))
 
 
 def weights_bytes(net: Any) -> bytes:
@@ -315,8 +401,9 @@ def finetuned_classifier(
         key,
     )
     init = s.init if isinstance(s.init, FineTunedClassifier) else None
-    net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init)
+    net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init, held=held)
     training.train_log = log.losses
+    training.best_epoch, training.valid_curve = log.best_epoch, log.curve
     if base.capabilities.keeps_own_head:
         training.head = "native"
     weights = weights_bytes(net) if s.use_cache else b""

@@ -24,6 +24,8 @@ __all__ = [
     "TABLE5",
     "TRAIN_SPLITS",
     "TEST_SPLITS",
+    "VALID_SPLITS",
+    "validation_pairs",
     "table5_frame",
     "split_pairs",
     "vocabulary",
@@ -40,6 +42,8 @@ TABLE5: dict[str, tuple[float, float]] = papers.MANINO_TABLE5
 
 TRAIN_SPLITS = ("train",)
 TEST_SPLITS = ("test", "gold")
+#: Validation pairs (CogALex-VI ``validgold_``): early stopping of a fine-tuned model, never its score.
+VALID_SPLITS = ("validgold",)
 
 
 def table5_frame(dataset: str = "CogALex-VI") -> pd.DataFrame:
@@ -79,6 +83,11 @@ def split_pairs(pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return train.reset_index(drop=True), test.reset_index(drop=True)
 
 
+def validation_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The validation pairs of a language (CogALex-VI ``validgold_``), fresh index; empty without them."""
+    return pairs[pairs["split"].isin(VALID_SPLITS)].reset_index(drop=True)
+
+
 def vocabulary(pairs: pd.DataFrame, max_words: int = 0, seed: int = 0) -> list[str]:
     """The distinct words of a set of pairs, in order of first appearance.
 
@@ -114,7 +123,8 @@ class LexicalData:
     """Word pairs of each language: training pairs, gold test pairs and the vocabulary under test.
 
     Attributes:
-        splits: Language -> ``{"train": pairs, "test": pairs, "words": list}``.
+        splits: Language -> ``{"train": pairs, "test": pairs, "words": list, "valid": pairs}`` (``valid``: the
+            validation pairs, empty when the data have none).
         dataset: ``CogALex-VI``, ``CogALex-V``, ``bundled`` or ``pairs`` (decides whether Table 5 applies).
         note: How a single file was split (empty otherwise).
     """
@@ -137,6 +147,8 @@ class LexicalData:
                     f"test_pairs/{lang}": len(d["test"]),
                 }
             )
+            if len(d.get("valid", ())):
+                out[f"valid_pairs/{lang}"] = len(d["valid"])
         return out
 
     def overview(self) -> pd.DataFrame:
@@ -181,6 +193,6 @@ def load_data(
         pairs = cogalex.load_lexical_relations(lang, data_dir)
         train, test = split_pairs(pairs)
         words = vocabulary(test if vocabulary_split == "test" else pairs, max_vocabulary, seed)
-        splits[lang] = {"train": train, "test": test, "words": words}
+        splits[lang] = {"train": train, "test": test, "words": words, "valid": validation_pairs(pairs)}
         attrs = attrs or dict(pairs.attrs)
     return LexicalData(splits, attrs.get("dataset", "bundled"), attrs.get("note", ""))

@@ -45,6 +45,8 @@ def analyse(spec: Spec, data: LexicalData) -> Outcome:
             n_top=spec.n_top,
             seed=spec.seed,
             device=spec.device,
+            per_language=spec.finetune_per_language,
+            heldout_fraction=spec.finetune_heldout_fraction,
         )
         reports[report.model] = report
     return Outcome(reports=reports, data=data, spec=spec)

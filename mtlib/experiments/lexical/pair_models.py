@@ -202,18 +202,47 @@ class FineTunedPairClassifier:
         scores = self.class_probabilities(words_i, words_j)
         return {rel: scores[rel] for rel in self.relations}
 
+    @property
+    def siamese(self) -> bool:
+        """Whether each word is encoded on its own (then every ordered pair is scored in matrix form)."""
+        return bool(getattr(self.model, "siamese", False))
+
+    def logit_matrix(self, words: Sequence[str]) -> np.ndarray:
+        """Logits of every ordered pair of a siamese model, ``(n, n, k)``: each word encoded once
+        (``embed``, cached), the head in matrix form (:func:`mtlib.models.pair_logit_matrix`)."""
+        return mt_models.pair_logit_matrix(self.model.head_module(), self.model.embed(list(words)))
+
     def prediction_matrices(
         self, words: Sequence[str], threshold: float = 0.5, batch_size: int = 256
     ) -> dict[str, np.ndarray]:
-        """``{relation: (n, n) bool}`` from one prediction per ordered pair ``i != j``."""
+        """``{relation: (n, n) bool}``: a siamese model in matrix form, else one prediction per ordered pair."""
         words = list(words)
         n = len(words)
+        if self.siamese:
+            return self._matrices_from_logits(self.logit_matrix(words), threshold)
         i, j = np.nonzero(~np.eye(n, dtype=bool))
         probs = self.predict_pairs([words[a] for a in i], [words[b] for b in j], batch_size)
         mats = {}
         for rel, p in probs.items():
             adj = np.zeros((n, n), bool)
             adj[i, j] = p > threshold
+            mats[rel] = adj
+        return mats
+
+    def _matrices_from_logits(self, logits: np.ndarray, threshold: float) -> dict[str, np.ndarray]:
+        """The rule of :meth:`class_probabilities` on ``(n, n, k)`` logits, per relation, diagonal False."""
+        labels = list(self.model.labels)
+        mats = {}
+        for rel in self.relations:
+            col = labels.index(RELATIONS[rel])
+            if "OTHER" in self.classes:
+                shifted = logits - logits.max(axis=2, keepdims=True)
+                probs = np.exp(shifted[..., col]) / np.exp(shifted).sum(axis=2)
+                adj = probs > threshold
+            else:  # P(c) / (P(c) + max rival) > 0.5: c strictly above every rival
+                rival = np.delete(logits, col, axis=2).max(axis=2)
+                adj = logits[..., col] > rival
+            np.fill_diagonal(adj, False)
             mats[rel] = adj
         return mats
 
@@ -241,6 +270,8 @@ def finetune_pair_classifier(
     device: str,
     use_cache: bool = True,
     classes: Sequence[str] = PAIR_CLASSES,
+    valid: pd.DataFrame | None = None,
+    heldout_fraction: float = 0.15,
 ) -> FineTunedPairClassifier:
     """Fine-tune a transformer on word pairs given as sentence pairs (Wachowiak et al. 2020).
 
@@ -260,20 +291,31 @@ def finetune_pair_classifier(
         device: ``"auto"`` or an explicit device.
         use_cache: Reload an identical fine-tuning from the disk cache.
         classes: :data:`PAIR_CLASSES` (``SYN, HYP, OTHER``) or :data:`COGALEX_CLASSES` (the 4-class model).
+        valid: Validation pairs (CogALex-VI ``validgold``) for early stopping (``settings.eval_every``); None or
+            empty: the stratified ``heldout_fraction`` of ``train`` is held out instead. Without
+            ``eval_every`` every training pair trains and nothing is held out.
+        heldout_fraction: Share of ``train`` held out for early stopping when there is no ``valid``.
 
     Returns:
         The :class:`FineTunedPairClassifier`.
     """
+    held: dict[str, Any] = {"heldout_fraction": 0}
+    if settings.eval_every is not None:
+        held = (
+            {"valid": (list(valid["word1"]), list(valid["word2"]), pair_classes(valid, classes))}
+            if valid is not None and len(valid)
+            else {"heldout_fraction": heldout_fraction}
+        )
     clf = mt_models.classifier(
         name_or_path,
         (list(train["word1"]), list(train["word2"]), pair_classes(train, classes)),
         how="finetune",
         settings=settings,
         labels=list(classes),
-        heldout_fraction=0,
         seed=seed,
         device=device,
         use_cache=use_cache,
+        **held,
     )
     assert isinstance(clf, mt_models.FineTunedClassifier)
     return FineTunedPairClassifier(
@@ -294,6 +336,8 @@ def pair_model(
     seed: int,
     device: str,
     classes: Sequence[str] = PAIR_CLASSES,
+    valid: pd.DataFrame | None = None,
+    heldout_fraction: float = 0.15,
 ) -> PairModel:
     """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
@@ -305,9 +349,20 @@ def pair_model(
         settings: The heads' settings (``how="head"``, :func:`train_frozen_heads`) or the fine-tuning's.
         seed, device: As everywhere.
         classes: Classes of the fine-tuned classifier (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
+        valid, heldout_fraction: Validation pairs of a fine-tuned classifier's early stopping, else the share
+            of ``train`` held out for it (:func:`finetune_pair_classifier`).
     """
     if how == "finetune":
-        return finetune_pair_classifier(name, train, settings=settings, seed=seed, device=device, classes=classes)
+        return finetune_pair_classifier(
+            name,
+            train,
+            settings=settings,
+            seed=seed,
+            device=device,
+            classes=classes,
+            valid=valid,
+            heldout_fraction=heldout_fraction,
+        )
     if how != "head":
         raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
     return train_frozen_heads(name, train, test, settings=settings, seed=seed, device=device)
@@ -342,7 +397,7 @@ def prediction_matrices(
     Returns:
         ``{relation: (n, n) bool}`` with a False diagonal, or None.
     """
-    if isinstance(model, FrozenPairHeads):
+    if isinstance(model, FrozenPairHeads) or model.siamese:  # matrix form: no per-pair call
         return model.prediction_matrices(words, threshold)
     n = len(words)
     if n * (n - 1) > max_pairs:

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from mtlib.analysis import claims, plots
+from mtlib.data.papers import COGALEX_VI_WINNER
 from mtlib.experiments.lexical.check import TransitivityReport, check_transitivity, most_violating_words
 from mtlib.experiments.lexical.data import RELATIONS, LexicalData, table5_frame
 from mtlib.experiments.lexical.pair_models import (
@@ -31,7 +33,7 @@ from mtlib.experiments.lexical.pair_models import (
     pair_model,
     relation_probabilities,
 )
-from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, relation_scores
+from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, relation_scores, shared_task_table
 from mtlib.models.settings import ClassifierSettings
 from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 from mtlib.relations import ThreeWayTransitivity
@@ -61,6 +63,10 @@ class LexicalTransitivityReport:
             pairs (every relation the model predicts).
         f1_summaries: Language -> the shared task's summary F1
             (:func:`mtlib.experiments.lexical.scores.f1_summary`).
+        fits: ``all languages`` (one model) or language -> how a fine-tuned model was trained
+            (:func:`fit_record`: validation data, early stopping's curve and chosen epoch).
+        shared_task: Language -> the shared task's score table of a 4-class model
+            (:func:`mtlib.experiments.lexical.scores.shared_task_table`, with the winner's F1 where known).
     """
 
     model: str
@@ -72,6 +78,8 @@ class LexicalTransitivityReport:
     n_top: int = 10
     relation_scores: dict[str, pd.DataFrame] = field(default_factory=dict)
     f1_summaries: dict[str, float] = field(default_factory=dict)
+    fits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shared_task: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def relation(self) -> ThreeWayTransitivity:
@@ -158,6 +166,11 @@ class LexicalTransitivityReport:
                 for key in ("balanced_accuracy", "f1", "precision", "recall"):
                     out.setdefault(f"{key}/{lang}/{rel}", float(row[key]))
         out.update({f"f1_summary/{lang}": value for lang, value in self.f1_summaries.items()})
+        for lang, table in self.shared_task.items():
+            out[f"f1_without_random/{lang}"] = float(table.loc["weighted (SYN, ANT, HYP)", "f1_without_random"])
+        for where, fit in self.fits.items():
+            if fit.get("best_epoch") is not None:
+                out[f"best_epoch/{where.replace(' ', '_')}"] = fit["best_epoch"]
         return out
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -168,6 +181,7 @@ class LexicalTransitivityReport:
             **(
                 {"relation_scores": pd.concat(self.relation_scores, names=["language"])} if self.relation_scores else {}
             ),
+            **({"shared_task_scores": pd.concat(self.shared_task, names=["language"])} if self.shared_task else {}),
             "sampled_vs_exhaustive": self.sampled_vs_exhaustive,
             **{f"top_words_{lang}": top for lang, top in self.top_words.items()},
         }
@@ -201,6 +215,45 @@ class LexicalTransitivityReport:
         if self.relation_scores:
             return learnt_contrast(self.table5, self.relation_scores)
         return claims.transitivity_contrast(self.table5, self.heads)
+
+    def shared_task_sentence(self) -> str:
+        """The 4-class model against the shared task's bar and its winner, and how it was trained (Markdown).
+
+        Per language: the weighted F1 over SYN, ANT and HYP beside the winner's where known, the lowest
+        relation F1, and each binary head of the transitivity test (synonymy, hypernymy) with its accuracy
+        beside always-"no" and its balanced accuracy; then the fit (validation data, chosen epoch).
+        """
+        if not self.shared_task:
+            return f"{self.model}: not a single-label 4-class model, so no shared-task table."
+        lines = []
+        for lang, table in self.shared_task.items():
+            weighted = table.loc["weighted (SYN, ANT, HYP)"]
+            rel = table.drop(index=["weighted (SYN, ANT, HYP)", "RANDOM"], errors="ignore")
+            low = rel["f1"].idxmin()
+            ref = weighted["reference_f1"]
+            versus = f" (the CogALex-VI winner: {ref:.3f})" if np.isfinite(ref) else ""
+            heads = []
+            for short, word in (("syn", "synonymy"), ("hyp", "hypernymy")):
+                row = self.relation_scores[lang].loc[short]
+                side = "above" if row["accuracy"] > row["majority_baseline"] else "not above"
+                heads.append(
+                    f'{word} accuracy {row["accuracy"]:.3f}, {side} always-"no" {row["majority_baseline"]:.3f} '
+                    f"(balanced accuracy {row['balanced_accuracy']:.3f})"
+                )
+            lines.append(
+                f"- {lang}: weighted F1 over SYN, ANT, HYP {weighted['f1']:.3f}{versus}; "
+                f"{weighted['f1_without_random']:.3f} without the gold-RANDOM pairs; lowest relation F1 "
+                f"{rel.loc[low, 'f1']:.3f} ({low}); {'; '.join(heads)}."
+            )
+        for where, fit in self.fits.items():
+            if fit.get("best_epoch") is not None:
+                lines.append(
+                    f"- fit ({where}): early stopping on {fit['validation']} by {fit['select_by']}, best state at "
+                    f"epoch {fit['best_epoch']:g} of at most {fit['max_epochs']}."
+                )
+            elif fit:
+                lines.append(f"- fit ({where}): validation {fit['validation']}.")
+        return f"**{self.model}**\n\n" + "\n".join(lines)
 
     def _bars(self) -> pd.DataFrame:
         """Table 5 with a ``label`` column ``language · relation`` for bar charts."""
@@ -254,6 +307,8 @@ def transitivity(
     n_top: int,
     seed: int,
     device: str,
+    per_language: bool = False,
+    heldout_fraction: float = 0.15,
 ) -> LexicalTransitivityReport:
     """Three-way transitivity of a lexical-relation model in every language of ``data``.
 
@@ -279,6 +334,9 @@ def transitivity(
         n_boot: Bootstrap replicates over words.
         n_top: Words per language and relation in the ranking of violations.
         seed, device: As everywhere.
+        per_language: Fine-tune one model per language (early stopping on its ``valid`` pairs, else on a
+            held-out part of its train pairs) instead of one on every language's pairs.
+        heldout_fraction: Without validation pairs, the stratified share of train held out for early stopping.
     """
     if finetune_classes not in (3, 4):
         raise ValueError(f"finetune_classes must be 3 or 4, got {finetune_classes}")
@@ -287,35 +345,77 @@ def transitivity(
     base, way, _ = split_name(name, how)  # the report keeps the name as given
     finetune = way == "finetune"
 
-    def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str) -> PairModel:
+    def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str, valid: Any = None) -> PairModel:
         settings = finetune_settings if how == "finetune" else head_settings
-        return pair_model(base, train, test, how=how, settings=settings, seed=seed, device=device, classes=classes)
+        kw = dict(seed=seed, device=device, classes=classes, valid=valid, heldout_fraction=heldout_fraction)
+        return pair_model(base, train, test, how=how, settings=settings, **kw)
 
     shared = None
     seconds: dict[str, float] = {}
-    if finetune:
+    fits: dict[str, dict[str, Any]] = {}
+    if finetune and not per_language:
         start = time.perf_counter()
-        shared = build(pd.concat([d["train"] for d in data.splits.values()], ignore_index=True), None, "finetune")
+        splits = list(data.splits.values())
+        valid = _joint_valid(splits)
+        shared = build(pd.concat([d["train"] for d in splits], ignore_index=True), None, "finetune", valid)
         seconds["finetune"] = time.perf_counter() - start
+        fits["all languages"] = fit_record(shared, valid)
     reports: dict[str, TransitivityReport] = {}
     scores: dict[str, pd.DataFrame] = {}
     per_relation: dict[str, pd.DataFrame] = {}
     summaries: dict[str, float] = {}
+    shared_task: dict[str, pd.DataFrame] = {}
     for lang, d in data.splits.items():
         start = time.perf_counter()
-        fitted = shared if shared is not None else build(d["train"], d["test"], "head")
+        if shared is not None:
+            fitted = shared
+        elif finetune:  # one model per language, its own validation pairs (or a held-out part of its train)
+            fitted = build(d["train"], None, "finetune", d.get("valid"))
+            fits[lang] = fit_record(fitted, d.get("valid"))
+        else:
+            fitted = build(d["train"], d["test"], "head")
         scores[lang] = evaluate_heads(fitted, d["test"], batch_size=predict_batch_size)
         seconds[lang] = time.perf_counter() - start
         probs = relation_probabilities(fitted, d["test"], batch_size=predict_batch_size)
         per_relation[lang] = relation_scores(probs, d["test"]["relation"])
         summaries[lang] = f1_summary(per_relation[lang], d["test"]["relation"])
-        reports[lang] = check_transitivity(
-            fitted,
-            d["words"],
-            max_pairs=max_pairs,
-            n_sample=n_sample,
-            n_boot=n_boot,
-            seed=seed,
-            batch_size=predict_batch_size,
-        )
-    return LexicalTransitivityReport(name, data, reports, scores, finetune, seconds, n_top, per_relation, summaries)
+        if "ant" in probs:  # a single-label 4-class model: the shared task's own table
+            shared_task[lang] = shared_task_table(probs, d["test"]["relation"], COGALEX_VI_WINNER.get(lang))
+        counts = dict(max_pairs=max_pairs, n_sample=n_sample, n_boot=n_boot, seed=seed, batch_size=predict_batch_size)
+        reports[lang] = check_transitivity(fitted, d["words"], **counts)
+    return LexicalTransitivityReport(
+        name, data, reports, scores, finetune, seconds, n_top, per_relation, summaries, fits, shared_task
+    )
+
+
+def _joint_valid(splits: list[dict[str, Any]]) -> pd.DataFrame | None:
+    """Every language's validation pairs when each has some (one model for all), else None (hold out of train)."""
+    valid = [d.get("valid") for d in splits]
+    if all(v is not None and len(v) for v in valid):
+        return pd.concat(valid, ignore_index=True)
+    return None
+
+
+def fit_record(model: PairModel, valid: pd.DataFrame | None) -> dict[str, Any]:
+    """How a fine-tuned pair classifier was trained: validation data, early stopping's curve and chosen epoch."""
+    training = getattr(getattr(model, "model", None), "training", None)
+    if training is None:
+        return {}
+    s = training.settings
+    if s.get("eval_every") is None:
+        validation = "none (every training pair trains, a fixed number of epochs)"
+    elif valid is not None and len(valid):
+        validation = f"validgold ({len(valid):,} pairs)"
+    else:
+        validation = f"a stratified {s['heldout_fraction']:.0%} of train held out ({training.n_heldout:,} pairs)"
+    return {
+        "validation": validation,
+        "select_by": s.get("select_by"),
+        "best_epoch": training.best_epoch,
+        "max_epochs": s.get("epochs"),
+        "valid_curve": list(training.valid_curve),
+        "heldout_accuracy": training.heldout_accuracy,
+        "architecture": s.get("architecture", "cross"),
+        "class_weight": s.get("class_weight"),
+        "from_cache": training.from_cache,
+    }

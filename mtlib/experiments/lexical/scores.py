@@ -23,7 +23,7 @@ import pandas as pd
 
 from mtlib.analysis import claims
 
-__all__ = ["RANDOM", "relation_scores", "f1_summary", "learnt_p", "learnt_contrast"]
+__all__ = ["RANDOM", "relation_scores", "f1_summary", "shared_task_table", "learnt_p", "learnt_contrast"]
 
 #: The control class of the shared tasks: left out of the summary F1.
 RANDOM = "RANDOM"
@@ -111,6 +111,59 @@ def f1_summary(scores: pd.DataFrame, gold: pd.Series) -> float:
     f1 = [scores["f1"].get(rel.lower(), 0.0) for rel in support.index]
     f1 = [0.0 if not np.isfinite(x) else float(x) for x in f1]
     return float(np.dot(f1, support.to_numpy()) / support.sum())
+
+
+def shared_task_table(
+    probs: Mapping[str, np.ndarray], gold: pd.Series, reference: Mapping[str, float] | None = None
+) -> pd.DataFrame:
+    """The shared task's score table of a single-label model: P, R, F1 per class and the weighted F1.
+
+    Rows ``SYN, ANT, HYP, RANDOM`` (the classes the model predicts) and ``weighted (SYN, ANT, HYP)``: the F1 of
+    the three relations weighted by their gold support (:func:`f1_summary`, every gold pair counted: a RANDOM
+    pair called SYN is a SYN false positive). Column ``f1_without_random`` repeats the F1 after dropping the
+    gold-RANDOM pairs (a variant some reproductions report, higher since RANDOM pairs cannot be false
+    positives then); ``reference_f1`` holds ``reference`` (e.g. the winning system's F1) where given.
+
+    Args:
+        probs: Short class name (``syn``, ``ant``, ``hyp``, ``random``) -> score per pair, above 0.5 when it is
+            the model's answer (``FineTunedPairClassifier.class_probabilities``).
+        gold: Gold relation per pair, shape ``(m,)``.
+        reference: Class (``SYN``...) or ``weighted`` -> a reference F1.
+
+    Returns:
+        Columns ``precision, recall, f1, support, f1_without_random, reference_f1``.
+
+    Examples:
+        >>> p = {"syn": np.array([0.9, 0.1, 0.1]), "random": np.array([0.1, 0.9, 0.9])}
+        >>> shared_task_table(p, pd.Series(["SYN", "RANDOM", "SYN"]))["f1"].round(3).tolist()
+        [0.667, 0.667, 0.667]
+    """
+    gold_arr = np.asarray(gold).astype(str)
+    full = relation_scores(probs, gold)
+    keep = gold_arr != RANDOM
+    without = relation_scores({rel: np.asarray(p)[keep] for rel, p in probs.items()}, pd.Series(gold_arr[keep]))
+    table = pd.DataFrame(
+        {
+            "precision": full["precision"],
+            "recall": full["recall"],
+            "f1": full["f1"],
+            "support": full["support"],
+            "f1_without_random": without["f1"].where(full.index != RANDOM.lower()),
+        }
+    )
+    table.index = [rel.upper() for rel in table.index]
+    weighted = {
+        "f1": f1_summary(full, gold),
+        "f1_without_random": f1_summary(without, pd.Series(gold_arr[keep])),
+        "support": int(keep.sum()),
+    }
+    table.loc["weighted (SYN, ANT, HYP)"] = pd.Series(weighted)
+    reference = dict(reference or {})
+    table["reference_f1"] = [
+        reference.get("weighted" if rel.startswith("weighted") else rel, float("nan")) for rel in table.index
+    ]
+    table.index.name = "class"
+    return table
 
 
 def learnt_contrast(table5: pd.DataFrame, scores: Mapping[str, pd.DataFrame], alpha: float = claims.ALPHA) -> str:

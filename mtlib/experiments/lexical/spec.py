@@ -63,7 +63,20 @@ class Spec(base.Spec):
         {"epochs": 5, "batch_size": 32, "lr": 1e-5, "pooling": "first", "max_length": 32},
         "",
         "training settings of the fine-tuned pair classifier (epochs, batch_size, lr with warm-up then decay, "
-        "pooling first or mean, max_length, ...)",
+        "pooling first or mean, max_length, architecture cross or siamese, class_weight, head_lr, eval_every, "
+        "patience and select_by for early stopping, ...)",
+    )
+    finetune_per_language: bool = param(
+        False,
+        "",
+        "fine-tune one model per language (early stopping on its validgold pairs, else on the held-out part of its "
+        "train pairs) instead of one model on every language's pairs",
+    )
+    finetune_heldout_fraction: float = param(
+        0.15,
+        "in (0, 1)",
+        "without validgold pairs: the stratified share of train pairs held out for a fine-tune's early stopping "
+        "(finetune_settings eval_every)",
     )
     predict_batch_size: int = param(512, ">= 1", "word pairs per forward pass of a fine-tuned model")
     max_pairs: int = param(5_000_000, ">= 1", "most ordered pairs a fine-tuned model predicts for the exhaustive count")

@@ -78,9 +78,9 @@ def build_scorer(
     (``how="head"``: a linear head with the factory's settings), or is fine-tuned with a head on them
     (``how="finetune"`` or a name ending in ``-ft``, with ``settings``, the spec's ``finetune_settings``). Without
     ``dev`` 20% of the training texts are held out; with ``dev`` every
-    training text trains and ``dev`` measures (the factory has no early
-    stopping: ``dev`` only measures). The held-out accuracy and its
-    majority-class baseline are in ``info``.
+    training text trains and ``dev`` measures; a fine-tune whose settings ask for early
+    stopping (``eval_every``) also keeps its best state on it, and ``info`` records the
+    chosen epoch. The held-out accuracy and its majority-class baseline are in ``info``.
     """
     base, how, row = split_name(name, how)
     model = mt_models.load(base, device=device)
@@ -103,6 +103,8 @@ def build_scorer(
     }
     if how == "finetune":
         info.update(train_seconds=t.seconds, finetune_epochs=t.settings["epochs"], finetune_lr=t.settings["lr"])
+        if t.best_epoch is not None:  # early stopping: the epoch whose state was kept
+            info["finetune_best_epoch"] = t.best_epoch
     if dev is not None:
         info["head_evaluated_on"] = "dev"
     return SentimentScorer(row, clf, clf.label_index(1), clf, info)

@@ -49,8 +49,8 @@ class Spec(base.Spec):
     dev_path: str = param(
         "",
         "",
-        "labelled reviews that measure the trained classifier (stsa.binary.dev); empty holds out 20% of the "
-        "training data",
+        "labelled reviews that measure the trained classifier (stsa.binary.dev), and pick a fine-tune's epoch when "
+        "finetune_settings has eval_every; empty holds out 20% of the training data",
     )
     how: str = param(
         "head",
@@ -61,8 +61,8 @@ class Spec(base.Spec):
     finetune_settings: dict = param(
         {"lr": 3e-5, "epochs": 1, "batch_size": 32, "max_length": 64},
         "",
-        "training settings of a fine-tuning (lr, epochs, batch_size, max_length, ...); keys left out take the "
-        "factory's defaults",
+        "training settings of a fine-tuning (lr, head_lr, epochs, batch_size, max_length, eval_every and patience "
+        "for early stopping on the dev data, ...); keys left out take the factory's defaults",
     )
     n_sources: int = param(0, ">= 0", "at most this many source reviews (0 means all)")
     extra_transformations: list = param(
