@@ -19,10 +19,10 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "data": ["TABLE1", "load_data", "load_dev", "split_reviews", "table1_frame", "transformations"],
-        "scorer": ["SentimentScorer", "build_scorer", "score_follow_ups", "split_name"],
-        "report": ["SystematicityReport", "sample_pairs", "systematicity"],
-        "experiment": ["Reviews", "analyse", "load", "run", "scorer_for"],
+        "_data": ["load_data", "load_dev", "table1_frame", "transformations"],
+        "_scorer": ["SentimentScorer", "build_scorer", "score_follow_ups", "split_name"],
+        "_report": ["SystematicityReport", "systematicity"],
+        "_experiment": ["analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from mtlib.experiments import lexical as L
-from mtlib.experiments.lexical.report import transitivity
-from mtlib.experiments.lexical.scores import shared_task_table
+from mtlib.experiments.lexical._report import transitivity
+from mtlib.experiments.lexical._scores import shared_task_table
 from mtlib.models import ClassifierSettings
 
 WORDS = ["poodle", "dog", "animal", "happy", "glad", "joyful", "cherry", "fruit", "tree", "car", "cheap", "dear"]

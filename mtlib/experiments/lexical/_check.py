@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib.analysis import stats
-from mtlib.experiments.lexical.data import RELATIONS
-from mtlib.experiments.lexical.pair_models import PairModel, predict_pairs, prediction_matrices
+from mtlib.experiments.lexical._data import RELATIONS
+from mtlib.experiments.lexical._pair_models import PairModel, predict_pairs, prediction_matrices
 from mtlib.relations import RelationResult, ThreeWayTransitivity
 from mtlib.relations.counting import sample_triples
 

@@ -8,8 +8,8 @@ pairs before the models run. Every value comes from the
 
 from __future__ import annotations
 
-from mtlib.experiments.lexical.data import LexicalData, load_data
-from mtlib.experiments.lexical.report import transitivity
+from mtlib.experiments.lexical._data import LexicalData, load_data
+from mtlib.experiments.lexical._report import transitivity
 from mtlib.experiments.lexical.spec import Spec
 from mtlib.experiments.outcome import Outcome
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mtlib.experiments.outcome import Outcome
-from mtlib.experiments.sentiment.data import load_data, load_dev, transformations
-from mtlib.experiments.sentiment.report import systematicity
-from mtlib.experiments.sentiment.scorer import SentimentScorer, build_scorer
+from mtlib.experiments.sentiment._data import load_data, load_dev, transformations
+from mtlib.experiments.sentiment._report import systematicity
+from mtlib.experiments.sentiment._scorer import SentimentScorer, build_scorer
 from mtlib.experiments.sentiment.spec import Spec
 from mtlib.relations import Concatenation
 

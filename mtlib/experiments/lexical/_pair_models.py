@@ -5,7 +5,7 @@ Intuition: the test needs, from any model, the probability of each relation
 
 - :class:`FrozenPairHeads`: word vectors from a frozen encoder and one
   logistic-regression head per relation on the pair features (its matrices in
-  matrix form, :mod:`mtlib.experiments.lexical.matrix`);
+  matrix form, :mod:`mtlib.experiments.lexical._matrix`);
 - :class:`FineTunedPairClassifier`: a transformer fine-tuned on word pairs
   given as sentence pairs (the paper's model), one forward pass per pair.
 
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib import models as mt_models
-from mtlib.experiments.lexical.data import RELATIONS, relation_labels, vocabulary
-from mtlib.experiments.lexical.matrix import prediction_matrix
+from mtlib.experiments.lexical._data import RELATIONS, relation_labels, vocabulary
+from mtlib.experiments.lexical._matrix import prediction_matrix
 from mtlib.models import pair_features
 from mtlib.models.settings import ClassifierSettings
 
@@ -397,7 +397,7 @@ def prediction_matrices(
     Returns:
         ``{relation: (n, n) bool}`` with a False diagonal, or None.
     """
-    if isinstance(model, FrozenPairHeads) or model.siamese:  # matrix form: no per-pair call
+    if isinstance(model, FrozenPairHeads) or getattr(model, "siamese", False):  # matrix form: no per-pair call
         return model.prediction_matrices(words, threshold)
     n = len(words)
     if n * (n - 1) > max_pairs:

@@ -23,9 +23,9 @@ import pandas as pd
 
 from mtlib.analysis import claims, plots
 from mtlib.data.papers import COGALEX_VI_WINNER
-from mtlib.experiments.lexical.check import TransitivityReport, check_transitivity, most_violating_words
-from mtlib.experiments.lexical.data import RELATIONS, LexicalData, table5_frame
-from mtlib.experiments.lexical.pair_models import (
+from mtlib.experiments.lexical._check import TransitivityReport, check_transitivity, most_violating_words
+from mtlib.experiments.lexical._data import RELATIONS, LexicalData, table5_frame
+from mtlib.experiments.lexical._pair_models import (
     COGALEX_CLASSES,
     PAIR_CLASSES,
     PairModel,
@@ -33,7 +33,7 @@ from mtlib.experiments.lexical.pair_models import (
     pair_model,
     relation_probabilities,
 )
-from mtlib.experiments.lexical.scores import f1_summary, learnt_contrast, relation_scores, shared_task_table
+from mtlib.experiments.lexical._scores import f1_summary, learnt_contrast, relation_scores, shared_task_table
 from mtlib.models.settings import ClassifierSettings
 from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
 from mtlib.relations import ThreeWayTransitivity
@@ -59,14 +59,14 @@ class LexicalTransitivityReport:
         train_seconds: Language -> time to build the model and score the test pairs; ``finetune``: time of the
             shared fine-tuning.
         n_top: Words per language and relation in the ranking of violations.
-        relation_scores: Language -> :func:`mtlib.experiments.lexical.scores.relation_scores` on the gold test
+        relation_scores: Language -> :func:`mtlib.experiments.lexical._scores.relation_scores` on the gold test
             pairs (every relation the model predicts).
         f1_summaries: Language -> the shared task's summary F1
-            (:func:`mtlib.experiments.lexical.scores.f1_summary`).
+            (:func:`mtlib.experiments.lexical._scores.f1_summary`).
         fits: ``all languages`` (one model) or language -> how a fine-tuned model was trained
             (:func:`fit_record`: validation data, early stopping's curve and chosen epoch).
         shared_task: Language -> the shared task's score table of a 4-class model
-            (:func:`mtlib.experiments.lexical.scores.shared_task_table`, with the winner's F1 where known).
+            (:func:`mtlib.experiments.lexical._scores.shared_task_table`, with the winner's F1 where known).
     """
 
     model: str
@@ -209,7 +209,7 @@ class LexicalTransitivityReport:
         """Does a head that has learnt its relation still break transitivity? Stated from this run (Markdown).
 
         "Learnt" is balanced accuracy above 0.5 (a one-sided Fisher test), which always-"no" cannot pass
-        (:func:`mtlib.experiments.lexical.scores.learnt_contrast`); without relation scores, the accuracy
+        (:func:`mtlib.experiments.lexical._scores.learnt_contrast`); without relation scores, the accuracy
         sentence of :func:`mtlib.analysis.claims.transitivity_contrast`.
         """
         if self.relation_scores:

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib.analysis import claims, plots, stats
-from mtlib.experiments.sentiment.data import table1_frame
-from mtlib.experiments.sentiment.scorer import SentimentScorer, score_follow_ups
+from mtlib.experiments.sentiment._data import table1_frame
+from mtlib.experiments.sentiment._scorer import SentimentScorer, score_follow_ups
 from mtlib.relations import Concatenation, PairwiseSystematicity, RelationResult
 
 __all__ = ["sample_pairs", "SystematicityReport", "systematicity"]
@@ -246,7 +246,7 @@ def systematicity(
     and bootstraps over sources.
 
     Args:
-        scorer: s_pos of a model (:func:`~mtlib.experiments.sentiment.experiment.scorer_for` makes one
+        scorer: s_pos of a model (:func:`~mtlib.experiments.sentiment._experiment.scorer_for` makes one
             from a model name and the spec).
         sources: The source set D: ``text`` (and ``label`` for the accuracy and
             the misclassification tests), shape ``(n, ...)``.
