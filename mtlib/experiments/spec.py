@@ -201,6 +201,8 @@ class Spec:
     notebook: ClassVar[str] = ""
     #: Dict parameters keyed by model name (a cluster run split by model keeps each job's own entries).
     model_keyed: ClassVar[tuple[str, ...]] = ()
+    #: Dict parameters that are training blocks, checked as ClassifierSettings by :meth:`validate`.
+    training_blocks: ClassVar[tuple[str, ...]] = ()
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper (selects sizes and models)")
     device: str = param("auto", "non-empty", "torch device: auto (cuda, then mps, then cpu), cpu, cuda or mps")
@@ -272,9 +274,23 @@ class Spec:
                 out.append(f"{name}{where} = {got!r}: expected {what} (rule {rule.text!r} of {rule.source})")
         return out or self.validate()
 
+    def training(self, name: str) -> ClassifierSettings:
+        """The training block ``name`` (a dict parameter) as :class:`~mtlib.models.ClassifierSettings`."""
+        return training_settings(getattr(self, name), name)
+
     def validate(self) -> list[str]:
-        """The experiment's own checks beyond the rules (cross-parameter, training settings); one message each."""
-        return []
+        """The experiment's own checks beyond the rules (cross-parameter, training settings); one message each.
+
+        Here: every parameter named in ``training_blocks`` is a valid
+        :class:`~mtlib.models.ClassifierSettings`. A subclass adds its cross-parameter checks to this list.
+        """
+        problems: list[str] = []
+        for name in self.training_blocks:
+            try:
+                self.training(name)
+            except ParameterError as err:
+                problems += err.problems
+        return problems
 
     @classmethod
     def from_values(cls: type[S], values: Mapping[str, Any], *, strict: bool = True) -> S:

@@ -22,6 +22,7 @@ class Spec(base.Spec):
     """
 
     notebook = "03_cogalex_transitivity"
+    training_blocks = ("head_settings", "finetune_settings")
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
     seed: int = param(
@@ -84,20 +85,10 @@ class Spec(base.Spec):
     n_boot: int = param(1000, ">= 1", "bootstrap replicates over words for the 95% intervals")
     n_top: int = param(10, ">= 1", "words shown per language and relation in the ranking of violations")
 
-    def validate(self) -> list[str]:
-        """Both training blocks are valid :class:`~mtlib.models.ClassifierSettings`."""
-        problems = []
-        for block in (self.heads, self.finetune):
-            try:
-                block()
-            except base.ParameterError as err:
-                problems += err.problems
-        return problems
-
     def heads(self) -> ClassifierSettings:
         """``head_settings`` as the settings of the heads on frozen vectors."""
-        return base.training_settings(self.head_settings, "head_settings")
+        return self.training("head_settings")
 
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned pair classifier."""
-        return base.training_settings(self.finetune_settings, "finetune_settings")
+        return self.training("finetune_settings")

@@ -21,6 +21,7 @@ class Spec(base.Spec):
     """
 
     notebook = "02_nli_probe_compositionality"
+    training_blocks = ("finetune_settings",)
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
     seed: int = param(0, ">= 0", "seeds the context split, the heads and the bootstrap")
@@ -71,12 +72,8 @@ class Spec(base.Spec):
         """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`; every ``ablation`` entry
         names known sets whose files the spec gives, each set once."""
         problems = ablation_problems(list(self.ablation), {"sick": bool(self.sick_path), "med": bool(self.med_path)})
-        try:
-            self.finetune()
-        except base.ParameterError as err:
-            problems += err.problems
-        return problems
+        return problems + super().validate()
 
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned cross-encoder."""
-        return base.training_settings(self.finetune_settings, "finetune_settings")
+        return self.training("finetune_settings")

@@ -21,6 +21,7 @@ class Spec(base.Spec):
     """
 
     notebook = "01_pairwise_sentiment_systematicity"
+    training_blocks = ("finetune_settings",)
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
     seed: int = param(0, ">= 0", "seeds the data split, the heads and the bootstrap")
@@ -74,14 +75,6 @@ class Spec(base.Spec):
     n_show: int = param(8, ">= 1", "rows shown at the top and at the bottom of Table 2")
     n_sample_pairs: int = param(120, ">= 1", "pairs drawn in the geometric figure (rates always use every pair)")
 
-    def validate(self) -> list[str]:
-        """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`."""
-        try:
-            self.finetune()
-        except base.ParameterError as err:
-            return err.problems
-        return []
-
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned classifiers."""
-        return base.training_settings(self.finetune_settings, "finetune_settings")
+        return self.training("finetune_settings")

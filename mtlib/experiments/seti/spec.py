@@ -34,6 +34,7 @@ class Spec(base.Spec):
     """
 
     notebook = "07_seti"
+    training_blocks = ("finetune_settings",)
 
     seed: int = param(
         0, ">= 0", "seeds the pool subsample; run k of every model uses seed k for data sampling and training"
@@ -87,11 +88,7 @@ class Spec(base.Spec):
         """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`; ``all`` stands alone
         among ``finetune_tasks``; the few-shot choices go together (``continue`` needs an MLP head or
         fine-tuning)."""
-        problems = []
-        try:
-            self.finetune()
-        except base.ParameterError as err:
-            problems += err.problems
+        problems = super().validate()
         try:
             self.tasks()
         except SetiError as err:
@@ -104,7 +101,7 @@ class Spec(base.Spec):
 
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of every fine-tuned cross-encoder."""
-        return base.training_settings(self.finetune_settings, "finetune_settings")
+        return self.training("finetune_settings")
 
     def tasks(self) -> list[tuple[int, str]]:
         """``finetune_tasks`` as ``(task, setting)`` pairs (``["all"]``: every setting)."""
