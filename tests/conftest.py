@@ -119,11 +119,14 @@ def _bpe_tokenizer(sentences):
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory) -> Path:
     """A 2-layer BERT encoder with a WordPiece tokenizer, saved as a HF folder."""
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), _wordpiece_tokenizer(SENTENCES))
+
+
+def save_tiny_bert(folder: Path, tokenizer) -> Path:
+    """A 2-layer BERT encoder (hidden size 32, seeded) for ``tokenizer``'s vocabulary, saved with it in ``folder``."""
     import torch
     from transformers import BertConfig, BertModel
 
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    tokenizer = _wordpiece_tokenizer(SENTENCES)
     torch.manual_seed(0)
     config = BertConfig(
         vocab_size=len(tokenizer),

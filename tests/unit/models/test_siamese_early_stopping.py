@@ -14,6 +14,7 @@ from mtlib.models.settings import cache_settings, finetune_extras
 from mtlib.models.siamese import linear_layer
 from mtlib.models.training import EarlyStopping, TrainLog, fit
 from mtlib.models.tuned import _class_weights, _groups, held_score
+from tests.conftest import save_tiny_bert
 
 GARDEN = ["cherry", "tree", "garden", "apple", "fruit", "table"]
 ANIMALS = ["dogs", "bark", "night", "poodles", "sleep", "king"]
@@ -22,25 +23,13 @@ ANIMALS = ["dogs", "bark", "night", "poodles", "sleep", "king"]
 @pytest.fixture(scope="module")
 def word_bert_dir(tmp_path_factory):
     """A 2-layer BERT whose WordPiece vocabulary is written out (each test word one token)."""
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizerFast
+    from transformers import BertTokenizerFast
 
     folder = tmp_path_factory.mktemp("word-bert")
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *GARDEN, *ANIMALS, "a", "the"]
     (folder / "vocab.txt").write_text("\n".join(words) + "\n")
     tokenizer = BertTokenizerFast(str(folder / "vocab.txt"), do_lower_case=True, model_max_length=128)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(words),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    BertModel(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_bert(folder, tokenizer)
 
 
 def _word_pairs(n: int = 160, seed: int = 0) -> pd.DataFrame:
