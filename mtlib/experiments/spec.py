@@ -126,8 +126,14 @@ def param(default: Any, rule: str = "", doc: str = "") -> Any:
         default: A plain literal (number, string, bool, list or mapping of them): it is written into the
             notebook's ``parameters`` cell as it is. Lists and mappings are copied for each spec.
         rule: Clauses of the rule language, separated by ``;`` (empty: only the type is checked).
-        doc: One line for the cell's comment and the documentation table (no ``#``).
+        doc: One line for the cell's comment and the documentation table (no ``#``, no ``=``: papermill reads
+            a cell comment with ``=`` as code and cannot parse the parameter).
+
+    Raises:
+        ValueError: a doc with ``#``, ``=`` or a line break (the cell and papermill would misread it).
     """
+    if any(c in doc for c in "#=\n"):
+        raise ValueError(f"param doc {doc!r}: no '#', '=' or line break (the parameters cell's comment holds it)")
     metadata = {"rule": rule, "doc": doc}
     if isinstance(default, (list, dict)):
         frozen = copy.deepcopy(default)

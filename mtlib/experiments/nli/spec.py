@@ -62,7 +62,7 @@ class Spec(base.Spec):
         [],
         "each str",
         "training-data ablation of the primary model's NLI classifier: each entry names the external sets it "
-        "trains on beside the NLI-XY training contexts (sick, med, sick+med, or none); empty = off",
+        "trains on beside the NLI-XY training contexts (sick, med, sick+med, or none); empty: off",
     )
     n_boot: int = param(200, ">= 1", "bootstrap replicates over insertion pairs for the 95% intervals")
     permutations: int = param(5000, ">= 1", "label shuffles of the up-vs-down permutation test")
