@@ -26,6 +26,7 @@ from mtlib import models as mt_models
 from mtlib.experiments.lexical._data import RELATIONS, relation_labels, vocabulary
 from mtlib.experiments.lexical._matrix import prediction_matrix
 from mtlib.models import pair_features
+from mtlib.models.base import softmax
 from mtlib.models.settings import ClassifierSettings
 
 __all__ = [
@@ -185,8 +186,12 @@ class FineTunedPairClassifier:
         0.5 exactly when c is the most probable class, so ``v_c`` (score above 0.5) is the model's single-label
         answer, as the shared task scores it.
         """
-        probs = self.model.classify(list(words_i), list(words_j))
-        cols = {c: probs[:, self.model.label_index(c)] for c in self.classes}
+        return self._class_scores(np.asarray(self.model.classify(list(words_i), list(words_j))))
+
+    def _class_scores(self, probs: np.ndarray) -> dict[str, np.ndarray]:
+        """The rule above on class probabilities of any leading shape, ``(..., k)`` -> ``{short name: (...)}``:
+        one rule for the per-pair calls and the matrix form."""
+        cols = {c: probs[..., self.model.label_index(c)] for c in self.classes}
         if "OTHER" in self.classes:
             return {c.lower(): p for c, p in cols.items() if c != "OTHER"}
         out = {}
@@ -230,18 +235,12 @@ class FineTunedPairClassifier:
         return mats
 
     def _matrices_from_logits(self, logits: np.ndarray, threshold: float) -> dict[str, np.ndarray]:
-        """The rule of :meth:`class_probabilities` on ``(n, n, k)`` logits, per relation, diagonal False."""
-        labels = list(self.model.labels)
+        """:meth:`class_probabilities`'s rule on ``(n, n, k)`` logits, per relation, diagonal False."""
+        n, _, k = logits.shape
+        scores = self._class_scores(softmax(logits.reshape(n * n, k)).reshape(n, n, k))
         mats = {}
         for rel in self.relations:
-            col = labels.index(RELATIONS[rel])
-            if "OTHER" in self.classes:
-                shifted = logits - logits.max(axis=2, keepdims=True)
-                probs = np.exp(shifted[..., col]) / np.exp(shifted).sum(axis=2)
-                adj = probs > threshold
-            else:  # P(c) / (P(c) + max rival) > 0.5: c strictly above every rival
-                rival = np.delete(logits, col, axis=2).max(axis=2)
-                adj = logits[..., col] > rival
+            adj = scores[rel] > threshold
             np.fill_diagonal(adj, False)
             mats[rel] = adj
         return mats
