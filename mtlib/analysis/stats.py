@@ -70,14 +70,22 @@ def permutation_test(
         two_sided: Compare absolute values (else: larger is more extreme).
 
     Returns:
-        ``(observed, p)`` with ``p = (1 + #{null >= observed}) / (B + 1)``.
+        ``(observed, p)`` with ``p = (1 + #{null >= observed}) / (B' + 1)``,
+        where ``B'`` counts the shuffles whose statistic is defined: a
+        shuffle that leaves a group without cases has no statistic (NaN)
+        and is left out rather than counted as "less extreme", which would
+        make ``p`` too small. An undefined observation gives ``p = NaN``.
     """
-    observed = float(statistic(labels))
     rng = np.random.default_rng(seed)
-    null = np.array([statistic(rng.permutation(labels)) for _ in range(permutations)], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = float(statistic(labels))
+        null = np.array([statistic(rng.permutation(labels)) for _ in range(permutations)], dtype=float)
+    null = null[np.isfinite(null)]
+    if not np.isfinite(observed) or not len(null):
+        return observed, float("nan")
     obs = abs(observed) if two_sided else observed
     null = np.abs(null) if two_sided else null
-    return observed, float((1 + np.sum(null >= obs - 1e-12)) / (permutations + 1))
+    return observed, float((1 + np.sum(null >= obs - 1e-12)) / (len(null) + 1))
 
 
 def cluster_permutation_test(

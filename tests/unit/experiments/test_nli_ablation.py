@@ -118,8 +118,9 @@ def test_ablation_sentence_states_the_runs_numbers(ablation_run):
         assert f"NLI-XY accuracy {row['nli_accuracy']:.3f} (majority baseline {row['majority_baseline']:.3f})" in text
     paper_side = [table.loc[x, "training_data"] for x in table.index if table.loc[x, "up"] < table.loc[x, "down"]]
     if paper_side and len(paper_side) < len(table):
-        first = paper_side[0].removeprefix("NLI-XY train contexts + ")
-        assert "The paper's up < down holds with " + first + " (p = " in text
+        # the sentence names a row by its external sets; the row without any is "the NLI-XY contexts alone"
+        first = paper_side[0].removeprefix("NLI-XY train contexts").removeprefix(" + ") or "the NLI-XY contexts alone"
+        assert "The paper's up < down holds with " + first + " (" in text
     assert "primary row" in text and "trains on NLI-XY train contexts + SICK TRAIN + MED" in text
 
 
@@ -151,6 +152,16 @@ def test_sentence_names_the_reversing_training_data_in_both_directions(ablation_
     assert re.search(rf"\+ {reverses}, tiny-ft gives the reverse of the paper's direction: up 0\.450 ", text)
     assert f"up {papers.MANINO_S51['violation_rate/up']} < down {papers.MANINO_S51['violation_rate/down']}" in text
     assert "(permutation p = 0.001)" in text and "(permutation p = 0.3, not significant)" in text
+
+
+def test_sentence_names_the_row_without_external_data_and_an_untested_row(ablation_run):
+    _, _, outcome = ablation_run
+    table = nli.ablation_of(outcome).table().loc[["none", "med"]].copy()
+    table.loc["none", ["up", "down", "p_permutation"]] = [0.2, 0.4, 0.01]
+    table.loc["med", ["up", "down", "p_permutation"]] = [0.5, 0.3, float("nan")]
+    text = nli.ablation_sentence(table, "m", primary="med")
+    assert "The paper's up < down holds with the NLI-XY contexts alone (p = 0.01); it is reversed with MED" in text
+    assert "reversed with MED (not tested)." in text and "(not tested);" in text
 
 
 def test_sentence_when_every_set_agrees_or_the_ablation_is_off(ablation_run):

@@ -354,3 +354,16 @@ def test_compositionality_and_transitivity_evaluate_score_once_and_match_check()
         ("cat", "kitty", "dog"),
     }
     assert R.Concatenation is T.Concatenation
+
+
+def test_cluster_permutation_leaves_out_shuffles_that_empty_a_group():
+    # two clusters hold every case; a shuffle that puts both in one group has no difference (NaN) and
+    # must not count as "less extreme" (which would shrink p): only defined shuffles form the null
+    violations, cases = np.array([3.0, 0.0, 0.0, 0.0]), np.array([5.0, 5.0, 0.0, 0.0])
+    labels = np.array(["a", "b", "a", "b"])
+    out = stats.cluster_permutation_test(violations, cases, labels, permutations=400, seed=0)
+    assert out["difference"] == pytest.approx(0.6)
+    # of the defined shuffles, half put the violating cluster in group a (+0.6) and half in b (-0.6): p ~ 1
+    assert out["p_value"] > 0.95
+    undefined = stats.cluster_permutation_test(np.zeros(4), np.array([1.0, 1.0, 0.0, 0.0]), np.array([0, 0, 1, 1]))
+    assert np.isnan(undefined["difference"]) and np.isnan(undefined["p_value"])
