@@ -2,6 +2,10 @@
 
 import sys
 
-from mtlib.run.cli import main
+from mtlib.run._startup import skip_unused_imports
+
+skip_unused_imports()
+
+from mtlib.run.cli import main  # noqa: E402
 
 sys.exit(main())

@@ -226,7 +226,7 @@ def _execute(job: NotebookJob) -> JobResult:
         cmd = [
             sys.executable,
             "-m",
-            "papermill",
+            "mtlib.run._papermill",  # papermill's command line (see mtlib.run._startup)
             str(job.notebook),
             str(job.output),
             "-f",

@@ -1,0 +1,14 @@
+"""``python -m mtlib.run._papermill``: papermill's command line, started without an unused import.
+
+The runner starts one such process per notebook (:func:`mtlib.run.jobs._execute`);
+see :mod:`mtlib.run._startup` for what is skipped and why.
+"""
+
+from mtlib.run._startup import skip_unused_imports
+
+skip_unused_imports()
+
+from papermill.cli import papermill  # noqa: E402
+
+if __name__ == "__main__":
+    papermill(prog_name="papermill")
