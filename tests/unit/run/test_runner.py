@@ -127,3 +127,20 @@ def test_a_notebooks_backend_parameter_wins_over_the_runners_and_is_checked(tmp_
     assert Run("04_montague_adjectives", out_dir=str(tmp_path), params={"backend": "auto"}).metrics["backend"] == "onnx"
     with pytest.raises(ParameterError, match="backend"):
         Run("04_montague_adjectives", out_dir=str(tmp_path), params={"backend": "tensorrt"})
+
+
+def test_papermill_process_skips_the_unused_iri_grammar_and_still_validates_notebooks():
+    import subprocess
+    import sys
+
+    # what the runner starts per notebook, and what that process has loaded once papermill's CLI is imported
+    code = (
+        "import runpy, sys; sys.argv = ['papermill', '--help']\n"
+        "try:\n    runpy.run_module('mtlib.run._papermill', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "import nbformat\n"
+        "nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1')]))\n"
+        "print('jsonschema' in sys.modules, sys.modules.get('rfc3987_syntax', 'missing'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "True None"  # jsonschema loaded, the grammar module marked absent
