@@ -264,7 +264,7 @@ def _static_network(table: Any, k: int, head: str, hidden: Sequence[int], pairs:
             if input_ids_2 is None:
                 return self.head(u)
             v = self._pool(input_ids_2, mask_2)
-            return self.head(torch.cat([u, v, (u - v).abs(), u * v], dim=1))
+            return self.head(pair_features_torch(u, v))
 
     return StaticNet()
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.models.finetune import pair_features_torch
+
 __all__ = ["linear_layer", "pair_logit_matrix"]
 
 
@@ -70,7 +72,7 @@ def pair_logit_matrix(head: Any, W: np.ndarray, *, block: int = 32) -> np.ndarra
             hi = min(lo + block, n)
             u = X[lo:hi, None, :].expand(hi - lo, n, d)
             v = X[None, :, :].expand(hi - lo, n, d)
-            logits = head(torch.cat([u, v, (u - v).abs(), u * v], dim=-1)).float().numpy()
+            logits = head(pair_features_torch(u, v)).float().numpy()
             if out.shape[2] != logits.shape[2]:
                 out = np.empty((n, n, logits.shape[2]), np.float32)
             out[lo:hi] = logits

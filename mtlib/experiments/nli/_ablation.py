@@ -45,6 +45,7 @@ __all__ = [
     "TrainingAblation",
     "ablation_problems",
     "ablation_sentence",
+    "sets_of",
     "subset_external",
     "training_label",
     "training_sets",
@@ -112,8 +113,8 @@ def subset_external(external: ExternalNLI | None, sets: tuple[str, ...]) -> Exte
     return ExternalNLI(train, external.sick_test)
 
 
-def _sets_of(report: CompositionalityReport) -> tuple[str, ...]:
-    """The external sets a report's NLI model trained on."""
+def sets_of(report: CompositionalityReport) -> tuple[str, ...]:
+    """The external sets a report's NLI model trained on, in :data:`EXTERNAL_SETS` order."""
     if report.external is None:
         return ()
     present = set(report.external.train["source"])
@@ -165,7 +166,7 @@ def _row(label: str, report: CompositionalityReport) -> dict[str, Any]:
     n_ext = 0 if report.external is None else len(report.external.train)
     row: dict[str, Any] = {
         "entry": label,
-        "training_data": _describe(_sets_of(report)),
+        "training_data": _describe(sets_of(report)),
         "n_external": n_ext,
         "nli_accuracy": acc.accuracy,
         "majority_baseline": acc.majority_baseline,
@@ -203,6 +204,12 @@ class TrainingAblation:
     reports: dict[str, CompositionalityReport]
     primary: str
     enabled: bool = True
+
+    @classmethod
+    def alone(cls, report: CompositionalityReport) -> TrainingAblation:
+        """No ablation: the primary row alone, under its own training data's entry; it records nothing."""
+        own = training_label(sets_of(report))
+        return cls(report.model, {own: report}, own, enabled=False)
 
     def table(self) -> pd.DataFrame:
         """One row per training set: NLI-XY accuracy and baseline, up and down rates with intervals, p."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mtlib.experiments.nli._ablation import TrainingAblation, subset_external, training_label, training_sets
+from mtlib.experiments.nli._ablation import TrainingAblation, sets_of, subset_external, training_label, training_sets
 from mtlib.experiments.nli._data import NLIData, load_data
 from mtlib.experiments.nli._external import ExternalNLI, load_external
 from mtlib.experiments.nli._report import CompositionalityReport, compositionality
@@ -58,11 +58,6 @@ def _compositionality(spec: Spec, name: str, data: NLIData, external: ExternalNL
     )
 
 
-def _own_label(report: CompositionalityReport) -> str:
-    """The ablation entry of a report's own external training sets."""
-    return training_label(tuple(report.external.train["source"].unique()) if report.external is not None else ())
-
-
 def ablate(spec: Spec, inputs: NLIInputs, primary: CompositionalityReport) -> TrainingAblation:
     """The primary model row again with its NLI classifier trained on each of ``spec.ablation``'s sets.
 
@@ -71,18 +66,16 @@ def ablate(spec: Spec, inputs: NLIInputs, primary: CompositionalityReport) -> Tr
     entry that equals the primary row's own training data reuses its report. Without ``spec.ablation`` the
     result holds the primary row alone and records nothing.
     """
-    own = _own_label(primary)
     if not spec.ablation:
-        return TrainingAblation(primary.model, {own: primary}, own, enabled=False)
+        return TrainingAblation.alone(primary)
+    own = training_label(sets_of(primary))
     reports = {}
     for entry in spec.ablation:
-        label = training_label(training_sets(entry))
-        reports[label] = (
+        sets = training_sets(entry)
+        reports[training_label(sets)] = (
             primary
-            if label == own
-            else _compositionality(
-                spec, primary.model, inputs.data, subset_external(inputs.external, training_sets(entry))
-            )
+            if training_label(sets) == own
+            else _compositionality(spec, primary.model, inputs.data, subset_external(inputs.external, sets))
         )
     return TrainingAblation(primary.model, reports, own)
 
@@ -107,8 +100,7 @@ def ablation_of(outcome: Outcome) -> TrainingAblation:
     for part in outcome.parts:
         if isinstance(part, TrainingAblation):
             return part
-    own = _own_label(outcome.report)
-    return TrainingAblation(outcome.report.model, {own: outcome.report}, own, enabled=False)
+    return TrainingAblation.alone(outcome.report)
 
 
 def run(spec: Spec) -> Outcome:
