@@ -31,6 +31,7 @@ from mtlib.relations.bootstrap import (
     rate_text,
     wilson_interval,
 )
+from mtlib.relations.replicates import weighted_sums
 
 
 def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
@@ -49,12 +50,13 @@ def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
 
 
 def permutation_test(
-    statistic: Callable[[np.ndarray], float],
+    statistic: Callable[[np.ndarray], Any],
     labels: np.ndarray,
     *,
     permutations: int,
     seed: int = 0,
     two_sided: bool = False,
+    batched: bool = False,
 ) -> tuple[float, float]:
     """The one label-permutation test of the package: observed statistic and its p-value.
 
@@ -63,11 +65,14 @@ def permutation_test(
     as extreme as the observation, plus one (so it is never 0).
 
     Args:
-        statistic: Maps a label array ``(c,)`` to a number.
+        statistic: Maps a label array ``(c,)`` to a number; with ``batched``,
+            a label matrix ``(B, c)`` (one shuffle per row) to ``(B,)`` numbers.
         labels: The observed labels, shape ``(c,)`` (shuffled among units).
         permutations: Number of shuffles ``B``.
-        seed: Seeds the shuffles.
+        seed: Seeds the shuffles (drawn one after another by one generator, so
+            the batched and the per-shuffle forms see the same shuffles).
         two_sided: Compare absolute values (else: larger is more extreme).
+        batched: ``statistic`` takes all shuffles at once.
 
     Returns:
         ``(observed, p)`` with ``p = (1 + #{null >= observed}) / (B' + 1)``,
@@ -77,9 +82,16 @@ def permutation_test(
         make ``p`` too small. An undefined observation gives ``p = NaN``.
     """
     rng = np.random.default_rng(seed)
+    labels = np.asarray(labels)
+    shuffles = [rng.permutation(labels) for _ in range(permutations)]
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = float(statistic(labels))
-        null = np.array([statistic(rng.permutation(labels)) for _ in range(permutations)], dtype=float)
+        if batched:
+            observed = float(np.asarray(statistic(labels[None, :]), dtype=float)[0])
+            matrix = np.stack(shuffles) if shuffles else np.empty((0, labels.size), labels.dtype)
+            null = np.asarray(statistic(matrix), dtype=float)
+        else:
+            observed = float(statistic(labels))
+            null = np.array([statistic(x) for x in shuffles], dtype=float)
     null = null[np.isfinite(null)]
     if not np.isfinite(observed) or not len(null):
         return observed, float("nan")
@@ -95,33 +107,45 @@ def cluster_permutation_test(
     *,
     permutations: int = 5000,
     seed: int = 0,
+    device: str | None = None,
 ) -> dict[str, Any]:
     """Difference of pooled rates between two groups of clusters, by permuting cluster labels.
 
     Each cluster (e.g. a context) contributes its violations and cases; the
     statistic is the pooled rate of group A minus that of group B; the null
     shuffles the group labels among clusters, which respects the dependence
-    of cases inside a cluster.
+    of cases inside a cluster. All shuffles are counted at once, as integer
+    sums (:func:`~mtlib.relations.replicates.weighted_sums`, on ``device``
+    when given): the same p-value wherever it runs.
 
     Args:
-        violations, cases: Per cluster, shape ``(c,)``.
+        violations, cases: Per cluster, shape ``(c,)``, integer counts.
         labels: Two distinct values, shape ``(c,)``; the first in sorted
             order is group A.
+        device: None for numpy on the host, or a torch device string.
 
     Returns:
         ``{"test", "groups", "difference", "p_value"}`` (two-sided).
     """
-    violations, cases = np.asarray(violations, float), np.asarray(cases, float)
+    counts = np.stack([np.asarray(violations, float), np.asarray(cases, float)], axis=1)  # (c, 2)
     labels = np.asarray(labels)
     groups = np.unique(labels)
     if len(groups) != 2:
         raise ValueError(f"need exactly two groups of clusters, got {groups.tolist()}")
     is_a = labels == groups[0]
+    whole = counts.sum(0)
 
-    def diff(mask: np.ndarray) -> float:
-        return violations[mask].sum() / cases[mask].sum() - violations[~mask].sum() / cases[~mask].sum()
+    integral = bool(np.isfinite(counts).all()) and np.array_equal(counts, np.round(counts))
 
-    observed, p = permutation_test(diff, is_a, permutations=permutations, seed=seed, two_sided=True)
+    def diff(masks: np.ndarray) -> np.ndarray:
+        if integral:  # exact integer sums, on the device when given
+            in_a = weighted_sums(masks.astype(np.int64), counts, device=device).astype(float)  # (B, 2)
+        else:
+            in_a = masks.astype(float) @ counts
+        in_b = whole - in_a
+        return in_a[:, 0] / in_a[:, 1] - in_b[:, 0] / in_b[:, 1]
+
+    observed, p = permutation_test(diff, is_a, permutations=permutations, seed=seed, two_sided=True, batched=True)
     return {
         "test": f"cluster permutation test (labels shuffled among {len(labels)} clusters, B={permutations})",
         "groups": [str(g) for g in groups],
@@ -138,8 +162,11 @@ def compare_two_groups(
     cases: str = "cases",
     permutations: int = 5000,
     seed: int = 0,
+    device: str | None = None,
 ) -> pd.DataFrame:
     """Rates of two groups of clusters with Wilson intervals and two named tests.
+
+    ``device`` is where the permutation test counts (:func:`cluster_permutation_test`).
 
     Returns:
         One row per test: ``test, groups, difference, statistic, p_value``;
@@ -152,7 +179,12 @@ def compare_two_groups(
     (g1, r1), (g2, r2) = agg.iterrows()
     z = two_proportion_test(int(r1[violations]), int(r1[cases]), int(r2[violations]), int(r2[cases]))
     perm = cluster_permutation_test(
-        per_cluster[violations], per_cluster[cases], per_cluster[group], permutations=permutations, seed=seed
+        per_cluster[violations],
+        per_cluster[cases],
+        per_cluster[group],
+        permutations=permutations,
+        seed=seed,
+        device=device,
     )
     rows = [
         {

@@ -29,6 +29,8 @@ from mtlib.relations.counting import (
     sample_triples,
 )
 from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
+from mtlib.relations.counting_torch import statistics_device
+from mtlib.relations.replicates import ReplicateCounts, order_replicates, transitivity_replicates, weighted_sums
 from mtlib.relations.errors import MtlibInputError
 from mtlib.relations.scorers import Scorer, as_scorer, unique_outputs
 from mtlib.relations.transformations import Concatenation, NotApplicable
@@ -56,6 +58,7 @@ __all__ = [
     "PairwiseSystematicity",
     "Relation",
     "RelationResult",
+    "ReplicateCounts",
     "Scorer",
     "SingleInput",
     "ThreeWayTransitivity",
@@ -67,7 +70,11 @@ __all__ = [
     "count_transitivity_violations",
     "count_transitivity_violations_naive",
     "notation",
+    "order_replicates",
     "sample_triples",
+    "statistics_device",
     "transformations",
+    "transitivity_replicates",
     "unique_outputs",
+    "weighted_sums",
 ]

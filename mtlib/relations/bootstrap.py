@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.relations.counting import count_order_violations, count_transitivity_violations
+from mtlib.relations.replicates import ReplicateCounts, order_replicates, transitivity_replicates
 
 __all__ = [
     "bootstrap_order_rate",
@@ -121,34 +121,46 @@ def bootstrap_order_rate(
     n_boot: int = 1000,
     seed: int = 0,
     alpha: float = 0.05,
+    device: str | None = None,
 ) -> tuple[float, float]:
     """Interval of a pairwise (order) violation rate, resampling the source items.
 
     Several (src, flw) arrays over the *same* items (e.g. one per
     transformation) are pooled: one weight vector per replicate is applied to
-    all of them, so the interval is for the overall rate.
+    all of them, so the interval is for the overall rate. The replicates are
+    counted together (:func:`~mtlib.relations.replicates.order_replicates`),
+    on ``device`` when given (None: numpy on the host).
     """
     srcs = [src] if isinstance(src, np.ndarray) else list(src)
     flws = [flw] if isinstance(flw, np.ndarray) else list(flw)
     exps = [expected] * len(srcs) if isinstance(expected, str) else list(expected)
     n = len(srcs[0]) if srcs else 0
+    weights = bootstrap_weights(n, n_boot, seed)
+    violations, cases = np.zeros(n_boot, np.int64), np.zeros(n_boot, np.int64)
+    for s, f, e in zip(srcs, flws, exps):
+        counts = order_replicates(s, f, weights, expected=e, device=device)
+        violations += counts.violations
+        cases += counts.cases
+    return percentile_interval(ReplicateCounts(violations, cases).rates, alpha)
 
-    def count(w: np.ndarray) -> tuple[int, int]:
-        res = [count_order_violations(s, f, expected=e, weights=w) for s, f, e in zip(srcs, flws, exps)]
-        return sum(r.violations for r in res), sum(r.cases for r in res)
 
-    return bootstrap_rate(count, n, n_boot=n_boot, seed=seed, alpha=alpha)
+def bootstrap_transitivity_rates(
+    adj: np.ndarray, *, n_boot: int = 200, seed: int = 0, device: str | None = None
+) -> np.ndarray:
+    """Replicates ``(n_boot,)`` of a three-way transitivity violation rate, resampling words (items).
 
+    The weights are drawn once by the seeded generator (:func:`bootstrap_weights`)
+    and all replicates are counted together
+    (:func:`~mtlib.relations.replicates.transitivity_replicates`), on ``device``
+    when given (None: numpy on the host): the same replicates wherever they run.
 
-def bootstrap_transitivity_rates(adj: np.ndarray, *, n_boot: int = 200, seed: int = 0) -> np.ndarray:
-    """Replicates ``(n_boot,)`` of a three-way transitivity violation rate, resampling words (items)."""
+    Example:
+        >>> a = np.ones((4, 4), bool)  # a complete relation: never violated
+        >>> bootstrap_transitivity_rates(a, n_boot=3).tolist()
+        [0.0, 0.0, 0.0]
+    """
     adj = np.asarray(adj, dtype=bool)
-
-    def count(w: np.ndarray) -> tuple[int, int]:
-        r = count_transitivity_violations(adj, per_item=False, weights=w)
-        return r.violations, r.cases
-
-    return bootstrap_rates(count, len(adj), n_boot=n_boot, seed=seed)
+    return transitivity_replicates(adj, bootstrap_weights(len(adj), n_boot, seed), device=device).rates
 
 
 def rate_table(frame: pd.DataFrame, *, violations: str = "violations", cases: str = "cases") -> pd.DataFrame:

@@ -26,7 +26,11 @@ The reference loops the tests compare with are in
 :mod:`~mtlib.relations.counting_naive`.
 
 Both counts accept integer item multiplicities (``weights``) so that a bootstrap
-resample can be counted exactly without materialising the repeated items.
+resample can be counted exactly without materialising the repeated items; a
+whole matrix of replicate weights is counted at once by
+:mod:`~mtlib.relations.replicates`. Both exact counts take ``device``: None
+counts here with numpy, a torch device string runs the same algebra there
+(:mod:`~mtlib.relations.counting_torch`), with the same integers.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from mtlib.relations import counting_torch
 from mtlib.relations.errors import MtlibInputError
 
 __all__ = [
@@ -132,6 +137,7 @@ def count_order_violations(
     expected: str = "same",
     per_item: bool = False,
     weights: np.ndarray | None = None,
+    device: str | None = None,
 ) -> OrderCount:
     """Count the violated pairwise-order cases exactly in O(n log n).
 
@@ -156,6 +162,9 @@ def count_order_violations(
             that contain it.
         weights: Shape (n,), non-negative integer multiplicities, or None for
             one copy of every item.
+        device: None to count with numpy on the host, or a torch device
+            string (``"cpu"``, ``"cuda"``...) to count there
+            (:mod:`~mtlib.relations.counting_torch`; the same counts).
 
     Returns:
         The counts; ``per_item`` and ``per_item_cases`` are shape (n,) int64
@@ -169,6 +178,13 @@ def count_order_violations(
     src, flw = _as_score_pair(src, flw, expected)
     n = src.size
     w = _as_weights(weights, n)
+    if device is not None:
+        counted = counting_torch.order_counts(src, flw, expected, per_item, w, device)
+        counted["per_item"], counted["per_item_cases"] = (
+            _frozen(counted["per_item"]),
+            _frozen(counted["per_item_cases"]),
+        )
+        return OrderCount(n=n, rate=_rate(counted["violations"], counted["cases"]), expected=expected, **counted)
     mult = np.ones(n, np.int64) if w is None else w
 
     _, src_rank, src_group = _tie_groups(src, mult)
@@ -217,6 +233,7 @@ def count_transitivity_violations(
     sample: int | None = None,
     seed: int | None = 0,
     block_size: int | None = None,
+    device: str | None = None,
 ) -> TransitivityCount:
     """Count the violated three-way transitivity cases.
 
@@ -248,6 +265,9 @@ def count_transitivity_violations(
         seed: Seed of the sampling Generator.
         block_size: Rows per block in the exact count; by default, as many as
             keep a block's temporaries near 256 MB.
+        device: None to count with numpy on the host, or a torch device
+            string to run the exact count there (the same counts; the sampled
+            count always runs on the host).
 
     Returns:
         The counts; per-item arrays are shape (n,) int64 when requested.
@@ -259,7 +279,20 @@ def count_transitivity_violations(
     a = _as_adjacency(adj)
     w = _as_weights(weights, a.shape[0])
     if sample is None:
-        return _exact_transitivity(a, w, per_item, _block_rows(block_size, a.shape[0]))
+        rows = _block_rows(block_size, a.shape[0])
+        if device is not None:
+            cases, violations, item_v, item_c = counting_torch.exact_transitivity(a, w, per_item, rows, device)
+            return TransitivityCount(
+                n=a.shape[0],
+                cases=cases,
+                violations=violations,
+                rate=_rate(violations, cases),
+                sampled=False,
+                n_sampled=None,
+                per_item=_frozen(item_v),
+                per_item_cases=_frozen(item_c),
+            )
+        return _exact_transitivity(a, w, per_item, rows)
     if w is not None:
         raise MtlibInputError("weights are only supported by the exact count (sample=None)")
     return _sampled_transitivity(a, _positive_int(sample, "sample"), seed, per_item)

@@ -22,25 +22,21 @@ from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation, as_scorer, unique_outputs
 from mtlib.relations.counting import EXPECTED_DIRECTIONS, count_order_violations
 from mtlib.relations.errors import MtlibInputError, check_scores, refuse
+from mtlib.relations.replicates import ReplicateCounts, order_replicates
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
 from mtlib.relations.transformations import NotApplicable, apply
 
 __all__ = ["PairwiseCompositionality", "PairwiseSystematicity"]
 
 
-#: Largest segment counted by the dense bootstrap (an m x m float64 matrix of violated cases).
-_DENSE_BOOT_MAX = 2500
-
-
 def _order_segments_boot(
-    segments: list[dict[str, Any]], n: int, n_boot: int, seed: int
+    segments: list[dict[str, Any]], n: int, n_boot: int, seed: int, device: str | None = None
 ) -> tuple[np.ndarray | None, list[np.ndarray | None]]:
     """Bootstrap replicates of a pooled pairwise rate: one item-weight vector per replicate for every segment.
 
-    Each replicate's counts are exact. Segments of at most ``_DENSE_BOOT_MAX``
-    items use the quadratic form ``w^T V w / 2`` (``V[i, j]`` = 1 for a
-    violated case) for all replicates in one matrix product; larger ones
-    recount with :func:`count_order_violations` and integer weights per replicate.
+    Each replicate's counts are exact: every segment's replicates are counted
+    together (:func:`~mtlib.relations.replicates.order_replicates`), on
+    ``device`` when given (None: numpy on the host).
 
     Returns:
         ``(pooled (n_boot,), [per segment (n_boot,)])`` rates from the same
@@ -49,50 +45,14 @@ def _order_segments_boot(
     if not n_boot or not segments:
         return None, [None] * len(segments)
     weights = bootstrap.bootstrap_weights(n, n_boot, seed)
-    v_tot, c_tot = np.zeros(n_boot), np.zeros(n_boot)
+    v_tot, c_tot = np.zeros(n_boot, np.int64), np.zeros(n_boot, np.int64)
     parts: list[np.ndarray | None] = []
     for s in segments:
-        w = weights[:, s["wkey"]]
-        if len(s["src"]) <= _DENSE_BOOT_MAX:
-            v, c = _dense_boot_counts(s, w)
-        else:
-            v, c = np.zeros(n_boot), np.zeros(n_boot)
-            for b in range(n_boot):
-                r = count_order_violations(s["src"], s["flw"], expected=s["expected"], weights=w[b])
-                v[b], c[b] = r.violations, r.cases
-        v_tot += v
-        c_tot += c
-        parts.append(_ratio(v, c))
-    return _ratio(v_tot, c_tot), parts
-
-
-def _ratio(v: np.ndarray, c: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(c > 0, v / np.where(c > 0, c, 1), np.nan)
-
-
-def _dense_boot_counts(s: dict[str, Any], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact violated and total cases of one segment for every row of item weights ``w`` (B, m).
-
-    Cases: ``((sum w)^2 - sum over tie groups of (sum w)^2) / 2``. Violations:
-    ``w^T V w / 2`` with ``V`` the symmetric 0/1 matrix of violated pairs (its
-    products are sums of at most ``sum w`` ones, exact in float32).
-    """
-    src, flw = s["src"], s["flw"]
-    if len(src) == 0:  # no items (e.g. no input a transformation applied to): no cases in any replicate
-        return np.zeros(len(w)), np.zeros(len(w))
-    up_s = src[:, None] > src[None, :]
-    up_f = flw[:, None] > flw[None, :] if s["expected"] == "same" else flw[:, None] < flw[None, :]
-    bad = up_s & ~up_f
-    bad |= bad.T
-    wf = w.astype(np.float32)
-    v = np.einsum("bi,bi->b", (wf @ bad.astype(np.float32)).astype(np.float64), w.astype(np.float64)) / 2
-    order = np.argsort(src, kind="stable")
-    starts = np.flatnonzero(np.r_[True, src[order][1:] != src[order][:-1]])
-    per_tie = np.add.reduceat(w[:, order].astype(np.float64), starts, axis=1)  # weight of each tie group
-    tot = w.sum(1).astype(np.float64)
-    c = (tot**2 - (per_tie**2).sum(1)) / 2
-    return np.round(v), np.round(c)
+        counts = order_replicates(s["src"], s["flw"], weights[:, s["wkey"]], expected=s["expected"], device=device)
+        v_tot += counts.violations
+        c_tot += counts.cases
+        parts.append(counts.rates)
+    return ReplicateCounts(v_tot, c_tot).rates, parts
 
 
 class PairwiseSystematicity(Relation):
@@ -140,6 +100,7 @@ class PairwiseSystematicity(Relation):
         per_item: pd.DataFrame | Sequence[Any] | None = None,
         n_boot: int = 1000,
         seed: int = 0,
+        device: str | None = None,
     ) -> RelationResult:
         """Count violated pairs exactly, with per-item counts and a bootstrap over sources.
 
@@ -149,6 +110,8 @@ class PairwiseSystematicity(Relation):
             per_item: Labels or a DataFrame describing each source.
             n_boot: Bootstrap replicates (0 skips the interval).
             seed: Seeds the bootstrap.
+            device: Where the counts and the bootstrap run: None for numpy on
+                the host, or a torch device string (the same numbers).
         """
         return self.check_many(
             src,
@@ -156,6 +119,7 @@ class PairwiseSystematicity(Relation):
             per_item=per_item,
             n_boot=n_boot,
             seed=seed,
+            device=device,
             _single=True,
         )
 
@@ -169,6 +133,7 @@ class PairwiseSystematicity(Relation):
         n_boot: int = 1000,
         seed: int = 0,
         items: Any = None,
+        device: str | None = None,
         _single: bool = False,
     ) -> RelationResult:
         """The relation under several transformations of the same sources.
@@ -181,6 +146,8 @@ class PairwiseSystematicity(Relation):
                 it applied to (the others are left out of its pairs).
             n_boot: Bootstrap replicates (one item-weight vector per replicate
                 for all transformations); 0 skips the interval.
+            device: Where the counts and the bootstrap run: None for numpy on
+                the host, or a torch device string (the same numbers).
 
         Returns:
             Pooled counts over all transformations; ``groups`` has one row per
@@ -202,21 +169,19 @@ class PairwiseSystematicity(Relation):
             m = np.ones(n, bool) if applied is None or name not in applied else np.asarray(applied[name], bool)
             idx = np.flatnonzero(m)
             exp = self.expected if _single else self._expected_of(name)
-            cnt = count_order_violations(src[idx], np.asarray(f, float)[idx], expected=exp, per_item=True)
+            seg: dict[str, Any] = {
+                "group": name,
+                "idx": idx,
+                "wkey": idx,
+                "src": src[idx],
+                "flw": np.asarray(f, float)[idx],
+            }
+            segments.append({**seg, "expected": exp})
+            cnt = count_order_violations(seg["src"], seg["flw"], expected=exp, per_item=True, device=device)
             assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
             per_v[idx] += cnt.per_item
             per_c[idx] += cnt.per_item_cases
             ties_src, ties_flw = ties_src + cnt.ties_src, ties_flw + cnt.ties_flw
-            segments.append(
-                {
-                    "group": name,
-                    "idx": idx,
-                    "wkey": idx,
-                    "src": src[idx],
-                    "flw": np.asarray(f, float)[idx],
-                    "expected": exp,
-                }
-            )
             rows.append(
                 {
                     "transformation": name,
@@ -230,7 +195,7 @@ class PairwiseSystematicity(Relation):
             )
         seconds = time.perf_counter() - start
         cases, violations = int(sum(r["cases"] for r in rows)), int(sum(r["violations"] for r in rows))
-        boot, parts = _order_segments_boot(segments, n, n_boot, seed)
+        boot, parts = _order_segments_boot(segments, n, n_boot, seed, device)
         low, high = interval_from_boot(boot)
         groups = None
         if not _single:
@@ -337,6 +302,7 @@ class PairwiseCompositionality(Relation):
         item_info: pd.DataFrame | None = None,
         n_boot: int = 200,
         seed: int = 0,
+        device: str | None = None,
     ) -> RelationResult:
         """Count violated pairs inside every group exactly.
 
@@ -351,6 +317,8 @@ class PairwiseCompositionality(Relation):
                 item tables (indexed by group / item value).
             n_boot: Bootstrap replicates resampling items (the same weights in
                 every group); 0 skips the interval.
+            device: Where the counts and the bootstrap run: None for numpy on
+                the host, or a torch device string (the same numbers).
 
         Returns:
             Pooled result; ``groups`` has per-group counts and rates,
@@ -375,7 +343,7 @@ class PairwiseCompositionality(Relation):
         dir_of = {str(k): v for k, v in direction.items()}
         start = time.perf_counter()
         item_codes, item_values = pd.factorize(pd.Series(item_labels))
-        rows, v_item, c_item, segments = _count_in_groups(hid, out, group_of, dir_of, item_codes)
+        rows, v_item, c_item, segments = _count_in_groups(hid, out, group_of, dir_of, item_codes, device)
         seconds = time.perf_counter() - start
         group_frame = pd.DataFrame(
             rows, columns=["group", "expected", "n_items", "cases", "violations", "rate", "ties_src"]
@@ -383,7 +351,7 @@ class PairwiseCompositionality(Relation):
         if group_info is not None:
             group_frame = group_frame.join(group_info, how="left")
         cases, violations = int(group_frame["cases"].sum()), int(group_frame["violations"].sum())
-        boot, _ = _order_segments_boot(segments, len(item_values), n_boot, seed)
+        boot, _ = _order_segments_boot(segments, len(item_values), n_boot, seed, device)
         low, high = interval_from_boot(boot)
         pooled = pd.DataFrame({"item": item_labels, "violations": v_item, "cases": c_item})
         frame = pooled.groupby("item", sort=False)[["violations", "cases"]].sum()
@@ -453,7 +421,12 @@ class PairwiseCompositionality(Relation):
 
 
 def _count_in_groups(
-    hid: np.ndarray, out: np.ndarray, group_of: np.ndarray, dir_of: Mapping[str, str], item_codes: np.ndarray
+    hid: np.ndarray,
+    out: np.ndarray,
+    group_of: np.ndarray,
+    dir_of: Mapping[str, str],
+    item_codes: np.ndarray,
+    device: str | None,
 ) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray, list[dict[str, Any]]]:
     """Exact counts inside every group: ``(group rows, per-input violations (n,), cases (n,), segments)``."""
     order = np.argsort(group_of, kind="stable")
@@ -468,7 +441,7 @@ def _count_in_groups(
     for a, b in zip(bounds[:-1], bounds[1:]):
         idx = order[a:b]
         g = group_of[idx[0]]
-        cnt = count_order_violations(hid[idx], out[idx], expected=dir_of[str(g)], per_item=True)
+        cnt = count_order_violations(hid[idx], out[idx], expected=dir_of[str(g)], per_item=True, device=device)
         assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
         v_item[idx], c_item[idx] = cnt.per_item, cnt.per_item_cases
         rows.append(

@@ -50,6 +50,7 @@ class ThreeWayTransitivity(Relation):
         n_boot: int = 200,
         seed: int = 0,
         sample: int | None = None,
+        device: str | None = None,
     ) -> RelationResult:
         """Count violated triples of the Boolean prediction matrix.
 
@@ -61,6 +62,9 @@ class ThreeWayTransitivity(Relation):
             n_boot: Bootstrap replicates resampling items (0 skips it).
             sample: Count a random sample of this many triples instead (the
                 paper's procedure); the interval is then Wilson over the kept cases.
+            device: Where the exact count and the bootstrap run: None for
+                numpy on the host, or a torch device string (the same numbers;
+                the replicates are drawn by the same seeded generator).
         """
         if flw is not None and not np.array_equal(np.asarray(flw), np.asarray(src)):
             raise ValueError(
@@ -74,14 +78,16 @@ class ThreeWayTransitivity(Relation):
         if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
             raise refuse("ThreeWayTransitivity.check", "src", "a square (n, n) boolean matrix", src)
         start = time.perf_counter()
-        res = count_transitivity_violations(adj, per_item=True, sample=sample, seed=seed)
+        res = count_transitivity_violations(
+            adj, per_item=True, sample=sample, seed=seed, device=None if sample is not None else device
+        )
         seconds = time.perf_counter() - start
         boot = None
         if sample is not None:
             low, high = bootstrap.wilson_interval(res.violations, res.cases)
             method = f"Wilson over {res.cases:,} sampled cases"
         elif n_boot:
-            boot = bootstrap.bootstrap_transitivity_rates(adj, n_boot=n_boot, seed=seed)
+            boot = bootstrap.bootstrap_transitivity_rates(adj, n_boot=n_boot, seed=seed, device=device)
             low, high = interval_from_boot(boot)
             method = f"bootstrap over items (B={n_boot})"
         else:

@@ -21,7 +21,7 @@ import pandas as pd
 from mtlib.analysis import stats
 from mtlib.experiments.lexical._data import RELATIONS
 from mtlib.experiments.lexical._pair_models import PairModel, predict_pairs, prediction_matrices
-from mtlib.relations import RelationResult, ThreeWayTransitivity
+from mtlib.relations import RelationResult, ThreeWayTransitivity, statistics_device
 from mtlib.relations.counting import sample_triples
 
 __all__ = ["sampled_transitivity", "TransitivityReport", "check_transitivity", "most_violating_words"]
@@ -150,6 +150,7 @@ def check_transitivity(
     seed: int = 0,
     threshold: float = 0.5,
     batch_size: int = 256,
+    device: str | None = None,
 ) -> TransitivityReport:
     """Exhaustive count when the matrices are affordable, and the paper's sampled procedure.
 
@@ -160,6 +161,8 @@ def check_transitivity(
         n_sample: Random triples of the sampled procedure (0 skips it).
         n_boot: Bootstrap replicates over words for the exhaustive interval.
         seed: Seeds the bootstrap and the sample.
+        device: The models' device; the exact counts and the bootstrap run there when it is a GPU
+            (:func:`mtlib.relations.statistics_device`), else with numpy on the host.
 
     Returns:
         A :class:`TransitivityReport`.
@@ -180,7 +183,9 @@ def check_transitivity(
     for rel in RELATIONS:
         row: dict[str, Any] = {}
         if mats is not None:
-            res = ThreeWayTransitivity(rel).check(mats[rel], per_item=words, n_boot=n_boot, seed=seed)
+            res = ThreeWayTransitivity(rel).check(
+                mats[rel], per_item=words, n_boot=n_boot, seed=seed, device=statistics_device(device)
+            )
             results[rel] = res
             positive = mats[rel].sum() / max(1, n * (n - 1))
             row.update(

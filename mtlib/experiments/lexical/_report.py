@@ -382,7 +382,7 @@ def transitivity(
         if "ant" in probs:  # a single-label 4-class model: the shared task's own table
             shared_task[lang] = shared_task_table(probs, d["test"]["relation"], COGALEX_VI_WINNER.get(lang))
         counts = dict(max_pairs=max_pairs, n_sample=n_sample, n_boot=n_boot, seed=seed, batch_size=predict_batch_size)
-        reports[lang] = check_transitivity(fitted, d["words"], **counts)
+        reports[lang] = check_transitivity(fitted, d["words"], device=device, **counts)
     return LexicalTransitivityReport(
         name, data, reports, scores, finetune, seconds, n_top, per_relation, summaries, fits, shared_task
     )
