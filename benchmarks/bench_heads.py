@@ -2,7 +2,7 @@
 
 A binary linear head with no more examples than features (SETI's heads:
 1,536 pair features, up to 1,500 training pairs) is fitted by
-:func:`mtlib.models.logistic.binary_logistic_dual`; before, by scikit-learn's
+:func:`mtlib.models.training.logistic.binary_logistic_dual`; before, by scikit-learn's
 ``LogisticRegression(solver="newton-cholesky", tol=1e-10)``. Both reach the
 same optimum; this times both on standardised random problems of SETI's
 shape (a planted linear rule plus noise), interleaved, medians of
@@ -50,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     from sklearn.linear_model import LogisticRegression
 
-    from mtlib.models.logistic import binary_logistic_dual
+    from mtlib.models.training.logistic import binary_logistic_dual
 
     repeats = 1 if args.quick else args.repeats
     sizes = [(300, 1536)] if args.quick else [(1500, 1536), (300, 1536)]

@@ -55,7 +55,7 @@ def main() -> None:
     import torch
 
     from mtlib import models
-    from mtlib.models.numerics import device_name
+    from mtlib.models.inference.numerics import device_name
 
     texts = mixed_sentences(n)
     cpu = device_name("cpu")

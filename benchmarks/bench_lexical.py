@@ -31,7 +31,7 @@ def main() -> None:
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
     # imported once the cache folder is set
     from mtlib.experiments.lexical import pair_features, prediction_matrix
-    from mtlib.models.probes import train_head
+    from mtlib.models.training.frozen import train_head
     from mtlib.relations import count_transitivity_violations
 
     n, d = (300 if args.quick else args.n), 384

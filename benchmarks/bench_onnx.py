@@ -65,7 +65,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from mtlib import models
-    from mtlib.models.backends import cosine_gap
+    from mtlib.models.inference.backends import cosine_gap
 
     texts = mixed_sentences(n)
     resolved = models.resolve("minilm")

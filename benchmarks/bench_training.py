@@ -60,7 +60,7 @@ def tiny_bert(folder: Path) -> str:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from mtlib.models import resolve
+    from mtlib.models.weights.resolve import resolve
 
     tokenizer = AutoTokenizer.from_pretrained(resolve("minilm").path)
     torch.manual_seed(0)
@@ -82,7 +82,7 @@ def loop_seconds(
     model, data: dict, settings: dict, labels: list, *, bucketed: bool = True, fused: bool = True
 ) -> float:
     """Seconds of the training loop of one fine-tune (bucketed+dynamic or random+padded to 128)."""
-    from mtlib.models.tuned import finetune_network
+    from mtlib.models.training.finetune import finetune_network
 
     pad_to = None if bucketed else 128
     return finetune_network(model, data, settings, labels, "cpu", pad_to=pad_to, bucketed=bucketed, fused=fused)[
@@ -123,7 +123,7 @@ def main() -> None:
     import numpy as np
 
     from mtlib import models
-    from mtlib.models import store
+    from mtlib.models.training import store
 
     n = 64 if args.quick else args.n
     repeats = 2 if args.quick else args.repeats

@@ -63,7 +63,7 @@ def accuracy(task: str, setting: str, seed: int) -> tuple[float, float, float]:
     import numpy as np
 
     from mtlib import models
-    from mtlib.models.baseline import majority_baseline
+    from mtlib.models.training.baseline import majority_baseline
 
     train, test, kwargs = yelp_task() if task == "yelp" else seti_task(seed)
     layers = setting if setting in ("all", "half") else int(setting)

@@ -21,9 +21,7 @@ gone in 0.2: import from the wing (``mtlib.analysis.stats``,
 ``mtlib.experiments.sentiment``).
 """
 
-from __future__ import annotations
-
-import importlib as _importlib
+from mtlib.utils.faces import Face
 
 __version__ = "0.2.0"
 
@@ -33,15 +31,5 @@ WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run
 #: Names of the suite wing reachable from the top: ``mtlib.compare`` (a function), ``mtlib.generate`` (a module).
 SHORTCUTS = {"compare": "mtlib.suite", "generate": "mtlib.suite"}
 
-__all__ = ["SHORTCUTS", "WINGS", "__version__", *WINGS, *SHORTCUTS]
-
-
-def __getattr__(name: str):
-    """Import a wing on first use."""
-    if name in WINGS:
-        return _importlib.import_module(f"mtlib.{name}")
-    if name in SHORTCUTS:
-        value = getattr(_importlib.import_module(SHORTCUTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'mtlib' has no attribute {name!r}")
+_face = Face(__name__, {**{wing: [] for wing in WINGS}, "suite.comparison": ["compare"], "suite.generate": ["."]})
+__all__, __getattr__, __dir__ = ["SHORTCUTS", "WINGS", "__version__", *_face.names], _face.getattr, _face.dir

@@ -25,8 +25,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.relations import Relation, RelationResult, bootstrap
+from mtlib.relations import bootstrap
+from mtlib.relations.base import Relation
 from mtlib.relations.errors import check_open_unit, check_rate, refuse
+from mtlib.relations.result import RelationResult
 from mtlib.suite.memo import as_model
 
 __all__ = ["RelationGateError", "assert_relation", "gate_decision", "gate_message"]

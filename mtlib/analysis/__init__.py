@@ -6,12 +6,14 @@
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
 """
 
-# level 0: no module of mtlib.analysis imports another (stats: scipy; plots: matplotlib, seaborn; claims: papers)
-from mtlib.analysis import claims, plots, stats
+from mtlib.utils.faces import Face
 
-__all__ = [
-    # level 0
-    "claims",
-    "plots",
-    "stats",
-]
+_face = Face(
+    __name__,
+    {
+        "stats": [],
+        "plots": [],
+        "claims": [],
+    },
+)
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

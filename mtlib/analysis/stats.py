@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sstats
 
-from mtlib.models.baseline import majority_baseline
+from mtlib.models.training.baseline import majority_baseline
 from mtlib.relations.bootstrap import (
     bootstrap_order_rate,
     bootstrap_rate,
@@ -304,7 +304,8 @@ def one_sample_test(values: np.ndarray, reference: float) -> pd.DataFrame:
 
 
 __all__ = [
-    # re-exported: intervals and bootstraps (mtlib.relations.bootstrap), the majority baseline (mtlib.models.baseline)
+    # re-exported: intervals and bootstraps (mtlib.relations.bootstrap), the majority baseline
+    # (mtlib.models.training.baseline)
     "bootstrap_order_rate",
     "bootstrap_rate",
     "bootstrap_rates",

@@ -16,33 +16,22 @@ byte-order mark dropped, line numbers) and rejects malformed input with
 expected: another encoding, an empty or header-only file, a cut row.
 """
 
-# level 0: no other module of mtlib.data
-from mtlib.data import errors, papers, sample, trees
-from mtlib.data.errors import DataFormatError, data_dir
+from mtlib.utils.faces import Face
 
-# isort: split
-# level 1: text lines and TSV rows (use errors)
-from mtlib.data import tsv
-
-# isort: split
-# level 2: the loaders (use errors, tsv; sst also trees)
-from mtlib.data import adjectives, cogalex, monotonicity, sick, sst, yelp
-
-__all__ = [
-    # level 0
-    "errors",
-    "papers",
-    "sample",
-    "trees",
-    "DataFormatError",
-    "data_dir",
-    # level 1
-    "tsv",
-    # level 2
-    "adjectives",
-    "cogalex",
-    "monotonicity",
-    "sick",
-    "sst",
-    "yelp",
-]
+_face = Face(
+    __name__,
+    {
+        "errors": ["DataFormatError", "data_dir"],
+        "papers": [],
+        "sample": [],
+        "trees": [],
+        "tsv": [],
+        "adjectives": [],
+        "cogalex": [],
+        "monotonicity": [],
+        "sick": [],
+        "sst": [],
+        "yelp": [],
+    },
+)
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -51,8 +51,8 @@ from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
-from mtlib.models.numerics import PRECISION_VALUES
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.inference.numerics import PRECISION_VALUES
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Models: registry, offline resolution, one adapter per family, and the classifier factory.
 
 One name (``"minilm"``, ``"vader"``, ``"roberta-large-mnli"``, a hub id or a
-local path) resolves to weights on disk (:mod:`~mtlib.models.resolve`) and
+local path) resolves to weights on disk (:mod:`~mtlib.models.weights.resolve`) and
 loads through its family's adapter (:mod:`~mtlib.models.adapters`). Every
 loaded model is a :class:`Model` with the operations a notebook needs, each
 batched, length-sorted and cached on disk (one model call per unique input,
@@ -19,91 +19,46 @@ own head (``native``), a head on frozen features (``head``) or by training
 the model itself (``finetune``).
 """
 
-from __future__ import annotations
+# The adapters register the model families on import, and resolution asks them which family a folder
+# is: every import of mtlib.models (or of any module in it) registers them first.
+from mtlib.models import adapters as _families  # noqa: F401
+from mtlib.utils.faces import Face
 
-# ruff: noqa: I001 (the imports go by dependency level, lowest first, not by name)
-# level 0: the registry, resolution and what every model is
-from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec, register
-from mtlib.models.resolve import Resolved, folder_kind, registered, resolve
-from mtlib.models.base import Features, Model, label_position, log_odds, masked_mean, softmax
-from mtlib.models.identity import file_digest, model_identity
-from mtlib.models.spans import SpanRequest, find_substring, substring_token_mask
-
-# level 1: one adapter per family, and loading by name
-from mtlib.models.adapters import (
-    ADAPTERS,
-    OBJECT_ADAPTERS,
-    GensimModel,
-    HFClassifierModel,
-    HFEncoderModel,
-    LexiconModel,
-    PackagedVectorsModel,
-    SentenceTransformerModel,
-    StaticVectorsModel,
-    TransformerModel,
-    WordPieceStaticModel,
-    wrap,
+_face = Face(
+    __name__,
+    {
+        "weights": [],
+        "inference": [],
+        "training": [],
+        "weights.registry": ["ModelNotFoundError", "ModelSpec", "REGISTRY", "register"],
+        "weights.resolve": ["Resolved", "folder_kind", "registered", "resolve"],
+        "weights.identity": ["file_digest", "model_identity"],
+        "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
+        "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
+        "adapters": [
+            "ADAPTERS",
+            "GensimModel",
+            "HFClassifierModel",
+            "HFEncoderModel",
+            "LexiconModel",
+            "OBJECT_ADAPTERS",
+            "PackagedVectorsModel",
+            "SentenceTransformerModel",
+            "StaticVectorsModel",
+            "TransformerModel",
+            "WordPieceStaticModel",
+            "wrap",
+        ],
+        "loading": ["build", "load"],
+        "training.baseline": ["majority_baseline"],
+        "training.heads": ["LinearHead", "MLPHead", "pair_features"],
+        "training.settings": ["ClassifierSettings", "Training"],
+        "training.native": ["NativeClassifier"],
+        "training.frozen": ["HeadClassifier", "frozen_features"],
+        "training.finetune": ["FineTunedClassifier"],
+        "training.siamese": ["pair_logit_matrix"],
+        "factory": ["classifier"],
+        "catalog": ["available"],
+    },
 )
-from mtlib.models.loading import build, load
-
-# level 2: heads, the training loop, the majority baseline
-from mtlib.models.baseline import majority_baseline
-from mtlib.models.heads import LinearHead, MLPHead, pair_features
-
-# level 3: the classifier factory and its ways (native, frozen features + head, fine-tuned)
-from mtlib.models.settings import ClassifierSettings, Training
-from mtlib.models.native import NativeClassifier
-from mtlib.models.frozen import HeadClassifier, frozen_features
-from mtlib.models.tuned import FineTunedClassifier
-from mtlib.models.siamese import pair_logit_matrix
-from mtlib.models.factory import classifier
-from mtlib.models.catalog import available
-
-__all__ = [
-    "pair_logit_matrix",
-    "ADAPTERS",
-    "OBJECT_ADAPTERS",
-    "ClassifierSettings",
-    "Features",
-    "FineTunedClassifier",
-    "GensimModel",
-    "HFClassifierModel",
-    "HFEncoderModel",
-    "HeadClassifier",
-    "LexiconModel",
-    "LinearHead",
-    "MLPHead",
-    "Model",
-    "ModelNotFoundError",
-    "ModelSpec",
-    "NativeClassifier",
-    "PackagedVectorsModel",
-    "REGISTRY",
-    "Resolved",
-    "SentenceTransformerModel",
-    "SpanRequest",
-    "StaticVectorsModel",
-    "Training",
-    "TransformerModel",
-    "WordPieceStaticModel",
-    "available",
-    "build",
-    "classifier",
-    "file_digest",
-    "find_substring",
-    "folder_kind",
-    "frozen_features",
-    "label_position",
-    "load",
-    "log_odds",
-    "majority_baseline",
-    "masked_mean",
-    "model_identity",
-    "pair_features",
-    "register",
-    "registered",
-    "resolve",
-    "softmax",
-    "substring_token_mask",
-    "wrap",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.numerics import numerics_parts
+from mtlib.models.inference.numerics import numerics_parts
 from mtlib.utils.cache import ArrayCache
 from mtlib.utils.inputs import check_texts
 
@@ -131,10 +131,10 @@ class Model:
         kind: Adapter family (a key of :data:`mtlib.models.adapters.ADAPTERS`).
         capabilities: What its family can do and how (:class:`~mtlib.models.capabilities.Capabilities`);
             ``can_finetune`` reads it.
-        backends: The backends :meth:`embed` can run on (:mod:`mtlib.models.backends`);
+        backends: The backends :meth:`embed` can run on (:mod:`mtlib.models.inference.backends`);
             empty for a model that runs no network (word vectors, lexicons), which a backend does not concern.
         backend: The backend :meth:`embed` runs on, ``None`` when ``backends`` is empty.
-        precisions: The precisions its forward passes can run in (:mod:`mtlib.models.numerics`); empty for a
+        precisions: The precisions its forward passes can run in (:mod:`mtlib.models.inference.numerics`); empty for a
             model that runs no network, whose outputs the precision does not concern.
         precision: The precision its forward passes run in, ``None`` when ``precisions`` is empty.
     """
@@ -182,7 +182,7 @@ class Model:
         """What the cache keys of this model's outputs add for its numerics (device class, precision).
 
         Nothing for fp32 on a CPU, or for a model that runs no network
-        (:func:`mtlib.models.numerics.numerics_parts` says why the device class counts).
+        (:func:`mtlib.models.inference.numerics.numerics_parts` says why the device class counts).
         """
         return numerics_parts(self.device, self.precision) if self.precision else ()
 

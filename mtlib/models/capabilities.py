@@ -1,4 +1,4 @@
-"""What a model family can do, and how: declared once by its adapter, asked by the rest of the code.
+"""What a model family can do, and the table of families: declared once by its adapter, asked by the rest.
 
 Intuition: the classifier factory, fine-tuning, resolution and the training
 defaults used to branch on a family's name (``kind == "wordpiece-static"``);
@@ -18,11 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
-__all__ = ["FINETUNE_WAYS", "Capabilities"]
+__all__ = ["ADAPTERS", "FINETUNE_WAYS", "Capabilities", "folder_family", "register_adapter"]
 
-#: How a family fine-tunes (:func:`mtlib.models.finetune.build_network`): its own pipeline and pooling, a
+A = TypeVar("A", bound=type)
+
+#: Resolved kind -> adapter class. Each family adds itself as its module is imported (:func:`register_adapter`);
+#: :mod:`mtlib.models.adapters` imports every family module, so importing :mod:`mtlib.models` fills it.
+ADAPTERS: dict[str, type] = {}
+#: ``(priority, kind, test)`` of the families that recognise a model folder, the most specific first.
+_FOLDER_TESTS: list[tuple[int, str, Callable[[Path], bool]]] = []
+
+#: How a family fine-tunes (:func:`mtlib.models.training.networks.build_network`): its own pipeline and pooling, a
 #: Hugging Face encoder pooled by mtlib, a sequence classifier keeping its own layer, a static word-piece table.
 FINETUNE_WAYS = ("pipeline", "encoder", "classifier", "static-table")
 
@@ -32,14 +41,14 @@ class Capabilities:
     """A family's declared abilities.
 
     Attributes:
-        resolves: The registry kind (:attr:`mtlib.models.registry.ModelSpec.kind`) whose names this
+        resolves: The registry kind (:attr:`mtlib.models.weights.registry.ModelSpec.kind`) whose names this
             family resolves with :attr:`resolve`, or ``None`` (its weights are found as a transformer
-            folder's, and :func:`mtlib.models.resolve.folder_kind` names it).
+            folder's, and :func:`mtlib.models.weights.resolve.folder_kind` names it).
         resolve: ``resolve(spec, allow_pickle) -> Resolved``: where the weights of a registry entry are.
         offline_status: ``offline_status(spec) -> str``: how :attr:`resolve` would find them now, without
             downloading (``"packaged"``, ``"missing"``...).
         identity: ``identity(resolved) -> str`` when the weights' identity is not a hash of their files
-            (a lexicon: its package version); ``None`` for :func:`mtlib.models.identity.model_identity`'s own.
+            (a lexicon: its package version); ``None`` for :func:`mtlib.models.weights.identity.model_identity`'s own.
         finetune: One of :data:`FINETUNE_WAYS`, or ``None`` when it cannot be fine-tuned.
         why_not_finetune: Why it cannot (the factory's message), when ``finetune`` is ``None``.
         finetune_lr: Default learning rate of a fine-tune.
@@ -70,3 +79,53 @@ class Capabilities:
     def can_finetune(self) -> bool:
         """Whether :func:`mtlib.models.classifier` can train its weights (``how="finetune"``)."""
         return self.finetune is not None
+
+
+def register_adapter(recognises: Callable[[Path], bool] | None = None, *, priority: int = 0) -> Callable[[A], A]:
+    """Class decorator: an adapter class joins :data:`ADAPTERS` under its ``kind``.
+
+    Args:
+        recognises: ``recognises(folder) -> bool``: whether a model folder (a Hugging Face or
+            sentence-transformers folder found by resolution) is of this family; None for a family whose
+            names resolve by its :class:`Capabilities` (a lexicon, a vector file) rather than by folder.
+        priority: Folder tests run from the highest priority down; the first that holds names the family
+            (a catch-all test belongs at the lowest priority).
+
+    Raises:
+        ValueError: another class already registered that kind.
+
+    Example:
+        >>> @register_adapter(lambda folder: (folder / "toy.json").exists(), priority=50)
+        ... class Toy:
+        ...     kind = "toy-doc"
+        >>> ADAPTERS["toy-doc"] is Toy
+        True
+        >>> _ = ADAPTERS.pop("toy-doc"); _FOLDER_TESTS[:] = [t for t in _FOLDER_TESTS if t[1] != "toy-doc"]
+    """
+
+    def register(cls: A) -> A:
+        kind = str(getattr(cls, "kind", ""))
+        if not kind:
+            raise ValueError(f"{cls.__name__} declares no kind")
+        if ADAPTERS.get(kind, cls) is not cls:
+            raise ValueError(f"kind {kind!r} is registered already, by {ADAPTERS[kind].__name__}")
+        ADAPTERS[kind] = cls
+        if recognises is not None:
+            _FOLDER_TESTS.append((priority, kind, recognises))
+            _FOLDER_TESTS.sort(key=lambda t: -t[0])
+        return cls
+
+    return register
+
+
+def folder_family(folder: Path) -> str:
+    """The kind of the family that recognises a model folder (:func:`register_adapter`'s tests, in priority order).
+
+    Raises:
+        LookupError: no registered family recognises it.
+    """
+    for _, kind, test in _FOLDER_TESTS:
+        if test(folder):
+            return kind
+    known = ", ".join(kind for _, kind, _ in _FOLDER_TESTS) or "none registered"
+    raise LookupError(f"no model family recognises the folder {folder} (families that read folders: {known})")

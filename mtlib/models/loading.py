@@ -2,7 +2,7 @@
 
 Intuition: a notebook says ``load("minilm")`` many times and means one object.
 :func:`build` makes a fresh object from resolved weights
-(:mod:`~mtlib.models.resolve` then :mod:`~mtlib.models.adapters`); :func:`load`
+(:mod:`~mtlib.models.weights.resolve` then :mod:`~mtlib.models.adapters`); :func:`load`
 memoises it per process by (name, device, use_cache, backend, precision). The classifier factory
 imports this module, not the package face, so ``mtlib.models`` stays a face.
 """
@@ -10,11 +10,11 @@ imports this module, not the package face, so ``mtlib.models`` stays a face.
 from __future__ import annotations
 
 from mtlib.models.adapters import ADAPTERS
-from mtlib.models.backends import resolve_backend
 from mtlib.models.base import Model
-from mtlib.models.numerics import resolve_precision
-from mtlib.models.registry import ModelNotFoundError
-from mtlib.models.resolve import Resolved, resolve
+from mtlib.models.inference.backends import resolve_backend
+from mtlib.models.inference.numerics import resolve_precision
+from mtlib.models.weights.registry import ModelNotFoundError
+from mtlib.models.weights.resolve import Resolved, resolve
 
 __all__ = ["build", "load"]
 
@@ -33,8 +33,8 @@ def build(
 
     Use :func:`load` in notebooks; ``build`` is for tests and benchmarks that
     need an object of their own (a cold cache, another device, backend or precision).
-    ``backend`` and ``precision`` are checked first (:func:`~mtlib.models.backends.resolve_backend`,
-    :func:`~mtlib.models.numerics.resolve_precision`); a model that runs no network ignores them.
+    ``backend`` and ``precision`` are checked first (:func:`~mtlib.models.inference.backends.resolve_backend`,
+    :func:`~mtlib.models.inference.numerics.resolve_precision`); a model that runs no network ignores them.
     """
     backend, precision = resolve_backend(backend), resolve_precision(precision)
     if resolved.kind not in ADAPTERS:
@@ -62,7 +62,7 @@ def load(
 
     Args:
         name_or_path: ``"minilm"``, ``"minilm-static"``, ``"vader"``,
-            ``"glove-50d"``, any name of :func:`~mtlib.models.resolve.registered`, a hub id
+            ``"glove-50d"``, any name of :func:`~mtlib.models.weights.resolve.registered`, a hub id
             (``"org/model"``), a local Hugging Face / sentence-transformers
             folder, or a word2vec/GloVe file.
         device: ``"auto"`` (cuda, then mps, then cpu), or an explicit device.
@@ -73,11 +73,11 @@ def load(
         backend: What a transformer's ``embed`` runs on: ``"torch"``, ``"onnx"``
             (exported once into the cache, run by onnxruntime in fp32), or
             ``"auto"`` / ``None``: ``$MTLIB_BACKEND`` (``python -m mtlib.run --backend``),
-            else torch (:mod:`mtlib.models.backends`). Models that run no network ignore it.
+            else torch (:mod:`mtlib.models.inference.backends`). Models that run no network ignore it.
         precision: What its forward passes run in: ``"fp32"`` (IEEE fp32, TF32 off), ``"tf32"``
             (TF32 matrix products on CUDA), ``"bf16"`` or ``"fp16"`` (autocast), or ``"auto"`` / ``None``:
             ``$MTLIB_PRECISION`` (``python -m mtlib.run --precision``), else fp32, on every device
-            (:mod:`mtlib.models.numerics`). Cached outputs are keyed by it (and by the device class), so a
+            (:mod:`mtlib.models.inference.numerics`). Cached outputs are keyed by it (and by the device class), so a
             bf16 run never serves an fp32 one. Models that run no network ignore it.
 
     Returns:

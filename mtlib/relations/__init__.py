@@ -16,65 +16,34 @@ draw itself (:mod:`~mtlib.relations.notation`). The protocol is
 :mod:`~mtlib.relations.pairwise` and :mod:`~mtlib.relations.transitivity`.
 """
 
-# imports ordered by dependency level, lowest first
-# isort: off
-# level 0: counting, intervals, transformations, notation (numpy, pandas only)
-from mtlib.relations import bootstrap, notation, transformations
-from mtlib.relations.counting import (
-    EXPECTED_DIRECTIONS,
-    OrderCount,
-    TransitivityCount,
-    count_order_violations,
-    count_transitivity_violations,
-    sample_triples,
+from mtlib.utils.faces import Face
+
+_face = Face(
+    __name__,
+    {
+        "counting": [
+            "EXPECTED_DIRECTIONS",
+            "OrderCount",
+            "TransitivityCount",
+            "count_order_violations",
+            "count_transitivity_violations",
+            "sample_triples",
+        ],
+        "counting_naive": ["count_order_violations_naive", "count_transitivity_violations_naive"],
+        "counting_torch": ["statistics_device"],
+        "replicates": ["ReplicateCounts", "order_replicates", "transitivity_replicates", "weighted_sums"],
+        "errors": ["MtlibInputError"],
+        "scorers": ["Scorer", "as_scorer", "unique_outputs"],
+        "bootstrap": [],
+        "notation": [],
+        "transformations": [],
+        "transformations.base": ["NotApplicable"],
+        "transformations.concatenation": ["Concatenation"],
+        "result": ["RelationResult"],
+        "base": ["Relation"],
+        "single": ["SingleInput"],
+        "pairwise": ["PairwiseCompositionality", "PairwiseSystematicity"],
+        "transitivity": ["ThreeWayTransitivity"],
+    },
 )
-from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
-from mtlib.relations.counting_torch import statistics_device
-from mtlib.relations.replicates import ReplicateCounts, order_replicates, transitivity_replicates, weighted_sums
-from mtlib.relations.errors import MtlibInputError
-from mtlib.relations.scorers import Scorer, as_scorer, unique_outputs
-from mtlib.relations.transformations import Concatenation, NotApplicable
-
-# level 1: the result and its failing cases
-from mtlib.relations.result import RelationResult
-
-# level 2: the protocol
-from mtlib.relations.base import Relation
-
-# level 3: the families
-from mtlib.relations.pairwise import PairwiseCompositionality, PairwiseSystematicity
-from mtlib.relations.single import SingleInput
-from mtlib.relations.transitivity import ThreeWayTransitivity
-
-# isort: on
-
-__all__ = [
-    "EXPECTED_DIRECTIONS",
-    "Concatenation",
-    "MtlibInputError",
-    "NotApplicable",
-    "OrderCount",
-    "PairwiseCompositionality",
-    "PairwiseSystematicity",
-    "Relation",
-    "RelationResult",
-    "ReplicateCounts",
-    "Scorer",
-    "SingleInput",
-    "ThreeWayTransitivity",
-    "TransitivityCount",
-    "as_scorer",
-    "bootstrap",
-    "count_order_violations",
-    "count_order_violations_naive",
-    "count_transitivity_violations",
-    "count_transitivity_violations_naive",
-    "notation",
-    "order_replicates",
-    "sample_triples",
-    "statistics_device",
-    "transformations",
-    "transitivity_replicates",
-    "unique_outputs",
-    "weighted_sums",
-]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,7 @@ from mtlib.relations import bootstrap, notation
 from mtlib.relations.errors import MtlibInputError, check_count, check_texts
 from mtlib.relations.result import RelationResult, interval_from_boot, item_ratio_boot, per_item_frame, single_result
 from mtlib.relations.scorers import as_scorer, unique_outputs
-from mtlib.relations.transformations import Transformation, apply, as_transformation
+from mtlib.relations.transformations.base import Transformation, apply, as_transformation
 
 __all__ = ["MtlibInputError", "Relation", "as_scorer", "notation_safe", "unique_outputs"]
 
@@ -302,26 +302,41 @@ class Relation:
         n_boot, seed = check_count(n_boot, "evaluate", "n_boot"), check_count(seed, "evaluate", "seed")
         src, flws, masks, flw_text = self._follow_ups(inputs, scorer)
         labels = per_item if per_item is not None else inputs
-        res = self._check_transformations(src, flws, masks, per_item=labels, n_boot=n_boot, seed=seed, **kwargs)
+        res = self.check_many(src, flws, applied=masks, per_item=labels, n_boot=n_boot, seed=seed, **kwargs)
         res.extra["skipped"] = int(sum((~m).sum() for m in masks.values()))
         res.details.setdefault("rule", self.rule)
         res.details["src_text"] = inputs
         res.details["flw_text"] = flw_text
         return res
 
-    def _check_transformations(
+    def check_many(
         self,
         src: np.ndarray,
-        flws: dict[str, np.ndarray],
-        masks: dict[str, np.ndarray],
+        flws: Mapping[str, np.ndarray],
         *,
-        per_item: Any,
-        n_boot: int,
-        seed: int,
+        applied: Mapping[str, np.ndarray] | None = None,
+        per_item: Any = None,
+        n_boot: int = 1000,
+        seed: int = 0,
         **kwargs: Any,
     ) -> RelationResult:
-        """Generic pooling: check each transformation on its applicable items, add per-item counts."""
+        """The relation under several transformations of the same sources: the one check :meth:`evaluate` calls.
+
+        Here the generic pooling (a family with its own exact pooling overrides it): each transformation is
+        checked on the sources it applied to, the per-item counts are added, and the interval is Wilson
+        when every part's cases are independent, else a bootstrap of the per-item ratio.
+
+        Args:
+            src: Source scores ``(n, ...)``.
+            flws: Follow-up scores per transformation name, each shaped like ``src``.
+            applied: Per transformation, a bool mask ``(n,)`` of the sources it applied to (None: all).
+            per_item: Labels or a DataFrame describing each source.
+            n_boot: Bootstrap replicates (0 skips the interval).
+            seed: Seeds the bootstrap.
+            **kwargs: Passed on to :meth:`check`.
+        """
         n = len(src)
+        masks = applied_masks(flws, applied, n)
         labels = per_item if isinstance(per_item, pd.DataFrame) else (None if per_item is None else list(per_item))
         parts = {}
         for name, flw in flws.items():
@@ -393,6 +408,12 @@ class Relation:
     def diagram(self):
         """A matplotlib figure of :meth:`structure` (save it with ``Run.save_figure``)."""
         return self.structure().draw()
+
+
+def applied_masks(flws: Mapping[str, Any], applied: Mapping[str, Any] | None, n: int) -> dict[str, np.ndarray]:
+    """Per transformation, the bool mask ``(n,)`` of the sources it applied to (all, where ``applied`` is silent)."""
+    given = applied or {}
+    return {k: np.asarray(given[k], bool) if k in given else np.ones(n, bool) for k in flws}
 
 
 def notation_safe(text: str) -> str:

@@ -155,7 +155,7 @@ def bootstrap_transitivity_rates(
     when given (None: numpy on the host): the same replicates wherever they run.
 
     Example:
-        >>> a = np.ones((4, 4), bool)  # a complete relation: never violated
+        >>> a = np.ones((10, 10), bool)  # a complete relation: never violated
         >>> bootstrap_transitivity_rates(a, n_boot=3).tolist()
         [0.0, 0.0, 0.0]
     """

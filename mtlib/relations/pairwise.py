@@ -24,7 +24,7 @@ from mtlib.relations.counting import EXPECTED_DIRECTIONS, count_order_violations
 from mtlib.relations.errors import MtlibInputError, check_scores, refuse
 from mtlib.relations.replicates import ReplicateCounts, order_replicates
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
-from mtlib.relations.transformations import NotApplicable, apply
+from mtlib.relations.transformations.base import NotApplicable, apply
 
 __all__ = ["PairwiseCompositionality", "PairwiseSystematicity"]
 
@@ -135,8 +135,9 @@ class PairwiseSystematicity(Relation):
         items: Any = None,
         device: str | None = None,
         _single: bool = False,
+        **unexpected: Any,
     ) -> RelationResult:
-        """The relation under several transformations of the same sources.
+        """The relation under several transformations of the same sources (what :meth:`evaluate` calls).
 
         Args:
             src: Source scores ``(n,)``.
@@ -153,7 +154,12 @@ class PairwiseSystematicity(Relation):
             Pooled counts over all transformations; ``groups`` has one row per
             transformation (with its own bootstrap interval); ``per_item``
             sums each source's violated and total cases over transformations.
+            One transformation applied to every source (``applied`` all True)
+            is checked as :meth:`check` would: no ``groups``.
         """
+        if unexpected:
+            raise TypeError(f"{type(self).__name__}.check_many got unexpected arguments {sorted(unexpected)}")
+        _single = _single or (applied is not None and len(flws) == 1 and all(np.all(m) for m in applied.values()))
         if items is not None:
             warnings.warn("check_many(items=...) is renamed per_item=...", DeprecationWarning, stacklevel=2)
             per_item = items
@@ -161,38 +167,8 @@ class PairwiseSystematicity(Relation):
         n = len(src)
         flws, applied = _checked_follow_ups(flws, applied, n, f"{type(self).__name__}.check")
         start = time.perf_counter()
-        segments: list[dict[str, Any]] = []
-        rows: list[dict[str, Any]] = []
-        per_v, per_c = np.zeros(n, np.int64), np.zeros(n, np.int64)
-        ties_src = ties_flw = 0
-        for name, f in flws.items():
-            m = np.ones(n, bool) if applied is None or name not in applied else np.asarray(applied[name], bool)
-            idx = np.flatnonzero(m)
-            exp = self.expected if _single else self._expected_of(name)
-            seg: dict[str, Any] = {
-                "group": name,
-                "idx": idx,
-                "wkey": idx,
-                "src": src[idx],
-                "flw": np.asarray(f, float)[idx],
-            }
-            segments.append({**seg, "expected": exp})
-            cnt = count_order_violations(seg["src"], seg["flw"], expected=exp, per_item=True, device=device)
-            assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
-            per_v[idx] += cnt.per_item
-            per_c[idx] += cnt.per_item_cases
-            ties_src, ties_flw = ties_src + cnt.ties_src, ties_flw + cnt.ties_flw
-            rows.append(
-                {
-                    "transformation": name,
-                    "expected": exp,
-                    "cases": cnt.cases,
-                    "violations": cnt.violations,
-                    "rate": cnt.rate,
-                    "ties_flw": cnt.ties_flw,
-                    "skipped": int(n - len(idx)),
-                }
-            )
+        expected = {name: self.expected if _single else self._expected_of(name) for name in flws}
+        segments, rows, per_v, per_c, ties_src, ties_flw = _count_segments(src, flws, applied, expected, device)
         seconds = time.perf_counter() - start
         cases, violations = int(sum(r["cases"] for r in rows)), int(sum(r["violations"] for r in rows))
         boot, parts = _order_segments_boot(segments, n, n_boot, seed, device)
@@ -221,29 +197,6 @@ class PairwiseSystematicity(Relation):
         )
         res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family)
         return res
-
-    def _check_transformations(
-        self,
-        src: np.ndarray,
-        flws: dict[str, np.ndarray],
-        masks: dict[str, np.ndarray],
-        *,
-        per_item: Any,
-        n_boot: int,
-        seed: int,
-        **kwargs: Any,
-    ) -> RelationResult:
-        if len(flws) == 1 and next(iter(masks.values())).all():
-            name = next(iter(flws))
-            return self.check(src, flws[name], per_item=per_item, n_boot=n_boot, seed=seed)
-        return self.check_many(
-            src,
-            {k: np.where(masks[k], flws[k], 0.0) for k in flws},
-            per_item=per_item,
-            applied=masks,
-            n_boot=n_boot,
-            seed=seed,
-        )
 
     def structure(self) -> notation.Diagram:
         return notation.pairwise_systematicity(
@@ -466,6 +419,49 @@ def _count_in_groups(
             }
         )
     return rows, v_item, c_item, segments
+
+
+def _count_segments(
+    src: np.ndarray,
+    flws: Mapping[str, np.ndarray],
+    applied: Mapping[str, np.ndarray] | None,
+    expected: Mapping[str, str],
+    device: str | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, np.ndarray, int, int]:
+    """Exact counts per transformation on the sources it applied to.
+
+    Returns:
+        ``(segments, rows, per-source violations (n,), per-source cases (n,), ties_src, ties_flw)``: a segment
+        per transformation for the bootstrap, a table row per transformation, the per-source sums.
+    """
+    n = len(src)
+    segments: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    per_v, per_c = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    ties_src = ties_flw = 0
+    for name, f in flws.items():
+        m = np.ones(n, bool) if applied is None or name not in applied else np.asarray(applied[name], bool)
+        idx = np.flatnonzero(m)
+        exp = expected[name]
+        s, flw = src[idx], np.asarray(f, float)[idx]
+        segments.append({"group": name, "idx": idx, "wkey": idx, "src": s, "flw": flw, "expected": exp})
+        cnt = count_order_violations(s, flw, expected=exp, per_item=True, device=device)
+        assert cnt.per_item is not None and cnt.per_item_cases is not None  # counted with per_item=True
+        per_v[idx] += cnt.per_item
+        per_c[idx] += cnt.per_item_cases
+        ties_src, ties_flw = ties_src + cnt.ties_src, ties_flw + cnt.ties_flw
+        rows.append(
+            {
+                "transformation": name,
+                "expected": exp,
+                "cases": cnt.cases,
+                "violations": cnt.violations,
+                "rate": cnt.rate,
+                "ties_flw": cnt.ties_flw,
+                "skipped": int(n - len(idx)),
+            }
+        )
+    return segments, rows, per_v, per_c, ties_src, ties_flw
 
 
 def _checked_follow_ups(

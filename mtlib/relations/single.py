@@ -8,14 +8,14 @@ paired Wilcoxon test of the score change is reported beside the flip rate.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mtlib.relations import bootstrap, notation
-from mtlib.relations.base import Relation
+from mtlib.relations.base import Relation, applied_masks
 from mtlib.relations.errors import MtlibInputError, check_scores, refuse
 from mtlib.relations.result import RelationResult, per_item_frame, single_result
 from mtlib.utils.similarity import cosine_distance_rows
@@ -191,19 +191,24 @@ class SingleInput(Relation):
         res.extra.update(_wilcoxon(self._change(src, flw)))
         return res
 
-    def _check_transformations(
+    def check_many(
         self,
         src: np.ndarray,
-        flws: dict[str, np.ndarray],
-        masks: dict[str, np.ndarray],
+        flws: Mapping[str, np.ndarray],
         *,
-        per_item: Any,
-        n_boot: int,
-        seed: int,
+        applied: Mapping[str, np.ndarray] | None = None,
+        per_item: Any = None,
+        n_boot: int = 1000,
+        seed: int = 0,
         **kwargs: Any,
     ) -> RelationResult:
-        """All (input, transformation) cases pooled, with a breakdown and a Wilcoxon test per transformation."""
+        """All (input, transformation) cases pooled, with a breakdown and a Wilcoxon test per transformation.
+
+        The cases are independent (one per input and transformation), so the interval is Wilson; ``n_boot``
+        and ``seed`` are accepted for the common signature (:meth:`mtlib.relations.Relation.check_many`).
+        """
         n = len(src)
+        masks = applied_masks(flws, applied, n)
         idx = np.concatenate([np.flatnonzero(masks[k]) for k in flws]) if flws else np.zeros(0, int)
         grp = np.concatenate([[k] * int(masks[k].sum()) for k in flws]) if flws else np.zeros(0, str)
         s_all = src[idx]

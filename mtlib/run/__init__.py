@@ -19,63 +19,52 @@ mtlib.run.expected`` (or a notebook importing :mod:`mtlib.run.results`) does
 not load the runner.
 """
 
-import importlib as _importlib
-from typing import Any as _Any
+from mtlib.utils.faces import Face
 
-#: Public names -> the module that defines them (imported on first use).
-_WHERE = {
-    # level 0: rules and paths
-    "check_run": "params",
-    "RunLayout": "layout",
-    "read_metrics": "layout",
-    # level 1: what a run was computed from, and what a notebook uses
-    "notebook_manifest": "manifest",
-    "read_manifest": "manifest",
-    "Run": "results",
-    # level 2: profiles
-    "INPUT_LISTS": "profiles",
-    "apply_overrides": "profiles",
-    "builtin_profiles": "profiles",
-    "check_parameters": "profiles",
-    "check_profile_keys": "profiles",
-    "discover": "profiles",
-    "load_profile": "profiles",
-    "missing_inputs": "profiles",
-    "notebook_parameters": "profiles",
-    "profile_name": "profiles",
-    "profile_path": "profiles",
-    # level 2: jobs and process control
-    "Executor": "jobs",
-    "Interrupted": "jobs",
-    "JobResult": "jobs",
-    "NotebookJob": "jobs",
-    "SequentialExecutor": "jobs",
-    "execute_job": "jobs",
-    "exit_reason": "jobs",
-    "signals_raise": "jobs",
-    "stop_process_tree": "jobs",
-    "write_params": "jobs",
-    # level 3: the report
-    "summary_table": "report",
-    "write_report": "report",
-    # level 4: why two runs differ
-    "diff_runs": "diff",
-    # level 4: the command line
-    "OFFLINE_PROFILES": "cli",
-    "add_executor_arguments": "cli",
-    "build_jobs": "cli",
-    "main": "cli",
-    "make_executor": "cli",
-    "output_folder": "cli",
-    "preflight": "cli",
-    "run_jobs": "cli",
-}
-
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> _Any:
-    """Import the defining module of a public name on first use."""
-    if name in _WHERE:
-        return getattr(_importlib.import_module(f"mtlib.run.{_WHERE[name]}"), name)
-    raise AttributeError(f"module 'mtlib.run' has no attribute {name!r}")
+_face = Face(
+    __name__,
+    {
+        "params": ["check_run"],
+        "layout": ["RunLayout", "read_metrics"],
+        "manifest": ["notebook_manifest", "read_manifest"],
+        "results": ["Run"],
+        "profiles": [
+            "INPUT_LISTS",
+            "apply_overrides",
+            "builtin_profiles",
+            "check_parameters",
+            "check_profile_keys",
+            "discover",
+            "load_profile",
+            "missing_inputs",
+            "notebook_parameters",
+            "profile_name",
+            "profile_path",
+        ],
+        "jobs": [
+            "Executor",
+            "Interrupted",
+            "JobResult",
+            "NotebookJob",
+            "SequentialExecutor",
+            "execute_job",
+            "exit_reason",
+            "signals_raise",
+            "stop_process_tree",
+            "write_params",
+        ],
+        "report": ["summary_table", "write_report"],
+        "diff": ["diff_runs"],
+        "cli": [
+            "OFFLINE_PROFILES",
+            "add_executor_arguments",
+            "build_jobs",
+            "main",
+            "make_executor",
+            "output_folder",
+            "preflight",
+            "run_jobs",
+        ],
+    },
+)
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

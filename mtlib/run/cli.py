@@ -58,8 +58,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from mtlib.data.errors import data_dir
-from mtlib.models.backends import BACKEND_ENV, BACKENDS
-from mtlib.models.numerics import PRECISION_ENV, PRECISIONS
+from mtlib.models.inference.backends import BACKEND_ENV, BACKENDS
+from mtlib.models.inference.numerics import PRECISION_ENV, PRECISIONS
 from mtlib.run import params as nbparams
 from mtlib.run.dask_executor import CONNECT_TIMEOUT, DaskExecutor
 from mtlib.run.jobs import (

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.models.base import CALLS_LOG_ENV
-from mtlib.models.registry import REGISTRY
+from mtlib.models.weights.registry import REGISTRY
 from mtlib.run import fanout
 from mtlib.run.jobs import JobResult, NotebookJob, execute_job
 from mtlib.run.layout import RunLayout

@@ -45,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.data.errors import data_dir
-from mtlib.models import loading, store
+from mtlib.models import loading
 from mtlib.models.base import Model
+from mtlib.models.training import store
 from mtlib.run.environment import CODE_ROOT, code_record, environment_record, machine_record
 from mtlib.utils import provenance
 

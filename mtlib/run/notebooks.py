@@ -45,7 +45,7 @@ from typing import Any
 
 import nbformat
 
-from mtlib.experiments import spec_for, specs
+from mtlib.experiments.catalog import spec_for, specs
 
 __all__ = [
     "PARAMETERS_DOC",

@@ -44,7 +44,7 @@ from typing import Any
 
 import yaml
 
-from mtlib.experiments import spec_for
+from mtlib.experiments.catalog import spec_for
 from mtlib.experiments.spec import CHECKED_ENV, Spec
 from mtlib.utils.paths import project_root
 from mtlib.utils.rules import TYPES, ParameterError, Rule, RuleError, compile_rule, parse_clause, type_problem

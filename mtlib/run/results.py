@@ -58,8 +58,8 @@ import numpy as np
 
 from mtlib.analysis.plots import describe_figure
 from mtlib.experiments.spec import Spec
-from mtlib.models.backends import resolve_backend
-from mtlib.models.numerics import run_numerics, use_precision
+from mtlib.models.inference.backends import resolve_backend
+from mtlib.models.inference.numerics import run_numerics, use_precision
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
 from mtlib.run.manifest import notebook_manifest, rewrite_manifest, start_run
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
@@ -283,7 +283,7 @@ class Run:
 
         In a notebook: ``spec = lexical.Spec.from_notebook(globals()); run = results.Run.from_spec(spec)``.
         The spec's values go to ``params.json``; its ``precision`` (when not ``auto``) becomes this
-        process's default numerics (``$MTLIB_PRECISION``, :func:`mtlib.models.numerics.use_precision`), so
+        process's default numerics (``$MTLIB_PRECISION``, :func:`mtlib.models.inference.numerics.use_precision`), so
         every model the notebook loads uses it.
         """
         values = spec.values()

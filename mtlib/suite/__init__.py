@@ -25,45 +25,21 @@ This wing sits above relations and analysis, beside experiments; only
 ``mtlib.testing`` imports it.
 """
 
-# the face imports in dependency order, lowest level first
-# isort: off
-from mtlib.suite.generate import LEXICONS, MAX_ROWS, Template, lexicon, template  # level 0
-from mtlib.suite import generate  # level 0
-from mtlib.suite.mft import MFT  # level 0
-from mtlib.suite.memo import ScoreMemo, as_model  # level 0
-from mtlib.suite.outcome import TestOutcome  # level 1
-from mtlib.suite.serialize import TRANSFORMATIONS, NotSerializable, register  # level 1
-from mtlib.suite.compare import compare, mcnemar_test  # level 2
-from mtlib.suite.result import SuiteFailure, SuiteResult  # level 3
-from mtlib.suite.suite import Suite, SuiteTest, TooFewInputs, inputs_needed  # level 4
-from mtlib.suite.predictions import needed_texts, read_predictions  # level 5
-from mtlib.suite.junit import junit_xml, write_junit  # level 5
-# isort: on
+from mtlib.utils.faces import Face
 
-__all__ = [
-    "LEXICONS",
-    "MAX_ROWS",
-    "MFT",
-    "NotSerializable",
-    "ScoreMemo",
-    "Suite",
-    "SuiteFailure",
-    "SuiteResult",
-    "SuiteTest",
-    "TRANSFORMATIONS",
-    "Template",
-    "TestOutcome",
-    "TooFewInputs",
-    "as_model",
-    "compare",
-    "generate",
-    "inputs_needed",
-    "junit_xml",
-    "lexicon",
-    "mcnemar_test",
-    "needed_texts",
-    "read_predictions",
-    "register",
-    "template",
-    "write_junit",
-]
+_face = Face(
+    __name__,
+    {
+        "generate": [".", "LEXICONS", "MAX_ROWS", "Template", "lexicon", "template"],
+        "mft": ["MFT"],
+        "memo": ["ScoreMemo", "as_model"],
+        "outcome": ["TestOutcome"],
+        "serialize": ["TRANSFORMATIONS", "NotSerializable", "register"],
+        "comparison": ["compare", "mcnemar_test"],
+        "result": ["SuiteFailure", "SuiteResult"],
+        "suite": ["Suite", "SuiteTest", "TooFewInputs", "inputs_needed"],
+        "predictions": ["needed_texts", "read_predictions"],
+        "junit": ["junit_xml", "write_junit"],
+    },
+)
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

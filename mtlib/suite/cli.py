@@ -42,7 +42,7 @@ from typing import Any
 
 import pandas as pd
 
-from mtlib.relations import MtlibInputError
+from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.junit import write_junit
 from mtlib.suite.predictions import needed_texts, read_predictions
 from mtlib.suite.result import SuiteResult

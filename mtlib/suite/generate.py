@@ -46,8 +46,8 @@ import pandas as pd
 
 from mtlib.data.adjectives import load_words
 from mtlib.data.papers import MANINO_TABLE1
-from mtlib.relations import MtlibInputError, transformations
-from mtlib.relations.errors import refuse
+from mtlib.relations import transformations
+from mtlib.relations.errors import MtlibInputError, refuse
 
 __all__ = ["LEXICONS", "MAX_ROWS", "Template", "lexicon", "template"]
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models import load
 from mtlib.models.adapters import wrap
 from mtlib.models.base import label_position
+from mtlib.models.loading import load
 from mtlib.relations.errors import MtlibInputError, check_texts
 from mtlib.relations.scorers import check_outputs
 

@@ -30,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from mtlib.models.base import label_position
-from mtlib.relations import RelationResult, bootstrap
+from mtlib.relations import bootstrap
 from mtlib.relations.errors import MtlibInputError, check_texts, refuse
+from mtlib.relations.result import RelationResult
 from mtlib.relations.scorers import as_scorer, check_outputs
 
 __all__ = ["MFT"]

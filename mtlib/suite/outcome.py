@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.relations import RelationResult
+from mtlib.relations.result import RelationResult
 
 __all__ = ["TestOutcome", "frame_from_json", "frame_to_json", "inputs_digest", "plain"]
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mtlib.relations import MtlibInputError
-from mtlib.relations.transformations import apply
+from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.transformations.base import apply
 from mtlib.suite.mft import MFT
 from mtlib.suite.suite import Suite
 

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from mtlib.suite import report
-from mtlib.suite.compare import compare
+from mtlib.suite.comparison import compare
 from mtlib.suite.outcome import COLUMNS, TestOutcome, plain
 
 __all__ = ["FORMAT", "SuiteFailure", "SuiteResult"]

@@ -19,7 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mtlib.relations import MtlibInputError, PairwiseSystematicity, Relation, SingleInput, transformations
+from mtlib.relations import transformations
+from mtlib.relations.base import Relation
+from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.pairwise import PairwiseSystematicity
+from mtlib.relations.single import SingleInput
+from mtlib.relations.transformations.base import Composed, FunctionTransformation, Transformation, as_transformation
 from mtlib.suite.mft import MFT
 
 __all__ = [
@@ -44,7 +49,7 @@ TRANSFORMATIONS: dict[str, Any] = {
     name: getattr(transformations, name)
     for name in transformations.__all__
     if isinstance(getattr(transformations, name), type)
-    and issubclass(getattr(transformations, name), transformations.Transformation)
+    and issubclass(getattr(transformations, name), Transformation)
     and dataclasses.is_dataclass(getattr(transformations, name))
     and name not in ("Composed", "FunctionTransformation")
 }
@@ -81,10 +86,10 @@ def transformation_to_json(t: Callable[[str], str]) -> dict[str, Any]:
     Raises:
         NotSerializable: an anonymous or unregistered function or class.
     """
-    t = transformations.as_transformation(t)
-    if isinstance(t, transformations.Composed):
+    t = as_transformation(t)
+    if isinstance(t, Composed):
         return {"type": "Composed", "parts": [transformation_to_json(p) for p in t.parts]}
-    if isinstance(t, transformations.FunctionTransformation):
+    if isinstance(t, FunctionTransformation):
         fn = t.fn
         name = _registered_name(fn)
         if name is None:
@@ -118,7 +123,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def transformation_from_json(data: dict[str, Any], where: str = "transform") -> transformations.Transformation:
+def transformation_from_json(data: dict[str, Any], where: str = "transform") -> Transformation:
     """The transformation :func:`transformation_to_json` wrote.
 
     Raises:
@@ -128,9 +133,7 @@ def transformation_from_json(data: dict[str, Any], where: str = "transform") -> 
     kind = _need(data, "type", str, where)
     if kind == "Composed":
         parts = _need(data, "parts", list, where)
-        return transformations.Composed(
-            tuple(transformation_from_json(p, f"{where}.parts[{i}]") for i, p in enumerate(parts))
-        )
+        return Composed(tuple(transformation_from_json(p, f"{where}.parts[{i}]") for i, p in enumerate(parts)))
     if kind not in TRANSFORMATIONS:
         raise MtlibInputError(
             f"{where}: no transformation registered as {kind!r}; register it with "
@@ -140,7 +143,7 @@ def transformation_from_json(data: dict[str, Any], where: str = "transform") -> 
     obj = TRANSFORMATIONS[kind]
     try:
         if data.get("function"):
-            return transformations.FunctionTransformation(
+            return FunctionTransformation(
                 obj, _need(data, "name", str, where), data.get("description", ""), data.get("expected", "same")
             )
         defaults = {f.name: f.default for f in dataclasses.fields(obj)}
@@ -148,7 +151,7 @@ def transformation_from_json(data: dict[str, Any], where: str = "transform") -> 
             k: (tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v)
             for k, v in _need(data, "params", dict, where).items()
         }
-        t: transformations.Transformation = obj(**params)
+        t: Transformation = obj(**params)
     except (TypeError, ValueError) as err:  # unknown parameters, values the class refuses
         raise MtlibInputError(f"{where}: cannot build {kind}: {err}", argument=where) from err
     return t

@@ -44,8 +44,9 @@ from typing import Any
 
 import pandas as pd
 
-from mtlib.relations import MtlibInputError, Relation, bootstrap
-from mtlib.relations.errors import check_rate, check_texts, refuse
+from mtlib.relations import bootstrap
+from mtlib.relations.base import Relation
+from mtlib.relations.errors import MtlibInputError, check_rate, check_texts, refuse
 from mtlib.suite.generate import Template
 from mtlib.suite.memo import ScoreMemo
 from mtlib.suite.mft import MFT

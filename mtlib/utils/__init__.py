@@ -8,33 +8,17 @@
 - :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
 """
 
-# level 0: no other module of mtlib
-from mtlib.utils import provenance
-from mtlib.utils.batching import inference_context, progress_bar, resolve_device, run_batched
-from mtlib.utils.paths import project_root
-from mtlib.utils.similarity import cosine_distance_rows, cosine_matrix, normalize_rows
+from mtlib.utils.faces import Face
 
-# isort: split
-# level 1: use batching (progress bars, devices)
-from mtlib.utils.cache import ArrayCache, cache_root, cached_rows, stable_hash
-from mtlib.utils.threads import cpu_threads, limit_threads
-
-__all__ = [
-    # level 0
-    "provenance",
-    "inference_context",
-    "progress_bar",
-    "resolve_device",
-    "run_batched",
-    "project_root",
-    "cosine_distance_rows",
-    "cosine_matrix",
-    "normalize_rows",
-    # level 1
-    "ArrayCache",
-    "cache_root",
-    "cached_rows",
-    "stable_hash",
-    "cpu_threads",
-    "limit_threads",
-]
+_face = Face(
+    __name__,
+    {
+        "paths": ["project_root"],
+        "batching": ["inference_context", "progress_bar", "resolve_device", "run_batched"],
+        "similarity": ["cosine_distance_rows", "cosine_matrix", "normalize_rows"],
+        "provenance": [],
+        "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
+        "threads": ["cpu_threads", "limit_threads"],
+    },
+)
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -57,7 +57,7 @@ def resolve_device(device: str = "auto") -> str:
 def inference_context(device: str, dtype: Any = None) -> Iterator[None]:
     """``torch.inference_mode``, with autocast to ``dtype`` when one is given (none by default: fp32).
 
-    Mixed precision is a declared choice (:func:`mtlib.models.numerics.precision_context` maps a
+    Mixed precision is a declared choice (:func:`mtlib.models.inference.numerics.precision_context` maps a
     model's ``precision`` to ``dtype``), never a device's default: on CUDA, bf16 autocast moved
     MiniLM's vectors by up to 1.5e-3 and swapped published orders of notebook 04.
 

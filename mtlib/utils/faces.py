@@ -33,7 +33,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["Face"]
+__all__ = ["MODULE", "Face"]
+
+#: Among a module's names in a face's exports: the module itself, under its own name.
+MODULE = "."
 
 
 class Face:
@@ -41,8 +44,9 @@ class Face:
 
     Args:
         package: The package's ``__name__``.
-        exports: Module name (relative to the package) -> the names it gives the face. A module listed
-            with no names is a public sub-module reachable as an attribute (``face.module``).
+        exports: Module name (relative to the package, dotted for a module of a sub-package) -> the names
+            it gives the face. A module listed with no names, or with :data:`MODULE` (``"."``) among them,
+            is itself reachable as an attribute under its own name (``face.module``).
 
     Raises:
         ValueError: a name given by two modules, or a name that is also a sub-module's (importing the
@@ -54,14 +58,16 @@ class Face:
         self.where: dict[str, tuple[str, str | None]] = {}
         modules = _submodules(package)
         for module, names in exports.items():
-            for name in names or [module]:
+            own = module.rsplit(".", 1)[-1]
+            for name in [own if n == MODULE else n for n in names or [MODULE]]:
                 if name in self.where:
                     raise ValueError(f"{package}: {name!r} is exported twice")
-                if names and name in modules:
+                itself = name == own and (not names or MODULE in names)
+                if not itself and name in modules:
                     raise ValueError(
                         f"{package}: {name!r} is both an exported name of {module} and a sub-module; rename one"
                     )
-                self.where[name] = (module, name if names else None)
+                self.where[name] = (module, None if itself else name)
         self.names = sorted(self.where)
         self.getattr: Callable[[str], Any] = self._getattr
         self.dir: Callable[[], list[str]] = lambda: list(self.names)

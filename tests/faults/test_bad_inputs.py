@@ -412,7 +412,7 @@ def _flip_two_bytes(path: Path, inside: bytes) -> None:
 
 def _head_case(kind: str) -> Callable[[Path], str]:
     def case(tmp: Path) -> str:
-        from mtlib.models import probes
+        from mtlib.models.training import frozen as probes
         from mtlib.utils.cache import cache_root
 
         X, y = _blobs(seed=11 if kind == "logreg" else 12)
@@ -443,7 +443,7 @@ def case_head_record_tampered(tmp: Path) -> str:
     """The head's JSON record says another accuracy: detected, retrained, the true accuracy back."""
     import json
 
-    from mtlib.models import probes
+    from mtlib.models.training import frozen as probes
     from mtlib.utils.cache import cache_root
 
     X, y = _blobs(seed=13)
@@ -612,8 +612,8 @@ def test_deep_tree_parses_with_a_raised_bound_and_every_traversal_is_iterative()
 
 def test_pickled_vectors_load_only_when_opted_in(tmp_path, monkeypatch):
     from mtlib import models
-    from mtlib.models.registry import REGISTRY, ModelSpec
-    from mtlib.models.resolve import PickleRefusedError
+    from mtlib.models.weights.registry import REGISTRY, ModelSpec
+    from mtlib.models.weights.resolve import PickleRefusedError
 
     path = _pickled(tmp_path, "vectors.kv")
     monkeypatch.delenv("MTLIB_ALLOW_PICKLE", raising=False)

@@ -236,7 +236,7 @@ def test_subset_rule_reads_the_other_parameter():
 
 def test_head_rules_are_built_from_the_one_list_of_heads():
     from mtlib.experiments import specs
-    from mtlib.models.heads import HEADS
+    from mtlib.models.training.heads import HEADS
 
     rules = [p.rule for spec in specs().values() for p in spec.parameters() if "one of linear" in p.rule]
     assert rules and all(f"one of {', '.join(HEADS)}" in rule for rule in rules), rules

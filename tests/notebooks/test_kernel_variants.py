@@ -2,7 +2,7 @@
 
 Float32 encoder outputs differ in their last bits between ATen's CPU kernels
 (AVX-512, AVX2, none), MKL's GEMM code paths and thread counts. The heads
-that turn them into decisions fit on :func:`mtlib.models.heads.stable_features`,
+that turn them into decisions fit on :func:`mtlib.models.training.heads.stable_features`,
 and ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
 tolerance in items measured across such settings (``benchmarks/pin_spread.py``).
 This test runs the smoke profile with a fresh ``MTLIB_CACHE`` (so every

@@ -205,7 +205,7 @@ def test_no_experiment_keeps_its_own_defaults_table() -> None:
 
 
 #: Where a model family may be named in a comparison: the adapters (each its own) and the registry.
-KIND_ALLOWED = ("mtlib/models/adapters/", "mtlib/models/registry.py")
+KIND_ALLOWED = ("mtlib/models/adapters/", "mtlib/models/weights/registry.py")
 #: Modules allowed a model-kind comparison for now (none).
 KIND_PENDING: set[str] = set()
 
@@ -213,7 +213,7 @@ KIND_PENDING: set[str] = set()
 def _model_kinds() -> set[str]:
     """Every model kind: the adapter table's keys, the registry's kinds, and each adapter's ``kind``."""
     from mtlib.models.adapters import ADAPTERS
-    from mtlib.models.registry import REGISTRY
+    from mtlib.models.weights.registry import REGISTRY
 
     return set(ADAPTERS) | {spec.kind for spec in REGISTRY.values()} | {cls.kind for cls in ADAPTERS.values()}
 

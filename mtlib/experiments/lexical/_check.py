@@ -21,10 +21,10 @@ import pandas as pd
 from mtlib.analysis import stats
 from mtlib.experiments.lexical._data import RELATIONS
 from mtlib.experiments.lexical._pair_models import PairModel, predict_pairs, prediction_matrices
-from mtlib.relations import RelationResult, ThreeWayTransitivity, statistics_device
 from mtlib.relations.counting import sample_triples
-
-__all__ = ["sampled_transitivity", "TransitivityReport", "check_transitivity", "most_violating_words"]
+from mtlib.relations.counting_torch import statistics_device
+from mtlib.relations.result import RelationResult
+from mtlib.relations.transitivity import ThreeWayTransitivity
 
 
 def sampled_transitivity(

@@ -19,21 +19,6 @@ import pandas as pd
 from mtlib.data import cogalex, papers
 from mtlib.data.cogalex import stable_split
 
-__all__ = [
-    "RELATIONS",
-    "TABLE5",
-    "TRAIN_SPLITS",
-    "TEST_SPLITS",
-    "VALID_SPLITS",
-    "validation_pairs",
-    "table5_frame",
-    "split_pairs",
-    "vocabulary",
-    "relation_labels",
-    "LexicalData",
-    "load_data",
-]
-
 #: The two heads: short name -> relation label in the data.
 RELATIONS: dict[str, str] = {"syn": "SYN", "hyp": "HYP"}
 

@@ -13,8 +13,6 @@ from mtlib.experiments.lexical._report import transitivity
 from mtlib.experiments.lexical.spec import Spec
 from mtlib.experiments.outcome import Outcome
 
-__all__ = ["analyse", "load", "run"]
-
 
 def load(spec: Spec) -> LexicalData:
     """The word pairs of every language of the spec, split, with the vocabulary under test."""

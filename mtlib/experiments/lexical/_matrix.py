@@ -13,17 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models import HeadClassifier, label_position, pair_features
-
-__all__ = ["pair_probability_matrix", "prediction_matrix"]
+from mtlib.models.base import label_position
+from mtlib.models.training.frozen import HeadClassifier
+from mtlib.models.training.heads import pair_features
 
 
 def _feature_head(head: Any, positive: Any) -> tuple[Any, int, tuple[np.ndarray, float] | None]:
     """``(predict_proba on pair features, positive column, linear parts or None)`` of any head.
 
-    ``head`` is a :class:`mtlib.models.probes.Head`, a :class:`mtlib.models.HeadClassifier`
+    ``head`` is a :class:`mtlib.models.training.frozen.Head`, a :class:`mtlib.models.HeadClassifier`
     (from :func:`mtlib.models.classifier`) or a bare
-    :class:`mtlib.models.heads.LinearHead` / ``MLPHead`` (then ``positive`` is the column).
+    :class:`mtlib.models.training.heads.LinearHead` / ``MLPHead`` (then ``positive`` is the column).
     """
     if isinstance(head, HeadClassifier):
         col = head.label_index(positive)
@@ -64,7 +64,7 @@ def pair_probability_matrix(
     """``P[i, j] = P(positive | pair_features(w_i, w_j))`` for every ordered pair.
 
     A binary linear head (logistic regression on standardised features, as
-    :func:`mtlib.models.classifier` and :func:`mtlib.models.probes.train_head` build it)
+    :func:`mtlib.models.classifier` and :func:`mtlib.models.training.frozen.train_head` build it)
     is evaluated in matrix form:
     with ``beta = [b1, b2, b3, b4]`` its weights on ``[u, v, |u - v|, u * v]``
     after folding in the scaler, the logit is ``c + W b1`` (a row term)
@@ -75,7 +75,7 @@ def pair_probability_matrix(
 
     Args:
         head: A head classifier from :func:`mtlib.models.classifier`, a
-            :class:`mtlib.models.probes.Head`, or a bare head of :mod:`mtlib.models.heads`.
+            :class:`mtlib.models.training.frozen.Head`, or a bare head of :mod:`mtlib.models.training.heads`.
         W: Word vectors, shape ``(n, d)``.
         positive: The class whose probability is returned.
         block: Rows per block.

@@ -22,28 +22,15 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from mtlib import models as mt_models
 from mtlib.experiments.lexical._data import RELATIONS, relation_labels, vocabulary
 from mtlib.experiments.lexical._matrix import prediction_matrix
-from mtlib.models import pair_features
-from mtlib.models.base import softmax
-from mtlib.models.settings import ClassifierSettings
-
-__all__ = [
-    "PairModel",
-    "FrozenPairHeads",
-    "train_frozen_heads",
-    "PAIR_CLASSES",
-    "COGALEX_CLASSES",
-    "FineTunedPairClassifier",
-    "pair_classes",
-    "finetune_pair_classifier",
-    "pair_model",
-    "predict_pairs",
-    "prediction_matrices",
-    "evaluate_heads",
-    "relation_probabilities",
-]
+from mtlib.models.base import Model, softmax
+from mtlib.models.factory import classifier
+from mtlib.models.loading import load
+from mtlib.models.training.finetune import FineTunedClassifier
+from mtlib.models.training.heads import pair_features
+from mtlib.models.training.settings import ClassifierSettings
+from mtlib.models.training.siamese import pair_logit_matrix
 
 #: Either model.
 PairModel = Union["FrozenPairHeads", "FineTunedPairClassifier"]
@@ -126,12 +113,12 @@ def train_frozen_heads(
     Returns:
         The :class:`FrozenPairHeads`.
     """
-    encoder = encoder if isinstance(encoder, mt_models.Model) else mt_models.load(str(encoder), device=device)
+    encoder = encoder if isinstance(encoder, Model) else load(str(encoder), device=device)
     model = FrozenPairHeads(encoder.name, encoder, {})
     model.vectors(vocabulary(train if test is None else pd.concat([train, test])))  # one embed call
     for rel in RELATIONS:
         valid = None if test is None else (list(test["word1"]), list(test["word2"]), relation_labels(test, rel))
-        model.heads[rel] = mt_models.classifier(
+        model.heads[rel] = classifier(
             encoder,
             (list(train["word1"]), list(train["word2"]), relation_labels(train, rel)),
             how="head",
@@ -215,7 +202,7 @@ class FineTunedPairClassifier:
     def logit_matrix(self, words: Sequence[str]) -> np.ndarray:
         """Logits of every ordered pair of a siamese model, ``(n, n, k)``: each word encoded once
         (``embed``, cached), the head in matrix form (:func:`mtlib.models.pair_logit_matrix`)."""
-        return mt_models.pair_logit_matrix(self.model.head_module(), self.model.embed(list(words)))
+        return pair_logit_matrix(self.model.head_module(), self.model.embed(list(words)))
 
     def prediction_matrices(
         self, words: Sequence[str], threshold: float = 0.5, batch_size: int = 256
@@ -278,7 +265,7 @@ def finetune_pair_classifier(
     tokenizer's pair encoding (``<s> w1 </s></s> w2 </s>`` for XLM-R), the
     first token's last hidden state (or the mean of all tokens) feeds a linear
     layer, trained with cross-entropy over ``SYN, HYP, OTHER`` through
-    :func:`mtlib.models.training.fit` (seeded, AdamW, 10% warm-up, length-bucketed
+    :func:`mtlib.models.training.loop.fit` (seeded, AdamW, 10% warm-up, length-bucketed
     batches); cached like every classifier.
 
     Args:
@@ -305,7 +292,7 @@ def finetune_pair_classifier(
             if valid is not None and len(valid)
             else {"heldout_fraction": heldout_fraction}
         )
-    clf = mt_models.classifier(
+    clf = classifier(
         name_or_path,
         (list(train["word1"]), list(train["word2"]), pair_classes(train, classes)),
         how="finetune",
@@ -316,7 +303,7 @@ def finetune_pair_classifier(
         use_cache=use_cache,
         **held,
     )
-    assert isinstance(clf, mt_models.FineTunedClassifier)
+    assert isinstance(clf, FineTunedClassifier)
     return FineTunedPairClassifier(
         str(getattr(name_or_path, "name", name_or_path)),
         clf,

@@ -34,11 +34,9 @@ from mtlib.experiments.lexical._pair_models import (
     relation_probabilities,
 )
 from mtlib.experiments.lexical._scores import f1_summary, learnt_contrast, relation_scores, shared_task_table
-from mtlib.models.settings import ClassifierSettings
-from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
-from mtlib.relations import ThreeWayTransitivity
-
-__all__ = ["FINETUNE_SUFFIX", "split_name", "LexicalTransitivityReport", "transitivity"]
+from mtlib.models.training.finetune import split_name  # the model layer's rule, re-exported here
+from mtlib.models.training.settings import ClassifierSettings
+from mtlib.relations.transitivity import ThreeWayTransitivity
 
 
 @dataclass

@@ -23,8 +23,6 @@ import pandas as pd
 
 from mtlib.analysis import claims
 
-__all__ = ["RANDOM", "relation_scores", "f1_summary", "shared_task_table", "learnt_p", "learnt_contrast"]
-
 #: The control class of the shared tasks: left out of the summary F1.
 RANDOM = "RANDOM"
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from mtlib.models.oov import known_rows
+from mtlib.models.inference.oov import known_rows
 from mtlib.utils.similarity import normalize_rows
 
 #: Rows per chunk of :meth:`EmbeddingTable.distance` (a few MB of gathered vectors at a time).
@@ -73,6 +73,3 @@ class EmbeddingTable:
             sl = slice(start, start + DISTANCE_CHUNK)
             out[sl] = 1.0 - np.einsum("nd,nd->n", self.unit[flat_a[sl]], self.unit[flat_b[sl]])
         return out.reshape(a.shape)
-
-
-__all__ = ["DISTANCE_CHUNK", "EmbeddingTable"]

@@ -8,14 +8,12 @@ phrases before the models run. Every value comes from the
 
 from __future__ import annotations
 
-from mtlib import models as mt_models
 from mtlib.data import adjectives as adjective_lists
 from mtlib.experiments.montague._phrases import PhraseSet, build_phrases
 from mtlib.experiments.montague._report import run_tests
 from mtlib.experiments.montague.spec import Spec
 from mtlib.experiments.outcome import Outcome
-
-__all__ = ["analyse", "load", "run"]
+from mtlib.models.loading import load as load_model
 
 
 def load(spec: Spec) -> PhraseSet:
@@ -33,7 +31,7 @@ def analyse(spec: Spec, phrases: PhraseSet) -> Outcome:
     """The three Montague tests (Tables 1-4, 6-8) on every model of the spec; the phrase counts run-level."""
     reports = {}
     for name in spec.models:
-        model = mt_models.load(name, device=spec.device, backend=spec.backend)
+        model = load_model(name, device=spec.device, backend=spec.backend)
         reports[name] = run_tests(
             model,
             phrases,

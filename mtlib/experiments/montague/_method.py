@@ -140,6 +140,3 @@ def type_pair_matrix(scores: pd.DataFrame, order: Sequence[str] = ADJECTIVE_TYPE
     rows = [t for t in order if t in matrix.index] + [t for t in matrix.index if t not in order]
     cols = [t for t in order if t in matrix.columns] + [t for t in matrix.columns if t not in order]
     return matrix.reindex(index=rows, columns=cols)
-
-
-__all__ = ["MAX_SPLIT_DISTANCE", "intersectivity", "nonsubsectivity", "intersective_pairs", "type_pair_matrix"]

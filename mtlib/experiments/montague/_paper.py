@@ -57,6 +57,3 @@ def compare_with_paper(ours: pd.Series, paper: pd.Series, decimals: int = 4) -> 
     frame["gap"] = frame["ours"] - frame["paper"]
     frame["match"] = np.isclose(frame["ours_printed"], frame["paper"], atol=1e-9)
     return frame
-
-
-__all__ = ["truncate", "PAPER_COUNTERPARTS", "paper_values", "compare_with_paper"]

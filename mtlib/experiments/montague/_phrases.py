@@ -158,6 +158,3 @@ def _type_order(types: Sequence[str]) -> list[str]:
     """Types in the paper's order, unknown ones after, sorted."""
     present = set(types)
     return [t for t in ADJECTIVE_TYPES if t in present] + sorted(present - set(ADJECTIVE_TYPES))
-
-
-__all__ = ["phrase", "splits", "split_positions", "PhraseSet", "build_phrases"]

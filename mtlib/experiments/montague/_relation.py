@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib.analysis import stats
-from mtlib.relations import Relation, RelationResult
+from mtlib.relations.base import Relation
+from mtlib.relations.result import RelationResult
 
 
 def _label(value: Any) -> str:
@@ -244,6 +245,3 @@ def consistency(result: RelationResult) -> pd.DataFrame:
         },
         index=g.index,
     )
-
-
-__all__ = ["DistanceOrder", "INTERSECTIVITY", "PAIR_INTERSECTIVITY", "NONSUBSECTIVITY", "consistency"]

@@ -35,8 +35,8 @@ from mtlib.experiments.montague._relation import (
     consistency,
 )
 from mtlib.experiments.montague._type_tests import type_difference_test
-from mtlib.relations import RelationResult
 from mtlib.relations.errors import check_count, refuse
+from mtlib.relations.result import RelationResult
 
 
 class TestSpec(NamedTuple):
@@ -390,15 +390,3 @@ def fidelity_table(reports: Mapping[str, MontagueReport]) -> pd.DataFrame:
 def type_tests_table(reports: Mapping[str, MontagueReport]) -> pd.DataFrame:
     """Every report's type-difference tests, stacked."""
     return pd.concat([r.type_tests for r in reports.values()], ignore_index=True)
-
-
-__all__ = [
-    "TestSpec",
-    "TESTS",
-    "MontagueReport",
-    "run_tests",
-    "across_models",
-    "long_form",
-    "fidelity_table",
-    "type_tests_table",
-]

@@ -74,6 +74,3 @@ def type_difference_test(
         "p_permutation": p_permutation,
         "method": f"chi-square of independence; adjective-label permutation test (B={permutations})",
     }
-
-
-__all__ = ["type_difference_test"]

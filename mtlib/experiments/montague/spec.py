@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from mtlib.experiments import spec as base
 from mtlib.experiments.montague._method import MAX_SPLIT_DISTANCE
 from mtlib.experiments.spec import param
-from mtlib.models.backends import BACKEND_VALUES
+from mtlib.models.inference.backends import BACKEND_VALUES
 
 __all__ = ["Spec"]
 

@@ -37,20 +37,6 @@ from mtlib.experiments.nli._external import ExternalNLI
 if TYPE_CHECKING:  # the spec reads the entry rules here without loading the models
     from mtlib.experiments.nli._report import CompositionalityReport
 
-__all__ = [
-    "EXTERNAL_SETS",
-    "SET_NAMES",
-    "METRIC_NAMES",
-    "TABLE_COLUMNS",
-    "TrainingAblation",
-    "ablation_problems",
-    "ablation_sentence",
-    "sets_of",
-    "subset_external",
-    "training_label",
-    "training_sets",
-]
-
 #: The external training sets an ablation entry can name, in the order they are joined.
 EXTERNAL_SETS = ("sick", "med")
 #: How the table and the sentence name each set.

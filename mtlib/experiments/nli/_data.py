@@ -18,8 +18,6 @@ import pandas as pd
 from mtlib.data import monotonicity
 from mtlib.data.sample import subsample
 
-__all__ = ["split_contexts", "NLIData", "load_data"]
-
 
 def split_contexts(contexts: pd.DataFrame, train_fraction: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Context ids for training heads and for testing the relation, stratified by monotonicity.

@@ -17,8 +17,6 @@ from mtlib.experiments.nli._report import CompositionalityReport, compositionali
 from mtlib.experiments.nli.spec import Spec
 from mtlib.experiments.outcome import Outcome
 
-__all__ = ["NLIInputs", "ablate", "ablation_of", "analyse", "load", "run"]
-
 
 @dataclass
 class NLIInputs:

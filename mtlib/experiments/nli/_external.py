@@ -17,8 +17,6 @@ import pandas as pd
 
 from mtlib.data import med, sick
 
-__all__ = ["COLUMNS", "ExternalNLI", "sick_pairs", "med_pairs", "load_external"]
-
 #: Columns of every external frame.
 COLUMNS = ["premise", "hypothesis", "entailed", "source"]
 

@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from mtlib import models as mt_models
 from mtlib.analysis import claims, plots, stats
 from mtlib.data import papers
 from mtlib.experiments.nli._data import NLIData
@@ -29,15 +28,16 @@ from mtlib.experiments.nli._scores import (
     entailment_scores,
     forward,
     hidden_vectors,
-    split_name,
     train_probe,
 )
-from mtlib.models import Model, TransformerModel
-from mtlib.models.probes import Head
-from mtlib.models.settings import ClassifierSettings
-from mtlib.relations import PairwiseCompositionality, RelationResult
-
-__all__ = ["relation_symbol", "CompositionalityReport", "rates_by_monotonicity", "compositionality"]
+from mtlib.models.adapters import TransformerModel
+from mtlib.models.base import Model
+from mtlib.models.loading import load
+from mtlib.models.training.finetune import split_name
+from mtlib.models.training.frozen import Head
+from mtlib.models.training.settings import ClassifierSettings
+from mtlib.relations.pairwise import PairwiseCompositionality
+from mtlib.relations.result import RelationResult
 
 
 def relation_symbol(relation: str) -> str:
@@ -335,7 +335,7 @@ def compositionality(
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
     base, how, name = split_name(name, how)
-    loaded = mt_models.load(base, device=device) if isinstance(model, str) else model
+    loaded = load(base, device=device) if isinstance(model, str) else model
     if not isinstance(loaded, TransformerModel):
         raise TypeError(f"{name}: the probe reads hidden states; pass a transformer, got {type(loaded).__name__}")
     items, train_mask, test = data.items, data.train_mask, data.test_items

@@ -18,22 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.models import Features, FineTunedClassifier, HeadClassifier, Model, SpanRequest, TransformerModel, classifier
-from mtlib.models.probes import Head, train_head
-from mtlib.models.settings import ClassifierSettings
-from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
-
-__all__ = [
-    "FINETUNE_SUFFIX",
-    "split_name",
-    "insertion_spans",
-    "forward",
-    "hidden_vectors",
-    "EntailmentScorer",
-    "entailment_scores",
-    "train_probe",
-    "accuracy_by",
-]
+from mtlib.models.adapters import TransformerModel
+from mtlib.models.base import Features, Model
+from mtlib.models.factory import classifier
+from mtlib.models.inference.spans import SpanRequest
+from mtlib.models.training.finetune import FineTunedClassifier
+from mtlib.models.training.frozen import Head, HeadClassifier, train_head
+from mtlib.models.training.settings import ClassifierSettings
 
 
 def insertion_spans(items: pd.DataFrame) -> list[list[SpanRequest]]:
@@ -179,8 +170,8 @@ def train_probe(
     """Linear hypernymy probe on z: is ℓa a hypernym of ℓb?
 
     z are span states, not texts, so the probe is the factory's linear head
-    on arrays (:func:`mtlib.models.probes.train_head`, the same
-    :class:`mtlib.models.heads.LinearHead`). Trained on the training contexts' inputs and evaluated on the test
+    on arrays (:func:`mtlib.models.training.frozen.train_head`, the same
+    :class:`mtlib.models.training.heads.LinearHead`). Trained on the training contexts' inputs and evaluated on the test
     contexts' inputs (its ``accuracy``).
 
     Returns:

@@ -25,7 +25,7 @@ McNemar), :mod:`~mtlib.experiments.pss._training` (settings, training, scoring
 one classifier), :mod:`~mtlib.experiments.pss._tables` (Table 1 and its
 tests), :mod:`~mtlib.experiments.pss._figures`, :mod:`~mtlib.experiments.pss._report`
 (what the notebook records), :mod:`~mtlib.experiments.pss._experiment` (load, analyse,
-run). Majority baselines are :func:`mtlib.models.baseline.majority_baseline` of
+run). Majority baselines are :func:`mtlib.models.training.baseline.majority_baseline` of
 the test labels.
 
 Units: rates in tables, metrics and function results are fractions in [0, 1];

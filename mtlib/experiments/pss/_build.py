@@ -22,19 +22,6 @@ from mtlib.data.yelp import DIRECTIONS
 from mtlib.experiments.pss._checks import check_text_columns
 from mtlib.relations.errors import check_count, check_frame
 
-__all__ = [
-    "TOKENIZERS",
-    "RULES",
-    "RULE_NAMES",
-    "tokens",
-    "clean_pairs",
-    "cleaning_report_with_paper",
-    "cleaning_note",
-    "CleaningReport",
-    "clean",
-    "subsample",
-]
-
 TOKENIZERS = ("whitespace", "words")
 RULES = ("copy", "adds_no_word")
 RULE_NAMES = {

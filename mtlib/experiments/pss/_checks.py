@@ -17,8 +17,6 @@ import pandas as pd
 
 from mtlib.relations.errors import MtlibInputError, refuse
 
-__all__ = ["check_text_columns", "check_names"]
-
 
 def check_text_columns(frame: pd.DataFrame, where: str, argument: str, columns: Sequence[str]) -> None:
     """Every value of ``columns`` is a ``str``; else the error names the first bad row and column.

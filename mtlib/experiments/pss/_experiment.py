@@ -20,8 +20,6 @@ from mtlib.experiments.pss._report import polarity_sensitivity
 from mtlib.experiments.pss._training import settings_grid
 from mtlib.experiments.pss.spec import Spec
 
-__all__ = ["PSSData", "analyse", "load", "run"]
-
 
 @dataclass
 class PSSData:

@@ -15,8 +15,6 @@ import pandas as pd
 from mtlib.analysis import plots
 from mtlib.experiments.pss._tables import paper_table1
 
-__all__ = ["pss_vs_accuracy", "table1_bars"]
-
 
 def pss_vs_accuracy(
     ours: pd.DataFrame,

@@ -25,10 +25,8 @@ from mtlib.experiments.pss._tables import (
     table1_layout,
 )
 from mtlib.experiments.pss._training import OOV_PARTS, Outcome, Setting, run_settings
-from mtlib.models.oov import coverage_metrics, coverage_note
+from mtlib.models.inference.oov import coverage_metrics, coverage_note
 from mtlib.relations.errors import check_count, refuse
-
-__all__ = ["ModelReport", "PSSReport", "polarity_sensitivity", "report_from", "conclusions"]
 
 
 @dataclass

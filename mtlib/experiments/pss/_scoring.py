@@ -18,18 +18,6 @@ from scipy import stats as sstats
 from mtlib.analysis import stats
 from mtlib.data.yelp import DIRECTIONS
 
-__all__ = [
-    "ABSTAIN",
-    "gold_labels",
-    "prediction_table",
-    "pss",
-    "relative_pss",
-    "bootstrap_mean",
-    "pss_interval",
-    "accuracy_interval",
-    "mcnemar",
-]
-
 #: A prediction with no decision (both classes equally probable): wrong for either gold label.
 ABSTAIN = -1
 

@@ -21,16 +21,6 @@ from mtlib.data.yelp import DIRECTIONS
 from mtlib.experiments.pss._scoring import accuracy_interval, bootstrap_mean, mcnemar, pss_interval, relative_pss
 from mtlib.experiments.pss._training import FINAL_LAYERS, Outcome, Setting
 
-__all__ = [
-    "table1",
-    "paper_table1",
-    "table1_layout",
-    "by_direction",
-    "direction_tests",
-    "paired_tests",
-    "hardest_flips",
-]
-
 
 def _groups(outcomes: Iterable[Outcome]) -> dict[Setting, list[Outcome]]:
     groups: dict[Setting, list[Outcome]] = {}

@@ -13,7 +13,7 @@ by :class:`~mtlib.experiments.pss.spec.Spec`.
 Texts an encoder has no vector for (static word vectors that know none of their
 words) never stop a run: the heads skip such training sentences, and answer
 the training class shares (the majority class) for such test sentences and pair
-sides (:mod:`mtlib.models.frozen`). :func:`coverage` counts them per part, once
+sides (:mod:`mtlib.models.training.frozen`). :func:`coverage` counts them per part, once
 per encoder, into each FB outcome's ``info["oov"]``.
 """
 
@@ -27,30 +27,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib import models
 from mtlib.experiments.pss._checks import check_names, check_text_columns
 from mtlib.experiments.pss._scoring import ABSTAIN, _binary, prediction_table, pss
-from mtlib.models.baseline import majority_baseline
-from mtlib.models.heads import HEADS
-from mtlib.models.oov import coverage_summary, model_token_counts
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.factory import classifier as build_classifier
+from mtlib.models.inference.oov import coverage_summary, model_token_counts
+from mtlib.models.training.baseline import majority_baseline
+from mtlib.models.training.heads import HEADS
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.errors import check_frame, check_seeds, refuse
 from mtlib.utils.threads import cpu_threads, limit_threads
-
-__all__ = [
-    "FINAL_LAYERS",
-    "DNN_HIDDEN",
-    "MODES",
-    "Setting",
-    "settings_grid",
-    "Outcome",
-    "positive_column",
-    "predict_labels",
-    "evaluate_setting",
-    "coverage",
-    "OOV_PARTS",
-    "run_settings",
-]
 
 #: The parts of a run whose coverage by a frozen encoder is counted, and what happens to a text with no vector.
 OOV_PARTS = {
@@ -219,7 +204,9 @@ def evaluate_setting(
 
 
 def coverage(encoder: Any, train: pd.DataFrame, test: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """How much of each part an encoder covers (:func:`mtlib.models.oov.coverage_summary`), by :data:`OOV_PARTS`.
+    """How much of each part an encoder covers, by :data:`OOV_PARTS`.
+
+    Counted by :func:`mtlib.models.inference.oov.coverage_summary`.
 
     ``pairs`` counts sources and rewrites (two texts a pair). A model without a vocabulary covers everything.
     """
@@ -318,7 +305,7 @@ def run_settings(
             :class:`~mtlib.models.ClassifierSettings`, ``finetune_settings`` not a mapping of them.
     """
     _check_run_inputs(grid, train, test, pairs, seeds, finetune_train, device, head_settings, finetune_settings)
-    fit: Callable[..., Any] = models.classifier if classifier is None else classifier
+    fit: Callable[..., Any] = build_classifier if classifier is None else classifier
     outcomes = []
     warm: set[str] = set()  # encoders whose frozen features are in the cache
     oov: dict[str, dict[str, dict[str, Any]]] = {}  # per encoder, its coverage of each part

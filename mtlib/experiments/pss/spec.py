@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
-from mtlib.models.heads import HEADS
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.heads import HEADS
+from mtlib.models.training.settings import ClassifierSettings
 
 __all__ = ["Spec"]
 

@@ -18,9 +18,7 @@ import pandas as pd
 
 from mtlib.data import papers, sst
 from mtlib.data.sample import subsample
-from mtlib.relations import Concatenation
-
-__all__ = ["TABLE1", "transformations", "table1_frame", "split_reviews", "load_data", "load_dev"]
+from mtlib.relations.transformations.concatenation import Concatenation
 
 #: Manino et al. Table 1 (kept here as an alias; the table lives in :mod:`mtlib.data.papers`).
 TABLE1 = papers.MANINO_TABLE1

@@ -17,9 +17,7 @@ from mtlib.experiments.sentiment._data import load_data, load_dev, transformatio
 from mtlib.experiments.sentiment._report import systematicity
 from mtlib.experiments.sentiment._scorer import SentimentScorer, build_scorer
 from mtlib.experiments.sentiment.spec import Spec
-from mtlib.relations import Concatenation
-
-__all__ = ["Reviews", "analyse", "load", "run", "scorer_for"]
+from mtlib.relations.transformations.concatenation import Concatenation
 
 
 @dataclass

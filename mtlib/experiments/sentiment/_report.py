@@ -22,9 +22,9 @@ import pandas as pd
 from mtlib.analysis import claims, plots, stats
 from mtlib.experiments.sentiment._data import table1_frame
 from mtlib.experiments.sentiment._scorer import SentimentScorer, score_follow_ups
-from mtlib.relations import Concatenation, PairwiseSystematicity, RelationResult
-
-__all__ = ["sample_pairs", "SystematicityReport", "systematicity"]
+from mtlib.relations.pairwise import PairwiseSystematicity
+from mtlib.relations.result import RelationResult
+from mtlib.relations.transformations.concatenation import Concatenation
 
 
 def sample_pairs(src: np.ndarray, flw: np.ndarray, k: int, seed: int = 0, expected: str = "same") -> pd.DataFrame:

@@ -17,12 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from mtlib import models as mt_models
-from mtlib.models.settings import ClassifierSettings
-from mtlib.models.tuned import FINETUNE_SUFFIX, split_name  # the model layer's rule, re-exported here
-from mtlib.relations import Concatenation
-
-__all__ = ["FINETUNE_SUFFIX", "split_name", "SentimentScorer", "build_scorer", "score_follow_ups"]
+from mtlib.models.base import Model
+from mtlib.models.factory import classifier
+from mtlib.models.loading import load
+from mtlib.models.training.finetune import (
+    FineTunedClassifier,
+    split_name,  # the model layer's rule, re-exported here
+)
+from mtlib.models.training.frozen import HeadClassifier
+from mtlib.models.training.settings import ClassifierSettings
+from mtlib.relations.transformations.concatenation import Concatenation
 
 
 @dataclass
@@ -40,9 +44,9 @@ class SentimentScorer:
     """
 
     name: str
-    model: mt_models.Model
+    model: Model
     positive: int
-    head: mt_models.Model | None = None
+    head: Model | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
@@ -83,17 +87,17 @@ def build_scorer(
     chosen epoch. The held-out accuracy and its majority-class baseline are in ``info``.
     """
     base, how, row = split_name(name, how)
-    model = mt_models.load(base, device=device)
+    model = load(base, device=device)
     if model.labels and how == "head":
-        clf = mt_models.classifier(model, how="native")
+        clf = classifier(model, how="native")
         return SentimentScorer(name, clf, clf.label_index(positive_label))
     train = (list(train_texts), list(train_labels))
     split: dict[str, Any] = {"heldout_fraction": 0.2} if dev is None else {"valid": (list(dev[0]), list(dev[1]))}
     if how == "finetune":
-        clf = mt_models.classifier(model, train, how="finetune", settings=settings, seed=seed, device=device, **split)
+        clf = classifier(model, train, how="finetune", settings=settings, seed=seed, device=device, **split)
     else:
-        clf = mt_models.classifier(model, train, how="head", head="linear", seed=seed, device=device, **split)
-    assert isinstance(clf, (mt_models.HeadClassifier, mt_models.FineTunedClassifier))
+        clf = classifier(model, train, how="head", head="linear", seed=seed, device=device, **split)
+    assert isinstance(clf, (HeadClassifier, FineTunedClassifier))
     t = clf.training
     info: dict[str, Any] = {
         "head_accuracy": t.heldout_accuracy,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.settings import ClassifierSettings
 
 __all__ = ["Spec"]
 

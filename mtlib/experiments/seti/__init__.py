@@ -29,7 +29,7 @@ settings and their invariants), :mod:`~mtlib.experiments.seti._scoring` (heads, 
 :mod:`~mtlib.experiments.seti._report` (Table 5, findings, per-model reports),
 :mod:`~mtlib.experiments.seti._experiment` (``run(spec)``; the notebook: ``load(spec)`` then ``analyse(spec, data)``).
 Every model goes through the classifier factory (:func:`mtlib.models.classifier`); majority baselines are
-:func:`mtlib.models.baseline.majority_baseline` of the test labels.
+:func:`mtlib.models.training.baseline.majority_baseline` of the test labels.
 
 No module is named after a name this face exports (the face imports a module on first use; a module
 ``build`` would shadow the function ``build`` once imported), hence ``builder``.

@@ -38,25 +38,6 @@ from mtlib.experiments.seti._inferences import (
 )
 from mtlib.relations.errors import check_count, check_frame, check_seeds
 
-__all__ = [
-    "primitive_veridical",
-    "primitive_natural",
-    "compositional",
-    "sentence_components",
-    "split_by_sentences",
-    "SetiData",
-    "check_setting",
-    "build",
-    "build_all",
-    "check_invariants",
-    "with_shots",
-    "natural_sentences",
-    "universe",
-    "build_seeds",
-    "POOL_COLUMNS",
-    "check_inputs",
-]
-
 # --- primitive and compositional inferences -------------------------------------------------------
 
 

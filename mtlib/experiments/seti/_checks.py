@@ -17,13 +17,6 @@ from typing import Any
 from mtlib.relations.errors import MtlibInputError, refuse
 from mtlib.utils.batching import resolve_device
 
-__all__ = [
-    "TEMPLATE_FIELDS",
-    "DEVICES",
-    "check_template",
-    "check_device",
-]
-
 #: The placeholders a premise template must hold (§3.1: ``"Someone {verb} that {s}"``).
 TEMPLATE_FIELDS = ("verb", "s")
 #: The devices a SETI run can be asked for (``cuda:<n>`` too).

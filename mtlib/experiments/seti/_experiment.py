@@ -37,8 +37,6 @@ from mtlib.experiments.seti._report import (
 )
 from mtlib.experiments.seti.spec import Spec
 
-__all__ = ["SetiInputs", "analyse", "load", "run"]
-
 Datasets = dict[tuple[int, str, str, int], SetiData]
 
 

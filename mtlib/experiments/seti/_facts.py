@@ -19,32 +19,6 @@ import pandas as pd
 
 from mtlib.data.papers import FU_FRANK_TABLE5, FU_FRANK_TABLE5_COLUMNS
 
-__all__ = [
-    "VERIDICAL_VERBS",
-    "NON_VERIDICAL_VERBS",
-    "TEMPLATE",
-    "RULES",
-    "RULE_SYMBOLS",
-    "SETTINGS",
-    "CONFIGS",
-    "TEST_RULES",
-    "TRAIN_RULES",
-    "NEEDS_STRUCTURAL",
-    "FEWSHOT_SETTINGS",
-    "MISSING_RULES",
-    "KINDS",
-    "PAPER_TABLE5",
-    "FUNCTION_WORDS",
-    "IRREGULAR_PARTICIPLES",
-    "SetiError",
-    "COLUMNS",
-    "FEWSHOT_HOWS",
-    "FEWSHOT_MODES",
-    "SETTING_NAMES",
-    "parse_settings",
-    "check_fewshot",
-]
-
 #: Table 6: the 15 veridical verbs f_v (the complement is entailed).
 VERIDICAL_VERBS = (
     "realize",

@@ -13,8 +13,6 @@ import pandas as pd
 
 from mtlib.experiments.seti._facts import FEWSHOT_SETTINGS, MISSING_RULES, SETTINGS
 
-__all__ = ["figure1", "figure2"]
-
 
 def figure1(scores: pd.DataFrame):
     """Figure 1: per setting, accuracy of every model in both configurations, one symbol per seed.

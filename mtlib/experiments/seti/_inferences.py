@@ -29,20 +29,6 @@ from mtlib.experiments.seti._facts import (
 )
 from mtlib.relations.errors import check_count, check_frame
 
-__all__ = [
-    "third_person",
-    "verb_table",
-    "embed_clause",
-    "veridical_premises",
-    "rule_of",
-    "composed_label",
-    "rules_table",
-    "structural_match",
-    "lexical_substitution",
-    "extract_natural_inferences",
-    "subsample_pool",
-]
-
 # --- verbs and templates --------------------------------------------------------------------------
 
 

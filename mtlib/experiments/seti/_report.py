@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib import models
 from mtlib.data import sick as sick_data
 from mtlib.experiments.seti._builder import POOL_COLUMNS, SetiData, universe
 from mtlib.experiments.seti._checks import check_device, check_template
@@ -32,23 +31,9 @@ from mtlib.experiments.seti._facts import (
 )
 from mtlib.experiments.seti._inferences import extract_natural_inferences, subsample_pool
 from mtlib.experiments.seti._scoring import evaluate_fewshot, evaluate_finetune, evaluate_heads
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.loading import load
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.errors import check_count, check_frame, check_seeds, refuse
-
-__all__ = [
-    "table5",
-    "findings",
-    "PoolReport",
-    "natural_pool",
-    "SetiReport",
-    "concat",
-    "test_findings",
-    "by_model",
-    "head_report",
-    "finetune_report",
-    "fewshot_report",
-    "rule_table",
-]
 
 # --- Table 5 --------------------------------------------------------------------------------------
 
@@ -367,7 +352,7 @@ def head_report(
     used = _check_report_inputs("head_report", model, datasets, device, max_train=max_train)
     check_frame(pool, "head_report", "pool", POOL_COLUMNS)
     check_template(template, "head_report")
-    encoder = models.load(model, device=used)
+    encoder = load(model, device=used)
     sentences = universe(pool, verbs, template)
     before = encoder.calls
     encoder.embed(sentences)
@@ -471,7 +456,7 @@ def fewshot_report(
         "fewshot_report", model, datasets, device, max_train=max_train, finetune_train_size=finetune_train_size
     )
     check_seeds(shots, "fewshot_report", "shots")
-    encoder = models.load(model, device=used)
+    encoder = load(model, device=used)
     frame = evaluate_fewshot(
         encoder,
         model,

@@ -5,7 +5,7 @@ Intuition: every model goes through the classifier factory
 frozen features ``[u, v, |u-v|, u*v]`` (each sentence encoded once and
 cached) or a cross-encoder fine-tuned end to end. A run's accuracy is read
 beside the majority-class baseline of its test set
-(:func:`mtlib.models.baseline.majority_baseline`) and per Table 3 rule.
+(:func:`mtlib.models.training.baseline.majority_baseline`) and per Table 3 rule.
 
 No function here keeps a default of its own for what notebook 07 sets: the
 head, the training sizes and the fine-tuning's
@@ -21,26 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib import models
 from mtlib.experiments.seti._builder import SetiData, with_shots
 from mtlib.experiments.seti._facts import RULE_SYMBOLS, SetiError, check_fewshot
 from mtlib.experiments.seti._inferences import _objects
-from mtlib.models.baseline import majority_baseline
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.factory import classifier
+from mtlib.models.training.baseline import majority_baseline
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.utils.threads import limit_threads
-
-__all__ = [
-    "pairs_frame",
-    "head_predictions",
-    "accuracy_by_rule",
-    "evaluate_heads",
-    "pair_classifier",
-    "pair_predictions",
-    "small_fit_threads",
-    "evaluate_fewshot",
-    "finetune_predictions",
-    "evaluate_finetune",
-]
 
 # --- models: encode once, train heads, score ------------------------------------------------------
 
@@ -81,9 +68,9 @@ def head_predictions(
         return {"pred": prob.astype(int), "prob": prob, "dev_accuracy": float("nan")}
     # an MLP head's many small steps: one BLAS thread is faster than two contending ones (10x on a loaded
     # 2-core CPU); a linear head keeps the run's threads for its Gram matrix and limits its own Newton loop
-    # (mtlib.models.logistic)
+    # (mtlib.models.training.logistic)
     with limit_threads(small_fit_threads("head", head), torch_too=False):
-        clf: Any = models.classifier(  # a trained classifier: it has .training
+        clf: Any = classifier(  # a trained classifier: it has .training
             encoder,
             pairs_frame(train),
             how="head",
@@ -191,7 +178,7 @@ def pair_classifier(
     continues training that classifier on ``train`` (which may then hold one class only)."""
     options.setdefault("heldout_fraction", 0.0)
     with limit_threads(small_fit_threads(how, options.get("head", settings.head)), torch_too=False):
-        return models.classifier(model, pairs_frame(train), how=how, settings=settings, seed=seed, init=init, **options)
+        return classifier(model, pairs_frame(train), how=how, settings=settings, seed=seed, init=init, **options)
 
 
 def small_fit_threads(how: str, head: str) -> int | None:
@@ -332,7 +319,7 @@ def finetune_predictions(
     Goes through the classifier factory (``mtlib.models.classifier(..., how="finetune")``) with ``settings``
     (notebook 07's ``finetune_settings``: Adam, batch 16, at most 128 tokens, as the paper).
     """
-    clf = models.classifier(
+    clf = classifier(
         model,
         pairs_frame(train),
         how="finetune",

@@ -15,8 +15,8 @@ from mtlib.experiments.seti._facts import (
     parse_settings,
 )
 from mtlib.experiments.spec import param
-from mtlib.models.heads import HEADS
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.heads import HEADS
+from mtlib.models.training.settings import ClassifierSettings
 
 __all__ = ["Spec"]
 

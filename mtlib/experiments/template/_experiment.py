@@ -19,12 +19,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from mtlib import models
 from mtlib.experiments.outcome import Outcome
 from mtlib.experiments.template.spec import Spec
+from mtlib.models.loading import load as load_model
 from mtlib.utils.similarity import cosine_matrix
-
-__all__ = ["Similarities", "analyse", "load", "run"]
 
 
 @dataclass
@@ -55,7 +53,7 @@ def analyse(spec: Spec, texts: list[str]) -> Outcome:
     """Each model of the spec embeds the texts (each unique text once; reruns read the disk cache)."""
     reports = {}
     for name in spec.models:
-        model = models.load(name, device=spec.device)
+        model = load_model(name, device=spec.device)
         reports[name] = Similarities(name, cosine_matrix(model.embed(texts)))
     return Outcome(reports=reports, parts=[{"n_examples": len(texts)}], data=texts, spec=spec)
 

@@ -15,8 +15,6 @@ import pandas as pd
 
 from mtlib.suite import generate
 
-__all__ = ["BAD", "GOOD", "NOUNS", "TourInputs", "inputs"]
-
 #: Words of the templates: praise, blame and the things a review talks about.
 GOOD = ("great", "superb", "wonderful", "excellent", "brilliant", "good")
 BAD = ("awful", "terrible", "boring", "dreadful", "horrible", "bad")

@@ -12,11 +12,9 @@ from typing import Any
 import pandas as pd
 
 from mtlib.experiments.tour._data import TourInputs
-from mtlib.relations import SingleInput
-from mtlib.relations.transformations import Transformation
-from mtlib.suite import Suite
-
-__all__ = ["check_decrease", "check_invariance", "check_prediction"]
+from mtlib.relations.single import SingleInput
+from mtlib.relations.transformations.base import Transformation
+from mtlib.suite.suite import Suite
 
 
 def _run_one(model: Any, relation: Any, texts: pd.DataFrame, *, threshold: float, n_boot: int, seed: int) -> Any:

@@ -17,17 +17,18 @@ depend on the reader's answers, are the notebook's own).
 
 from __future__ import annotations
 
-from mtlib import models as mt_models
 from mtlib.data import sst
 from mtlib.experiments.outcome import Outcome
 from mtlib.experiments.tour._data import TourInputs, inputs
 from mtlib.experiments.tour._report import TourReport
 from mtlib.experiments.tour.spec import Spec
-from mtlib.relations import PairwiseSystematicity, SingleInput
+from mtlib.models.loading import load as load_model
 from mtlib.relations import transformations as T
-from mtlib.suite import MFT, Suite, compare
-
-__all__ = ["analyse", "load", "run", "suite"]
+from mtlib.relations.pairwise import PairwiseSystematicity
+from mtlib.relations.single import SingleInput
+from mtlib.suite.comparison import compare
+from mtlib.suite.mft import MFT
+from mtlib.suite.suite import Suite
 
 
 def suite(data: TourInputs, *, threshold: float, n_boot: int, seed: int) -> Suite:
@@ -59,8 +60,8 @@ def load(spec: Spec) -> TourInputs:
 def analyse(spec: Spec, data: TourInputs) -> Outcome:
     """The suite on ``model_a`` then ``model_b``, compared test by test: one run-level report."""
     tests = suite(data, threshold=spec.threshold, n_boot=spec.n_boot, seed=spec.seed)
-    result_a = tests.run(mt_models.load(spec.model_a, device=spec.device))
-    result_b = tests.run(mt_models.load(spec.model_b, device=spec.device))
+    result_a = tests.run(load_model(spec.model_a, device=spec.device))
+    result_b = tests.run(load_model(spec.model_b, device=spec.device))
     table = compare(result_a, result_b, n_boot=spec.n_boot, seed=spec.seed)
     report = TourReport({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(tests.tests))
     return Outcome(parts=[report], data=data, spec=spec)

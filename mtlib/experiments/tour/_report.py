@@ -15,9 +15,7 @@ from typing import Any
 import pandas as pd
 
 from mtlib.experiments.tour._data import TourInputs
-from mtlib.suite import SuiteResult
-
-__all__ = ["TourReport", "failing_summary", "metrics", "rates_by_model"]
+from mtlib.suite.result import SuiteResult
 
 
 def failing_summary(result: SuiteResult, model: str) -> tuple[str, str]:

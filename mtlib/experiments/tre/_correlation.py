@@ -169,6 +169,3 @@ def _paper_rows(encoders: Iterable[str]) -> list[dict[str, Any]]:
         for enc, value in BHATHENA_TABLE2.items()
         if enc not in ran
     ]
-
-
-__all__ = ["spearman_ci", "partial_spearman", "table2_row", "table2"]

@@ -134,6 +134,3 @@ def encode_trees(trees: Sequence[Tree], vocab: Sequence[str], dtype: torch.dtype
         np.array(n_tokens),
         len(vocab),
     )
-
-
-__all__ = ["build_vocabulary", "EncodedTrees", "encode_trees"]

@@ -15,8 +15,6 @@ from mtlib.experiments.outcome import Outcome
 from mtlib.experiments.tre._report import GroundTruth, ground_truth, tree_reconstruction
 from mtlib.experiments.tre.spec import Spec
 
-__all__ = ["analyse", "load", "run"]
-
 
 def load(spec: Spec) -> GroundTruth:
     """The trees the spec names (and its fit-only trees), with their Tree Impurity and WNS."""

@@ -18,7 +18,7 @@ import torch
 
 from mtlib.data.trees import Tree
 from mtlib.experiments.tre._encoding import EncodedTrees, build_vocabulary, encode_trees
-from mtlib.models.oov import known_rows
+from mtlib.models.inference.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
 from mtlib.utils.threads import limit_threads
@@ -327,17 +327,3 @@ def tre_by_split(
         vocab = set(model.vocab)
         out.loc[ho, "n_unseen"] = [sum(w not in vocab for w in t.leaves()) for t in ho_trees]
     return out, model
-
-
-__all__ = [
-    "COMPOSITIONS",
-    "UNSEEN",
-    "EPS",
-    "cosine_distance",
-    "init_parameters",
-    "compose_batched",
-    "TREModel",
-    "fit_tre",
-    "fit_tre_reference",
-    "tre_by_split",
-]

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib import models
 from mtlib.analysis import plots
 from mtlib.data.papers import BHATHENA_TABLE2_SOURCE
 from mtlib.data.sst import load_sst_trees
@@ -25,7 +24,8 @@ from mtlib.experiments.tre._encoding import build_vocabulary
 from mtlib.experiments.tre._fit import TREModel, tre_by_split
 from mtlib.experiments.tre._scores import find_paper_examples, tree_scores
 from mtlib.experiments.tre._settings import FitSettings
-from mtlib.models.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
+from mtlib.models.inference.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
+from mtlib.models.loading import load
 from mtlib.relations.errors import check_count
 
 
@@ -217,7 +217,7 @@ class TREReport:
             ``fit_overlap_heldout``: held-out sentences also in ``fit_path``, 0 on the train row).
         settings: The fit's settings (``composition``, ``steps``, ``heldout_fraction`` ...).
         seconds: Duration of the fit.
-        coverage: Per part (``sentences``, ``fit_only``), :func:`mtlib.models.oov.coverage_summary`.
+        coverage: Per part (``sentences``, ``fit_only``), :func:`mtlib.models.inference.oov.coverage_summary`.
     """
 
     model: str
@@ -355,7 +355,7 @@ def tree_reconstruction(
         device: Torch device of the encoder and of the fit.
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
-    encoder = models.load(model, device=device) if isinstance(model, str) else model
+    encoder = load(model, device=device) if isinstance(model, str) else model
     texts, extra_texts = list(truth.scores["text"]), [t.sentence for t in truth.extra]
     targets = encoder.embed(texts)
     extra_targets = encoder.embed(extra_texts)
@@ -518,19 +518,3 @@ def describe(table: pd.DataFrame) -> list[str]:
         if r.split == "heldout" and pd.notna(overlap) and overlap > 0:
             out.append(f"{r.encoder}: {_overlap_note(int(overlap))}")
     return out
-
-
-__all__ = [
-    "sensitivity",
-    "GroundTruth",
-    "ground_truth",
-    "TREReport",
-    "tree_reconstruction",
-    "table2_from",
-    "scatter_figure",
-    "sweep",
-    "sweep_figure",
-    "extreme_trees",
-    "table4_examples",
-    "describe",
-]

@@ -69,6 +69,3 @@ def tree_scores(trees: Sequence[Tree], *, weight: str = "height", average: str =
             "wns": [weighted_node_switching(t, weight=weight, average=average) for t in trees],
         }
     )
-
-
-__all__ = ["PAPER_ENCODERS", "paper_table2", "sentence_key", "find_paper_examples", "tree_scores"]

@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["FitSettings"]
-
 
 @dataclass(frozen=True)
 class FitSettings:

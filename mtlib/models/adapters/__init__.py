@@ -1,10 +1,12 @@
-"""Model families: one adapter module per family, chosen from one ``kind -> class`` table.
+"""Model families: one adapter module per family, each registering itself in one ``kind -> class`` table.
 
 A new family is one new module with a :class:`mtlib.models.Model` subclass
-(constructor ``(resolved, device, use_cache)``) that declares its
+(constructor ``(resolved, device, use_cache)``) that declares its ``kind`` and
 :class:`~mtlib.models.capabilities.Capabilities` (how a registry name of its kind
-resolves, how it fine-tunes...), and one entry in :data:`ADAPTERS`; the rest of
-the code asks the capabilities, never the kind's name.
+resolves, how it fine-tunes...) and registers itself with
+:func:`~mtlib.models.capabilities.register_adapter` (with the test of the model
+folders it reads, if any), and one import line below (its registry entry); the
+rest of the code asks the capabilities, never the kind's name.
 
 A user's own object (a scikit-learn pipeline, a transformers
 ``pipeline("text-classification")``) becomes a model through :func:`wrap`,
@@ -31,21 +33,9 @@ from mtlib.models.adapters.sentence_transformers import SentenceTransformerModel
 from mtlib.models.adapters.static_vectors import GensimModel, PackagedVectorsModel, StaticVectorsModel
 from mtlib.models.adapters.transformer import TransformerModel
 from mtlib.models.adapters.wordpiece_static import WordPieceStaticModel
-from mtlib.models.resolve import ADAPTERS as _TABLE
 
-#: Resolved kind -> adapter class: the table resolution consults too (one dict, :data:`mtlib.models.resolve.ADAPTERS`).
-ADAPTERS: dict[str, type] = _TABLE
-ADAPTERS.update(
-    {
-        "sentence-transformers": SentenceTransformerModel,
-        "hf-encoder": HFEncoderModel,
-        "hf-classifier": HFClassifierModel,
-        "wordpiece-static": WordPieceStaticModel,
-        "gensim": GensimModel,
-        "packaged-vectors": PackagedVectorsModel,
-        "lexicon": LexiconModel,
-    }
-)
+# the registry of families: importing a family module registers it (mtlib.models.capabilities.ADAPTERS)
+from mtlib.models.capabilities import ADAPTERS
 
 #: Object family -> adapter: the first ``(predicate, class)`` whose predicate holds wraps the object.
 OBJECT_ADAPTERS: list[tuple[Callable[[Any], bool], type[ObjectModel]]] = [

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from mtlib.models.adapters.transformer import TransformerModel
-from mtlib.models.capabilities import Capabilities
+from mtlib.models.capabilities import Capabilities, register_adapter
 
-__all__ = ["HFClassifierModel"]
+__all__ = ["HFClassifierModel", "is_classifier_folder"]
 
 
+def is_classifier_folder(folder: Path) -> bool:
+    """Whether a Hugging Face folder's config names an architecture ending in ``ForSequenceClassification``."""
+    try:
+        archs = json.loads((folder / "config.json").read_text()).get("architectures") or []
+    except (OSError, ValueError, AttributeError):
+        archs = []
+    return any(str(a).endswith("ForSequenceClassification") for a in archs)
+
+
+@register_adapter(is_classifier_folder, priority=10)
 class HFClassifierModel(TransformerModel):
     """A Hugging Face classifier folder: ``classify`` uses its own head, labels from ``config.id2label``.
 

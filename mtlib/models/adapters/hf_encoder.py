@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from mtlib.models.adapters.transformer import TransformerModel
-from mtlib.models.capabilities import Capabilities
+from mtlib.models.capabilities import Capabilities, register_adapter
 
 __all__ = ["HFEncoderModel"]
 
 
+@register_adapter(lambda folder: True, priority=0)  # any other model folder: a plain encoder
 class HFEncoderModel(TransformerModel):
     """A Hugging Face encoder folder without a task head (e.g. ``bert-base-uncased``).
 

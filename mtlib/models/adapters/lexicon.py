@@ -14,11 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtlib.models.base import Model
-from mtlib.models.capabilities import Capabilities
-from mtlib.models.identity import model_identity, package_identity
-from mtlib.models.numerics import check_finite
-from mtlib.models.registry import ModelNotFoundError, ModelSpec
-from mtlib.models.resolve import Resolved, module_installed
+from mtlib.models.capabilities import Capabilities, register_adapter
+from mtlib.models.inference.numerics import check_finite
+from mtlib.models.weights.identity import model_identity, package_identity
+from mtlib.models.weights.registry import ModelNotFoundError, ModelSpec
+from mtlib.models.weights.resolve import Resolved, module_installed
 from mtlib.utils.cache import cached_rows
 
 __all__ = ["LexiconModel", "SCORERS", "lexicon_status", "resolve_lexicon"]
@@ -58,6 +58,7 @@ def lexicon_status(spec: ModelSpec) -> str:
     return "packaged" if module_installed(spec.packaged or spec.source) else "missing"
 
 
+@register_adapter()
 class LexiconModel(Model):
     """A polarity scorer as a two-class sentiment classifier (labels ``negative``, ``positive``)."""
 

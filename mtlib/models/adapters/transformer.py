@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.adapters.tokens import TokenRow, pad_rows, same_batches, span_masks, tokenise
-from mtlib.models.backends import BACKENDS, ONNX_MAX_TOKENS, OnnxEncoder, onnx_encoder, resolve_backend
 from mtlib.models.base import Features, Model, masked_mean, softmax
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.identity import model_identity
-from mtlib.models.numerics import PRECISIONS, check_finite, device_class, precision_context, resolve_precision
-from mtlib.models.resolve import Resolved
-from mtlib.models.spans import SpanRequest
+from mtlib.models.inference.backends import BACKENDS, ONNX_MAX_TOKENS, OnnxEncoder, onnx_encoder, resolve_backend
+from mtlib.models.inference.numerics import PRECISIONS, check_finite, device_class, precision_context, resolve_precision
+from mtlib.models.inference.spans import SpanRequest
+from mtlib.models.weights.identity import model_identity
+from mtlib.models.weights.resolve import Resolved
 from mtlib.utils.batching import Prefetcher, resolve_device, run_batched, to_device
 from mtlib.utils.cache import CHUNK_SIZE, cached_rows, input_key
 
@@ -40,9 +40,9 @@ class TransformerModel(Model):
 
     ``embed`` runs on :attr:`backend`: ``"torch"``, or ``"onnx"`` (the same
     function exported once into the cache and run by onnxruntime, fp32,
-    :mod:`mtlib.models.backends`); everything else runs in torch. Every torch
+    :mod:`mtlib.models.inference.backends`); everything else runs in torch. Every torch
     forward pass runs in :attr:`precision` (fp32 unless asked,
-    :mod:`mtlib.models.numerics`), and the cache keys of its outputs say so.
+    :mod:`mtlib.models.inference.numerics`), and the cache keys of its outputs say so.
 
     Each input is tokenised once per call (:mod:`~mtlib.models.adapters.tokens`):
     its ids give its length, the batches are cut by a token budget over the
@@ -98,7 +98,7 @@ class TransformerModel(Model):
         """Run every forward pass in ``precision`` (``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``, ``"auto"``).
 
         Raises:
-            ValueError: an unknown precision (:func:`~mtlib.models.numerics.resolve_precision`), or one
+            ValueError: an unknown precision (:func:`~mtlib.models.inference.numerics.resolve_precision`), or one
                 other than fp32 while :meth:`embed` runs on the ONNX backend.
         """
         precision = resolve_precision(precision)

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtlib.models.base import Model
-from mtlib.models.capabilities import Capabilities
-from mtlib.models.identity import model_identity
-from mtlib.models.numerics import check_finite
-from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
-from mtlib.models.resolve import Resolved, offline_status, resolve
+from mtlib.models.capabilities import Capabilities, register_adapter
+from mtlib.models.inference.numerics import check_finite
+from mtlib.models.weights.identity import model_identity
+from mtlib.models.weights.registry import REGISTRY, ModelNotFoundError, ModelSpec
+from mtlib.models.weights.resolve import Resolved, offline_status, resolve
 from mtlib.utils.cache import cached_rows
 
 __all__ = ["WordPieceStaticModel", "resolve_wordpiece_static", "wordpiece_static_status"]
@@ -28,6 +28,7 @@ def wordpiece_static_status(spec: ModelSpec) -> str:
     return offline_status(REGISTRY[spec.base or "minilm"])
 
 
+@register_adapter()
 class WordPieceStaticModel(Model):
     """Mean of a transformer's input word-piece embeddings.
 

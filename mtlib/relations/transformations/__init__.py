@@ -19,7 +19,7 @@ One module per family: :mod:`~.base` (the protocol, composition, functions),
 :mod:`~.concatenation` (Manino et al. Table 1), :mod:`~.surface` (typos,
 punctuation, case), :mod:`~.lexical` (contractions, names, numbers, synonyms)
 and :mod:`~.negation`. A new transformation is one dataclass in the module of
-its family (or a new module) and one line here.
+its family (or a new module) and its name in the face below.
 
 Example::
 
@@ -28,55 +28,17 @@ Example::
     ts[-1]("The film was good.")   # 'The film was not good.'
 """
 
-from __future__ import annotations
+from mtlib.utils.faces import Face
 
-# isort: off
-from mtlib.relations.transformations.base import (
-    Composed,
-    FunctionTransformation,
-    NotApplicable,
-    Transformation,
-    apply,
-    as_transformation,
+_face = Face(
+    __name__,
+    {
+        "base": ["Composed", "FunctionTransformation", "NotApplicable", "Transformation", "apply", "as_transformation"],
+        "concatenation": ["POSITIONS", "Concatenation", "manino_table1"],
+        "surface": ["Casing", "Punctuation", "Typos"],
+        "lexical": ["CONTRACTIONS", "NAMES", "Contractions", "NameSwap", "NumberSwap", "Synonyms"],
+        "negation": ["Negation"],
+        "suites": ["robustness_suite"],
+    },
 )
-from mtlib.relations.transformations.concatenation import POSITIONS, Concatenation, manino_table1
-from mtlib.relations.transformations.surface import Casing, Punctuation, Typos
-from mtlib.relations.transformations.lexical import CONTRACTIONS, NAMES, Contractions, NameSwap, NumberSwap, Synonyms
-from mtlib.relations.transformations.negation import Negation
-
-# isort: on
-
-__all__ = [
-    "NotApplicable",
-    "Transformation",
-    "Composed",
-    "Concatenation",
-    "Typos",
-    "Contractions",
-    "NameSwap",
-    "NumberSwap",
-    "Negation",
-    "Punctuation",
-    "Casing",
-    "Synonyms",
-    "FunctionTransformation",
-    "as_transformation",
-    "apply",
-    "manino_table1",
-    "robustness_suite",
-    "POSITIONS",
-    "CONTRACTIONS",
-    "NAMES",
-]
-
-
-def robustness_suite(seed: int = 0) -> list[Transformation]:
-    """Six label-preserving perturbations for invariance gates: typos, contractions, punctuation, casing."""
-    return [
-        Typos("swap", seed=seed),
-        Typos("delete", seed=seed),
-        Contractions("contract"),
-        Contractions("expand"),
-        Punctuation("strip"),
-        Casing("lower"),
-    ]
+__all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

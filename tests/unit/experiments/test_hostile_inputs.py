@@ -14,7 +14,7 @@ import pytest
 
 from mtlib.data import sick as sick_data
 from mtlib.experiments import pss, seti
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations import MtlibInputError
 from mtlib.utils.batching import resolve_device
 

@@ -8,7 +8,7 @@ import pytest
 
 from mtlib.experiments import lexical as L
 from mtlib.models import ClassifierSettings, Model, pair_features
-from mtlib.models.probes import train_head
+from mtlib.models.training.frozen import train_head
 from mtlib.relations import ThreeWayTransitivity, count_transitivity_violations
 from mtlib.relations.counting import sample_triples
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from mtlib.experiments import pss, tre
 from mtlib.models import factory
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.settings import ClassifierSettings
 from tests.unit.models.test_oov import VECTORS  # the same 2-d word vectors as the model-layer tests
 
 TREES = Path(__file__).resolve().parents[3] / "data" / "trees" / "dev.txt"

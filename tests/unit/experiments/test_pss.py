@@ -8,7 +8,7 @@ import pytest
 
 from mtlib.data import papers
 from mtlib.experiments import pss
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.run.results import RUN_KEYS
 
 

@@ -15,8 +15,8 @@ from mtlib.data import DataFormatError
 from mtlib.data.sick import FULL_COLUMNS, load_sick
 from mtlib.experiments import seti
 from mtlib.experiments.seti._scoring import _stratified as stratified
-from mtlib.models.baseline import majority_baseline
-from mtlib.models.settings import ClassifierSettings
+from mtlib.models.training.baseline import majority_baseline
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.run.results import RUN_KEYS
 from mtlib.utils.rules import ParameterError
 

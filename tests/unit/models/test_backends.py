@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mtlib import models
-from mtlib.models.backends import BACKEND_ENV, cosine_gap, export_folder, resolve_backend
+from mtlib.models.inference.backends import BACKEND_ENV, cosine_gap, export_folder, resolve_backend
 from tests.conftest import SENTENCES
 
 TEXTS = [*SENTENCES, "a", "the king " * 30, "tree"]
@@ -77,7 +77,7 @@ def test_the_graph_is_exported_once_and_reloaded_from_the_cache(tiny_bert_dir, c
 
 
 def test_an_export_that_disagrees_with_torch_is_refused(tiny_bert_dir, cache, monkeypatch):
-    from mtlib.models import backends
+    from mtlib.models.inference import backends
 
     monkeypatch.setattr(backends, "VERIFY_TOL", -1.0)  # no graph can pass: the check itself is what is tested
     model = _build(tiny_bert_dir, "onnx")

@@ -11,8 +11,8 @@ from mtlib import models
 from mtlib.models import factory
 from mtlib.models.adapters import ADAPTERS
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.registry import REGISTRY, ModelSpec
-from mtlib.models.resolve import Resolved
+from mtlib.models.weights.registry import REGISTRY, ModelSpec
+from mtlib.models.weights.resolve import Resolved
 
 
 def _resolve_toy(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from mtlib import models
-from mtlib.models import store
+from mtlib.models.training import store
 
 GARDEN = ["cherry", "tree", "garden", "apple", "fruit", "table"]
 ANIMALS = ["dogs", "bark", "night", "poodles", "sleep", "king"]
@@ -228,7 +228,7 @@ def _base_word_embeddings(folder) -> np.ndarray:
 
 
 def test_finetune_freezes_word_embeddings_by_default_and_trains_them_when_asked(toy_bert_dir):
-    from mtlib.models.finetune import word_embeddings
+    from mtlib.models.training.networks import word_embeddings
 
     train = _toy(seed=4)
     kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=2, lr=2e-3, batch_size=16, device="cpu", seed=0)
@@ -260,7 +260,7 @@ def _query(net_or_folder, layer: int) -> np.ndarray:
 
 
 def test_finetune_trains_every_block_by_default_and_only_the_top_ones_when_asked(toy_bert_dir):
-    from mtlib.models.finetune import freeze_lower_layers
+    from mtlib.models.training.networks import freeze_lower_layers
 
     train = _toy(seed=5)
     kwargs = dict(how="finetune", heldout_fraction=0.25, epochs=2, lr=2e-3, batch_size=16, device="cpu", seed=0)
@@ -300,7 +300,7 @@ def test_train_embeddings_must_be_a_bool(toy_bert_dir):
 def test_fit_leaves_frozen_parameters_out_and_uses_the_fused_update():
     import torch
 
-    from mtlib.models.training import fit
+    from mtlib.models.training.loop import fit
 
     x, y = torch.randn(40, 3), torch.randint(0, 2, (40,))
     results = {}

@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 
 from mtlib import models
-from mtlib.models import ClassifierSettings, Model, store
-from mtlib.models.training import stratified_split
+from mtlib.models import ClassifierSettings, Model
+from mtlib.models.training import store
+from mtlib.models.training.loop import stratified_split
 
 
 class Toy(Model):

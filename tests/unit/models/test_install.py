@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mtlib.models import install as inst
+from mtlib.models.weights import install as inst
 
 WEIGHTS = b"not really weights, but checksummed like them" * 100
 

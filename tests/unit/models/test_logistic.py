@@ -9,8 +9,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from mtlib.models.heads import LinearHead
-from mtlib.models.logistic import binary_logistic_dual
+from mtlib.models.training.heads import LinearHead
+from mtlib.models.training.logistic import binary_logistic_dual
 
 
 def _problem(n: int, d: int, seed: int, shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:

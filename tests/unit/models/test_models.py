@@ -326,7 +326,7 @@ def test_a_failed_write_outside_the_cache_keeps_its_own_message(tmp_path, monkey
 
 
 def test_static_vectors_text_with_no_known_token_is_skipped_and_counted():
-    from mtlib.models.oov import count_skipped, known_rows, pool_known_tokens
+    from mtlib.models.inference.oov import count_skipped, known_rows, pool_known_tokens
 
     vocab = {"red": 0, "car": 1}
     vectors = np.array([[1.0, 0.0], [0.0, 3.0]], dtype=np.float32)

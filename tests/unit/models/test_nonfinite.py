@@ -7,7 +7,7 @@ import pytest
 
 from mtlib import models
 from mtlib.data.errors import DataFormatError
-from mtlib.models.numerics import NonFiniteOutputError, check_finite
+from mtlib.models.inference.numerics import NonFiniteOutputError, check_finite
 from tests.conftest import SENTENCES
 
 
@@ -88,7 +88,7 @@ def test_a_text_with_no_known_word_stays_a_nan_row_and_a_vector_file_with_nan_is
 def test_packaged_vectors_with_inf_are_refused_naming_the_row(tmp_path):
     import pandas as pd
 
-    from mtlib.models.resolve import Resolved
+    from mtlib.models.weights.resolve import Resolved
 
     np.save(tmp_path / "vectors.npy", np.array([[0.0, 1.0], [np.inf, 0.0]], dtype=np.float32))
     pd.DataFrame({"word": ["cat", "dog"]}).to_parquet(tmp_path / "words.parquet")

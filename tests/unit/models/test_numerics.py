@@ -9,7 +9,7 @@ import pytest
 
 from mtlib import models
 from mtlib.models import factory
-from mtlib.models.numerics import (
+from mtlib.models.inference.numerics import (
     PRECISION_ENV,
     numerics_parts,
     precision_context,

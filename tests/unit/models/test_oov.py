@@ -7,7 +7,7 @@ import pytest
 
 from mtlib import models
 from mtlib.models import factory
-from mtlib.models.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
+from mtlib.models.inference.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
 
 # 2-d vectors: "good" words point one way, "bad" words the other
 VECTORS = {

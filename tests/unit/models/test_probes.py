@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtlib.models import probes
+from mtlib.models.training import frozen as probes
 
 
 def _blobs(n=200, d=8, seed=0):

@@ -10,10 +10,11 @@ import pytest
 from mtlib import models
 from mtlib.models import ClassifierSettings
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.settings import cache_settings, finetune_extras
-from mtlib.models.siamese import linear_layer
-from mtlib.models.training import EarlyStopping, TrainLog, fit
-from mtlib.models.tuned import _class_weights, _groups, held_score
+from mtlib.models.training import store
+from mtlib.models.training.finetune import _class_weights, _groups, held_score
+from mtlib.models.training.loop import EarlyStopping, TrainLog, fit
+from mtlib.models.training.settings import cache_settings, finetune_extras
+from mtlib.models.training.siamese import linear_layer
 from tests.conftest import save_tiny_bert
 
 GARDEN = ["cherry", "tree", "garden", "apple", "fruit", "table"]
@@ -159,7 +160,7 @@ def test_early_stopping_records_the_curve_and_keeps_the_best_held_out_state(word
     assert t.valid_curve and t.best_epoch == max(t.valid_curve, key=lambda c: c[1])[0]
     assert t.heldout_accuracy == pytest.approx(max(score for _, score in t.valid_curve))  # restored best state
     assert t.settings["architecture"] == "siamese" and t.settings["head_lr"] == 1e-2
-    models.store._MEMO.clear()
+    store._MEMO.clear()
     again = models.classifier(str(word_bert_dir), (data["text"], data["text_pair"], data["label"]), **kwargs)
     assert again.training.from_cache and again.training.valid_curve == t.valid_curve
     assert again.training.best_epoch == t.best_epoch

@@ -10,7 +10,7 @@ import numpy as np
 from mtlib import models
 from mtlib.data import cogalex
 from mtlib.models.base import Model
-from mtlib.models.settings import Training
+from mtlib.models.training.settings import Training
 from mtlib.run import environment, manifest
 from mtlib.run.jobs import JobResult
 from mtlib.run.layout import RunLayout

@@ -103,7 +103,7 @@ def test_list_and_bad_arguments(project, capsys):
 
 
 def test_backend_flag_reaches_the_notebooks_and_their_metrics(project, capsys, monkeypatch):
-    from mtlib.models.backends import BACKEND_ENV
+    from mtlib.models.inference.backends import BACKEND_ENV
 
     monkeypatch.delenv(BACKEND_ENV, raising=False)
     assert all(job.env[BACKEND_ENV] == "onnx" for job in runner.build_jobs("smoke", root=project, backend="onnx"))
@@ -116,7 +116,7 @@ def test_backend_flag_reaches_the_notebooks_and_their_metrics(project, capsys, m
 
 
 def test_a_notebooks_backend_parameter_wins_over_the_runners_and_is_checked(tmp_path, monkeypatch):
-    from mtlib.models.backends import BACKEND_ENV
+    from mtlib.models.inference.backends import BACKEND_ENV
     from mtlib.run.params import ParameterError
     from mtlib.run.results import Run
 

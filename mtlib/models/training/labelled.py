@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.models.settings import ClassifierSettings
-from mtlib.models.training import stratified_split
+from mtlib.models.training.loop import stratified_split
+from mtlib.models.training.settings import ClassifierSettings
 from mtlib.utils.cache import stable_hash
 
 __all__ = ["Task", "label_indices", "parse_labelled", "prepare"]

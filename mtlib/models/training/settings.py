@@ -21,7 +21,7 @@ import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.heads import FORMAT, HEADS
+from mtlib.models.training.heads import FORMAT, HEADS
 
 __all__ = [
     "ARCHITECTURES",
@@ -239,8 +239,8 @@ class Training:
         key: The cache key.
         seconds: Time to train (0 when reloaded).
         n_skipped: Training examples left out because the frozen encoder has no vector for them
-            (static word vectors that know none of their words; :mod:`mtlib.models.oov`).
-        data_sha256: Digest of the training set (texts, pairs, labels; :func:`mtlib.models.store.data_digest`),
+            (static word vectors that know none of their words; :mod:`mtlib.models.inference.oov`).
+        data_sha256: Digest of the training set (texts, pairs, labels; :func:`mtlib.models.training.store.data_digest`),
             which a run's manifest records; None for a native classifier.
         best_epoch: With early stopping (``eval_every``): the epoch whose state was kept (None without).
         valid_curve: With early stopping: ``[epoch, held-out score]`` at every evaluation (``select_by``).

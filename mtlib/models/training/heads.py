@@ -1,13 +1,13 @@
 """Classifier heads on feature matrices, stored as arrays (never pickled).
 
 Two kinds, shared by :func:`mtlib.models.classifier` (heads on frozen
-encoders) and :func:`mtlib.models.probes.train_head` (probes on any features):
+encoders) and :func:`mtlib.models.training.frozen.train_head` (probes on any features):
 
 - :class:`LinearHead` (``"linear"``): standardised features and a
   scikit-learn logistic regression; kept as ``mean, scale, coef,
   intercept`` arrays (``.npz``), predicted with NumPy;
 - :class:`MLPHead` (``"mlp"``): a torch MLP with the given hidden sizes,
-  trained by :func:`mtlib.models.training.fit`; weights in ``safetensors``.
+  trained by :func:`mtlib.models.training.loop.fit`; weights in ``safetensors``.
 
 Both fit on class indices ``0..k-1`` (``y_idx``); the caller keeps the class
 names. Both see their features through :func:`stable_features` (float64)
@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import softmax
-from mtlib.models.logistic import binary_logistic_dual
-from mtlib.models.training import fit, seed_everything
+from mtlib.models.training.logistic import binary_logistic_dual
+from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 
 __all__ = [
@@ -140,7 +140,7 @@ class LinearHead:
         optimum with a gradient of at most 1e-10 (deterministic, and the optimum rather than wherever a looser
         tolerance stopped), then kept as its arrays; predictions repeat scikit-learn's float64 arithmetic.
         A binary head with no more examples than features is solved by Newton steps on the examples' span
-        (:func:`mtlib.models.logistic.binary_logistic_dual`: the same optimum, each step ``n^3 / 3`` instead
+        (:func:`mtlib.models.training.logistic.binary_logistic_dual`: the same optimum, each step ``n^3 / 3`` instead
         of ``n d^2``; 6-19x faster on SETI's 1,536 pair features, benchmarks/bench_heads.py); otherwise
         scikit-learn's Newton-Cholesky.
         """
@@ -229,7 +229,7 @@ class MLPHead:
 
     Args:
         hidden: Hidden layer sizes, e.g. ``(500, 100)``.
-        epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.models.training.fit`.
+        epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.models.training.loop.fit`.
         seed: Seeds initialisation and shuffling.
         device: Where to train (predictions run on CPU).
     """

@@ -4,12 +4,12 @@ Intuition: heads on frozen features (an MLP probe), fine-tuned encoders (a
 lexical-relation pair classifier, later PSS and SETI) differ only in what a
 batch is and how the loss is computed. :func:`fit` owns the rest: seeding,
 shuffling, the optimiser, device placement, mixed precision on CUDA (fp32 weights, bf16
-autocast: :data:`~mtlib.models.numerics.MIXED_TRAINING`, in the cache key of what it trains), and a
+autocast: :data:`~mtlib.models.inference.numerics.MIXED_TRAINING`, in the cache key of what it trains), and a
 per-epoch log, so every notebook trains the same way on CPU and GPU. The
 seeded pieces around it live here too: :func:`seed_everything`, the epoch's
 batches (:func:`length_bucketed_batches`) and the held-out split
-(:func:`stratified_split`). Heads (:mod:`mtlib.models.heads`) and fine-tuned
-networks (:mod:`mtlib.models.tuned`) both train through this module.
+(:func:`stratified_split`). Heads (:mod:`mtlib.models.training.heads`) and fine-tuned
+networks (:mod:`mtlib.models.training.finetune`) both train through this module.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models.numerics import MIXED_TRAINING, training_precision
+from mtlib.models.inference.numerics import MIXED_TRAINING, training_precision
 from mtlib.utils.batching import resolve_device
 
 __all__ = ["EarlyStopping", "TrainLog", "fit", "length_bucketed_batches", "seed_everything", "stratified_split"]

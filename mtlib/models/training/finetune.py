@@ -1,8 +1,8 @@
 """Fine-tuned classifiers (``how="finetune"``): encoder and head trained together, weights cached.
 
-Intuition: :mod:`mtlib.models.finetune` builds a trainable copy of a model
+Intuition: :mod:`mtlib.models.training.networks` builds a trainable copy of a model
 with a fresh head; :func:`finetune_network` trains it with the one seeded loop
-(:func:`mtlib.models.training.fit`) on length-bucketed batches padded to their
+(:func:`mtlib.models.training.loop.fit`) on length-bucketed batches padded to their
 longest member; :class:`FineTunedClassifier` predicts with it, batched and
 cached by input, and rebuilds the network from the saved ``safetensors``
 weights only when a prediction is not in the output cache.
@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model, softmax
-from mtlib.models.finetune import Encoder, build_network, freeze_lower_layers, word_embeddings
-from mtlib.models.labelled import Task
-from mtlib.models.numerics import PRECISIONS, check_finite, precision_context
-from mtlib.models.settings import ClassifierSettings, Training
-from mtlib.models.store import cached_training, evaluate, folder_of, read_entry, write_entry
-from mtlib.models.training import EarlyStopping, TrainLog, fit, length_bucketed_batches, seed_everything
+from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_context
+from mtlib.models.training.labelled import Task
+from mtlib.models.training.loop import EarlyStopping, TrainLog, fit, length_bucketed_batches, seed_everything
+from mtlib.models.training.networks import Encoder, build_network, freeze_lower_layers, word_embeddings
+from mtlib.models.training.settings import ClassifierSettings, Training
+from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
 
@@ -226,11 +226,11 @@ def finetune_network(
 ) -> tuple[Any, Encoder, TrainLog]:
     """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, log)``.
 
-    The word-embedding matrix (:func:`mtlib.models.finetune.word_embeddings`)
+    The word-embedding matrix (:func:`mtlib.models.training.networks.word_embeddings`)
     stays frozen unless ``s["train_embeddings"]``: no gradient, no AdamW
     state, bit-identical after training; so do the transformer blocks below
-    the top ``s["train_layers"]`` (:func:`mtlib.models.finetune.freeze_lower_layers`). The log has the loss of every
-    epoch and the seconds of the training loop.
+    the top ``s["train_layers"]`` (:func:`mtlib.models.training.networks.freeze_lower_layers`). The log has
+    the loss of every epoch and the seconds of the training loop.
 
     Args:
         model: The loaded model to copy (never modified).

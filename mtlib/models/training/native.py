@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model, label_position
-from mtlib.models.baseline import majority_baseline
-from mtlib.models.labelled import parse_labelled
-from mtlib.models.settings import Training, json_safe
+from mtlib.models.training.baseline import majority_baseline
+from mtlib.models.training.labelled import parse_labelled
+from mtlib.models.training.settings import Training, json_safe
 
 __all__ = ["NativeClassifier", "native_classifier"]
 

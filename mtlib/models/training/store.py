@@ -5,7 +5,7 @@ settings, seed). The key names a folder under ``$MTLIB_CACHE/classifiers``
 whose ``classifier.json`` (written last, with the digests of its files) marks
 a complete entry; :data:`_MEMO` keeps the classifiers of this process so a
 second request returns the same object. Whether a classifier was trained or
-reloaded is recorded in its :class:`~mtlib.models.settings.Training`
+reloaded is recorded in its :class:`~mtlib.models.training.settings.Training`
 (``from_cache``), never in a global counter.
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from mtlib.models.base import Model
-from mtlib.models.baseline import majority_baseline
-from mtlib.models.settings import Training, json_safe
+from mtlib.models.training.baseline import majority_baseline
+from mtlib.models.training.settings import Training, json_safe
 from mtlib.utils.cache import cache_root, read_record, stable_hash, write_record
 
 __all__ = [
@@ -121,7 +121,7 @@ def trained_models() -> pd.DataFrame:
     Read from each entry's ``classifier.json`` (its record checksum checked; weights are not read, so
     listing is fast; an unreadable or damaged entry is left out). One row per entry, indexed by
     ``<model>+<head>#<key prefix>`` (``<model>+finetuned#...`` for a fine-tuned network) with the columns of
-    :func:`mtlib.models.resolve.registered` plus ``trained`` (True), ``trained_on`` (examples, labels, held-out
+    :func:`mtlib.models.weights.resolve.registered` plus ``trained`` (True), ``trained_on`` (examples, labels, held-out
     accuracy, as the record has them) and ``cache_key``. Get one back by asking :func:`mtlib.models.classifier`
     for the same model, data and settings: it reloads instead of training.
     """
