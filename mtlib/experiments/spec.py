@@ -34,7 +34,7 @@ Example:
     Traceback (most recent call last):
     ...
     mtlib.utils.rules.ParameterError: invalid parameters of 99_toy:
-      n_boot = 0: expected >= 1 (a finite number) (rule '>= 1' of Toy.n_boot)
+      n_boot = 0: expected >= 1 (a finite number) (rule '>= 1' of mtlib.experiments.Toy.n_boot)
     >>> print(Toy.cell().splitlines()[-2])
     n_boot: int = 1000  # bootstrap replicates
 """
@@ -51,8 +51,9 @@ from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
-from mtlib.models.inference.numerics import PRECISION_VALUES
 from mtlib.models.training.settings import ClassifierSettings
+from mtlib.utils.choices import AUTO
+from mtlib.utils.context import PRECISION_VALUES, RunContext
 from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
 
 __all__ = [
@@ -280,9 +281,36 @@ class Spec:
                 out.append(f"{name}{where} = {got!r}: expected {what} (rule {rule.text!r} of {rule.source})")
         return out or self.validate()
 
+    def context(self) -> RunContext:
+        """Where and in what numerics this run computes: a :class:`~mtlib.utils.context.RunContext`, resolved once.
+
+        From the spec's ``device`` and ``precision`` (and ``backend`` where the experiment has one);
+        ``auto`` reads the environment the runner gave the process, then the defaults. The experiment's
+        ``run(spec)`` / ``analyse(spec, data)`` and the notebook's ``Run.from_spec(spec)`` take this same
+        object, and it is handed down to every model load, training and statistic.
+        """
+        found = self.__dict__.get("_context")
+        if found is None:
+            found = RunContext.resolve(
+                device=self.device, precision=self.precision, backend=getattr(self, "backend", AUTO)
+            )
+            object.__setattr__(self, "_context", found)
+        return found
+
     def training(self, name: str) -> ClassifierSettings:
         """The training block ``name`` (a dict parameter) as :class:`~mtlib.models.ClassifierSettings`."""
-        return training_settings(getattr(self, name), name)
+        return self.typed_block(getattr(self, name), name)
+
+    def typed_block(self, block: Mapping[str, Any], where: str) -> ClassifierSettings:
+        """A training block of this spec in its final typed form, parsed once per spec (:func:`training_settings`).
+
+        Construction checks every block (:meth:`validate` parses it); later calls return the same object, so
+        code below the entry takes the typed settings and never parses the block again.
+        """
+        typed: dict[str, ClassifierSettings] = self.__dict__.setdefault("_typed", {})
+        if where not in typed:
+            typed[where] = training_settings(block, where)
+        return typed[where]
 
     def validate(self) -> list[str]:
         """The experiment's own checks beyond the rules (cross-parameter, training settings); one message each.
@@ -385,7 +413,7 @@ def _declare(cls: type[Spec]) -> tuple[Parameter, ...]:
                 _default(f),
                 f.metadata.get("rule", ""),
                 f.metadata.get("doc", ""),
-                f"{cls.__name__}.{f.name}",
+                f"{cls.__module__.removesuffix('.spec')}.{cls.__name__}.{f.name}",
             )
         )
     last = [p for p in out if p.name == "out_dir"]

@@ -35,8 +35,8 @@ _face = Face(
         "weights.identity": ["file_digest", "model_identity"],
         "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
         "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
+        "capabilities": ["ADAPTERS"],
         "adapters": [
-            "ADAPTERS",
             "GensimModel",
             "HFClassifierModel",
             "HFEncoderModel",

@@ -8,6 +8,7 @@ import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from mtlib.models.capabilities import Capabilities
 from mtlib.models.inference.numerics import numerics_parts
 from mtlib.utils.cache import ArrayCache
+from mtlib.utils.context import RunContext
 from mtlib.utils.inputs import check_texts
 
 #: When set, every batch a model sends through its network appends ``<model name><TAB><batches>`` to this
@@ -154,6 +156,9 @@ class Model:
     backend: str | None = None
     precisions: tuple[str, ...] = ()
     precision: str | None = None
+    #: The run context it was loaded in (:func:`mtlib.models.loading.build` sets it): its cache folder
+    #: holds this model's outputs, and a classifier trained on it runs in it unless given another.
+    context: RunContext | None = None
 
     def __init__(self, name: str, identity: str, device: str = "cpu", use_cache: bool = True) -> None:
         self.name, self.identity, self.device = name, identity, device
@@ -191,8 +196,13 @@ class Model:
         if not self.use_cache:
             return None
         if op not in self._caches:
-            self._caches[op] = ArrayCache((self.identity, *op))
+            self._caches[op] = ArrayCache((self.identity, *op), root=self.cache_dir)
         return self._caches[op]
+
+    @property
+    def cache_dir(self) -> Path | None:
+        """The cache folder of its outputs: its context's, or None for the default (``$MTLIB_CACHE``)."""
+        return None if self.context is None else self.context.cache_dir
 
     @property
     def can_finetune(self) -> bool:

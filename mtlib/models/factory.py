@@ -31,7 +31,7 @@ from typing import Any
 
 from mtlib.models.base import Model
 from mtlib.models.inference.numerics import numerics_tag, training_precision
-from mtlib.models.loading import load
+from mtlib.models.loading import load, load_context
 from mtlib.models.training.finetune import FineTunedClassifier, finetuned_classifier
 from mtlib.models.training.frozen import HeadClassifier, frozen_features, head_classifier
 from mtlib.models.training.heads import MLPHead
@@ -40,7 +40,7 @@ from mtlib.models.training.native import NativeClassifier, native_classifier
 from mtlib.models.training.settings import HOWS, ClassifierSettings, Training, cache_settings
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.training.store import cache_key, data_digest, memo, remember
-from mtlib.utils.batching import resolve_device
+from mtlib.utils.context import RunContext
 
 __all__ = [
     "HOWS",
@@ -61,6 +61,7 @@ def classifier(
     *,
     how: str = "auto",
     settings: ClassifierSettings | None = None,
+    context: RunContext | None = None,
     **options: Any,
 ) -> Model:
     """A classifier from any model, by its own head, a head on frozen features, or fine-tuning.
@@ -76,6 +77,9 @@ def classifier(
             or ``"auto"`` (native if the model has its own head, else head).
         settings: A :class:`~mtlib.models.training.settings.ClassifierSettings`; keyword ``options`` override
             its fields.
+        context: The run's :class:`~mtlib.utils.context.RunContext`: the device training runs on and where a
+            model given by name loads. None: a loaded model's own context, else one resolved from the
+            settings' ``device`` and the environment.
         **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings`:
             ``head`` (``"linear"`` logistic regression on standardised features, or ``"mlp"``),
             ``hidden`` (MLP sizes, default ``(500, 100)``), ``labels`` (class order, the
@@ -103,9 +107,15 @@ def classifier(
         TypeError: an unknown option.
     """
     name = str(getattr(model, "name", model))
-    s = ClassifierSettings.from_options(name, options, settings)
+    if settings is not None and not options:  # typed at its entry (a spec parses its blocks once): no new parse
+        s = settings
+        s.check(name)
+    else:
+        s = ClassifierSettings.from_options(name, options, settings)
     _check_choices(name, how, s)
-    base = model if isinstance(model, Model) else load(str(model), device=s.device)
+    if context is None and s.device not in (None, "", "auto"):
+        context = load_context(getattr(model, "context", None), s.device)  # an explicit device option wins
+    base = model if isinstance(model, Model) else load(str(model), context=load_context(context, s.device))
     name = base.name
     if how == "auto":
         how = "native" if base.labels else "head"
@@ -118,7 +128,7 @@ def classifier(
     keyed = cache_settings(how, s, base.capabilities, task.classes, task.pairs is not None, task.valid_hash)
     if how == "head" and base.backend not in (None, "torch"):  # a head on ONNX embeddings is cached apart
         keyed["backend"] = base.backend
-    device = resolve_device(s.device)
+    device = (context or base.context or load_context(None, s.device)).device
     numerics = numerics_key(base, how, s.head, device)
     if numerics:  # only off the defaults: every fp32 CPU training keeps its key
         keyed["numerics"] = numerics
@@ -128,6 +138,7 @@ def classifier(
         return known
     build = head_classifier if how == "head" else finetuned_classifier
     clf = build(base, task, keyed, key, s, device)
+    clf.context = base.context  # its outputs are cached where its encoder's are
     clf.training.data_sha256 = data_digest(task.texts, task.pairs, task.labels)
     return remember(key, clf) if s.use_cache else clf
 

@@ -3,60 +3,89 @@
 Intuition: a notebook says ``load("minilm")`` many times and means one object.
 :func:`build` makes a fresh object from resolved weights
 (:mod:`~mtlib.models.weights.resolve` then :mod:`~mtlib.models.adapters`); :func:`load`
-memoises it per process by (name, device, use_cache, backend, precision). The classifier factory
-imports this module, not the package face, so ``mtlib.models`` stays a face.
+memoises it per process by (name, use_cache and the context: device, backend, precision, cache folder).
+Both take a :class:`~mtlib.utils.context.RunContext` (a run hands its own down); without one they
+resolve one from their arguments, then the environment, then the defaults, each call, and write nothing back.
 """
 
 from __future__ import annotations
 
-from mtlib.models.adapters import ADAPTERS
+from dataclasses import replace
+
 from mtlib.models.base import Model
-from mtlib.models.inference.backends import resolve_backend
-from mtlib.models.inference.numerics import resolve_precision
+from mtlib.models.capabilities import ADAPTERS
 from mtlib.models.weights.registry import ModelNotFoundError
 from mtlib.models.weights.resolve import Resolved, resolve
+from mtlib.utils.choices import AUTO
+from mtlib.utils.context import RunContext, resolve_backend, resolve_precision
 
-__all__ = ["build", "load"]
+__all__ = ["build", "load", "load_context"]
 
-_LOADED: dict[tuple[str, str, bool, str, str], Model] = {}
+_LOADED: dict[tuple[str, bool, str, str, str, str], Model] = {}
+
+
+def load_context(
+    context: RunContext | None = None,
+    device: str | None = None,
+    backend: str | None = None,
+    precision: str | None = None,
+) -> RunContext:
+    """The context a load runs in: ``context`` (else one resolved now), with any explicit argument taking over.
+
+    ``device``, ``backend`` and ``precision`` given as ``None`` or ``"auto"`` leave the context's value
+    (without a context: resolve it from the environment, then the default).
+    """
+    if context is None:
+        return RunContext.resolve(device=device or AUTO, precision=precision or AUTO, backend=backend or AUTO)
+    out = context
+    if device not in (None, "", AUTO):
+        out = replace(out, device=RunContext.resolve(device=device, cache_dir=context.cache_dir).device)
+    if backend not in (None, "", AUTO):
+        out = replace(out, backend=resolve_backend(backend))
+    if precision not in (None, "", AUTO):
+        out = replace(out, precision=resolve_precision(precision))
+    return out
 
 
 def build(
     resolved: Resolved,
-    device: str = "auto",
+    device: str | None = AUTO,
     *,
     use_cache: bool = True,
     backend: str | None = None,
     precision: str | None = None,
+    context: RunContext | None = None,
 ) -> Model:
     """A fresh model object from resolved weights, through its family's adapter (no in-process memo).
 
     Use :func:`load` in notebooks; ``build`` is for tests and benchmarks that
     need an object of their own (a cold cache, another device, backend or precision).
-    ``backend`` and ``precision`` are checked first (:func:`~mtlib.models.inference.backends.resolve_backend`,
-    :func:`~mtlib.models.inference.numerics.resolve_precision`); a model that runs no network ignores them.
+    The model runs in ``context`` (:func:`load_context`: explicit ``device``, ``backend``, ``precision``
+    take over); a model that runs no network ignores the backend and the precision.
     """
-    backend, precision = resolve_backend(backend), resolve_precision(precision)
+    ctx = load_context(context, device, backend, precision)
     if resolved.kind not in ADAPTERS:
         raise ModelNotFoundError(
             f"no adapter for kind {resolved.kind!r} of {resolved.name!r}; known kinds: {sorted(ADAPTERS)}"
         )
-    model = ADAPTERS[resolved.kind](resolved, device, use_cache)
+    model = ADAPTERS[resolved.kind](resolved, ctx.device, use_cache)
+    model.context = ctx
     if model.precisions:
-        model.set_precision(precision)
+        model.set_precision(ctx.precision)
     if model.backends:
-        model.set_backend(backend)
+        model.set_backend(ctx.backend)
     return model
 
 
 def load(
     name_or_path: str,
-    device: str = "auto",
+    device: str | None = AUTO,
     *,
     use_cache: bool = True,
     allow_pickle: bool = False,
     backend: str | None = None,
     precision: str | None = None,
+    context: RunContext | None = None,
 ) -> Model:
     """Load a model by registry name, hub id or local path.
 
@@ -79,10 +108,12 @@ def load(
             ``$MTLIB_PRECISION`` (``python -m mtlib.run --precision``), else fp32, on every device
             (:mod:`mtlib.models.inference.numerics`). Cached outputs are keyed by it (and by the device class), so a
             bf16 run never serves an fp32 one. Models that run no network ignore it.
+        context: The run's :class:`~mtlib.utils.context.RunContext` (device, precision, backend, cache
+            folder); an explicit ``device``, ``backend`` or ``precision`` takes over its value.
 
     Returns:
         A :class:`~mtlib.models.base.Model`; loading the same name twice in a process (same device,
-        cache use, backend and precision) returns the same object.
+        cache use, backend, precision and cache folder) returns the same object.
 
     Raises:
         ModelNotFoundError: unknown name (the message lists the known ones),
@@ -92,11 +123,11 @@ def load(
         ValueError: an unknown backend or precision (the message names the known ones), or the ONNX
             backend with a precision other than fp32.
     """
-    backend, precision = resolve_backend(backend), resolve_precision(precision)
-    key = (str(name_or_path), device, use_cache, backend, precision)
+    ctx = load_context(context, device, backend, precision)
+    key = (str(name_or_path), use_cache, ctx.device, ctx.backend, ctx.precision, str(ctx.cache_dir))
     if key in _LOADED:
         return _LOADED[key]
     resolved = resolve(str(name_or_path), allow_pickle=allow_pickle)
-    model = build(resolved, device, use_cache=use_cache, backend=backend, precision=precision)
+    model = build(resolved, use_cache=use_cache, context=ctx)
     _LOADED[key] = model
     return model

@@ -335,6 +335,14 @@ def check(
         found = type_problem(name, value, kind)
         if found:
             problems.append(found)
+    spec = spec_of(notebook)
+    if spec is not None:  # one check: the spec's own (types, rules, then its validate), into its typed form
+        if not problems:
+            try:
+                spec.from_values({k: v for k, v in out.items() if k in decl})
+            except ParameterError as err:
+                problems += err.problems
+        return out, problems, notes
     typed = {k: v for k, v in out.items() if k in decl and not type_problem(k, v, decl[k].type)}
     context = {**{k: d.default for k, d in decl.items()}, **typed}
     for name, d in decl.items():
@@ -347,12 +355,6 @@ def check(
             continue
         for where, got, what in rule.problems(typed[name], context):
             problems.append(f"{name}{where} = {got!r}: expected {what} (rule {rule.text!r} of {rule.source})")
-    spec = spec_of(notebook)
-    if spec is not None and not problems:
-        try:
-            spec.from_values({k: v for k, v in out.items() if k in decl})
-        except ParameterError as err:
-            problems += err.problems
     return out, problems, notes
 
 

@@ -58,12 +58,13 @@ import numpy as np
 
 from mtlib.analysis.plots import describe_figure
 from mtlib.experiments.spec import Spec
-from mtlib.models.inference.backends import resolve_backend
-from mtlib.models.inference.numerics import run_numerics, use_precision
+from mtlib.models.inference.numerics import device_name
 from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
 from mtlib.run.manifest import notebook_manifest, rewrite_manifest, start_run
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
+from mtlib.utils.choices import AUTO
+from mtlib.utils.context import RunContext
 from mtlib.utils.keys import TIMING_PREFIX, model_slug, scheme, skipped_of, timing_key
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import kernel_threads
@@ -89,7 +90,7 @@ __all__ = [
 
 #: keys a Run records about itself (not an experiment's result): the summary's headline, the
 #: frozen-encoder backend and the numerics (device, its name, precision)
-RUN_KEYS = ("_headline", "backend", "device", "device_name", "precision")
+RUN_KEYS = ("_headline", "backend", "device", "device_name", "precision", "stats_device")
 
 OUT_ENV = "MTLIB_OUT"
 #: Metric key holding the keys a run skipped, each with the reason: ``{"key": "why it was not computed"}``.
@@ -240,11 +241,17 @@ class Run:
         params: Mapping[str, Any] | None = None,
         *,
         checked: bool = False,
+        context: RunContext | None = None,
     ) -> None:
         if params is None:
             params = namespace_values(stem, kernel_namespace()) or None
         if not checked:
             check_run(stem, params)  # the runner's check, for a run it did not start (JupyterLab)
+        given = params or {}
+        # where and in what numerics this run computes: resolved once, here or by the spec, never written back
+        self.context = context or RunContext.resolve(
+            device=given.get("device", AUTO), precision=given.get("precision", AUTO), backend=given.get("backend", AUTO)
+        )
         self.stem, self.profile = stem, profile
         root = output_root(out_dir)
         self.layout = RunLayout(root, profile, stem)
@@ -257,11 +264,10 @@ class Run:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         # a run starts from empty metrics: metrics.json describes this execution only
         self.metrics: dict[str, Any] = {}
-        # what frozen encoders of this run embed with: the notebook's `backend` parameter, else models.load's default
-        self.metrics["backend"] = resolve_backend((params or {}).get("backend"))
-        # numerics of this run: a notebook's `precision` parameter (when not auto) is the process default
-        use_precision((params or {}).get("precision"))
-        self.metrics.update(run_numerics((params or {}).get("device"), (params or {}).get("precision")))
+        # the run's context: device (and its name), precision, backend, where the statistics count
+        record = self.context.record()
+        self.metrics.update({k: record[k] for k in ("backend", "device", "precision", "stats_device")})
+        self.metrics["device_name"] = device_name(self.context.device)
         self.headline: list[str] = []
         # keys declared not computed in this run, each with its reason (Run.skip)
         self.skipped: dict[str, str] = {}
@@ -282,12 +288,20 @@ class Run:
         """Open the run of an experiment's notebook from its checked spec.
 
         In a notebook: ``spec = lexical.Spec.from_notebook(globals()); run = results.Run.from_spec(spec)``.
-        The spec's values go to ``params.json``; its ``precision`` (when not ``auto``) becomes this
-        process's default numerics (``$MTLIB_PRECISION``, :func:`mtlib.models.inference.numerics.use_precision`), so
-        every model the notebook loads uses it.
+        The spec's values go to ``params.json``; the run records the spec's context
+        (:meth:`mtlib.experiments.spec.Spec.context`: device, precision, backend), the same object the
+        experiment's ``analyse(spec, data)`` hands to every model it loads. Nothing is written to the
+        environment, so a later run in the same kernel starts from its own spec.
         """
         values = spec.values()
-        return cls(spec.notebook, profile=spec.profile, out_dir=spec.out_dir or None, params=values, checked=True)
+        return cls(
+            spec.notebook,
+            profile=spec.profile,
+            out_dir=spec.out_dir or None,
+            params=values,
+            checked=True,
+            context=spec.context(),
+        )
 
     @classmethod
     def from_notebook(cls, stem: str, namespace: Mapping[str, Any]) -> Run:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.models.adapters import wrap
+from mtlib.models.adapters.objects import wrap
 from mtlib.models.base import label_position
 from mtlib.models.loading import load
 from mtlib.relations.errors import MtlibInputError, check_texts

@@ -153,15 +153,15 @@ def folder_error(err: OSError, path: Path, folder: Path, cache: Path | None = No
     return type(err)(err.errno, message)
 
 
-def cache_root() -> Path:
-    """The cache root folder: ``$MTLIB_CACHE`` or ``~/.cache/mtlib`` (created when missing).
+def cache_root(root: str | Path | None = None) -> Path:
+    """The cache root folder: ``root`` when given, else ``$MTLIB_CACHE`` or ``~/.cache/mtlib`` (created when missing).
 
     Raises:
         OSError: the folder cannot be created (:class:`PermissionError` included), or it (or a folder
             above it) is a file or a symbolic link that loops; the message names the folder, the part in
             the way and ``MTLIB_CACHE`` as the remedy.
     """
-    root = _root_path()
+    root = Path(root).expanduser() if root is not None else _root_path()
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["AUTO", "resolve_setting"]
@@ -23,9 +23,17 @@ __all__ = ["AUTO", "resolve_setting"]
 AUTO = "auto"
 
 
-def resolve_setting(value: Any, *, name: str, choices: Sequence[str], env: str, default: str) -> str:
+def resolve_setting(
+    value: Any,
+    *,
+    name: str,
+    choices: Sequence[str],
+    env: str,
+    default: str,
+    environ: Mapping[str, str] | None = None,
+) -> str:
     """``value`` (case and spaces ignored) if it is one of ``choices``; for ``auto``/``None``/``""`` the variable
-    ``env`` when set, else ``default``.
+    ``env`` of ``environ`` (``os.environ`` by default; only read) when set, else ``default``.
 
     Raises:
         ValueError: a value (or a ``$env``) that is not one of ``choices``, naming the allowed ones.
@@ -35,11 +43,12 @@ def resolve_setting(value: Any, *, name: str, choices: Sequence[str], env: str, 
         raise ValueError(f"{name}={value!r}: expected a string, one of {allowed} or {AUTO}")
     text = (value or "").strip().lower()
     if text in ("", AUTO):
-        from_env = os.environ.get(env, "").strip().lower()
+        variables = os.environ if environ is None else environ
+        from_env = variables.get(env, "").strip().lower()
         if from_env in ("", AUTO):
             return default
         if from_env not in choices:
-            raise ValueError(f"${env}={os.environ[env]!r}: expected one of {allowed} (or unset it for {default})")
+            raise ValueError(f"${env}={variables[env]!r}: expected one of {allowed} (or unset it for {default})")
         return from_env
     if text not in choices:
         raise ValueError(f"{name}={value!r}: expected one of {allowed}, or {AUTO} (${env}, else {default})")

@@ -26,6 +26,7 @@ from mtlib.experiments import montague, tre
 from mtlib.experiments.tre._encoding import build_vocabulary, encode_trees
 from mtlib.relations import MtlibInputError
 from mtlib.run import results
+from mtlib.utils.context import RunContext
 
 
 class HashEncoder:
@@ -103,7 +104,9 @@ def _truth(path: str, max_sentences: int = 0) -> tre.GroundTruth:
 def _tre(truth: tre.GroundTruth, heldout_fraction: float) -> tre.TREReport:
     """TRE of the hash encoder with the spec's fit settings, 3 steps, 10 bootstrap resamples."""
     fit = tre.Spec(steps=3, heldout_fraction=heldout_fraction).fit_settings()
-    return tre.tree_reconstruction(HashEncoder(), truth, fit=fit, seed=0, n_boot=10, device="cpu")
+    return tre.tree_reconstruction(
+        HashEncoder(), truth, fit=fit, seed=0, n_boot=10, context=RunContext.resolve(device="cpu")
+    )
 
 
 def test_tre_without_held_out_sentences_skips_the_held_out_keys(tmp_path):

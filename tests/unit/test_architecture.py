@@ -212,7 +212,7 @@ KIND_PENDING: set[str] = set()
 
 def _model_kinds() -> set[str]:
     """Every model kind: the adapter table's keys, the registry's kinds, and each adapter's ``kind``."""
-    from mtlib.models.adapters import ADAPTERS
+    from mtlib.models.capabilities import ADAPTERS
     from mtlib.models.weights.registry import REGISTRY
 
     return set(ADAPTERS) | {spec.kind for spec in REGISTRY.values()} | {cls.kind for cls in ADAPTERS.values()}
@@ -254,3 +254,26 @@ def test_no_model_kind_is_compared_outside_the_adapters_and_the_registry():
         if lines:
             found[rel] = lines
     assert not found, f"ask the adapter's capabilities (mtlib.models.capabilities), not its kind: {found}"
+
+
+# -- one face mechanism, the models wing in rooms (issue 42) ------------------------------------------------------
+@pytest.mark.parametrize("package", sorted(m for m, p in MODULES.items() if p.name == "__init__.py"))
+def test_every_package_face_is_a_lazy_face(package: str) -> None:
+    """One face mechanism: every ``__init__.py`` builds a :class:`mtlib.utils.faces.Face` and takes its hooks."""
+    text = MODULES[package].read_text(encoding="utf-8")
+    assert "Face(" in text and "_face.getattr, _face.dir" in text, f"{MODULES[package].relative_to(ROOT)}"
+
+
+def test_private_modules_keep_no_all() -> None:
+    """A public name is written once, in its package's face: a private module has no ``__all__``."""
+    bad = [
+        str(p.relative_to(ROOT))
+        for m, p in MODULES.items()
+        if p.name.startswith("_") and p.name not in ("__init__.py", "__main__.py") and "\n__all__" in p.read_text()
+    ]
+    assert not bad, bad
+
+
+def test_the_models_wing_keeps_its_top_room_small() -> None:
+    top = [p.name for p in (PKG / "models").glob("*.py")]
+    assert len(top) <= 12, sorted(top)

@@ -22,7 +22,6 @@ from mtlib.analysis import stats
 from mtlib.experiments.lexical._data import RELATIONS
 from mtlib.experiments.lexical._pair_models import PairModel, predict_pairs, prediction_matrices
 from mtlib.relations.counting import sample_triples
-from mtlib.relations.counting_torch import statistics_device
 from mtlib.relations.result import RelationResult
 from mtlib.relations.transitivity import ThreeWayTransitivity
 
@@ -144,13 +143,13 @@ def check_transitivity(
     model: PairModel,
     words: Sequence[str],
     *,
-    max_pairs: int = 1_000_000,
-    n_sample: int = 100_000,
-    n_boot: int = 200,
+    max_pairs: int,
+    n_sample: int,
+    n_boot: int,
     seed: int = 0,
     threshold: float = 0.5,
     batch_size: int = 256,
-    device: str | None = None,
+    stats_device: str | None = None,
 ) -> TransitivityReport:
     """Exhaustive count when the matrices are affordable, and the paper's sampled procedure.
 
@@ -161,8 +160,8 @@ def check_transitivity(
         n_sample: Random triples of the sampled procedure (0 skips it).
         n_boot: Bootstrap replicates over words for the exhaustive interval.
         seed: Seeds the bootstrap and the sample.
-        device: The models' device; the exact counts and the bootstrap run there when it is a GPU
-            (:func:`mtlib.relations.statistics_device`), else with numpy on the host.
+        stats_device: Where the exact counts and the bootstrap run: the run context's ``stats_device`` (a
+            GPU run's card), or None for numpy on the host. The same integers either way.
 
     Returns:
         A :class:`TransitivityReport`.
@@ -184,7 +183,7 @@ def check_transitivity(
         row: dict[str, Any] = {}
         if mats is not None:
             res = ThreeWayTransitivity(rel).check(
-                mats[rel], per_item=words, n_boot=n_boot, seed=seed, device=statistics_device(device)
+                mats[rel], per_item=words, n_boot=n_boot, seed=seed, device=stats_device
             )
             results[rel] = res
             positive = mats[rel].sum() / max(1, n * (n - 1))

@@ -42,7 +42,7 @@ def analyse(spec: Spec, data: LexicalData) -> Outcome:
             n_boot=spec.n_boot,
             n_top=spec.n_top,
             seed=spec.seed,
-            device=spec.device,
+            context=spec.context(),
             per_language=spec.finetune_per_language,
             heldout_fraction=spec.finetune_heldout_fraction,
         )

@@ -31,6 +31,7 @@ from mtlib.models.training.finetune import FineTunedClassifier
 from mtlib.models.training.heads import pair_features
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.models.training.siamese import pair_logit_matrix
+from mtlib.utils.context import RunContext
 
 #: Either model.
 PairModel = Union["FrozenPairHeads", "FineTunedPairClassifier"]
@@ -89,7 +90,7 @@ def train_frozen_heads(
     *,
     settings: ClassifierSettings,
     seed: int,
-    device: str,
+    context: RunContext,
     use_cache: bool = True,
 ) -> FrozenPairHeads:
     """Train the two heads on the pair features ``[u, v, |u-v|, u*v]`` of an encoder's word vectors.
@@ -107,13 +108,13 @@ def train_frozen_heads(
             ``class_weight`` (``"balanced"`` weighs each class by the inverse of its frequency: a relation is
             a small minority of the pairs, and without it a logistic head drifts towards always-"no").
         seed: Seeds the heads.
-        device: Where an MLP head trains.
+        context: The run's context: the encoder loads and the heads train in it.
         use_cache: Reload identical heads from the disk cache.
 
     Returns:
         The :class:`FrozenPairHeads`.
     """
-    encoder = encoder if isinstance(encoder, Model) else load(str(encoder), device=device)
+    encoder = encoder if isinstance(encoder, Model) else load(str(encoder), context=context)
     model = FrozenPairHeads(encoder.name, encoder, {})
     model.vectors(vocabulary(train if test is None else pd.concat([train, test])))  # one embed call
     for rel in RELATIONS:
@@ -126,7 +127,7 @@ def train_frozen_heads(
             valid=valid,
             heldout_fraction=0.2,
             seed=seed,
-            device=device,
+            context=context,
             use_cache=use_cache,
         )
     return model
@@ -253,11 +254,11 @@ def finetune_pair_classifier(
     *,
     settings: ClassifierSettings,
     seed: int,
-    device: str,
+    context: RunContext,
     use_cache: bool = True,
     classes: Sequence[str] = PAIR_CLASSES,
     valid: pd.DataFrame | None = None,
-    heldout_fraction: float = 0.15,
+    heldout_fraction: float,
 ) -> FineTunedPairClassifier:
     """Fine-tune a transformer on word pairs given as sentence pairs (Wachowiak et al. 2020).
 
@@ -274,7 +275,7 @@ def finetune_pair_classifier(
         settings: Training settings (the spec's ``finetune_settings``: epochs, batch_size, lr, pooling
             ``"first"`` token or ``"mean"``, max_length of a tokenised pair, ...).
         seed: Seeds the head's initialisation, dropout and batch order.
-        device: ``"auto"`` or an explicit device.
+        context: The run's context: the base loads and the classifier trains in it.
         use_cache: Reload an identical fine-tuning from the disk cache.
         classes: :data:`PAIR_CLASSES` (``SYN, HYP, OTHER``) or :data:`COGALEX_CLASSES` (the 4-class model).
         valid: Validation pairs (CogALex-VI ``validgold``) for early stopping (``settings.eval_every``); None or
@@ -299,7 +300,7 @@ def finetune_pair_classifier(
         settings=settings,
         labels=list(classes),
         seed=seed,
-        device=device,
+        context=context,
         use_cache=use_cache,
         **held,
     )
@@ -320,10 +321,10 @@ def pair_model(
     how: str,
     settings: ClassifierSettings,
     seed: int,
-    device: str,
+    context: RunContext,
     classes: Sequence[str] = PAIR_CLASSES,
     valid: pd.DataFrame | None = None,
-    heldout_fraction: float = 0.15,
+    heldout_fraction: float,
 ) -> PairModel:
     """A lexical-relation model of either kind from one call (both through :func:`mtlib.models.classifier`).
 
@@ -333,7 +334,7 @@ def pair_model(
         how: ``"head"`` (frozen word vectors, one head per relation) or
             ``"finetune"`` (the paper's fine-tuned pair classifier).
         settings: The heads' settings (``how="head"``, :func:`train_frozen_heads`) or the fine-tuning's.
-        seed, device: As everywhere.
+        seed, context: As everywhere.
         classes: Classes of the fine-tuned classifier (:data:`PAIR_CLASSES` or :data:`COGALEX_CLASSES`).
         valid, heldout_fraction: Validation pairs of a fine-tuned classifier's early stopping, else the share
             of ``train`` held out for it (:func:`finetune_pair_classifier`).
@@ -344,14 +345,14 @@ def pair_model(
             train,
             settings=settings,
             seed=seed,
-            device=device,
+            context=context,
             classes=classes,
             valid=valid,
             heldout_fraction=heldout_fraction,
         )
     if how != "head":
         raise ValueError(f"pair_model: how must be 'head' or 'finetune', got {how!r}")
-    return train_frozen_heads(name, train, test, settings=settings, seed=seed, device=device)
+    return train_frozen_heads(name, train, test, settings=settings, seed=seed, context=context)
 
 
 # ---------------------------------------------------------------------------
@@ -371,7 +372,7 @@ def predict_pairs(
 
 
 def prediction_matrices(
-    model: PairModel, words: Sequence[str], *, max_pairs: int = 1_000_000, threshold: float = 0.5, batch_size: int = 256
+    model: PairModel, words: Sequence[str], *, max_pairs: int, threshold: float = 0.5, batch_size: int = 256
 ) -> dict[str, np.ndarray] | None:
     """The ``(n, n)`` Boolean prediction matrix of each relation, or None when too costly.
 

@@ -37,6 +37,7 @@ from mtlib.experiments.lexical._scores import f1_summary, learnt_contrast, relat
 from mtlib.models.training.finetune import split_name  # the model layer's rule, re-exported here
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.transitivity import ThreeWayTransitivity
+from mtlib.utils.context import RunContext
 
 
 @dataclass
@@ -304,9 +305,9 @@ def transitivity(
     n_boot: int,
     n_top: int,
     seed: int,
-    device: str,
+    context: RunContext,
     per_language: bool = False,
-    heldout_fraction: float = 0.15,
+    heldout_fraction: float,
 ) -> LexicalTransitivityReport:
     """Three-way transitivity of a lexical-relation model in every language of ``data``.
 
@@ -331,7 +332,9 @@ def transitivity(
         n_sample: Random triples of the sampled procedure.
         n_boot: Bootstrap replicates over words.
         n_top: Words per language and relation in the ranking of violations.
-        seed, device: As everywhere.
+        seed: As everywhere.
+        context: The run's context: the models load and train in it; the counts and bootstraps run on its
+            ``stats_device``.
         per_language: Fine-tune one model per language (early stopping on its ``valid`` pairs, else on a
             held-out part of its train pairs) instead of one on every language's pairs.
         heldout_fraction: Without validation pairs, the stratified share of train held out for early stopping.
@@ -345,7 +348,7 @@ def transitivity(
 
     def build(train: pd.DataFrame, test: pd.DataFrame | None, how: str, valid: Any = None) -> PairModel:
         settings = finetune_settings if how == "finetune" else head_settings
-        kw = dict(seed=seed, device=device, classes=classes, valid=valid, heldout_fraction=heldout_fraction)
+        kw = dict(seed=seed, context=context, classes=classes, valid=valid, heldout_fraction=heldout_fraction)
         return pair_model(base, train, test, how=how, settings=settings, **kw)
 
     shared = None
@@ -380,7 +383,7 @@ def transitivity(
         if "ant" in probs:  # a single-label 4-class model: the shared task's own table
             shared_task[lang] = shared_task_table(probs, d["test"]["relation"], COGALEX_VI_WINNER.get(lang))
         counts = dict(max_pairs=max_pairs, n_sample=n_sample, n_boot=n_boot, seed=seed, batch_size=predict_batch_size)
-        reports[lang] = check_transitivity(fitted, d["words"], device=device, **counts)
+        reports[lang] = check_transitivity(fitted, d["words"], stats_device=context.stats_device, **counts)
     return LexicalTransitivityReport(
         name, data, reports, scores, finetune, seconds, n_top, per_relation, summaries, fits, shared_task
     )

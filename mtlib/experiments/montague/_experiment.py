@@ -31,7 +31,7 @@ def analyse(spec: Spec, phrases: PhraseSet) -> Outcome:
     """The three Montague tests (Tables 1-4, 6-8) on every model of the spec; the phrase counts run-level."""
     reports = {}
     for name in spec.models:
-        model = load_model(name, device=spec.device, backend=spec.backend)
+        model = load_model(name, context=spec.context())
         reports[name] = run_tests(
             model,
             phrases,

@@ -49,7 +49,7 @@ def _compositionality(spec: Spec, name: str, data: NLIData, external: ExternalNL
         n_boot=spec.n_boot,
         permutations=spec.permutations,
         seed=spec.seed,
-        device=spec.device,
+        context=spec.context(),
         how=spec.how,
         external=external,
         settings=spec.finetune(),

@@ -30,7 +30,7 @@ from mtlib.experiments.nli._scores import (
     hidden_vectors,
     train_probe,
 )
-from mtlib.models.adapters import TransformerModel
+from mtlib.models.adapters.transformer import TransformerModel
 from mtlib.models.base import Model
 from mtlib.models.loading import load
 from mtlib.models.training.finetune import split_name
@@ -38,6 +38,7 @@ from mtlib.models.training.frozen import Head
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.pairwise import PairwiseCompositionality
 from mtlib.relations.result import RelationResult
+from mtlib.utils.context import RunContext
 
 
 def relation_symbol(relation: str) -> str:
@@ -245,7 +246,14 @@ class CompositionalityReport:
 
 
 def rates_by_monotonicity(
-    relation: PairwiseCompositionality, hid: np.ndarray, out: np.ndarray, data: NLIData, *, n_boot: int, seed: int
+    relation: PairwiseCompositionality,
+    hid: np.ndarray,
+    out: np.ndarray,
+    data: NLIData,
+    *,
+    n_boot: int,
+    seed: int,
+    device: str | None = None,
 ) -> pd.DataFrame:
     """The relation on the upward and on the downward test contexts apart, beside the paper's rates.
 
@@ -256,6 +264,7 @@ def rates_by_monotonicity(
         data: The inputs; ``data.test_items`` are the rows of ``hid`` and ``out``.
         n_boot: Bootstrap replicates over insertion pairs (0 skips the intervals).
         seed: Seeds the bootstrap.
+        device: Where the counts and the bootstrap run (None: numpy on the host).
 
     Returns:
         Index ``monotonicity`` (``up``, ``down``: those with test contexts), columns
@@ -274,6 +283,7 @@ def rates_by_monotonicity(
                 per_item=test["insertion_id"][mask],
                 n_boot=n_boot,
                 seed=seed,
+                device=device,
             )
             rows.append(
                 {
@@ -301,7 +311,7 @@ def compositionality(
     n_boot: int,
     permutations: int,
     seed: int,
-    device: str,
+    context: RunContext,
     how: str,
     external: ExternalNLI | None,
     settings: ClassifierSettings,
@@ -323,7 +333,8 @@ def compositionality(
         n_boot: Bootstrap replicates over insertion pairs (0 skips the intervals).
         permutations: Label shuffles of the up-vs-down permutation test.
         seed: Seeds heads, probe, bootstrap and permutations.
-        device: Torch device.
+        context: The run's context: the models load and train in it, the counts, bootstraps and the
+            permutation test run on its ``stats_device``.
         how: ``head`` (the model's own NLI label, else a head on frozen features) or ``finetune`` (the model
             fine-tuned as a cross-encoder; the report is named ``<model>-ft``). A name ending in ``-ft`` is
             always fine-tuned. The probe reads the hidden states of the base model in both cases.
@@ -335,7 +346,7 @@ def compositionality(
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
     base, how, name = split_name(name, how)
-    loaded = load(base, device=device) if isinstance(model, str) else model
+    loaded = load(base, context=context) if isinstance(model, str) else model
     if not isinstance(loaded, TransformerModel):
         raise TypeError(f"{name}: the probe reads hidden states; pass a transformer, got {type(loaded).__name__}")
     items, train_mask, test = data.items, data.train_mask, data.test_items
@@ -350,7 +361,7 @@ def compositionality(
         how=how,
         external=external.train if external is not None else None,
         settings=settings,
-        device=device,
+        context=context,
     )
     probe, s_hyp = train_probe(hidden_vectors(features), items, train_mask, seed=seed)
     relation = PairwiseCompositionality("pairwise compositionality of NLI", hidden="s_{hyp}", output="s_{ent}")
@@ -365,11 +376,14 @@ def compositionality(
         item_info=data.insertions.set_index("insertion_id")[["x", "y", "relation"]],
         n_boot=n_boot,
         seed=seed,
+        device=context.stats_device,
     )
-    by_mono = rates_by_monotonicity(relation, hid, out, data, n_boot=n_boot, seed=seed)
+    by_mono = rates_by_monotonicity(relation, hid, out, data, n_boot=n_boot, seed=seed, device=context.stats_device)
     assert result.groups is not None  # one row per context
     difference = (
-        stats.compare_two_groups(result.groups, group="monotonicity", permutations=permutations, seed=seed)
+        stats.compare_two_groups(
+            result.groups, group="monotonicity", permutations=permutations, seed=seed, device=context.stats_device
+        )
         if len(by_mono) == 2
         else pd.DataFrame(columns=["test", "groups", "difference", "statistic", "p_value"])
     )

@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.models.adapters import TransformerModel
+from mtlib.models.adapters.transformer import TransformerModel
 from mtlib.models.base import Features, Model
 from mtlib.models.factory import classifier
 from mtlib.models.inference.spans import SpanRequest
 from mtlib.models.training.finetune import FineTunedClassifier
 from mtlib.models.training.frozen import Head, HeadClassifier, train_head
 from mtlib.models.training.settings import ClassifierSettings
+from mtlib.utils.context import RunContext
 
 
 def insertion_spans(items: pd.DataFrame) -> list[list[SpanRequest]]:
@@ -85,7 +86,7 @@ def entailment_scores(
     how: str,
     external: pd.DataFrame | None = None,
     settings: ClassifierSettings,
-    device: str,
+    context: RunContext,
 ) -> EntailmentScorer:
     """Entailment scores from the model's own NLI head, a head trained here, or the model fine-tuned here.
 
@@ -131,11 +132,11 @@ def entailment_scores(
             labels=[False, True],
             heldout_fraction=0.2,
             seed=seed,
-            device=device,
+            context=context,
         )
         what = "cross-encoder fine-tuned"
     elif how == "head":
-        clf = classifier(model, (t_prem, t_hyp, t_gold), how="head", heldout_fraction=0.2, seed=seed)
+        clf = classifier(model, (t_prem, t_hyp, t_gold), how="head", heldout_fraction=0.2, seed=seed, context=context)
         assert isinstance(clf, HeadClassifier)
         what = "logistic head on [u, v, |u-v|, u*v] trained"
     else:

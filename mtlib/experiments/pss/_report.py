@@ -200,7 +200,7 @@ def polarity_sensitivity(
         n_boot: Bootstrap replicates of the intervals.
         seed: Seeds the bootstraps.
         n_hardest: Rows of the hardest-flips table.
-        **kwargs: Passed to :func:`run_settings`: ``device``, ``head_settings``, ``finetune_settings``
+        **kwargs: Passed to :func:`run_settings`: ``context``, ``head_settings``, ``finetune_settings``
             (required), ``finetune_train``, ``classifier``, ``log``.
 
     Raises:

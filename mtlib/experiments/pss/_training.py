@@ -35,6 +35,7 @@ from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.heads import HEADS
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.errors import check_frame, check_seeds, refuse
+from mtlib.utils.context import RunContext
 from mtlib.utils.threads import cpu_threads, limit_threads
 
 #: The parts of a run whose coverage by a frozen encoder is counted, and what happens to a text with no vector.
@@ -225,7 +226,7 @@ def _check_run_inputs(
     pairs: Any,
     seeds: Any,
     finetune_train: Any,
-    device: Any,
+    context: Any,
     head_settings: Any,
     finetune_settings: Any,
 ) -> None:
@@ -244,8 +245,8 @@ def _check_run_inputs(
     if finetune_train is not None:
         check_frame(finetune_train, where, "finetune_train", ["text", "label"])
     check_seeds(seeds, where)
-    if not isinstance(device, str):
-        raise refuse(where, "device", "a device name (str): 'auto', 'cpu', 'cuda', 'cuda:<n>' or 'mps'", device)
+    if not isinstance(context, RunContext):
+        raise refuse(where, "context", "a RunContext (Spec.context(), or RunContext.resolve(device=...))", context)
     if not isinstance(head_settings, ClassifierSettings):
         raise refuse(where, "head_settings", "a ClassifierSettings (Spec.head_training())", head_settings)
     if not isinstance(finetune_settings, Mapping):
@@ -267,7 +268,7 @@ def run_settings(
     pairs: pd.DataFrame,
     *,
     seeds: Sequence[int],
-    device: str,
+    context: RunContext,
     head_settings: ClassifierSettings,
     finetune_settings: Mapping[str, ClassifierSettings],
     finetune_train: pd.DataFrame | None = None,
@@ -286,7 +287,7 @@ def run_settings(
         test: ``text, label`` for accuracy (the paper: dev and test combined).
         pairs: Cleaned pairs (``source, rewrite, direction``).
         seeds: Training seeds.
-        device: Torch device.
+        context: The run's context: encoders load and classifiers train in it.
         head_settings: How the FB heads train (``lr``, ``epochs``, ``batch_size``, ``hidden`` of an MLP head;
             ``C``, ``class_weight`` of a linear one); the head itself comes from each setting.
         finetune_settings: Per fine-tuned encoder, how it trains (``lr``, ``epochs``, ``batch_size``,
@@ -301,10 +302,10 @@ def run_settings(
     Raises:
         MtlibInputError: ``grid`` not a list of :class:`Setting`, ``train`` / ``test`` not DataFrames with
             ``text`` and ``label``, ``pairs`` not one with text ``source`` and ``rewrite`` and ``direction``,
-            ``seeds`` not a non-empty list of integers >= 0, ``device`` not a string, ``head_settings`` not a
+            ``seeds`` not a non-empty list of integers >= 0, ``context`` not a RunContext, ``head_settings`` not a
             :class:`~mtlib.models.ClassifierSettings`, ``finetune_settings`` not a mapping of them.
     """
-    _check_run_inputs(grid, train, test, pairs, seeds, finetune_train, device, head_settings, finetune_settings)
+    _check_run_inputs(grid, train, test, pairs, seeds, finetune_train, context, head_settings, finetune_settings)
     fit: Callable[..., Any] = build_classifier if classifier is None else classifier
     outcomes = []
     warm: set[str] = set()  # encoders whose frozen features are in the cache
@@ -313,14 +314,14 @@ def run_settings(
         for seed in [None] if setting.mode == "native" else seeds:
             t0 = time.perf_counter()
             if setting.mode == "native":
-                model = fit(setting.encoder, None, how="native", device=device)
+                model = fit(setting.encoder, None, how="native", context=context)
             elif setting.mode == "FB":
-                on_frozen = dict(how="head", settings=head_settings, seed=seed, device=device)
+                on_frozen = dict(how="head", settings=head_settings, seed=seed, context=context)
                 if setting.head == "mlp" and setting.encoder not in warm:
                     # the encoder's features first, with every thread (the Linear head does it too)
                     fit(setting.encoder, train, head="linear", **on_frozen)
                 # the MLP head trains on tiny batches: one CPU thread (see mtlib.utils.threads)
-                with limit_threads(cpu_threads(device) if setting.head == "mlp" else None):
+                with limit_threads(cpu_threads(context.device) if setting.head == "mlp" else None):
                     model = fit(setting.encoder, train, head=setting.head, **on_frozen)
                 warm.add(setting.encoder)
                 if setting.encoder not in oov:
@@ -333,7 +334,7 @@ def run_settings(
                     settings=finetune_settings.get(setting.encoder, ClassifierSettings()),
                     head=setting.head,
                     seed=seed,
-                    device=device,
+                    context=context,
                 )
             out = evaluate_setting(model, setting, test, pairs, seed=seed)
             out.info["seconds"] = time.perf_counter() - t0

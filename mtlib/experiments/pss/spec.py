@@ -100,18 +100,18 @@ class Spec(base.Spec):
                 )
                 continue
             try:
-                base.training_settings(block, where)
+                self.typed_block(block, where)
             except base.ParameterError as err:
                 problems += err.problems
         return problems
 
     def head_training(self) -> ClassifierSettings:
         """``head_settings`` as the settings of every head on a frozen encoder (FB)."""
-        return base.training_settings(self.head_settings, "head_settings")
+        return self.typed_block(self.head_settings, "head_settings")
 
     def finetune_training(self) -> dict[str, ClassifierSettings]:
         """``finetune_settings`` as one :class:`~mtlib.models.ClassifierSettings` per fine-tuned encoder named."""
         return {
-            encoder: base.training_settings(block, f"finetune_settings[{encoder!r}]")
+            encoder: self.typed_block(block, f"finetune_settings[{encoder!r}]")
             for encoder, block in self.finetune_settings.items()
         }

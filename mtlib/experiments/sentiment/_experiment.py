@@ -70,7 +70,7 @@ def scorer_for(name: str, data: Reviews, spec: Spec) -> SentimentScorer:
         data.train["label"],
         settings=spec.finetune(),
         how=spec.how,
-        device=spec.device,
+        context=spec.context(),
         seed=spec.seed,
         positive_label=spec.positive_label,
         dev=dev,
@@ -82,7 +82,12 @@ def analyse(spec: Spec, data: Reviews) -> Outcome:
     reports = {}
     for name in spec.models:
         report = systematicity(
-            scorer_for(name, data, spec), data.sources, data.transformations, n_boot=spec.n_boot, seed=spec.seed
+            scorer_for(name, data, spec),
+            data.sources,
+            data.transformations,
+            n_boot=spec.n_boot,
+            seed=spec.seed,
+            stats_device=spec.context().stats_device,
         )
         reports[report.model] = report
     return Outcome(reports=reports, data=data, spec=spec)

@@ -238,6 +238,7 @@ def systematicity(
     *,
     n_boot: int,
     seed: int,
+    stats_device: str | None = None,
 ) -> SystematicityReport:
     """Pairwise systematicity of a sentiment scorer over every pair of sources, per transformation.
 
@@ -253,6 +254,8 @@ def systematicity(
         transformations: The transformations T (:func:`transformations`).
         n_boot: Bootstrap replicates over sources (0 skips the intervals).
         seed: Seeds the bootstrap.
+        stats_device: Where the exact counts and the bootstrap run (the run context's ``stats_device``: a
+            GPU run's card, else None for numpy on the host).
 
     Returns:
         A :class:`SystematicityReport`.
@@ -261,7 +264,7 @@ def systematicity(
     src, flw = score_follow_ups(scorer, sources["text"], transformations)
     infer_seconds = time.perf_counter() - start
     relation = PairwiseSystematicity("pairwise systematicity of s_pos")
-    result = relation.check_many(src, flw, n_boot=n_boot, seed=seed)
+    result = relation.check_many(src, flw, n_boot=n_boot, seed=seed, device=stats_device)
     # texts for result.examples() / to_html(): the worst violated pairs shown with their reviews
     texts = list(sources["text"])
     result.details["src_text"] = texts

@@ -27,6 +27,7 @@ from mtlib.models.training.finetune import (
 from mtlib.models.training.frozen import HeadClassifier
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.transformations.concatenation import Concatenation
+from mtlib.utils.context import RunContext
 
 
 @dataclass
@@ -68,7 +69,7 @@ def build_scorer(
     *,
     settings: ClassifierSettings,
     how: str,
-    device: str,
+    context: RunContext,
     seed: int,
     positive_label: str,
     dev: tuple[Sequence[str], Sequence[int]] | None = None,
@@ -84,19 +85,20 @@ def build_scorer(
     ``dev`` 20% of the training texts are held out; with ``dev`` every
     training text trains and ``dev`` measures; a fine-tune whose settings ask for early
     stopping (``eval_every``) also keeps its best state on it, and ``info`` records the
-    chosen epoch. The held-out accuracy and its majority-class baseline are in ``info``.
+    chosen epoch. The held-out accuracy and its majority-class baseline are in ``info``. Everything loads and
+    trains in ``context`` (the run's device, precision, backend and cache folder).
     """
     base, how, row = split_name(name, how)
-    model = load(base, device=device)
+    model = load(base, context=context)
     if model.labels and how == "head":
         clf = classifier(model, how="native")
         return SentimentScorer(name, clf, clf.label_index(positive_label))
     train = (list(train_texts), list(train_labels))
     split: dict[str, Any] = {"heldout_fraction": 0.2} if dev is None else {"valid": (list(dev[0]), list(dev[1]))}
     if how == "finetune":
-        clf = classifier(model, train, how="finetune", settings=settings, seed=seed, device=device, **split)
+        clf = classifier(model, train, how="finetune", settings=settings, seed=seed, context=context, **split)
     else:
-        clf = classifier(model, train, how="head", head="linear", seed=seed, device=device, **split)
+        clf = classifier(model, train, how="head", head="linear", seed=seed, context=context, **split)
     assert isinstance(clf, (HeadClassifier, FineTunedClassifier))
     t = clf.training
     info: dict[str, Any] = {

@@ -42,7 +42,7 @@ _face = Face(
     {
         "spec": ["Spec"],
         "_facts": ["SETTINGS", "TEMPLATE", "TEST_RULES", "SetiError", "check_fewshot", "parse_settings"],
-        "_checks": ["check_device", "check_template"],
+        "_checks": ["check_template"],
         "_inferences": [
             "composed_label",
             "extract_natural_inferences",

@@ -10,18 +10,13 @@ what was expected, and returns the value in the form the code uses.
 
 from __future__ import annotations
 
-import re
 import string
 from typing import Any
 
 from mtlib.relations.errors import MtlibInputError, refuse
-from mtlib.utils.batching import resolve_device
 
 #: The placeholders a premise template must hold (§3.1: ``"Someone {verb} that {s}"``).
 TEMPLATE_FIELDS = ("verb", "s")
-#: The devices a SETI run can be asked for (``cuda:<n>`` too).
-DEVICES = ("auto", "", "cpu", "cuda", "mps")
-_CUDA_N = re.compile(r"cuda:\d+")
 
 
 def check_template(template: Any, where: str) -> str:
@@ -62,25 +57,3 @@ expected a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'
             expected=expected,
         )
     return template
-
-
-def check_device(device: Any, where: str) -> str:
-    """The device a run will use: ``"auto"`` (or ``""``) resolved (cuda, then mps, then cpu), an explicit one checked.
-
-    Raises:
-        MtlibInputError: not one of :data:`DEVICES` or ``cuda:<n>`` (e.g. ``"tpu"``), or a CUDA / MPS
-            device this machine does not have (the message says so).
-    """
-    expected = "one of 'auto', 'cpu', 'cuda', 'cuda:<n>', 'mps'"
-    if not isinstance(device, str):
-        raise refuse(where, "device", expected, device)
-    if device not in DEVICES and not _CUDA_N.fullmatch(device):
-        raise MtlibInputError(
-            f"{where}: device {device!r} is not a device mtlib knows; expected {expected}",
-            argument="device",
-            expected=expected,
-        )
-    try:
-        return resolve_device(device)
-    except ValueError as err:
-        raise MtlibInputError(f"{where}: {err}", argument="device", expected="an available device") from None

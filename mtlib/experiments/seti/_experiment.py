@@ -95,7 +95,7 @@ def analyse(spec: Spec, data: SetiInputs) -> Outcome:
             template=spec.template,
             head=spec.head,
             max_train=spec.max_train,
-            device=spec.device,
+            context=spec.context(),
         )
         scored[report.model] = report
     for name in spec.finetune_models:
@@ -107,7 +107,7 @@ def analyse(spec: Spec, data: SetiInputs) -> Outcome:
             train_size=spec.finetune_train_size,
             test_size=spec.finetune_test_size,
             settings=settings,
-            device=spec.device,
+            context=spec.context(),
         )
         scored[report.model] = report
     fewshot: dict[str, SetiReport] = {}
@@ -123,7 +123,7 @@ def analyse(spec: Spec, data: SetiInputs) -> Outcome:
             max_train=spec.max_train,
             finetune_train_size=spec.finetune_train_size,
             settings=settings,
-            device=spec.device,
+            context=spec.context(),
         )
         fewshot[report.model] = report
     found = by_model(test_findings(concat([*scored.values(), *fewshot.values()])))

@@ -19,7 +19,7 @@ import pandas as pd
 
 from mtlib.data import sick as sick_data
 from mtlib.experiments.seti._builder import POOL_COLUMNS, SetiData, universe
-from mtlib.experiments.seti._checks import check_device, check_template
+from mtlib.experiments.seti._checks import check_template
 from mtlib.experiments.seti._facts import (
     KINDS,
     MISSING_RULES,
@@ -34,6 +34,7 @@ from mtlib.experiments.seti._scoring import evaluate_fewshot, evaluate_finetune,
 from mtlib.models.loading import load
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.errors import check_count, check_frame, check_seeds, refuse
+from mtlib.utils.context import RunContext
 
 # --- Table 5 --------------------------------------------------------------------------------------
 
@@ -332,7 +333,7 @@ def head_report(
     template: str,
     head: str,
     max_train: int,
-    device: str,
+    context: RunContext,
     verbs: Any = None,
 ) -> SetiReport:
     """A frozen encoder with a head on pair features, on every dataset (:func:`evaluate_heads`).
@@ -342,38 +343,40 @@ def head_report(
     (0 keeps all).
 
     Every sentence any dataset can use (:func:`universe`) is encoded once first; :attr:`SetiReport.note`
-    says how many model calls that and the runs took (0 when cached). ``device`` goes to the model and the
-    heads; the report records the one used (:attr:`SetiReport.device`, :attr:`SetiReport.encoder_device`).
+    says how many model calls that and the runs took (0 when cached). The model loads and the heads train in
+    ``context`` (the run's); the report records the devices used (:attr:`SetiReport.device`,
+    :attr:`SetiReport.encoder_device`).
 
     Raises:
-        MtlibInputError: an unknown or unavailable ``device``, a ``template`` without ``{verb}`` and ``{s}``,
+        MtlibInputError: ``context`` not a RunContext, a ``template`` without ``{verb}`` and ``{s}``,
             ``pool`` not a DataFrame of natural inferences, ``datasets`` not a mapping, ``max_train`` < 0.
     """
-    used = _check_report_inputs("head_report", model, datasets, device, max_train=max_train)
+    _check_report_inputs("head_report", model, datasets, context, max_train=max_train)
     check_frame(pool, "head_report", "pool", POOL_COLUMNS)
     check_template(template, "head_report")
-    encoder = load(model, device=used)
+    encoder = load(model, context=context)
     sentences = universe(pool, verbs, template)
     before = encoder.calls
     encoder.embed(sentences)
     calls = encoder.calls
-    scores, rules = evaluate_heads(encoder, model, datasets, head=head, max_train=max_train, device=used)
+    scores, rules = evaluate_heads(encoder, model, datasets, head=head, max_train=max_train, context=context)
     note = (
         f"{model}: {len(sentences):,} sentences encoded in {calls - before} model calls (0 when cached); "
         f"{len(scores)} runs added {encoder.calls - calls} model calls"
     )
-    return SetiReport(model, scores, rules, note=note, device=used, encoder_device=str(encoder.device))
+    return SetiReport(model, scores, rules, note=note, device=context.device, encoder_device=str(encoder.device))
 
 
-def _check_report_inputs(where: str, model: Any, datasets: Any, device: Any, **counts: Any) -> str:
-    """The checks every report entry makes; returns the device to use (``"auto"`` resolved)."""
+def _check_report_inputs(where: str, model: Any, datasets: Any, context: Any, **counts: Any) -> None:
+    """The checks every report entry makes."""
     if not isinstance(model, str) or not model:
         raise refuse(where, "model", "a model name (non-empty str)", model)
     if not isinstance(datasets, Mapping):
         raise refuse(where, "datasets", "a mapping {(task, setting, config, seed): SetiData} (build_seeds)", datasets)
     for name, value in counts.items():
         check_count(value, where, name)
-    return check_device(device, where)
+    if not isinstance(context, RunContext):
+        raise refuse(where, "context", "a RunContext (Spec.context(), or RunContext.resolve(device=...))", context)
 
 
 def finetune_report(
@@ -385,7 +388,7 @@ def finetune_report(
     train_size: int,
     test_size: int,
     settings: ClassifierSettings,
-    device: str,
+    context: RunContext,
 ) -> SetiReport:
     """``model`` fine-tuned as a cross-encoder on the named task settings (:func:`evaluate_finetune`),
     labelled ``<model>-ft``.
@@ -397,15 +400,15 @@ def finetune_report(
         seeds: The seeds to fine-tune.
         train_size, test_size: Subsample sizes per run (0 keeps all).
         settings: The fine-tuning's :class:`~mtlib.models.ClassifierSettings` (epochs, lr, batch size, ...).
-        device: The torch device (``"auto"`` resolved and recorded as :attr:`SetiReport.device`).
+        context: The run's context (its device is recorded as :attr:`SetiReport.device`).
 
     Raises:
-        MtlibInputError: ``seeds`` not a non-empty list of integers, an unknown or unavailable ``device``,
+        MtlibInputError: ``seeds`` not a non-empty list of integers, ``context`` not a RunContext,
             ``datasets`` not a mapping, ``tasks`` a single string.
         SetiError: an unknown task setting name.
     """
     name = f"{model}-ft"
-    used = _check_report_inputs("finetune_report", model, datasets, device)
+    _check_report_inputs("finetune_report", model, datasets, context)
     check_seeds(seeds, "finetune_report")
     if isinstance(tasks, str):
         raise refuse("finetune_report", "tasks", "a list of '<task>/<setting>' names (or ['all'])", tasks)
@@ -417,11 +420,11 @@ def finetune_report(
         train_size=train_size,
         test_size=test_size,
         settings=settings,
-        device=used,
+        context=context,
     )
     if not len(scores):
-        return SetiReport(name, device=used)
-    return SetiReport(name, scores.assign(model=name), rules.assign(model=name), device=used)
+        return SetiReport(name, device=context.device)
+    return SetiReport(name, scores.assign(model=name), rules.assign(model=name), device=context.device)
 
 
 def fewshot_report(
@@ -436,27 +439,27 @@ def fewshot_report(
     max_train: int,
     finetune_train_size: int,
     settings: ClassifierSettings,
-    device: str,
+    context: RunContext,
 ) -> SetiReport:
     """The few-shot curves of §5.2 (:func:`evaluate_fewshot`) for one model.
 
     ``how="head"``: the frozen encoder with a ``head`` trained on at most ``max_train`` items;
     ``"finetune"``: the cross-encoder fine-tuned on at most ``finetune_train_size`` items with ``settings``
     (notebook 07's ``finetune_settings``), labelled ``<model>-ft``. ``mode`` and ``fewshot_epochs`` as
-    :func:`check_fewshot` describes them. ``device`` goes to the model, the heads and fine-tuning; the
-    report records the one used (:attr:`SetiReport.device`, :attr:`SetiReport.encoder_device`).
+    :func:`check_fewshot` describes them. The model, the heads and fine-tuning run in ``context``; the
+    report records the devices used (:attr:`SetiReport.device`, :attr:`SetiReport.encoder_device`).
 
     Raises:
         SetiError: unknown few-shot settings (:func:`check_fewshot`).
-        MtlibInputError: ``shots`` not a non-empty list of integers >= 0, an unknown or unavailable
-            ``device``, ``datasets`` not a mapping, a size < 0.
+        MtlibInputError: ``shots`` not a non-empty list of integers >= 0, ``context`` not a RunContext,
+            ``datasets`` not a mapping, a size < 0.
     """
     check_fewshot(how, mode, fewshot_epochs, head)
-    used = _check_report_inputs(
-        "fewshot_report", model, datasets, device, max_train=max_train, finetune_train_size=finetune_train_size
+    _check_report_inputs(
+        "fewshot_report", model, datasets, context, max_train=max_train, finetune_train_size=finetune_train_size
     )
     check_seeds(shots, "fewshot_report", "shots")
-    encoder = load(model, device=used)
+    encoder = load(model, context=context)
     frame = evaluate_fewshot(
         encoder,
         model,
@@ -468,12 +471,12 @@ def fewshot_report(
         head=head,
         max_train=max_train if how == "head" else finetune_train_size,
         settings=settings,
-        device=used,
+        context=context,
     )
     return SetiReport(
         model + ("-ft" if how == "finetune" else ""),
         fewshot=frame,
-        device=used,
+        device=context.device,
         encoder_device=str(encoder.device) if how == "head" else "",
     )
 

@@ -27,6 +27,7 @@ from mtlib.experiments.seti._inferences import _objects
 from mtlib.models.factory import classifier
 from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.settings import ClassifierSettings
+from mtlib.utils.context import RunContext
 from mtlib.utils.threads import limit_threads
 
 # --- models: encode once, train heads, score ------------------------------------------------------
@@ -174,7 +175,7 @@ def pair_classifier(
 ) -> Any:
     """The classifier factory on (premise, hypothesis) pairs of ``train``: a head on frozen pair features
     (``how="head"``) or a cross-encoder (``how="finetune"``), trained with ``settings`` (its head, epochs,
-    lr, ...; ``options`` override single fields, e.g. ``device`` or ``epochs``), nothing held out; ``init``
+    lr, ...; ``options`` override single fields, e.g. ``epochs``), nothing held out; ``init``
     continues training that classifier on ``train`` (which may then hold one class only)."""
     options.setdefault("heldout_fraction", 0.0)
     with limit_threads(small_fit_threads(how, options.get("head", settings.head)), torch_too=False):
@@ -225,7 +226,7 @@ def evaluate_fewshot(
         max_train: Train on at most this many D_train items (spread over kinds and rules; 0 keeps all).
         settings: The fine-tuning's settings (epochs, lr, batch size, its head, ...); needed for
             ``how="finetune"``, unused for ``how="head"``.
-        kwargs: Further options of the factory (e.g. ``device``).
+        kwargs: Further options of the factory (e.g. ``context``).
 
     The test set is the same for every shot budget (D_few was taken out of it when the data was built).
 
@@ -311,7 +312,7 @@ def finetune_predictions(
     *,
     seed: int,
     settings: ClassifierSettings,
-    device: str,
+    context: RunContext,
     dev: pd.DataFrame | None = None,
 ) -> np.ndarray:
     """Fine-tune ``model`` as a cross-encoder on (premise, hypothesis) pairs and predict ``test`` (0/1).
@@ -327,7 +328,7 @@ def finetune_predictions(
         valid=pairs_frame(dev) if dev is not None else None,
         heldout_fraction=0.0,
         seed=seed,
-        device=device,
+        context=context,
     )
     prob = clf.score(list(_objects(test["premise"])), "entailment", text_pairs=list(_objects(test["hypothesis"])))
     return (np.asarray(prob) > 0.5).astype(int)
@@ -342,7 +343,7 @@ def evaluate_finetune(
     train_size: int,
     test_size: int,
     settings: ClassifierSettings,
-    device: str,
+    context: RunContext,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fine-tune on a subsample of each chosen setting's training data (balanced by kind) and test on a
     subsample of its test set (balanced by rule).
@@ -354,7 +355,7 @@ def evaluate_finetune(
         seeds: The seeds to run (datasets of other seeds are skipped).
         train_size, test_size: Subsample sizes (0 keeps all).
         settings: The fine-tuning's settings (:func:`finetune_predictions`).
-        device: The torch device.
+        context: The run's context (where the fine-tuning runs).
     """
     rows, rules = [], []
     for key, data in datasets.items():
@@ -362,7 +363,7 @@ def evaluate_finetune(
             continue
         train = _stratified(data.train, train_size, key[3], ["kind", "rule"])
         test = _stratified(data.test, test_size, key[3], "rule")
-        pred = finetune_predictions(model, train, test, seed=key[3], settings=settings, device=device)
+        pred = finetune_predictions(model, train, test, seed=key[3], settings=settings, context=context)
         row, by_rule = _score_rows(model, key, data, pred, {"how": "finetune", "n_train": len(train)}, test)
         rows.append(row)
         rules.append(by_rule)

@@ -53,7 +53,7 @@ def analyse(spec: Spec, texts: list[str]) -> Outcome:
     """Each model of the spec embeds the texts (each unique text once; reruns read the disk cache)."""
     reports = {}
     for name in spec.models:
-        model = load_model(name, device=spec.device)
+        model = load_model(name, context=spec.context())
         reports[name] = Similarities(name, cosine_matrix(model.embed(texts)))
     return Outcome(reports=reports, parts=[{"n_examples": len(texts)}], data=texts, spec=spec)
 

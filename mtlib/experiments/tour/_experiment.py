@@ -60,8 +60,8 @@ def load(spec: Spec) -> TourInputs:
 def analyse(spec: Spec, data: TourInputs) -> Outcome:
     """The suite on ``model_a`` then ``model_b``, compared test by test: one run-level report."""
     tests = suite(data, threshold=spec.threshold, n_boot=spec.n_boot, seed=spec.seed)
-    result_a = tests.run(load_model(spec.model_a, device=spec.device))
-    result_b = tests.run(load_model(spec.model_b, device=spec.device))
+    result_a = tests.run(load_model(spec.model_a, context=spec.context()))
+    result_b = tests.run(load_model(spec.model_b, context=spec.context()))
     table = compare(result_a, result_b, n_boot=spec.n_boot, seed=spec.seed)
     report = TourReport({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(tests.tests))
     return Outcome(parts=[report], data=data, spec=spec)

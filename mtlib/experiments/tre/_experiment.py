@@ -37,7 +37,7 @@ def analyse(spec: Spec, truth: GroundTruth) -> Outcome:
     """
     fit = spec.fit_settings()
     reports = {
-        name: tree_reconstruction(name, truth, fit=fit, seed=spec.seed, n_boot=spec.n_boot, device=spec.device)
+        name: tree_reconstruction(name, truth, fit=fit, seed=spec.seed, n_boot=spec.n_boot, context=spec.context())
         for name in spec.models
     }
     return Outcome(reports=reports, parts=[truth], data=truth, spec=spec)

@@ -134,7 +134,7 @@ def fit_tre(
     init_scale: float = 1.0,
     seed: int = 0,
     dtype: str = "float32",
-    device: str = "cpu",
+    device: str = "auto",
     num_threads: int | None = None,
 ) -> TREModel:
     """Learn primitives for all ``trees`` at once (batched; see the module docstring).

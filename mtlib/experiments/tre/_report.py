@@ -27,6 +27,7 @@ from mtlib.experiments.tre._settings import FitSettings
 from mtlib.models.inference.oov import coverage_metrics, coverage_note, coverage_summary, model_token_counts
 from mtlib.models.loading import load
 from mtlib.relations.errors import check_count
+from mtlib.utils.context import RunContext
 
 
 def sensitivity(
@@ -342,7 +343,7 @@ def _overlap_note(overlap: int) -> str:
 
 
 def tree_reconstruction(
-    model: Any, truth: GroundTruth, *, fit: FitSettings, seed: int, n_boot: int, device: str
+    model: Any, truth: GroundTruth, *, fit: FitSettings, seed: int, n_boot: int, context: RunContext
 ) -> TREReport:
     """TRE of one encoder on ``truth``'s trees and its correlation with WNS and TI (Table 2).
 
@@ -352,10 +353,10 @@ def tree_reconstruction(
         fit: How the fit runs (composition, steps, lr, init_scale, heldout_fraction, unseen).
         seed: Seeds the split, the initialisation and the bootstraps.
         n_boot: Bootstrap resamples of each correlation interval.
-        device: Torch device of the encoder and of the fit.
+        context: The run's context: the encoder loads in it, and the fit runs on its device.
     """
     name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
-    encoder = load(model, device=device) if isinstance(model, str) else model
+    encoder = load(model, context=context) if isinstance(model, str) else model
     texts, extra_texts = list(truth.scores["text"]), [t.sentence for t in truth.extra]
     targets = encoder.embed(texts)
     extra_targets = encoder.embed(extra_texts)
@@ -365,7 +366,13 @@ def tree_reconstruction(
     settings = fit.kwargs()
     t0 = time.perf_counter()
     per, fitted = tre_by_split(
-        truth.trees, targets, seed=seed, extra_trees=truth.extra, extra_targets=extra_targets, device=device, **settings
+        truth.trees,
+        targets,
+        seed=seed,
+        extra_trees=truth.extra,
+        extra_targets=extra_targets,
+        device=context.device,
+        **settings,
     )
     seconds = time.perf_counter() - t0
     frame = truth.scores.join(per)
@@ -380,7 +387,7 @@ def tree_reconstruction(
         np.asarray(targets),
         np.asarray(extra_targets),
         table,
-        {**settings, "device": device, "seed": seed},
+        {**settings, "device": context.device, "seed": seed},
         seconds,
         coverage,
     )

@@ -19,7 +19,7 @@ each object still computes every unique text once (an in-memory memo), and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,8 @@ from mtlib.models.inference.numerics import check_finite
 from mtlib.utils.cache import cached_rows
 
 __all__ = [
+    "OBJECT_ADAPTERS",
+    "wrap",
     "ObjectModel",
     "SklearnTextModel",
     "TextClassificationPipelineModel",
@@ -145,3 +147,44 @@ class TextClassificationPipelineModel(ObjectModel):
             for entry in scores if isinstance(scores, list) else [scores]:
                 probs[row, column[entry["label"]]] = entry["score"]
         return probs
+
+
+#: Object family -> adapter: the first ``(predicate, class)`` whose predicate holds wraps the object.
+OBJECT_ADAPTERS: list[tuple[Callable[[Any], bool], type[ObjectModel]]] = [
+    (is_text_classification_pipeline, TextClassificationPipelineModel),
+    (is_sklearn_classifier, SklearnTextModel),
+]
+
+
+def wrap(obj: Any, positive_label: Any = None, *, name: str | None = None, identity: str | None = None) -> Any:
+    """Whatever scores texts, as something every relation and suite accepts.
+
+    Args:
+        obj: An :class:`mtlib.models.Model` (returned as is); an object of a
+            family in :data:`OBJECT_ADAPTERS` (an sklearn estimator or pipeline
+            with ``predict_proba`` and ``classes_`` taking raw texts, a
+            transformers ``pipeline("text-classification")``); or a function
+            ``texts -> scores`` (returned as is).
+        positive_label: The class whose probability is the score (default:
+            ``"positive"`` if there is one, else the last class).
+        name: Name of a wrapped object in tables (default: its class or model name).
+        identity: A stable identity of a wrapped object: turns on its disk cache.
+
+    Returns:
+        The model, a new :class:`ObjectModel`, or the function.
+
+    Raises:
+        TypeError: nothing here can score texts with ``obj``.
+    """
+    if hasattr(obj, "classify") and hasattr(obj, "labels"):
+        return obj
+    for predicate, adapter in OBJECT_ADAPTERS:
+        if predicate(obj):
+            return adapter(obj, name=name, positive_label=positive_label, identity=identity)
+    if callable(obj):
+        return obj
+    raise TypeError(
+        f"cannot score texts with a {type(obj).__name__}: pass an mtlib model, an object with "
+        f"predict_proba and classes_ (sklearn), a transformers text-classification pipeline, "
+        f"or a function texts -> scores"
+    )

@@ -42,8 +42,7 @@ from mtlib.utils.cache import (
     stable_hash,
     write_record,
 )
-from mtlib.utils.choices import AUTO as CHOICE_AUTO
-from mtlib.utils.choices import resolve_setting
+from mtlib.utils.context import AUTO, BACKEND_ENV, BACKEND_VALUES, BACKENDS, resolve_backend
 
 __all__ = [
     "AUTO",
@@ -62,14 +61,6 @@ __all__ = [
     "resolve_backend",
 ]
 
-#: The backends frozen encoding runs on.
-BACKENDS = ("torch", "onnx")
-#: The default backend's name: ``$MTLIB_BACKEND`` when set, else torch.
-AUTO = CHOICE_AUTO
-#: Values of a notebook's ``backend`` parameter (its rule in the experiment's spec).
-BACKEND_VALUES = (AUTO, *BACKENDS)
-#: The environment variable holding the default backend (set by ``python -m mtlib.run --backend``).
-BACKEND_ENV = "MTLIB_BACKEND"
 #: ONNX opset of the exported graphs.
 OPSET = 17
 #: Version of the export recipe (wrapper, inputs, opset): a new one keys new cache entries.
@@ -87,27 +78,6 @@ VERIFY_BATCHES = (
     ("there was no cherry tree in the garden",),
     ("yes", "every student read the story about the king", "a warm, funny film with a terrific cast and crew"),
 )
-
-
-def resolve_backend(backend: str | None = None) -> str:
-    """The backend a load runs its frozen encoding on: ``"torch"`` or ``"onnx"``.
-
-    Args:
-        backend: ``"torch"``, ``"onnx"``, or ``"auto"`` / ``None`` / ``""``:
-            ``$MTLIB_BACKEND`` when set, else ``"torch"``. Case and spaces are ignored.
-
-    Raises:
-        ValueError: an unknown backend (or an unknown ``$MTLIB_BACKEND``), naming the allowed ones.
-
-    Example:
-        >>> resolve_backend(" ONNX ")
-        'onnx'
-        >>> resolve_backend("tensorrt")
-        Traceback (most recent call last):
-        ...
-        ValueError: backend='tensorrt': expected one of torch, onnx, or auto ($MTLIB_BACKEND, else torch)
-    """
-    return resolve_setting(backend, name="backend", choices=BACKENDS, env=BACKEND_ENV, default="torch")
 
 
 def cosine_gap(a: np.ndarray, b: np.ndarray) -> float:
@@ -176,10 +146,10 @@ class OnnxEncoder:
         return np.asarray(self.session.run(None, feed)[0], dtype=np.float32)
 
 
-def export_folder(identity: str, kind: str) -> Path:
-    """The cache folder of one model's graph: its identity, family, opset and export recipe."""
+def export_folder(identity: str, kind: str, root: Path | None = None) -> Path:
+    """The cache folder of one model's graph (its identity, family, opset and export recipe), in ``root``."""
     readable = identity.replace("/", "_").replace("@", "-")[:60]
-    return cache_root() / "onnx" / f"{readable}-{stable_hash([identity, kind, OPSET, EXPORT_FORMAT], 16)}"
+    return cache_root(root) / "onnx" / f"{readable}-{stable_hash([identity, kind, OPSET, EXPORT_FORMAT], 16)}"
 
 
 def _graph_module(model: Any, names: Sequence[str], extras: Mapping[str, Any]) -> Any:
@@ -266,7 +236,11 @@ def onnx_encoder(model: Any, *, use_cache: bool = True) -> OnnxEncoder:
     Returns:
         An :class:`OnnxEncoder` whose ``source`` says whether it was ``"exported"`` now or read from the ``"cache"``.
     """
-    record_path = export_folder(model.identity, model.kind) / "graph.json" if use_cache else None
+    record_path = (
+        export_folder(model.identity, model.kind, getattr(model, "cache_dir", None)) / "graph.json"
+        if use_cache
+        else None
+    )
     record = read_record(record_path) if record_path is not None else None
     if record_path is not None and record is not None and record.get("identity") == model.identity:
         path = record_file(record_path.parent, record, "model.onnx")

@@ -8,10 +8,11 @@ cosine distances of pairs of pairs, so a few last bits can swap an order. So
 precision is a declared choice, fp32 by default on every device, and every
 cache entry of a model's outputs says which numerics made it.
 
-- :func:`resolve_precision`: ``"fp32"`` (default), ``"tf32"`` (fp32 weights,
-  TF32 matrix products on CUDA; on a CPU the same arithmetic as fp32),
-  ``"bf16"`` or ``"fp16"`` (autocast), or ``"auto"``: ``$MTLIB_PRECISION``,
-  else fp32 (``python -m mtlib.run --precision`` sets it for its notebooks).
+- the precisions, ``"fp32"`` (default), ``"tf32"`` (fp32 weights, TF32
+  matrix products on CUDA; on a CPU the same arithmetic as fp32), ``"bf16"``
+  or ``"fp16"`` (autocast), are resolved once per run with the rest of its
+  context (:func:`mtlib.utils.context.resolve_precision`,
+  :class:`mtlib.utils.context.RunContext`); this module re-exports the names.
 - :func:`numerics_parts` / :func:`numerics_tag`: what a cache key adds for
   them. Nothing for fp32 on a CPU (the keys cached before precision existed
   stay valid); ``device=<class>`` for another device class (``cuda``,
@@ -33,7 +34,6 @@ share rows as two CPUs do.
 from __future__ import annotations
 
 import contextlib
-import os
 import platform
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -41,8 +41,14 @@ from typing import Any
 import numpy as np
 
 from mtlib.utils.batching import inference_context, resolve_device
-from mtlib.utils.choices import AUTO as CHOICE_AUTO
-from mtlib.utils.choices import resolve_setting
+from mtlib.utils.context import (
+    AUTO,
+    DEFAULT_PRECISION,
+    PRECISION_ENV,
+    PRECISION_VALUES,
+    PRECISIONS,
+    resolve_precision,
+)
 
 __all__ = [
     "AUTO",
@@ -62,56 +68,10 @@ __all__ = [
     "resolve_precision",
     "run_numerics",
     "training_precision",
-    "use_precision",
 ]
 
-#: The precisions a forward pass runs in.
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
-#: The precision of every device unless asked otherwise.
-DEFAULT_PRECISION = "fp32"
-#: The default precision's name: ``$MTLIB_PRECISION`` when set, else fp32.
-AUTO = CHOICE_AUTO
-#: Values of a notebook's ``precision`` parameter.
-PRECISION_VALUES = (AUTO, *PRECISIONS)
-#: The environment variable holding the default precision (set by ``python -m mtlib.run --precision``).
-PRECISION_ENV = "MTLIB_PRECISION"
 #: How :func:`mtlib.models.training.loop.fit` trains on CUDA: fp32 weights, bf16 autocast (recorded in the key).
 MIXED_TRAINING = "bf16-mixed"
-
-
-def resolve_precision(precision: str | None = None) -> str:
-    """The precision a load runs its forward passes in: one of :data:`PRECISIONS`.
-
-    Args:
-        precision: ``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``, or ``"auto"`` / ``None`` / ``""``:
-            ``$MTLIB_PRECISION`` when set, else ``"fp32"``. Case and spaces are ignored.
-
-    Raises:
-        ValueError: an unknown precision (or an unknown ``$MTLIB_PRECISION``), naming the allowed ones.
-
-    Example:
-        >>> resolve_precision(" BF16 ")
-        'bf16'
-        >>> resolve_precision("int8")
-        Traceback (most recent call last):
-        ...
-        ValueError: precision='int8': expected one of fp32, tf32, bf16, fp16, or auto ($MTLIB_PRECISION, else fp32)
-    """
-    return resolve_setting(
-        precision, name="precision", choices=PRECISIONS, env=PRECISION_ENV, default=DEFAULT_PRECISION
-    )
-
-
-def use_precision(precision: str | None) -> str:
-    """Make ``precision`` this process's default (``$MTLIB_PRECISION``) unless it is ``auto``; returns the resolved one.
-
-    A notebook's ``precision`` parameter goes through this (its :class:`~mtlib.run.results.Run` calls it), so every
-    ``mtlib.models.load`` of the notebook, the experiments' own included, runs in it.
-    """
-    value = resolve_precision(precision)
-    if (precision or "").strip().lower() not in ("", AUTO):
-        os.environ[PRECISION_ENV] = value
-    return value
 
 
 def device_class(device: str) -> str:

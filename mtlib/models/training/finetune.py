@@ -379,7 +379,7 @@ def finetuned_classifier(
     base: Model, task: Task, settings: dict[str, Any], key: str, s: ClassifierSettings, device: str
 ) -> FineTunedClassifier:
     """``base`` fine-tuned on ``task``: reloaded from the cache entry ``key``, else trained and stored."""
-    folder = folder_of(key)
+    folder = folder_of(key, base.cache_dir)
     record = read_entry(folder) if s.use_cache else None
     if record is not None and "weights.safetensors" in record["files"]:  # its digest checked by read_entry
         clf = FineTunedClassifier(base, folder, task.classes, cached_training(record), device, s.use_cache)

@@ -206,7 +206,7 @@ def head_classifier(
     base: Model, task: Task, settings: dict[str, Any], key: str, s: ClassifierSettings, device: str
 ) -> HeadClassifier:
     """A head on ``base``'s frozen features: reloaded from the cache entry ``key``, else trained and stored."""
-    folder = folder_of(key)
+    folder = folder_of(key, base.cache_dir)
     record = read_entry(folder) if s.use_cache else None
     shares = class_shares(task.data["y"], len(task.classes))
     if record is not None:

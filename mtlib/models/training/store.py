@@ -64,9 +64,9 @@ def remember(key: str, clf: Model) -> Model:
     return clf
 
 
-def folder_of(key: str) -> Path:
-    """The cache folder of a training."""
-    return cache_root() / "classifiers" / key
+def folder_of(key: str, root: Path | None = None) -> Path:
+    """The cache folder of a training, in the cache folder ``root`` (None: the default, ``$MTLIB_CACHE``)."""
+    return cache_root(root) / "classifiers" / key
 
 
 def read_entry(folder: Path) -> dict[str, Any] | None:

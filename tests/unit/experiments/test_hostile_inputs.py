@@ -17,9 +17,11 @@ from mtlib.experiments import pss, seti
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations import MtlibInputError
 from mtlib.utils.batching import resolve_device
+from mtlib.utils.context import RunContext
 
+CPU = RunContext.resolve(device="cpu")
 #: The settings the SETI entries require (notebook 07 passes its spec's), small.
-HEAD = dict(template=seti.TEMPLATE, head="linear", max_train=0, device="cpu")
+HEAD = dict(template=seti.TEMPLATE, head="linear", max_train=0, context=CPU)
 FEWSHOT = dict(
     how="head",
     mode="add",
@@ -28,7 +30,7 @@ FEWSHOT = dict(
     max_train=0,
     finetune_train_size=0,
     settings=ClassifierSettings(epochs=1),
-    device="cpu",
+    context=CPU,
 )
 FINETUNE = dict(tasks=["1/trivial"], seeds=[0], train_size=8, test_size=8, settings=ClassifierSettings(epochs=1))
 
@@ -80,34 +82,38 @@ def test_valid_templates_still_build(pool):
 
 
 def test_unknown_device_is_refused_before_loading(small, pool):
+    """The device is checked once, where the run's context is resolved; an entry refuses anything but a context."""
+    with pytest.raises(ValueError, match="device 'tpu' is not a device mtlib knows"):
+        RunContext.resolve(device="tpu")
+    with pytest.raises(ValueError, match="expected one of 'auto', 'cpu'"):
+        RunContext.resolve(device=0)  # type: ignore[arg-type]
     for entry in (
-        lambda: seti.head_report("minilm-static", small, pool, **{**HEAD, "device": "tpu"}),
-        lambda: seti.fewshot_report("minilm-static", small, [0], **{**FEWSHOT, "device": "tpu"}),
-        lambda: seti.finetune_report("minilm", small, **FINETUNE, device="tpu"),
+        lambda: seti.head_report("minilm-static", small, pool, **{**HEAD, "context": "tpu"}),
+        lambda: seti.fewshot_report("minilm-static", small, [0], **{**FEWSHOT, "context": "cpu"}),
+        lambda: seti.finetune_report("minilm", small, **FINETUNE, context=None),
     ):
-        with pytest.raises(MtlibInputError, match="device 'tpu' is not a device mtlib knows") as err:
+        with pytest.raises(MtlibInputError, match="context") as err:
             entry()
-        assert err.value.argument == "device"
-    with pytest.raises(MtlibInputError, match="device must be"):
-        seti.check_device(0, "head_report")
+        assert err.value.argument == "context"
 
 
-def test_cuda_without_a_gpu_says_so(monkeypatch, small, pool):
+def test_cuda_without_a_gpu_says_so(monkeypatch):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    with pytest.raises(MtlibInputError, match="head_report: device 'cuda' asked for, but torch sees no CUDA GPU"):
-        seti.head_report("minilm-static", small, pool, **{**HEAD, "device": "cuda"})
-    with pytest.raises(MtlibInputError, match="cuda:1"):
-        seti.fewshot_report("minilm-static", small, [0], **{**FEWSHOT, "device": "cuda:1"})
+    with pytest.raises(ValueError, match="device 'cuda' asked for, but torch sees no CUDA GPU"):
+        RunContext.resolve(device="cuda")
+    with pytest.raises(ValueError, match="cuda:1"):
+        RunContext.resolve(device="cuda:1")
 
 
 def test_report_records_the_device_used(small, pool):
-    report = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "device": "auto"})
+    auto = RunContext.resolve()
+    report = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "context": auto})
     metrics = report.metrics()
     assert metrics["head_device"] == resolve_device("auto") == report.device
     assert metrics["encoder_device"] == "cpu"  # static vectors run on the CPU whatever was asked
-    cpu = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "device": "cpu"})
+    cpu = seti.head_report("minilm-static", small, pool, **{**HEAD, "max_train": 60, "context": CPU})
     assert cpu.metrics()["head_device"] == "cpu"
     if report.device == "cpu":  # "auto" resolved to the CPU here: the same run
         assert cpu.scores["accuracy"].tolist() == report.scores["accuracy"].tolist()
@@ -151,9 +157,9 @@ def test_bad_shots_and_settings(small):
     with pytest.raises(MtlibInputError, match=r"fewshot_report: shots\[1\]"):
         seti.fewshot_report("minilm-static", small, [0, -2], **FEWSHOT)
     with pytest.raises(MtlibInputError, match="finetune_report: tasks"):
-        seti.finetune_report("minilm", small, **{**FINETUNE, "tasks": "1/trivial"}, device="cpu")
+        seti.finetune_report("minilm", small, **{**FINETUNE, "tasks": "1/trivial"}, context=CPU)
     with pytest.raises(MtlibInputError, match="finetune_report: seeds"):
-        seti.finetune_report("minilm", small, **{**FINETUNE, "seeds": []}, device="cpu")
+        seti.finetune_report("minilm", small, **{**FINETUNE, "seeds": []}, context=CPU)
 
 
 # --- pss: clean_pairs (case 3) ---------------------------------------------------------------------
@@ -222,12 +228,12 @@ def test_run_settings_checks_everything_before_training():
         "grid": dict(grid=["minilm/linear/FB"]),
         "train": dict(train=frame[["text"]]),
         "pairs": dict(pairs=_pairs([("good", np.nan, "pos_to_neg")])),
-        "device": dict(device=None),
+        "context": dict(context=None),
         "head_settings": dict(head_settings={"lr": 1e-3}),  # a profile's block, not yet ClassifierSettings
         "finetune_settings": dict(finetune_settings=[("minilm", {})]),
         r"finetune_settings\['minilm'\]": dict(finetune_settings={"minilm": {"lr": 1e-4}}),
     }
-    fixed = dict(device="auto", head_settings=ClassifierSettings(), finetune_settings={})
+    fixed = dict(context=RunContext.resolve(), head_settings=ClassifierSettings(), finetune_settings={})
     for name, change in bad_calls.items():
         kwargs = dict(grid=grid, train=frame, test=frame, pairs=pairs, seeds=[0], classifier=never, log=None, **fixed)
         kwargs.update(change)

@@ -11,6 +11,9 @@ from mtlib.models import ClassifierSettings, Model, pair_features
 from mtlib.models.training.frozen import train_head
 from mtlib.relations import ThreeWayTransitivity, count_transitivity_violations
 from mtlib.relations.counting import sample_triples
+from mtlib.utils.context import RunContext
+
+CPU = RunContext.resolve(device="cpu")
 
 PAIRS = pd.DataFrame(
     {
@@ -168,10 +171,16 @@ def test_frozen_heads_end_to_end_with_a_stub_encoder():
 
     train, test = L.split_pairs(PAIRS)
     model = L.train_frozen_heads(
-        Stub(), train, test, settings=ClassifierSettings(), seed=0, device="cpu", use_cache=False
+        Stub(),
+        train,
+        test,
+        settings=ClassifierSettings(),
+        seed=0,
+        context=CPU,
+        use_cache=False,
     )
     words = L.vocabulary(PAIRS)
-    mats = L.prediction_matrices(model, words)
+    mats = L.prediction_matrices(model, words, max_pairs=10**6)
     probs = L.predict_pairs(model, [words[0]], [words[1]])
     for rel in L.RELATIONS:
         assert mats[rel].shape == (len(words), len(words))
@@ -185,7 +194,7 @@ def test_frozen_heads_end_to_end_with_a_stub_encoder():
         test,
         settings=ClassifierSettings(C=0.1, class_weight="balanced"),
         seed=0,
-        device="cpu",
+        context=CPU,
         use_cache=False,
     )
     for rel in L.RELATIONS:
@@ -201,7 +210,13 @@ def test_finetuned_pair_classifier_runs_and_is_seeded(tiny_bert_dir):
     for _ in range(2):  # trained twice (no cache): seeded, so identical
         settings = ClassifierSettings(epochs=1, batch_size=8, lr=1e-3, pooling="first", max_length=32)
         clf = L.finetune_pair_classifier(
-            str(tiny_bert_dir), train, settings=settings, seed=5, device="cpu", use_cache=False
+            str(tiny_bert_dir),
+            train,
+            settings=settings,
+            seed=5,
+            context=CPU,
+            use_cache=False,
+            heldout_fraction=L.Spec().finetune_heldout_fraction,
         )
         probs = L.predict_pairs(clf, test["word1"], test["word2"], batch_size=4)
         mats = L.prediction_matrices(clf, words, max_pairs=100, batch_size=16)

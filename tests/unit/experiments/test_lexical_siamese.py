@@ -11,6 +11,9 @@ from mtlib.experiments import lexical as L
 from mtlib.experiments.lexical._report import transitivity
 from mtlib.experiments.lexical._scores import shared_task_table
 from mtlib.models import ClassifierSettings
+from mtlib.utils.context import RunContext
+
+CPU = RunContext.resolve(device="cpu")
 
 WORDS = ["poodle", "dog", "animal", "happy", "glad", "joyful", "cherry", "fruit", "tree", "car", "cheap", "dear"]
 RELATIONS = ["HYP", "HYP", "SYN", "SYN", "ANT", "RANDOM", "RANDOM", "RANDOM"]
@@ -47,7 +50,15 @@ SIAMESE = ClassifierSettings(
 def test_siamese_prediction_matrices_equal_explicit_pair_calls(tiny_bert_dir, classes):
     train, valid = _pairs(48, 0, "train"), _pairs(16, 1, "validgold")
     model = L.finetune_pair_classifier(
-        str(tiny_bert_dir), train, settings=SIAMESE, seed=0, device="cpu", use_cache=False, classes=classes, valid=valid
+        str(tiny_bert_dir),
+        train,
+        settings=SIAMESE,
+        seed=0,
+        context=CPU,
+        use_cache=False,
+        classes=classes,
+        valid=valid,
+        heldout_fraction=L.Spec().finetune_heldout_fraction,
     )
     assert model.siamese and model.model.training.n_heldout == 16  # validgold held out, not train
     mats = L.prediction_matrices(model, WORDS, max_pairs=1)  # matrix form, whatever max_pairs says
@@ -93,7 +104,7 @@ def test_per_language_fine_tunes_stop_on_validgold_or_a_held_out_part_of_train(t
         n_boot=10,
         n_top=3,
         seed=0,
-        device="cpu",
+        context=CPU,
         per_language=True,
         heldout_fraction=0.25,
     )

@@ -10,6 +10,7 @@ import pandas as pd
 from mtlib.experiments import pss, tre
 from mtlib.models import factory
 from mtlib.models.training.settings import ClassifierSettings
+from mtlib.utils.context import RunContext
 from tests.unit.models.test_oov import VECTORS  # the same 2-d word vectors as the model-layer tests
 
 TREES = Path(__file__).resolve().parents[3] / "data" / "trees" / "dev.txt"
@@ -50,7 +51,7 @@ def test_pss_with_texts_no_encoder_word_knows_trains_scores_and_counts_them(tmp_
         n_boot=20,
         seed=0,
         n_hardest=10,
-        device="auto",
+        context=RunContext.resolve(),
         head_settings=ClassifierSettings(),
         finetune_settings={},
         log=None,
@@ -85,7 +86,7 @@ def test_tre_counts_sentences_a_word_vector_model_has_no_vector_for(tmp_path):
     dropped = set(texts[0].split()) | set(words[::3])  # the first sentence loses every word
     encoder = _vector_file(tmp_path, {w: tuple(rng.normal(size=4).round(4)) for w in words if w not in dropped})
     fit = tre.FitSettings(composition="add", steps=5, lr=0.01, init_scale=1.0, heldout_fraction=0.25, unseen="zero")
-    report = tre.tree_reconstruction(encoder, truth, fit=fit, seed=0, n_boot=0, device="auto")
+    report = tre.tree_reconstruction(encoder, truth, fit=fit, seed=0, n_boot=0, context=RunContext.resolve())
     known = [[w not in dropped for w in t.split()] for t in texts]
     skipped = sum(not any(k) for k in known)
     partial = sum(any(k) and not all(k) for k in known)

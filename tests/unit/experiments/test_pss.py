@@ -10,6 +10,7 @@ from mtlib.data import papers
 from mtlib.experiments import pss
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.run.results import RUN_KEYS
+from mtlib.utils.context import RunContext
 
 
 def _pairs(rows):
@@ -288,7 +289,7 @@ def test_run_settings_calls_the_factory_once_per_setting_and_seed():
         test,
         _pairs([("bad", "good", "neg_to_pos")]),
         seeds=[0, 1],
-        device="auto",
+        context=RunContext.resolve(),
         finetune_train=ft_train,
         classifier=factory,
         log=None,
@@ -333,7 +334,7 @@ def test_frozen_features_are_computed_once_for_both_heads_and_every_seed(tmp_pat
     pairs = pss.clean_pairs(yelp.load_reference_pairs())[0].groupby("direction").head(10)
     grid = pss.settings_grid(["minilm-static"], ["linear", "mlp"])
     factory._MEMO.clear()
-    fixed = dict(seeds=[0, 1], device="auto", head_settings=ClassifierSettings(), finetune_settings={})
+    fixed = dict(seeds=[0, 1], context=RunContext.resolve(), head_settings=ClassifierSettings(), finetune_settings={})
     outs = pss.run_settings(grid, train, test, pairs, **fixed, classifier=factory_on_this_encoder, log=None)
     assert len(outs) == 4 and not any(o.info["from_cache"] for o in outs)  # 4 heads trained
     unique = set(train["text"]) | set(test["text"]) | set(pairs["source"]) | set(pairs["rewrite"])

@@ -15,6 +15,7 @@ import pytest
 
 from mtlib.data import sick
 from mtlib.experiments import lexical, nli, sentiment
+from mtlib.utils.context import RunContext
 from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -207,8 +208,9 @@ def test_four_class_finetune_on_bundled_pairs(tiny_bert_dir):
             data.splits["english"]["train"],
             settings=tuned_spec.finetune(),
             seed=0,
-            device="cpu",
+            context=RunContext.resolve(device="cpu"),
             classes=lexical.COGALEX_CLASSES,
+            heldout_fraction=lexical.Spec().finetune_heldout_fraction,
         ),
         test,
     )

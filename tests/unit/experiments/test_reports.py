@@ -98,7 +98,7 @@ def test_transitivity_report_keys_put_the_language_before_the_relation():
     )
     data = lexical.LexicalData({"english": {"train": test, "test": test, "words": words}}, "bundled")
     model = _PairModel(words)
-    per_language = lexical.check_transitivity(model, words, n_sample=500, n_boot=10, seed=1)
+    per_language = lexical.check_transitivity(model, words, max_pairs=10**6, n_sample=500, n_boot=10, seed=1)
     report = lexical.LexicalTransitivityReport(
         "fake", data, {"english": per_language}, {"english": lexical.evaluate_heads(model, test)}, n_top=2
     )

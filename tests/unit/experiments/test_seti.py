@@ -18,6 +18,7 @@ from mtlib.experiments.seti._scoring import _stratified as stratified
 from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.run.results import RUN_KEYS
+from mtlib.utils.context import RunContext
 from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -600,17 +601,17 @@ def test_run_records_what_the_notebook_recorded_part_by_part(small_outcome, tmp_
     old.record_report(data.pool)
     head = seti.head_report(
         "minilm-static", data.datasets, data.pool.pool, template=spec.template, head="linear", max_train=150,
-        device="cpu",
+        context=RunContext.resolve(device="cpu"),
     )  # fmt: skip
     old.record_report(head, model=head.model, primary=True)
     tuned = seti.finetune_report(
         "minilm-static", data.datasets, tasks=["1/trivial"], seeds=[0], train_size=16, test_size=16,
-        settings=ClassifierSettings(epochs=1, batch_size=16), device="cpu",
+        settings=ClassifierSettings(epochs=1, batch_size=16), context=RunContext.resolve(device="cpu"),
     )  # fmt: skip
     old.record_report(tuned, model=tuned.model, primary=False)
     few = seti.fewshot_report(
         "minilm-static", data.few, [0, 2], how="head", mode="add", fewshot_epochs=3, head="linear", max_train=150,
-        finetune_train_size=16, settings=spec.finetune(), device="cpu",
+        finetune_train_size=16, settings=spec.finetune(), context=RunContext.resolve(device="cpu"),
     )  # fmt: skip
     old.record_report(few, model=few.model, primary=True)
     tests = seti.test_findings(seti.concat([seti.concat([head, tuned]), seti.concat([few])]))

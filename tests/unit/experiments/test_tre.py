@@ -16,6 +16,9 @@ from mtlib.data.sst import load_sst_trees
 from mtlib.data.trees import parse_tree, tree_impurity, weighted_node_switching
 from mtlib.experiments import tre
 from mtlib.run.results import RUN_KEYS
+from mtlib.utils.context import RunContext
+
+CPU = RunContext.resolve(device="cpu")
 
 ROOT = Path(__file__).resolve().parents[3]
 TREES = ROOT / "data" / "trees"
@@ -291,7 +294,12 @@ def test_reports_record_the_one_key_scheme():
     assert "paper_examples" in truth.tables()
 
     report = tre.tree_reconstruction(
-        _BagOfWords(), truth, fit=_fit(steps=30, heldout_fraction=0.25), seed=0, n_boot=20, device="cpu"
+        _BagOfWords(),
+        truth,
+        fit=_fit(steps=30, heldout_fraction=0.25),
+        seed=0,
+        n_boot=20,
+        context=CPU,
     )
     m = report.metrics()
     assert report.split == "heldout" and report.headline == ["spearman_tre_wns/heldout"]
@@ -331,7 +339,7 @@ def test_limit_threads_sets_and_restores_torch_and_blas_threads():
 
 def test_fit_path_overlapping_the_heldout_sentences_is_counted_and_stated():
     truth = tre.ground_truth(str(TREES / "dev.txt"), max_sentences=40, **LITERAL_WNS)
-    fit = dict(fit=_fit(steps=5, heldout_fraction=0.25), seed=0, n_boot=0, device="cpu")
+    fit = dict(fit=_fit(steps=5, heldout_fraction=0.25), seed=0, n_boot=0, context=CPU)
     clean = tre.tree_reconstruction(_BagOfWords(), truth, **fit)
     assert clean.metrics()["fit_overlap_heldout"] == 0 and not clean.frame["in_fit_path"].any()
     assert not any("Caution" in line for line in tre.describe(tre.table2_from({"bag": clean})))
@@ -357,7 +365,12 @@ def test_bundled_fit_path_does_not_overlap_the_scored_sentences():
     truth = tre.ground_truth(str(TREES / "dev.txt"), fit_path=str(TREES / "train.txt"), max_sentences=40, **LITERAL_WNS)
     assert truth.metrics()["n_fit_only"] == 40
     report = tre.tree_reconstruction(
-        _BagOfWords(), truth, fit=_fit(steps=5, heldout_fraction=0.25), seed=0, n_boot=0, device="cpu"
+        _BagOfWords(),
+        truth,
+        fit=_fit(steps=5, heldout_fraction=0.25),
+        seed=0,
+        n_boot=0,
+        context=CPU,
     )
     assert report.metrics()["fit_overlap_heldout"] == 0
 
@@ -389,7 +402,7 @@ def test_run_of_a_small_spec_gives_what_the_notebook_records(tmp_path, monkeypat
     assert metrics["spearman_tre_wns/heldout"] == metrics["models/minilm-static/spearman_tre_wns/heldout"]
     # the same numbers as the functions it wraps
     direct = tre.tree_reconstruction(
-        "minilm-static", truth, fit=spec.fit_settings(), seed=0, n_boot=20, device=spec.device
+        "minilm-static", truth, fit=spec.fit_settings(), seed=0, n_boot=20, context=spec.context()
     )
     np.testing.assert_array_equal(direct.frame["tre"].to_numpy(), report.frame["tre"].to_numpy())
     run = Run.from_spec(spec)

@@ -9,8 +9,7 @@ import pytest
 
 from mtlib import models
 from mtlib.models import factory
-from mtlib.models.adapters import ADAPTERS
-from mtlib.models.capabilities import Capabilities
+from mtlib.models.capabilities import ADAPTERS, Capabilities
 from mtlib.models.weights.registry import REGISTRY, ModelSpec
 from mtlib.models.weights.resolve import Resolved
 
