@@ -24,6 +24,7 @@ from mtlib.models.baseline import majority_baseline
 from mtlib.models.heads import FORMAT, LinearHead, MLPHead, load_head, make_head, save_head
 from mtlib.models.training import stratified_split
 from mtlib.utils.cache import cache_root, stable_hash
+from mtlib.utils.inputs import check_seed
 
 __all__ = ["KINDS", "Head", "data_hash", "train_head"]
 
@@ -146,8 +147,10 @@ def train_head(
         The trained :class:`Head` (trained on the training part only).
 
     Raises:
-        ValueError: fewer than two classes, mismatched lengths, or an unknown kind.
+        ValueError: fewer than two classes, mismatched lengths, an unknown kind, or a seed outside
+            [0, 2**32 - 1] (naming ``seed``).
     """
+    seed = check_seed(seed, "train_head")
     X = np.asarray(X, dtype=np.float32)
     y = np.asarray(y)
     if X.ndim != 2 or len(X) != len(y):
