@@ -138,12 +138,26 @@ class LabelledFunction:
         self.name = str(getattr(fn, "name", getattr(fn, "__name__", type(fn).__name__)))
 
     def classify(self, texts: list[str]) -> Any:
-        """The function's output; a 1-D score with two labels is read as ``(1 - s, s)``."""
+        """The function's output; a 1-D score in [0, 1] with two labels is read as ``(1 - s, s)``.
+
+        Raises:
+            MtlibInputError: a 1-D score outside [0, 1] (it is read as the second label's probability).
+        """
         out = self.fn(texts)
-        arr = np.asarray(out) if not isinstance(out, (str, bytes, dict)) and out is not None else None
-        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iuf" and len(self.labels) == 2:
-            return np.stack([1 - arr, arr], axis=1) if len(arr) else np.zeros((0, 2))
-        return out
+        try:
+            arr = np.asarray(out) if not isinstance(out, (str, bytes, dict)) and out is not None else None
+        except (TypeError, ValueError):  # ragged: the caller's check says so
+            return out
+        if arr is None or arr.ndim != 1 or arr.dtype.kind not in "iuf" or len(self.labels) != 2:
+            return out
+        if len(arr) and not ((arr >= 0) & (arr <= 1)).all():
+            raise MtlibInputError(
+                f"model {self.name!r}: with labels {self.labels!r} its score is read as the probability of "
+                f"{self.labels[1]!r} and must lie in [0, 1]; got {float(arr[(arr < 0) | (arr > 1)][0]):g}",
+                argument="model",
+                expected="probabilities in [0, 1]",
+            )
+        return np.stack([1 - arr, arr], axis=1) if len(arr) else np.zeros((0, 2))
 
 
 def check_labels(value: Any, where: str) -> list[Any] | None:

@@ -301,6 +301,10 @@ def test_a_function_returning_class_probabilities_needs_their_labels():
         suite.run(_Classifier(), labels=["neg", "pos"])
     with pytest.raises(MtlibInputError, match="labels must be a list of two or more class names"):
         suite.run(two, labels="pos")
+    # a 1-D score with two labels is the second label's probability
+    assert suite.run(lambda t: np.full(len(t), 0.9), labels=["neg", "pos"])["praise"].violations == 0
+    with pytest.raises(MtlibInputError, match="read as the probability of 'pos' and must lie in \\[0, 1\\]; got 1.9"):
+        suite.run(lambda t: np.full(len(t), 1.9), labels=["neg", "pos"])
 
 
 class _Classifier:
