@@ -1302,7 +1302,7 @@ def _pred_bools(tmp: Path) -> Outcome:
     from mtlib.suite import read_predictions
 
     path = write(tmp / "p.jsonl", '{"text": "good", "score": true}\n{"text": "bad", "score": false}\n')
-    return refused(lambda: read_predictions(path)(["good", "bad"]).tolist(), "p.jsonl", "line 1")
+    return worded(lambda: read_predictions(path)(["good", "bad"]).tolist(), "p.jsonl", "line 1", "boolean")
 
 
 # -- no limit: a model call that hangs ------------------------------------------------------------------------------
