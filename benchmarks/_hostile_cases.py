@@ -1,4 +1,4 @@
-"""The cases of ``benchmarks/hostile.py``: every family of issue 36, each a function ``case(tmp) -> outcome``.
+"""The cases of ``benchmarks/hostile.py``: every family of issues 36 and 43, each a function ``case(tmp) -> outcome``.
 
 Not a benchmark itself. Each case builds its hostile input in ``tmp`` (a fresh folder, the working
 directory of the case's process, with its own ``MTLIB_CACHE``) from invented words, calls mtlib's public
@@ -1180,3 +1180,496 @@ for _loader in (
         def _path_given(tmp: Path, loader: str = _loader, value: Any = _value) -> Outcome:
             fn, _, _ = _loaders()[loader]
             return refused(lambda: fn(value), " path")
+
+
+# ---------------------------------------------------------------------- issue 43: the last mile (suite, CLI, runner)
+# Each case names its class of input in the issue: silent, no limit, hard to act on, the wider library. A case that
+# passes an option a checkout lacks (``timeout=``, ``labels=``, ``--timeout``) falls back to what that checkout's
+# user could do (run without it), so the "before" column shows what a user met. "Hard to act on" cases are judged
+# by ``worded``: an error is clear only when its message holds the words that make it actionable (the file's line,
+# the parameter), whatever its class.
+
+
+def worded(fn: Callable[[], Any], *names: str | tuple[str, ...]) -> Outcome:
+    """Like :func:`refused`, but an error is ``clear`` only if its message holds every name (also mtlib's own)."""
+    try:
+        result = fn()
+    except BaseException as err:  # noqa: BLE001
+        outcome, detail = judge_error(err, names)
+        if outcome == "clear" and not _names(_message(err), names):
+            return "unclear", detail
+        return outcome, detail
+    return "silent", f"accepted: {short(result)}"
+
+
+def _suite(*tests: tuple[str, Any, Any], threshold: float = 0.5, **kwargs: Any) -> Any:
+    import warnings
+
+    from mtlib.suite import Suite
+
+    suite = Suite("s", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, rel, inputs in tests:
+            suite.add(name, rel, inputs, threshold=threshold)
+    return suite
+
+
+def _run(suite: Any, model: Any, **options: Any) -> Any:
+    """``suite.run(model, **options)``; a checkout whose ``run`` lacks an option runs without it (as its user would)."""
+    try:
+        return suite.run(model, **options)
+    except TypeError as err:
+        if "unexpected keyword" not in str(err):
+            raise
+        return suite.run(model)
+
+
+def _summary(result: Any) -> Any:
+    return result.summary()[["cases", "violations", "passed"]].to_dict("index")
+
+
+# -- silent: empty and blank texts, probabilities that are not, booleans -----------------------------------------------
+
+for _what, _text in (("empty", ""), ("blank", "   \t")):
+
+    @case("last-mile", f"mft_input_{_what}_text", "clear", "suite")
+    def _mft_blank(tmp: Path, text: str = _text) -> Outcome:
+        from mtlib.suite import MFT
+
+        return refused(lambda: _summary(_suite(("m", MFT("positive"), [text, "good"])).run(positive_score)), "blank")
+
+    @case("last-mile", f"invariance_input_{_what}_text", "clear", "suite")
+    def _inv_blank(tmp: Path, text: str = _text) -> Outcome:
+        R, T = _relations()
+        rel = R.SingleInput("t", "equivalence", T.Typos())
+        return refused(lambda: _summary(_suite(("typos", rel, [text, "a good film"])).run(positive_score)), "blank")
+
+
+@case("last-mile", "template_filler_makes_an_empty_text", "clear", "suite")
+def _template_blank(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT, Template
+
+    template = Template("{a}", {"a": ["", "good"]})
+    return refused(lambda: _summary(_suite(("m", MFT("positive"), template)).run(positive_score)), "blank")
+
+
+@case("last-mile", "predictions_text_empty", "clear", "suite")
+def _pred_blank(tmp: Path) -> Outcome:
+    from mtlib.suite import read_predictions
+
+    path = write(tmp / "p.csv", "text,score\n,0.5\ngood,0.9\n")
+    return refused(lambda: read_predictions(path)(["", "good"]).tolist(), "p.csv", "line 2")
+
+
+@case("last-mile", "predictions_class_probabilities_sum_to_1_8", "clear", "suite")
+def _pred_sum(tmp: Path) -> Outcome:
+    from mtlib.suite import read_predictions
+
+    path = write(tmp / "p.csv", "text,negative,positive\ngood,0.9,0.9\nbad,0.8,0.2\n")
+    return refused(lambda: read_predictions(path).classify(["good", "bad"]).tolist(), "p.csv", "line 2")
+
+
+for _what, _value in (("1_7", "1.7"), ("logit_-3_2", "-3.2")):
+
+    @case("last-mile", f"predictions_score_{_what}_read_by_an_mft", "clear", "suite")
+    def _pred_score(tmp: Path, value: str = _value) -> Outcome:
+        from mtlib.suite import MFT, read_predictions
+
+        path = write(tmp / "p.csv", f"text,score\ngood,{value}\nfine,0.5\n")
+        suite = _suite(("m", MFT("positive"), ["good", "fine"]))
+        return refused(lambda: _summary(suite.run(read_predictions(path))), "p.csv", "line 2")
+
+
+@case("last-mile", "function_score_1_7_read_by_an_mft", "clear", "suite")
+def _fn_score(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _suite(("m", MFT("positive"), REVIEWS))
+    return refused(lambda: _summary(suite.run(lambda t: np.full(len(t), 1.7))), "[0, 1]")
+
+
+@case("last-mile", "model_returns_booleans", "clear", "suite")
+def _bools(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _suite(("m", MFT("positive"), REVIEWS))
+    return refused(lambda: _summary(suite.run(lambda t: np.array(["good" in x for x in t]))), "boolean")
+
+
+@case("last-mile", "predictions_jsonl_booleans", "clear", "suite")
+def _pred_bools(tmp: Path) -> Outcome:
+    from mtlib.suite import read_predictions
+
+    path = write(tmp / "p.jsonl", '{"text": "good", "score": true}\n{"text": "bad", "score": false}\n')
+    return worded(lambda: read_predictions(path)(["good", "bad"]).tolist(), "p.jsonl", "line 1", "boolean")
+
+
+# -- no limit: a model call that hangs ------------------------------------------------------------------------------
+
+
+def _hangs(texts: Any) -> Any:
+    time.sleep(3600)
+
+
+@case("last-mile", "suite_run_model_hangs_timeout_2s", "clear", "suite")
+def _hang_python(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _suite(("m", MFT("positive"), REVIEWS))
+    return refused(lambda: _summary(_run(suite, _hangs, timeout=2)), ("time limit", "timeout"))
+
+
+def _cli(argv: list[str]) -> tuple[int, str]:
+    """``python -m mtlib.suite``'s ``main(argv)`` in this process: ``(exit code, stdout + stderr)``."""
+    import contextlib
+    import io
+
+    from mtlib.suite.cli import main
+
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(out), contextlib.redirect_stdout(out):
+            code = main(argv)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 2
+    return code, out.getvalue()
+
+
+def _cli_project(tmp: Path, *tests: tuple[str, Any, Any], threshold: float = 0.5) -> Path:
+    write(tmp / "models.py", MODELS_PY)
+    return _suite(*tests, threshold=threshold).save(tmp / "suite.json")
+
+
+MODELS_PY = """import time
+import numpy as np
+def hangs(texts):
+    time.sleep(3600)
+def raises(texts):
+    raise RuntimeError("the model's own bug")
+def fine(texts):
+    return np.full(len(texts), 0.9)
+def probs(texts):
+    return np.tile([0.1, 0.9], (len(texts), 1))
+"""
+
+
+def _junit_case(path: Path) -> str:
+    """The JUnit file's ``<error>`` or ``<failure>`` message, or why there is none."""
+    import xml.etree.ElementTree as ET
+
+    if not path.exists():
+        return ""
+    root = ET.parse(path).getroot()
+    found = root.find(".//error") if root.find(".//error") is not None else root.find(".//failure")
+    return "" if found is None else f"<{found.tag} type={found.get('type')}> {found.get('message')}"
+
+
+@case("last-mile", "cli_run_model_hangs_timeout_2s", "clear", "suite")
+def _hang_cli(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _cli_project(tmp, ("m", MFT("positive"), REVIEWS))
+    argv = ["run", str(suite), "--model", f"{tmp / 'models.py'}:hangs", "--junit", str(tmp / "out.xml")]
+    code, text = _cli([*argv, "--timeout", "2"])
+    if code == 2 and "unrecognized arguments: --timeout" in text:
+        code, text = _cli(argv)  # a checkout without --timeout: what its user runs
+    junit = _junit_case(tmp / "out.xml")
+    if code == 3 and "time limit" in junit:
+        return "clear", f"exit 3; {junit[:200]}"
+    return "unclear", f"exit {code}; JUnit: {junit[:120] or 'none'}; {text[-160:]}"
+
+
+# -- hard to act on: what a message must say ---------------------------------------------------------------------------
+
+
+@case("last-mile", "cli_gate_fails_only_for_too_few_inputs", "clear", "suite")
+def _cli_too_few(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _cli_project(tmp, ("m", MFT("positive"), REVIEWS[:10]), threshold=0.05)
+    code, text = _cli(["run", str(suite), "--model", f"{tmp / 'models.py'}:fine", "--junit", str(tmp / "out.xml")])
+    junit = _junit_case(tmp / "out.xml")
+    summary = next((line for line in text.splitlines() if line.startswith("- m:")), "")
+    said = "too few inputs" in summary and "needs at least 73" in summary and "too few inputs" in junit
+    return ("clear" if code == 1 and said else "unclear"), f"exit {code}; {summary[:160]}; JUnit: {junit[-120:]}"
+
+
+@case("last-mile", "suite_load_repeats_the_too_few_inputs_warning", "clear", "suite")
+def _load_warns(tmp: Path) -> Outcome:
+    import warnings
+
+    from mtlib.suite import MFT, Suite
+
+    path = _suite(("m", MFT("positive"), REVIEWS), threshold=0.05).save(tmp / "suite.json")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        Suite.load(path)
+    words = [str(w.message) for w in said if "inputs" in str(w.message)]
+    return ("clear", words[0][:200]) if words else ("silent", "Suite.load said nothing of the 8 inputs")
+
+
+@case("last-mile", "predictions_jsonl_file", "works", "suite")
+def _pred_jsonl(tmp: Path) -> Outcome:
+    from mtlib.suite import read_predictions
+
+    path = write(tmp / "p.jsonl", '{"text": "good", "score": 0.9}\n{"text": "bad", "score": 0.1}\n')
+    return either(lambda: read_predictions(path)(["bad", "good"]).tolist(), lambda r: r == [0.1, 0.9], "JSON")
+
+
+@case("last-mile", "predictions_jsonl_given_as_csv", "works", "suite")
+def _pred_jsonl_csv(tmp: Path) -> Outcome:
+    from mtlib.suite import read_predictions
+
+    path = write(tmp / "p.csv", '{"text": "good", "score": 0.9}\n{"text": "bad", "score": 0.1}\n')
+    return either(lambda: read_predictions(path)(["bad", "good"]).tolist(), lambda r: r == [0.1, 0.9], "JSON")
+
+
+@case("last-mile", "predictions_without_a_score_column", "clear", "suite")
+def _pred_no_score(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT, read_predictions
+
+    path = write(tmp / "p.csv", "text,prob\ngood,0.9\nbad,0.1\n")
+    suite = _suite(("m", MFT("positive"), ["good", "bad"]))
+    return worded(lambda: _summary(suite.run(read_predictions(path))), "p.csv", "'score'")
+
+
+@case("last-mile", "predictions_nan_names_the_line", "clear", "suite")
+def _pred_nan(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT, read_predictions
+
+    path = write(tmp / "p.csv", "text,score\ngood,0.9\nbad,nan\n")
+    suite = _suite(("m", MFT("positive"), ["good", "bad"]))
+    return worded(lambda: _summary(suite.run(read_predictions(path))), "p.csv", ("line 3", "p.csv:3"))
+
+
+@case("last-mile", "predictions_latin1_byte_names_the_line", "clear", "suite")
+def _pred_latin1(tmp: Path) -> Outcome:
+    from mtlib.suite import read_predictions
+
+    rows = b"".join(b"text %d,0.5\n" % i for i in range(3000))
+    path = write(tmp / "p.csv", b"text,score\n" + rows + b"caf\xe9,0.5\n")
+    return worded(lambda: len(read_predictions(path)(["text 1"])), "p.csv", ("line 3002", "p.csv:3002"))
+
+
+@case("last-mile", "mft_label_the_model_lacks_refused_before_any_model_call", "clear", "suite")
+def _label_late(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    calls: list[int] = []
+
+    def model(texts: Any) -> Any:
+        calls.append(len(texts))
+        return positive_score(texts)
+
+    suite = _suite(("praise", MFT("positive"), REVIEWS), ("neutral", MFT("neutral"), REVIEWS))
+    outcome = worded(lambda: _summary(suite.run(model)), "neutral")
+    if outcome[0] == "clear" and calls:
+        return "unclear", f"refused after {len(calls)} model call(s): {outcome[1][:200]}"
+    return outcome
+
+
+@case("last-mile", "mft_label_outside_the_declared_labels_at_add", "clear", "suite")
+def _label_add(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT, Suite
+
+    return worded(
+        lambda: Suite("s", labels=["negative", "positive"]).add("m", MFT("neutral"), REVIEWS), "'neutral'", "add"
+    )
+
+
+@case("last-mile", "function_returning_two_columns", "clear", "suite")
+def _two_columns(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _suite(("m", MFT("positive"), REVIEWS))
+    return worded(lambda: _summary(suite.run(lambda t: np.tile([0.1, 0.9], (len(t), 1)))), "labels")
+
+
+@case("last-mile", "function_returning_two_columns_with_labels", "works", "suite")
+def _two_columns_labels(tmp: Path) -> Outcome:
+    from mtlib.suite import MFT
+
+    suite = _suite(("m", MFT("positive"), REVIEWS))
+    fn = lambda t: np.tile([0.1, 0.9], (len(t), 1))  # noqa: E731
+    return either(lambda: _summary(_run(suite, fn, labels=["negative", "positive"])), lambda r: r["m"]["passed"])
+
+
+@case("last-mile", "cli_help_lists_exit_3", "works", "suite")
+def _help_3(tmp: Path) -> Outcome:
+    code, text = _cli(["run", "--help"])
+    flat = " ".join(text.split())
+    return ("works", "exit 3 listed") if " 3 " in flat and "raised" in flat else ("unclear", flat[-200:])
+
+
+for _how, _model in (("exit_2_unknown_attribute", "nothing"), ("exit_3_model_raises", "raises")):
+
+    @case("last-mile", f"cli_junit_on_{_how}", "clear", "suite")
+    def _junit_error(tmp: Path, model: str = _model) -> Outcome:
+        from mtlib.suite import MFT
+
+        suite = _cli_project(tmp, ("m", MFT("positive"), REVIEWS))
+        code, text = _cli(["run", str(suite), "--model", f"{tmp / 'models.py'}:{model}", "--junit", str(tmp / "o.xml")])
+        junit = _junit_case(tmp / "o.xml")
+        if junit.startswith("<error"):
+            return "clear", f"exit {code}; {junit[:200]}"
+        return "unclear", f"exit {code}, no JUnit error case ({'no file' if not junit else junit[:80]})"
+
+
+# -- the wider library ----------------------------------------------------------------------------------------------
+
+
+def _xy() -> tuple[np.ndarray, np.ndarray]:
+    return np.random.default_rng(0).normal(size=(40, 4)), np.array([0, 1] * 20)
+
+
+@case("last-mile", "negative_seed_subsample")
+def _seed_subsample(tmp: Path) -> Outcome:
+    import pandas as pd
+
+    from mtlib.data.sample import subsample
+
+    return worded(lambda: len(subsample(pd.DataFrame({"a": range(10)}), 3, seed=-1)), "seed")
+
+
+@case("last-mile", "negative_seed_linear_head")
+def _seed_head(tmp: Path) -> Outcome:
+    from mtlib.models.training.heads import make_head
+
+    X, y = _xy()
+    return worded(lambda: make_head("linear", seed=-1).fit(X, y).coef_.shape, "seed")
+
+
+@case("last-mile", "negative_seed_probe")
+def _seed_probe(tmp: Path) -> Outcome:
+    from mtlib.models.training.frozen import train_head
+
+    X, y = _xy()
+    return worded(lambda: train_head(X, y, seed=-1, use_cache=False).accuracy, "seed")
+
+
+@case("last-mile", "negative_seed_classifier_settings")
+def _seed_settings(tmp: Path) -> Outcome:
+    from mtlib.models.training.settings import ClassifierSettings
+
+    return worded(lambda: ClassifierSettings.from_options("mine", {"seed": -1}), "seed")
+
+
+@case("last-mile", "signal_kernel_killed_sigterm")
+def _sig_kernel_term(tmp: Path) -> Outcome:
+    root = project(tmp / "p", ("01_sleep",), body=SLEEP_BODY)
+    marker = tmp / "pids"
+    os.environ["HOSTILE_MARKER"] = str(marker)
+
+    def kill() -> None:
+        end = time.monotonic() + 50
+        while time.monotonic() < end and not (marker.exists() and marker.read_text().strip()):
+            time.sleep(0.1)
+        os.kill(int(marker.read_text().split()[0]), signal.SIGTERM)
+
+    threading.Thread(target=kill, daemon=True).start()
+    status = main_of_runner(["--profile", "t", "--root", str(root)])
+    report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
+    error = next((line for line in report.splitlines() if line.startswith("Error:")), "no error line")
+    if status == 0:
+        return "silent", "exit status 0 after the kill"
+    return ("clear" if "SIGTERM" in error else "unclear"), error[:240]
+
+
+def _damaged_metrics(tmp: Path) -> Any:
+    from mtlib.run.layout import RunLayout
+
+    layout = RunLayout(tmp / "p", "t", "01_a")
+    layout.run_dir.mkdir(parents=True)
+    write(layout.metrics_path, '{"value": 1,\n "other": }\n')
+    return layout
+
+
+@case("last-mile", "metrics_json_not_json_expected_values")
+def _metrics_expected(tmp: Path) -> Outcome:
+    from mtlib.run import expected
+
+    _damaged_metrics(tmp)
+    write(tmp / "p" / "notebooks" / "01_a.ipynb", "{}")
+    pins = write(tmp / "expected.yaml", '"01":\n  t:\n    exact:\n      value: {value: 1}\n      other: {value: 2}\n')
+    _, mismatches = expected.check_runs("t", tmp / "p", path=pins, notebooks_dir=tmp / "p" / "notebooks")
+    said = "; ".join(str(m) for m in mismatches)
+    if not mismatches:
+        return "silent", "no mismatch"
+    return ("clear" if "line 2 column" in said and "metrics.json" in said else "unclear"), said[:240]
+
+
+@case("last-mile", "metrics_json_not_json_diff")
+def _metrics_diff(tmp: Path) -> Outcome:
+    import contextlib
+    import io
+
+    from mtlib.run import diff
+    from mtlib.run.layout import RunLayout
+
+    bad = _damaged_metrics(tmp)
+    good = RunLayout(tmp / "q", "t", "01_a")
+    good.run_dir.mkdir(parents=True)
+    write(good.metrics_path, '{"value": 1}')
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = diff.main([str(bad.run_dir), str(good.run_dir)])
+    text = out.getvalue()
+    if code == 0:
+        return "silent", f"exit 0: {text[-160:]}"
+    return ("clear" if "line 2 column" in text else "unclear"), f"exit {code}: {text[-200:]}"
+
+
+@case("last-mile", "transitivity_check_on_2_items", "clear", "suite")
+def _transitivity_check(tmp: Path) -> Outcome:
+    R, _ = _relations()
+    return refused(lambda: R.ThreeWayTransitivity("t").check(np.ones((2, 2), bool), n_boot=0).rate, "3")
+
+
+for _loader, _name in (("sst_trees", "dev.txt"), ("contexts", "contexts.tsv"), ("cogalex_pairs", "pairs.tsv")):
+
+    @case("last-mile", f"{_loader}_one_line_of_200MB")
+    def _long_line(tmp: Path, loader: str = _loader, name: str = _name) -> Outcome:
+        fn = _loaders()[loader][0]
+        path = tmp / name
+        with open(path, "wb") as fh:  # a runaway line: 200 MB without a line end
+            fh.write(b"(3 " if loader == "sst_trees" else b"")
+            for _ in range(200):
+                fh.write(b"(2 a) " * (2**20 // 6) if loader == "sst_trees" else b"poodle dog " * (2**20 // 11))
+        return refused(lambda: len(fn(path)), name)
+
+
+@case("last-mile", "sst_trees_nested_10_to_the_6")
+def _deep_million(tmp: Path) -> Outcome:
+    from mtlib.data.sst import load_sst_trees
+
+    path = write(tmp / "deep.txt", "(1 " * 1_000_000 + "w" + ")" * 1_000_000 + "\n")
+    return refused(lambda: len(load_sst_trees(path)), "deep.txt")
+
+
+@case("last-mile", "dask_scheduler_answers_garbage")
+def _dask_garbage(tmp: Path) -> Outcome:
+    import socket
+
+    from mtlib.run.dask_executor import connect
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    port = server.getsockname()[1]
+
+    def answer() -> None:
+        while True:
+            conn = server.accept()[0]
+            try:
+                conn.sendall(b"\x00\x01garbage, not Dask\r\n" * 20)
+            except OSError:
+                pass
+            conn.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    address = f"tcp://127.0.0.1:{port}"
+    outcome = worded(lambda: connect(address, timeout=3.0), address, "Dask scheduler")
+    if outcome[0] == "clear" and "allocate" in outcome[1]:  # named, but through numpy's words for the bytes
+        return "unclear", outcome[1]
+    return outcome

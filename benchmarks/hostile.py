@@ -1,4 +1,4 @@
-"""Hostile inputs, by family of issue 36: each case in its own process, under a time and a memory limit, classified.
+"""Hostile inputs, by family of issues 36 and 43: each case in its own process, under a time and a memory limit.
 
 Every case (``benchmarks/_hostile_cases.py``) builds its own hostile input in a
 fresh folder (invented words only) and calls mtlib's public functions as a
@@ -21,7 +21,10 @@ runaway allocation is stopped before it takes the machine). Its outcome is one o
 - ``insecure``: a file outside the data folder (or the output folder) was read or written.
 
 Each case also names the outcome wanted once issue 36 is fixed (``either``: a result or a clear refusal,
-for arbitrary file content); the cases that miss it are printed with their detail.
+for arbitrary file content); the cases that miss it are printed with their detail. The family ``last-mile``
+holds issue 43's classes of input (blank texts, predictions files that are not what they say, booleans, a
+model call that hangs, messages that must name the line or the parameter, negative seeds, a kernel killed by
+SIGTERM, a damaged metrics.json, runaway lines, a deep bracketing, a scheduler answering garbage).
 
 Usage::
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mtlib.data.errors import DataArgumentError, check_count
+from mtlib.utils.inputs import check_seed
 
 
 def subsample(
@@ -32,8 +33,10 @@ def subsample(
     Raises:
         DataArgumentError: ``n`` is not an integer >= 0 (``-1``, ``2.5``, ``True``), or ``by`` or
             ``sort`` names no column of ``frame``.
+        MtlibInputError: ``seed`` is not an integer in [0, 2**32 - 1].
     """
     n = check_count(n, "subsample", "n")
+    seed = check_seed(seed, "subsample")
     for argument, column in (("by", by), ("sort", sort)):
         if column is not None and column not in frame.columns:
             raise DataArgumentError("subsample", argument, f"a column of the table ({list(frame.columns)})", column)

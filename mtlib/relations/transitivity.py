@@ -17,7 +17,7 @@ import numpy as np
 from mtlib.relations import bootstrap, notation
 from mtlib.relations.base import Relation
 from mtlib.relations.counting import count_transitivity_violations
-from mtlib.relations.errors import refuse
+from mtlib.relations.errors import MtlibInputError, refuse
 from mtlib.relations.result import RelationResult, interval_from_boot, per_item_frame
 from mtlib.relations.scorers import check_outputs
 
@@ -77,6 +77,14 @@ class ThreeWayTransitivity(Relation):
             adj = None
         if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
             raise refuse("ThreeWayTransitivity.check", "src", "a square (n, n) boolean matrix", src)
+        least, why = self.min_inputs
+        if adj.shape[0] < least:  # no triple: refused, never a NaN rate
+            raise MtlibInputError(
+                f"ThreeWayTransitivity.check: {why}: src must be an (n, n) matrix with n >= {least}, "
+                f"got shape {adj.shape}",
+                argument="src",
+                expected=f"an (n, n) boolean matrix with n >= {least}",
+            )
         start = time.perf_counter()
         res = count_transitivity_violations(
             adj, per_item=True, sample=sample, seed=seed, device=None if sample is not None else device

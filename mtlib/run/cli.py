@@ -74,7 +74,7 @@ from mtlib.run.jobs import (
     started_at,
     write_params,
 )
-from mtlib.run.layout import RunLayout, read_metrics
+from mtlib.run.layout import MetricsError, RunLayout, read_metrics
 from mtlib.run.profiles import (
     apply_overrides,
     builtin_profiles,
@@ -278,13 +278,18 @@ def run_jobs(executor: Executor, jobs: Sequence[NotebookJob]) -> tuple[list[JobR
             started = start is not None and start >= begun - 1.0
             attempt = attempt_layout(job)
             run_dir = attempt.run_dir if attempt else job.output.parent
+            error = f"stopped by {name} to the runner" if started else f"not started: the runner received {name}"
+            try:
+                metrics = read_metrics(run_dir / "metrics.json") if started else {}
+            except MetricsError as err:
+                metrics, error = {}, f"{error}; its metrics cannot be read: {err}"
             results.append(
                 JobResult(
                     job.stem,
                     "interrupted" if started else "not run",
                     max(0.0, time.time() - start) if started and start is not None else 0.0,
-                    f"stopped by {name} to the runner" if started else f"not started: the runner received {name}",
-                    read_metrics(run_dir / "metrics.json") if started else {},
+                    error,
+                    metrics,
                     attempt=run_dir if started and attempt else None,
                 )
             )

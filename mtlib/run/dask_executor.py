@@ -166,20 +166,39 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
 
     The message says what was reached: nothing listening (connection refused
     or no answer), or a server that accepted the connection but did not speak
-    as a Dask scheduler (a web server, a database, a wrong port).
+    as a Dask scheduler (a web server, a database, a wrong port): then the
+    first bytes it sent, if any. Dask's own handshake is tried first on a
+    connection of its own (:func:`_handshake`), so a server answering garbage
+    is named at once, not through what decoding its bytes raised (numpy's
+    ``Unable to allocate 6.46 EiB``) or a ``distributed.Client`` left half-made.
     """
     from distributed import Client
 
     host, port = _host_port(address)
+    first: bytes | None = None
     if host and port:
         try:
-            socket.create_connection((host, port), timeout=timeout).close()
+            probe = socket.create_connection((host, port), timeout=timeout)
         except OSError as err:
             raise SystemExit(
                 f"--scheduler {address}: cannot reach {host}:{port}, nothing answers there ({err.strerror or err}); "
                 f"expected a "
                 "Dask scheduler there (`dask scheduler`), or leave --scheduler out for a LocalCluster"
             ) from None
+        with probe:
+            probe.settimeout(min(1.0, timeout))
+            try:
+                first = probe.recv(48)
+            except OSError:  # said nothing within a second (a Dask scheduler speaks first)
+                first = None
+        problem = _handshake(address, timeout)
+        if problem is not None:
+            sent = f"its first bytes: {first!r}" if first else "it sent nothing"
+            raise SystemExit(
+                f"--scheduler {address}: reached {host}:{port}, which accepted the connection but did not answer "
+                f"as a Dask scheduler ({sent}; the handshake {problem}); expected a Dask scheduler "
+                "(`dask scheduler`, default port 8786): check the address, or raise --connect-timeout"
+            )
     box: dict[str, Any] = {}
 
     def attempt() -> None:
@@ -204,6 +223,27 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         f"answer as a Dask scheduler within {timeout:.0f} s ({what}); expected a Dask scheduler "
         "(`dask scheduler`, default port 8786); check the address, or raise --connect-timeout"
     )
+
+
+def _handshake(address: str, timeout: float) -> str | None:
+    """Why Dask's comm handshake with ``address`` failed within ``timeout`` s, in words; ``None`` if it worked."""
+    import asyncio
+
+    from distributed.comm import connect as comm_connect
+
+    async def attempt() -> None:
+        comm = await asyncio.wait_for(comm_connect(address, timeout=timeout), timeout)
+        await comm.close()
+
+    try:
+        asyncio.run(attempt())
+    except (asyncio.TimeoutError, TimeoutError):
+        return f"got no answer within {timeout:g} s"
+    except Exception as err:  # noqa: BLE001 - whatever decoding the server's bytes raised
+        if isinstance(err, MemoryError) or "allocate" in str(err):
+            return "read a message length no Dask scheduler sends (the bytes are not Dask's protocol)"
+        return f"failed: {type(err).__name__}: {' '.join(str(err).split())[:160]}"
+    return None
 
 
 def _host_port(address: str) -> tuple[str, int | None]:

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.run.expected import Expectation, ExpectedFormatError, expectations
-from mtlib.run.layout import read_metrics
+from mtlib.run.layout import MetricsError, read_metrics
 from mtlib.run.manifest import GROUPS, MANIFEST, read_manifest
 
 __all__ = [
@@ -486,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         diffs = [diff_runs(a, b, args.expected) for a, b in pairs]
-    except ExpectedFormatError as err:
+    except (ExpectedFormatError, MetricsError) as err:
         print(f"mtlib.run.diff: {err}")
         return 2
     for d in diffs:

@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from mtlib.run.layout import RunLayout, read_metrics
+from mtlib.run.layout import MetricsError, RunLayout, read_metrics
 from mtlib.run.profiles import discover
 from mtlib.utils.paths import project_root
 
@@ -162,6 +162,12 @@ class Mismatch:
     kind: str = "exact"
 
     def __str__(self) -> str:
+        if self.key == "metrics.json":  # the whole file: missing, or unreadable (``actual`` says where)
+            return (
+                f"{self.notebook}: {self.actual}"
+                if self.actual
+                else f"{self.notebook}: no metrics.json at {self.expected}"
+            )
         got = "missing from metrics.json" if self.missing else f"actual {self.actual!r}"
         return (
             f"{self.notebook}: {self.key}: expected {self.expected!r} ({self.kind}, {self.tolerance}), {got} "
@@ -380,7 +386,8 @@ def check_runs(
 
     Returns:
         ``(checked, mismatches)``: the stems checked and what they did not reproduce. A notebook
-        with pinned values but no ``metrics.json`` gives one mismatch saying so.
+        with pinned values but no ``metrics.json``, or one that is not valid JSON, gives one mismatch
+        saying so (for a damaged file its ``actual`` names the path, the line and the column).
     """
     base = project_root()
     root = Path(root) if root else base
@@ -395,7 +402,12 @@ def check_runs(
         if not layout.metrics_path.exists():
             mismatches.append(Mismatch(stem, "metrics.json", str(layout.metrics_path), None, "a run", True))
             continue
-        mismatches += check(stem, profile, read_metrics(layout.metrics_path), path=path)
+        try:
+            metrics = read_metrics(layout.metrics_path)
+        except MetricsError as err:  # one mismatch naming the file and the place, not every key "missing"
+            mismatches.append(Mismatch(stem, "metrics.json", str(layout.metrics_path), str(err), "a run", True))
+            continue
+        mismatches += check(stem, profile, metrics, path=path)
     return checked, mismatches
 
 
@@ -426,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     for m in mismatches:
-        if m.key == "metrics.json":
+        if m.key == "metrics.json" and not m.actual:
             print(
                 f"{m.notebook}: no metrics.json at {m.expected}: run `python -m mtlib.run --profile "
                 f"{args.profile} --only {m.notebook[:2]}` first"

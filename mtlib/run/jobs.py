@@ -32,8 +32,9 @@ from typing import Any, Protocol
 import psutil
 import yaml
 
+from mtlib.run._startup import KERNEL_ENDED
 from mtlib.run.export import export_html
-from mtlib.run.layout import RunLayout, read_metrics
+from mtlib.run.layout import MetricsError, RunLayout, read_metrics
 from mtlib.run.manifest import complete_manifest
 from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
@@ -256,14 +257,17 @@ def _execute(job: NotebookJob) -> JobResult:
                 flush=True,
             )
     seconds = time.perf_counter() - start  # the notebook's execution, not its export
+    try:
+        metrics = read_metrics(job.output.parent / "metrics.json")
+    except MetricsError as err:  # a damaged file is no run that recorded nothing: the job fails, saying where
+        metrics = {}
+        status, error = "failed", (f"{error}; " if error else "") + f"its metrics cannot be read: {err}"
     write_params(job)
     complete_manifest(
         job.output.parent, job.stem, str(job.parameters.get("profile", "")), job.parameters, status, seconds
     )
     html, html_error = _export_html(job.output) if job.html else (None, "")
-    return JobResult(
-        job.stem, status, seconds, error, read_metrics(job.output.parent / "metrics.json"), html, html_error
-    )
+    return JobResult(job.stem, status, seconds, error, metrics, html, html_error)
 
 
 def job_threads(job: NotebookJob, env: Mapping[str, str]) -> ThreadPlan:
@@ -402,6 +406,9 @@ def exit_reason(returncode: int, text: str, executed: Path | None = None) -> str
         >>> print(exit_reason(-15, "").replace(": ", ":\\n"))
         papermill was killed by SIGTERM (exit status -15):
         the notebook stopped, its remaining cells did not run
+        >>> exit_reason(138, "mtlib.run: the notebook's kernel ended: killed by SIGTERM (exit status -15)\\n"
+        ...             "DeadKernelError: Kernel died")[:68]
+        "the notebook's kernel was killed by SIGTERM (exit status -15): the n"
     """
     cell = _running_cell(executed)
     if returncode < 0:
@@ -412,6 +419,12 @@ def exit_reason(returncode: int, text: str, executed: Path | None = None) -> str
         return (
             f"papermill was killed by {name} (exit status {returncode}): the notebook stopped{cell}, "
             "its remaining cells did not run"
+        )
+    ended = [line[len(KERNEL_ENDED) :].strip() for line in text.splitlines() if line.startswith(KERNEL_ENDED)]
+    if ended and any(sign in text for sign in KERNEL_DIED) and not kernel_did_not_start(text):
+        how = ended[-1].replace("killed by", "was killed by", 1) if ended[-1].startswith("killed") else ended[-1]
+        return f"the notebook's kernel {how}{cell}: the notebook stopped there, its remaining cells did not run" + (
+            " (SIGKILL: often the out-of-memory killer)" if "SIGKILL" in how else ""
         )
     if any(sign in text for sign in KERNEL_DIED) and not kernel_did_not_start(text):  # that one is retried
         return (

@@ -19,7 +19,15 @@ from typing import Any
 
 from mtlib.utils.paths import project_root
 
-__all__ = ["FIGURES_INDEX", "RunLayout", "project_root", "read_figures", "read_metrics", "safe_component"]
+__all__ = [
+    "FIGURES_INDEX",
+    "MetricsError",
+    "RunLayout",
+    "project_root",
+    "read_figures",
+    "read_metrics",
+    "safe_component",
+]
 
 #: File name of the figures index in a run folder.
 FIGURES_INDEX = "figures.json"
@@ -125,9 +133,50 @@ def read_figures(run_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
     return data if isinstance(data, dict) else {}
 
 
+class MetricsError(ValueError):
+    """A ``metrics.json`` that is there but cannot be read as metrics; the message names its path and where.
+
+    Attributes:
+        path: The file.
+    """
+
+    def __init__(self, path: str | os.PathLike, problem: str) -> None:
+        self.path = Path(path)
+        super().__init__(f"{self.path}: {problem}")
+
+
 def read_metrics(path: str | os.PathLike) -> dict[str, Any]:
-    """Load a ``metrics.json`` (empty dict when missing or unreadable)."""
+    """Load a ``metrics.json``: the one reader of that file (runner, report, expected values, diff).
+
+    Returns:
+        Its metrics; an empty dict when the file does not exist (the notebook wrote none).
+
+    Raises:
+        MetricsError: the file is there but is not UTF-8 JSON holding one object: the message gives the
+            path and the place (``not valid JSON at line 3 column 14: Expecting ',' delimiter``), so a damaged
+            file is never read as a run that recorded nothing.
+    """
+    path = Path(path)
     try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return {}
+    except OSError as err:
+        raise MetricsError(path, f"cannot read it ({err.strerror or err})") from err
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        raise MetricsError(
+            path, f"not UTF-8 at line {line} column {column} (byte 0x{raw[err.start]:02x}); expected a JSON object"
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise MetricsError(
+            path, f"not valid JSON at line {err.lineno} column {err.colno} ({err.msg}); expected a JSON object"
+        ) from None
+    if not isinstance(data, dict):
+        raise MetricsError(path, f"expected a JSON object of metrics, got {type(data).__name__}")
+    return data

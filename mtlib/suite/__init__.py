@@ -11,15 +11,18 @@ text once and returns a :class:`SuiteResult`: ``summary()``,
 ``compare(other)`` (:func:`compare`: paired bootstrap of the rate difference
 and McNemar's test per test).
 
-Suites are refused early and loudly: non-texts or no inputs at ``add``, NaN
-or infinite scores at ``run`` (with the test, the count and the first text),
-a tampered saved file with its key. The definitions the field disagrees on
+Suites are refused early and loudly: non-texts, blank texts or no inputs at
+``add``, an MFT label the model lacks before any model call, NaN, infinite
+or boolean outputs at ``run`` (with the test, the count and the first text),
+a tampered saved file with its key; ``run(model, timeout=S)`` abandons a model
+call past S seconds (:class:`ModelTimeout`). The definitions the field disagrees on
 are options: ``ties=`` and ``tolerance=`` (:class:`~mtlib.relations.SingleInput`,
 :class:`MFT`), labelled templates (``generate.template(..., label=...)``).
 
 In CI: ``python -m mtlib.suite run SUITE.json --model NAME_OR_PATH --junit out.xml``
-(:mod:`~mtlib.suite.cli`; exit 0 pass, 1 fail, 2 bad input), or ``score`` a
-CSV of a model's saved outputs (:mod:`~mtlib.suite.predictions`).
+(:mod:`~mtlib.suite.cli`; exit 0 pass, 1 fail, 2 bad input, 3 the model raised
+or ran past ``--timeout``; JUnit on every exit), or ``score`` a CSV or JSON Lines
+file of a model's saved outputs (:mod:`~mtlib.suite.predictions`).
 
 This wing sits above relations and analysis, beside experiments; only
 ``mtlib.testing`` imports it.
@@ -32,7 +35,7 @@ _face = Face(
     {
         "generate": [".", "LEXICONS", "MAX_ROWS", "Template", "lexicon", "template"],
         "mft": ["MFT"],
-        "memo": ["ScoreMemo", "as_model"],
+        "memo": ["ModelTimeout", "ScoreMemo", "as_model"],
         "outcome": ["TestOutcome"],
         "serialize": ["TRANSFORMATIONS", "NotSerializable", "register"],
         "comparison": ["compare", "mcnemar_test"],

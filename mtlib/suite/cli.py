@@ -2,18 +2,25 @@
 
 Three commands::
 
-    python -m mtlib.suite run SUITE.json --model NAME_OR_PATH [--junit out.xml] [--html out.html] [--json out.json]
-    python -m mtlib.suite score SUITE.json PREDICTIONS.csv [--junit ...] [--html ...] [--json ...]
+    python -m mtlib.suite run SUITE.json --model NAME_OR_PATH [--timeout S] [--labels a,b]
+                              [--junit out.xml] [--html out.html] [--json out.json]
+    python -m mtlib.suite score SUITE.json PREDICTIONS.csv|.jsonl [--junit ...] [--html ...] [--json ...]
     python -m mtlib.suite texts SUITE.json [-o texts.csv]
 
 ``run`` runs the suite on a model; ``score`` scores it from a file of a
 model's saved outputs (:mod:`mtlib.suite.predictions`, as CheckList's
 ``run_from_file``), for models that cannot run here; ``texts`` writes every
 text the suite will ask for, to score elsewhere. Both ``run`` and ``score``
-print the summary and exit **0** when every gate passes, **1** when one
-fails, **2** on bad input (a missing or tampered file, an unknown model, a
-model answering NaN or label names: the message says what and where), and
-**3** on any other error while running (its traceback is printed: a bug, or the model itself failing).
+print the summary and exit (:data:`EXIT_CODES`) **0** when every gate passes,
+**1** when one fails (a test that could not pass with so few inputs says so),
+**2** on bad input (a missing or tampered file, an unknown model, a model
+answering NaN, booleans or label names: the message says what and where), and
+**3** when the model failed: it raised (its traceback is printed: the model
+itself, or a bug) or a call ran past ``--timeout`` seconds (the call is
+abandoned in a daemon thread, so the command exits at once). ``--junit`` is
+written on every exit, also 2 and 3 (an ``<error>`` case saying what stopped
+the run, the tests after it skipped), and for a command line argparse
+refuses.
 
 What ``--model`` may be:
 
@@ -37,19 +44,31 @@ import importlib
 import importlib.util
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from mtlib.data.errors import DataFormatError
 from mtlib.relations.errors import MtlibInputError
-from mtlib.suite.junit import write_junit
+from mtlib.suite.junit import RunError, write_junit
+from mtlib.suite.memo import ModelTimeout
 from mtlib.suite.predictions import needed_texts, read_predictions
 from mtlib.suite.result import SuiteResult
 from mtlib.suite.serialize import NotSerializable
-from mtlib.suite.suite import Suite
+from mtlib.suite.suite import Suite, TooFewInputs
 
-__all__ = ["PICKLE_SUFFIXES", "load_model_spec", "main"]
+__all__ = ["EXIT_CODES", "PICKLE_SUFFIXES", "load_model_spec", "main"]
+
+#: The command's exit codes, as ``--help`` and the README give them.
+EXIT_CODES = {
+    0: "every gate passes",
+    1: "a gate fails (a test that could not pass with so few inputs says so)",
+    2: "bad input: a missing or tampered file, a bad option, an unknown model, a model answering NaN, "
+    "booleans or label names (the message says what and where)",
+    3: "the model failed: it raised (traceback printed) or a call ran past --timeout",
+}
 
 #: File endings of pickled models, which the command refuses to load.
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".sav", ".dill")
@@ -101,22 +120,63 @@ def load_model_spec(spec: str) -> Any:
     return getattr(module, attr)
 
 
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _labels(text: str) -> list[str]:
+    labels = [x.strip() for x in text.split(",")]
+    if len(labels) < 2 or not all(labels) or len(set(labels)) != len(labels):
+        raise argparse.ArgumentTypeError(f"expected two or more distinct class names, comma-separated, got {text!r}")
+    return labels
+
+
 def _parser() -> argparse.ArgumentParser:
+    codes = "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items())
     parser = argparse.ArgumentParser(
         prog="python -m mtlib.suite",
-        description="Run a saved mtlib suite in CI: exit 0 when every gate passes, 1 when one fails, 2 on bad input.",
+        description="Run a saved mtlib suite in CI: exit 0 when every gate passes, 1 when one fails, 2 on bad "
+        "input, 3 when the model raised or ran past --timeout.",
+        epilog=f"Exit codes: {codes}. --junit is written on every exit.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run a saved suite on a model")
+    run = sub.add_parser("run", help="run a saved suite on a model", epilog=f"Exit codes: {codes}.")
     run.add_argument("suite", help="a suite saved by Suite.save (JSON)")
     run.add_argument("--model", required=True, help="a registry name, a model folder, or FILE.py:NAME / module:NAME")
-    score = sub.add_parser("score", help="score a saved suite from a CSV of a model's saved outputs")
+    run.add_argument(
+        "--timeout",
+        type=_timeout,
+        metavar="S",
+        help="the most seconds one model call (a batch of texts) may take; past it the call is abandoned, the "
+        "test is an error in the JUnit file and the command exits 3 (default: no limit)",
+    )
+    run.add_argument(
+        "--labels",
+        type=_labels,
+        metavar="A,B",
+        help="class names of the columns of a function returning class probabilities (n, k)",
+    )
+    score = sub.add_parser(
+        "score", help="score a saved suite from a file of a model's saved outputs", epilog=f"Exit codes: {codes}."
+    )
     score.add_argument("suite", help="a suite saved by Suite.save (JSON)")
-    score.add_argument("predictions", help="CSV: a text column, then a score column or one probability per class")
+    score.add_argument(
+        "predictions",
+        help="CSV (or JSON Lines, one object per line): a text column, then a score column or one probability "
+        "column per class",
+    )
     for p in (run, score):
-        p.add_argument("--name", help="the model's name in the results (default: its own name, or the CSV's stem)")
+        p.add_argument("--name", help="the model's name in the results (default: its own name, or the file's stem)")
         p.add_argument("--positive-label", help="the class read as the score (default: 'positive', else the last)")
-        p.add_argument("--junit", metavar="OUT.xml", help="write JUnit XML: one test case per suite test")
+        p.add_argument(
+            "--junit", metavar="OUT.xml", help="write JUnit XML: one test case per suite test (on every exit)"
+        )
         p.add_argument("--html", metavar="OUT.html", help="write the self-contained HTML report")
         p.add_argument("--json", metavar="OUT.json", help="write the result as JSON (SuiteResult.load reads it)")
     texts = sub.add_parser("texts", help="write every text the suite scores (sources and follow-ups) as a CSV")
@@ -140,17 +200,26 @@ def _report(result: SuiteResult, args: argparse.Namespace) -> int:
         print(f"FAIL: {len(failing)} of {len(result.tests)} tests of suite {result.suite!r} fail on {result.model}")
         for name in failing:
             t = result[name]
-            print(
-                f"- {name}: "
-                + (f"no cases ({t.note})" if not t.cases else f"gate bound {t.gate_bound:.4f} > {t.threshold:.4f}")
-            )
+            why = f"no cases ({t.note})" if not t.cases else f"gate bound {t.gate_bound:.4f} > {t.threshold:.4f}"
+            print(f"- {name}: {why}" + (f"; {t.warning}" if t.warning else ""))
         return 1
     print(f"PASS: every test of suite {result.suite!r} passes on {result.model}")
     return 0
 
 
-def _command(args: argparse.Namespace) -> int:
-    suite = Suite.load(args.suite)
+def _load(path: str, state: dict[str, Any]) -> Suite:
+    """The saved suite; its too-few-inputs warnings printed to standard error."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", TooFewInputs)
+        suite = Suite.load(path)
+    for warning in said:
+        print(f"python -m mtlib.suite: warning: {warning.message}", file=sys.stderr)
+    state["suite"] = suite
+    return suite
+
+
+def _command(args: argparse.Namespace, state: dict[str, Any]) -> int:
+    suite = _load(args.suite, state)
     if args.command == "texts":
         frame = pd.DataFrame({"text": needed_texts(suite)})
         if args.out:
@@ -160,25 +229,77 @@ def _command(args: argparse.Namespace) -> int:
         else:
             frame.to_csv(sys.stdout, index=False)
         return 0
+    options: dict[str, Any] = {}
     if args.command == "score":
         model: Any = read_predictions(args.predictions, name=args.name)
     else:
         model = load_model_spec(args.model)
         if args.name is None and not isinstance(model, str):
             args.name = args.model  # FILE.py:NAME says more than the object's class name
-    return _report(suite.run(model, name=args.name, positive_label=args.positive_label), args)
+        options = {"timeout": args.timeout, "labels": args.labels}
+    return _report(suite.run(model, name=args.name, positive_label=args.positive_label, **options), args)
+
+
+def _junit_option(argv: list[str]) -> str | None:
+    """The ``--junit`` path of a command line argparse refused (so CI still gets its file)."""
+    for i, arg in enumerate(argv):
+        if arg == "--junit" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--junit="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _error_junit(path: str, args: Any, state: dict[str, Any], error: RunError, err: BaseException | None) -> None:
+    """Write the JUnit file of a run that stopped: the tests finished, the error, the tests not run."""
+    partial = getattr(err, "suite_result", None)
+    suite: Suite | None = state.get("suite")
+    if not isinstance(partial, SuiteResult):
+        name = suite.name if suite else Path(str(getattr(args, "suite", "") or "suite")).stem
+        model = getattr(args, "name", None) or getattr(args, "model", None) or getattr(args, "predictions", "")
+        partial = SuiteResult(name, str(model or "?"), [])
+    stopped = str(partial.meta.get("stopped_at", ""))
+    names = [t.name for t in suite.tests] if suite else []
+    not_run = names[names.index(stopped) + 1 :] if stopped in names else ([] if stopped else names)
+    error = RunError(error.kind, error.message, error.details, stopped, not_run)
+    try:
+        written = write_junit(partial, path, error=error)
+    except OSError as problem:
+        print(f"python -m mtlib.suite: cannot write --junit {path}: {problem}", file=sys.stderr)
+        return
+    print(f"wrote {written} (exit with an error case)", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line; returns the exit code (0 pass, 1 a gate fails, 2 bad input, 3 another error)."""
-    args = _parser().parse_args(argv)
+    """The command line; returns the exit code (:data:`EXIT_CODES`: 0 pass, 1 a gate fails, 2 bad input,
+    3 the model raised or ran past ``--timeout``). ``--junit`` is written on every exit."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _command(args)
-    except (BadInput, MtlibInputError, NotSerializable, LookupError, OSError, ImportError) as err:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:
+        junit = _junit_option(argv)
+        if stop.code not in (0, None) and junit:
+            error = RunError("UsageError", f"python -m mtlib.suite {' '.join(argv)}: the command line was refused")
+            _error_junit(junit, None, {}, error, None)
+        raise
+    state: dict[str, Any] = {}
+    caught: BaseException
+    try:
+        return _command(args, state)
+    except ModelTimeout as err:
+        print(f"python -m mtlib.suite: error (exit 3): {err}", file=sys.stderr)
+        code, error, caught = 3, RunError("ModelTimeout", str(err), f"{err}; the call was abandoned"), err
+    except (BadInput, MtlibInputError, DataFormatError, NotSerializable, LookupError, OSError, ImportError) as err:
         # LookupError: an unknown model name (ModelNotFoundError); ImportError: a missing extra
         print(f"python -m mtlib.suite: error: {err}", file=sys.stderr)
-        return 2
-    except Exception:  # anything else (a bug, the model itself failing): show it, and say it is not a gate result
-        traceback.print_exc()
+        code, error, caught = 2, RunError("BadInput", str(err)), err
+    except (
+        Exception
+    ) as err:  # anything else (a bug, the model itself failing): show it, and say it is not a gate result
+        details = traceback.format_exc()
+        print(details, file=sys.stderr, end="")
         print("python -m mtlib.suite: error while running (exit 3), not a gate result", file=sys.stderr)
-        return 3
+        code, error, caught = 3, RunError("ModelError", f"{type(err).__name__}: {err}", details), err
+    if getattr(args, "junit", None):
+        _error_junit(args.junit, args, state, error, caught)
+    return code

@@ -183,10 +183,31 @@ class Template:
         return lexicon(value) if isinstance(value, str) else list(value)
 
     def size(self) -> int:
-        """Rows :meth:`frame` writes: the sample, or the product of the fillers (computed, not written out)."""
+        """Rows :meth:`frame` writes: the sample, or the product of the fillers (computed, not written out).
+
+        Raises:
+            MtlibInputError: a slot without fillers, a filler for no slot, fillers that make a blank text.
+        """
         slots = self._checked_slots()
-        total = math.prod(len(self.words(s)) for s in slots)
+        lists = [self.words(s) for s in slots]
+        self._check_not_blank(slots, lists)
+        total = math.prod(len(w) for w in lists)
         return total if self.sample is None else self.sample
+
+    def _check_not_blank(self, slots: list[str], lists: list[list[str]]) -> None:
+        """Refuse fillers that make an empty or whitespace-only text (checked without writing the rows out)."""
+        literal = "".join(text for text, *_ in string.Formatter().parse(self.pattern))
+        if literal.strip():
+            return  # every row holds the pattern's own words
+        blanks = [[w for w in words if not w.strip()] for words in lists]
+        if all(blanks):
+            made = ", ".join(f"{slot}={b[0]!r}" for slot, b in zip(slots, blanks)) or "no filler"
+            raise MtlibInputError(
+                f"template {self.pattern!r}: {made} makes a blank text (empty or whitespace only), which tests "
+                f"nothing; drop the blank fillers",
+                argument="fillers",
+                expected="fillers that make non-blank texts",
+            )
 
     def _checked_slots(self) -> list[str]:
         slots = _slots(self.pattern)
@@ -225,11 +246,13 @@ class Template:
         """One row per sentence: ``text``, one column per slot and ``label`` if labelled, shape ``(n, 1 + slots)``.
 
         Raises:
-            MtlibInputError: a slot without fillers, a filler for no slot, a product above ``max_rows``
-                without ``sample``, a sample larger than the combinations, a label that does not fit.
+            MtlibInputError: a slot without fillers, a filler for no slot, fillers that make a blank text,
+                a product above ``max_rows`` without ``sample``, a sample larger than the combinations, a
+                label that does not fit.
         """
         slots = self._checked_slots()
         lists = [self.words(s) for s in slots]
+        self._check_not_blank(slots, lists)
         combos = self._combos(slots, lists)
         rows = [{"text": self.pattern.format(**dict(zip(slots, c))), **dict(zip(slots, c))} for c in combos]
         frame = pd.DataFrame(rows, columns=["text", *slots])

@@ -9,12 +9,20 @@ time>`` per test; a failing test has a ``<failure message type>`` whose
 message gives the rate, the interval, the gate bound and the threshold, and
 whose text adds the rule, the counts and the worst examples. Characters XML
 1.0 cannot hold (control characters in a text under test) are dropped.
+
+A run that stopped (bad input, the model raising or running past its time
+limit: the command's exits 2 and 3) is written too (:class:`RunError`): the
+tests finished before it as above, the test that was running (or one case
+for the run itself, when no test had started) with an ``<error message
+type>`` saying what stopped it, and the tests after it as ``<skipped>``.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,7 +30,7 @@ from typing import Any
 from mtlib.suite.outcome import TestOutcome
 from mtlib.suite.result import SuiteResult
 
-__all__ = ["failure_message", "junit_xml", "write_junit"]
+__all__ = ["RunError", "failure_message", "junit_xml", "write_junit"]
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -31,13 +39,35 @@ def _clean(value: Any) -> str:
     return _NOT_XML.sub("", str(value))
 
 
+@dataclass(frozen=True)
+class RunError:
+    """Why a suite run stopped before its end, written as a JUnit ``<error>``.
+
+    Attributes:
+        kind: The error's type in JUnit (``BadInput``, ``ModelError``, ``ModelTimeout``, ``UsageError``).
+        message: One line: what was wrong and what was expected.
+        details: The error's text (a traceback, for a model that raised).
+        test: The suite test that was running (``""``: none had started).
+        not_run: The tests after it, written as skipped.
+    """
+
+    kind: str
+    message: str
+    details: str = ""
+    test: str = ""
+    not_run: Sequence[str] = ()
+
+
 def failure_message(t: TestOutcome) -> str:
-    """One line: the rate, its interval, the gate bound against the threshold (or why nothing was counted)."""
+    """One line: the rate, its interval, the gate bound against the threshold (or why nothing was counted),
+    and why the test could not pass (too few inputs), if so."""
+    why = f"; {t.warning}" if t.warning else ""
     if not t.cases:
-        return f"no cases: {t.note or 'nothing was counted'} (threshold {t.threshold:.4f})"
+        return f"no cases: {t.note or 'nothing was counted'} (threshold {t.threshold:.4f}){why}"
     return (
         f"rate {t.rate:.4f}, 95% interval [{t.ci_low:.4f}, {t.ci_high:.4f}]: gate bound {t.gate_bound:.4f} "
         f"{'<=' if t.passed else '>'} threshold {t.threshold:.4f} ({t.violations:,} of {t.cases:,} cases violated)"
+        f"{why}"
     )
 
 
@@ -50,12 +80,24 @@ def _details(t: TestOutcome, k: int) -> str:
     return "\n".join(lines)
 
 
-def junit_xml(result: SuiteResult, *, k: int = 5) -> str:
-    """The JUnit XML of a suite run (``k`` worst examples in each failure's text)."""
+def junit_xml(result: SuiteResult, *, k: int = 5, error: RunError | None = None) -> str:
+    """The JUnit XML of a suite run (``k`` worst examples in each failure's text).
+
+    Args:
+        result: The run, or the part of it finished before ``error`` (possibly no test).
+        k: Worst examples in a failure's text.
+        error: Why the run stopped, if it did: one ``<error>`` case, then ``error.not_run`` skipped.
+    """
     seconds = result.meta.get("seconds", {}) if isinstance(result.meta.get("seconds"), dict) else {}
     total = sum(float(v) for v in seconds.values())
     failures = sum(not t.passed for t in result.tests)
-    counts = {"tests": str(len(result.tests)), "failures": str(failures), "errors": "0", "time": f"{total:.3f}"}
+    not_run = list(error.not_run) if error else []
+    counts = {
+        "tests": str(len(result.tests) + (1 + len(not_run) if error else 0)),
+        "failures": str(failures),
+        "errors": str(int(error is not None)),
+        "time": f"{total:.3f}",
+    }
     root = ET.Element("testsuites", {"name": _clean(f"mtlib suite {result.suite}"), **counts})
     suite = ET.SubElement(
         root,
@@ -63,35 +105,39 @@ def junit_xml(result: SuiteResult, *, k: int = 5) -> str:
         {
             "name": _clean(f"{result.suite} on {result.model}"),
             **counts,
-            "skipped": "0",
+            "skipped": str(len(not_run)),
             "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
         },
     )
     props = ET.SubElement(suite, "properties")
     for key, value in (("suite", result.suite), ("model", result.model), ("scored", result.scored)):
         ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
+    classname = _clean(f"mtlib.suite.{result.suite}")
     for t in result.tests:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            {
-                "name": _clean(t.name),
-                "classname": _clean(f"mtlib.suite.{result.suite}"),
-                "time": f"{float(seconds.get(t.name, 0.0)):.3f}",
-            },
-        )
+        time = f"{float(seconds.get(t.name, 0.0)):.3f}"
+        case = ET.SubElement(suite, "testcase", {"name": _clean(t.name), "classname": classname, "time": time})
         if not t.passed:
             failure = ET.SubElement(case, "failure", {"message": _clean(failure_message(t)), "type": "SuiteGate"})
             failure.text = _clean(_details(t, k))
         out = ET.SubElement(case, "system-out")
         out.text = _clean(f"{t.description}\n{failure_message(t)}")
+    if error is not None:
+        time = f"{float(result.meta.get('stopped_after', 0.0)):.3f}"
+        name = error.test or "(the suite run)"
+        case = ET.SubElement(suite, "testcase", {"name": _clean(name), "classname": classname, "time": time})
+        failed = ET.SubElement(case, "error", {"message": _clean(error.message), "type": _clean(error.kind)})
+        failed.text = _clean(error.details or error.message)
+        for name in not_run:
+            skipped = ET.SubElement(suite, "testcase", {"name": _clean(name), "classname": classname, "time": "0.000"})
+            why = f"not run: the run stopped at {error.test!r} ({error.kind})" if error.test else "not run"
+            ET.SubElement(skipped, "skipped", {"message": _clean(why)})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(result: SuiteResult, path: str | Path, *, k: int = 5) -> Path:
+def write_junit(result: SuiteResult, path: str | Path, *, k: int = 5, error: RunError | None = None) -> Path:
     """Write :func:`junit_xml` to ``path`` (folders made); returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(junit_xml(result, k=k), encoding="utf-8")
+    path.write_text(junit_xml(result, k=k, error=error), encoding="utf-8")
     return path

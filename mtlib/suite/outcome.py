@@ -40,6 +40,7 @@ COLUMNS = (
     "skipped",
     "worst",
     "note",
+    "warning",
 )
 
 #: Text columns of an examples table, in the order the summary's ``worst`` shows them.
@@ -118,6 +119,8 @@ class TestOutcome:
         per_item: ``item, violations, cases`` per source item.
         rule: Which reading counted (ties, tolerance), e.g. ``"strict argmax (a tie fails)"``.
         note: Why nothing was counted when ``cases`` is 0 (then ``rate`` is undefined and the test fails).
+        warning: Why a failing test could not pass whatever the model did (too few inputs for its
+            threshold: ``"too few inputs: needs at least 73 inputs for the gate at 0.05; has 10"``), or ``""``.
         result: The live :class:`RelationResult` (``None`` after loading).
     """
 
@@ -143,6 +146,7 @@ class TestOutcome:
     per_item: pd.DataFrame
     rule: str = ""
     note: str = ""
+    warning: str = ""
     result: RelationResult | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -230,6 +234,7 @@ class TestOutcome:
                 "inputs_digest",
                 "rule",
                 "note",
+                "warning",
             )
         }
         return {
@@ -265,4 +270,5 @@ class TestOutcome:
             per_item=per_item,
             rule=str(data.get("rule") or ""),
             note=str(data.get("note") or ""),
+            warning=str(data.get("warning") or ""),
         )

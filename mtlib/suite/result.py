@@ -88,7 +88,7 @@ class SuiteResult:
                 lines.append(
                     f"- {t.name}: rate {t.rate:.4f} [{t.ci_low:.4f}, {t.ci_high:.4f}], gate bound "
                     f"{t.gate_bound:.4f} > threshold {t.threshold:.4f} ({t.violations:,} of {t.cases:,} "
-                    f"cases; {t.description})"
+                    f"cases; {t.description})" + (f"; {t.warning}" if t.warning else "")
                 )
             raise SuiteFailure("\n".join(lines), self, [t.name for t in failing])
         return self

@@ -13,12 +13,16 @@ unique text is scored once per run, and a built-in model's disk cache makes
 a rerun free.
 
 What is refused, at ``add`` (before any model runs): a test without inputs,
-``None``, bytes or numbers among the texts, a bare string for a list, a
-threshold that is not a rate. What is warned about: inputs too few for the
-threshold to be reachable (the gate compares the interval's *upper* end, so
-40 inputs cannot show a rate below 0.05 even with no violation: 73 can).
-At ``run``: NaN or infinite scores, with the test's name, the count and the
-first text.
+``None``, bytes, numbers, empty or blank texts among the inputs, a bare string
+for a list, a threshold that is not a rate, and, when the suite knows the
+model's class names (``Suite(..., labels=[...])``), an MFT label outside them.
+What is warned about (at ``add`` and again at ``Suite.load``), and said in a
+failing test's result: inputs too few for the threshold to be reachable (the
+gate compares the interval's *upper* end, so 40 inputs cannot show a rate
+below 0.05 even with no violation: 73 can). At ``run``, before any model call:
+an MFT label the model lacks, with the test's name; then NaN or infinite
+scores, with the test's name, the count and the first text; a model call past
+``timeout`` seconds (:class:`~mtlib.suite.memo.ModelTimeout`).
 
 Example::
 
@@ -37,24 +41,26 @@ import json
 import math
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from mtlib.models.base import label_position
 from mtlib.relations import bootstrap
 from mtlib.relations.base import Relation
 from mtlib.relations.errors import MtlibInputError, check_rate, check_texts, refuse
 from mtlib.suite.generate import Template
-from mtlib.suite.memo import ScoreMemo
+from mtlib.suite.memo import ModelTimeout, ScoreMemo, check_labels
 from mtlib.suite.mft import MFT
 from mtlib.suite.outcome import TestOutcome
 from mtlib.suite.result import SuiteResult
 from mtlib.suite.serialize import relation_from_json, relation_to_json, suite_from_json
 
-__all__ = ["FORMAT", "Suite", "SuiteTest", "TooFewInputs", "inputs_needed"]
+__all__ = ["FORMAT", "Suite", "SuiteTest", "TooFewInputs", "inputs_needed", "too_few_reason"]
 
 #: Format tag of a saved suite.
 FORMAT = "mtlib.suite/1"
@@ -85,6 +91,23 @@ def inputs_needed(threshold: float, confidence: float = 0.95) -> int | None:
     while bootstrap.wilson_interval(0, n, alpha=1 - confidence)[1] > threshold:
         n += 1
     return n
+
+
+def too_few_reason(n: int, threshold: float) -> str:
+    """Why ``n`` inputs cannot pass ``threshold`` even with no violation, in one line (``""`` when they can).
+
+    Example:
+        >>> too_few_reason(10, 0.05)
+        'too few inputs: needs at least 73 inputs for the gate at 0.05; has 10'
+        >>> too_few_reason(80, 0.05)
+        ''
+    """
+    needed = inputs_needed(threshold)
+    if needed is not None and n >= needed:
+        return ""
+    if needed is None:
+        return f"too few inputs: no number of inputs can pass the gate at {threshold:g}; has {n}"
+    return f"too few inputs: needs at least {needed} inputs for the gate at {threshold:g}; has {n}"
 
 
 @dataclass
@@ -137,8 +160,45 @@ def _as_inputs(inputs: Any, where: str) -> tuple[list[str] | Template, list[Any]
                 argument="inputs",
             )
         labels = inputs["label"].tolist() if "label" in inputs else None
-        return check_texts(inputs["text"], where, "inputs['text']"), labels
-    return check_texts(inputs, where), None
+        return check_texts(inputs["text"], where, "inputs['text']", blank=False), labels
+    return check_texts(inputs, where, blank=False), None
+
+
+def _mft_labels(test: SuiteTest, written: bool) -> list[Any] | None:
+    """The distinct labels an MFT test expects (``None`` when known only once a template is written out)."""
+    relation = test.relation
+    assert isinstance(relation, MFT)
+    own = relation.expected_label
+    if own is not None:
+        found = own if isinstance(own, list) else [own]
+    elif written or not isinstance(test.inputs, Template):
+        found = test.expected() or []
+    else:
+        label = test.inputs.label
+        if callable(label):
+            return None
+        if isinstance(label, Mapping):
+            found = [v for table in label.values() for v in table.values()]
+        else:
+            found = list(label) if isinstance(label, (list, tuple)) else [label]
+    return list({repr(x): x for x in found}.values())
+
+
+def _check_mft_labels(
+    test: SuiteTest, labels: Sequence[Any], owner: str, where: str, written: bool, hint: str = ""
+) -> None:
+    """Refuse an MFT label that is not one of ``labels`` (an integer below ``len(labels)`` is a column)."""
+    for label in _mft_labels(test, written) or []:
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool) and 0 <= label < len(labels):
+            continue
+        try:
+            label_position(labels, label, owner)
+        except KeyError:
+            raise MtlibInputError(
+                f"{where}: the MFT expects label {label!r}, which is not among {owner} {list(labels)}{hint}",
+                argument="relation",
+                expected=f"one of {list(labels)}",
+            ) from None
 
 
 class Suite:
@@ -149,15 +209,21 @@ class Suite:
         n_boot: Bootstrap replicates for pairwise relations' intervals.
         seed: Seeds the bootstraps.
         k: Worst examples kept per test.
+        labels: The class names of the model under test, when known: an MFT label outside
+            them is refused at :meth:`add`, and a plain function's ``(n, k)`` output is read
+            as class probabilities with these names.
     """
 
-    def __init__(self, name: str = "suite", *, n_boot: int = 200, seed: int = 0, k: int = 10) -> None:
+    def __init__(
+        self, name: str = "suite", *, n_boot: int = 200, seed: int = 0, k: int = 10, labels: Any = None
+    ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise refuse("Suite", "name", "a non-empty text (str)", name)
         for arg, value, least in (("n_boot", n_boot, 0), ("seed", seed, 0), ("k", k, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise refuse("Suite", arg, f"an integer >= {least}", value)
         self.name, self.n_boot, self.seed, self.k = name, n_boot, seed, k
+        self.labels = check_labels(labels, "Suite")
         self.tests: list[SuiteTest] = []
 
     def add(
@@ -182,8 +248,9 @@ class Suite:
 
         Raises:
             MtlibInputError: a name already used or empty, a relation that is none, a threshold
-                outside [0, 1], no inputs or fewer than the relation needs, a non-text among them,
-                an MFT with neither a label nor labelled inputs.
+                outside [0, 1], no inputs or fewer than the relation needs, a non-text or a blank
+                text among them (or made by the template), an MFT with neither a label nor labelled
+                inputs, an MFT label outside the suite's ``labels``.
 
         Warns:
             TooFewInputs: the inputs are too few for the threshold to be reachable (the message says how many).
@@ -213,6 +280,8 @@ class Suite:
                 f"generate.template(..., label=...)",
                 argument="inputs",
             )
+        if isinstance(relation, MFT) and self.labels is not None:
+            _check_mft_labels(test, self.labels, "the suite's labels", where, written=False)
         _warn_if_too_few(name, n, threshold)
         self.tests.append(test)
         return self
@@ -223,7 +292,15 @@ class Suite:
     def __repr__(self) -> str:
         return f"Suite({self.name!r}: {[t.name for t in self.tests]})"
 
-    def run(self, model: Any, *, name: str | None = None, positive_label: Any = None) -> SuiteResult:
+    def run(
+        self,
+        model: Any,
+        *,
+        name: str | None = None,
+        positive_label: Any = None,
+        timeout: float | None = None,
+        labels: Sequence[Any] | None = None,
+    ) -> SuiteResult:
         """Run every test on one model (every unique text scored once).
 
         Args:
@@ -232,28 +309,55 @@ class Suite:
             name: The model's name in the result (default: the model's own name;
                 a function's ``__name__``; an sklearn pipeline's class name).
             positive_label: The class read as the score (default: ``"positive"``, else the last class).
+            timeout: The most seconds one model call (one batch of texts) may take; ``None``
+                (the default) waits for ever. A call past it is abandoned (see :mod:`mtlib.suite.memo`).
+            labels: Class names of a plain function's columns (default: the suite's ``labels``):
+                the function's ``(n, k)`` output is then read as class probabilities.
 
         Returns:
             A :class:`SuiteResult`; its ``model_calls`` counts the batches the model itself ran.
 
         Raises:
-            MtlibInputError: the model returned something other than finite numbers (strings,
-                NaN or infinite values): the message names the test, the count and the first text.
+            MtlibInputError: an MFT label the model lacks (before any model call), or the model
+                returned something other than finite numbers (strings, booleans, NaN or infinite
+                values, a score outside [0, 1] where it is read as a probability): the message
+                names the test, the count and the first text.
+            ModelTimeout: a model call ran past ``timeout`` (a :class:`TimeoutError`).
+
+            An error raised while a test runs carries ``suite_result``: a :class:`SuiteResult` of the
+            tests finished before it, its ``meta["stopped_at"]`` naming the test that was running.
         """
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise refuse("Suite.run", "name", "a non-empty text (str) or None", name)
-        memo = ScoreMemo(model, positive_label)
+        memo = ScoreMemo(model, positive_label, timeout=timeout, labels=labels, function_labels=self.labels)
+        owner = f"the labels of model {memo.name!r}"
+        hint = "" if memo.is_classifier else " (a function's score is read as P(positive); give labels= for others)"
+        for test in self.tests:
+            if isinstance(test.relation, MFT):
+                where = f"suite {self.name!r}, test {test.name!r}"
+                _check_mft_labels(test, memo.labels, owner, where, written=True, hint=hint)
         before = getattr(memo.model, "calls", None)
-        outcomes, seconds = [], {}
+        outcomes: list[TestOutcome] = []
+        seconds: dict[str, float] = {}
+
+        def result() -> SuiteResult:
+            after = getattr(memo.model, "calls", None)
+            calls = after - before if isinstance(before, int) and isinstance(after, int) else None
+            out = SuiteResult(self.name, name or memo.name, list(outcomes), memo.scored, memo.batches, calls)
+            out.meta["seconds"] = dict(seconds)  # per test, for JUnit's time (the first test also pays for loading)
+            return out
+
         for test in self.tests:
             start = time.perf_counter()
-            outcomes.append(self._run_test(test, memo))
+            try:
+                outcomes.append(self._run_test(test, memo))
+            except Exception as err:
+                partial = result()
+                partial.meta.update(stopped_at=test.name, stopped_after=round(time.perf_counter() - start, 4))
+                err.suite_result = partial  # type: ignore[attr-defined]
+                raise
             seconds[test.name] = round(time.perf_counter() - start, 4)
-        after = getattr(memo.model, "calls", None)
-        calls = after - before if isinstance(before, int) and isinstance(after, int) else None
-        result = SuiteResult(self.name, name or memo.name, outcomes, memo.scored, memo.batches, calls)
-        result.meta["seconds"] = seconds  # per test, for JUnit's time (the first test also pays for loading)
-        return result
+        return result()
 
     def _run_test(self, test: SuiteTest, memo: ScoreMemo) -> TestOutcome:
         """One test on the memo's model; a refused output is reported with the test's name."""
@@ -272,18 +376,20 @@ class Suite:
                 argument=err.argument,
                 expected=err.expected,
             ) from err
-        return TestOutcome.from_result(test.name, res, test.threshold, texts, k=self.k)
+        except ModelTimeout as err:
+            raise ModelTimeout(f"suite {self.name!r}, test {test.name!r}: {err}", err.seconds) from err
+        outcome = TestOutcome.from_result(test.name, res, test.threshold, texts, k=self.k)
+        if not outcome.passed:
+            outcome.warning = too_few_reason(len(texts), test.threshold)
+        return outcome
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
-        return {
-            "format": FORMAT,
-            "name": self.name,
-            "n_boot": self.n_boot,
-            "seed": self.seed,
-            "k": self.k,
-            "tests": [t.to_json() for t in self.tests],
-        }
+        out: dict[str, Any] = {"format": FORMAT, "name": self.name, "n_boot": self.n_boot, "seed": self.seed}
+        out["k"] = self.k
+        if self.labels is not None:
+            out["labels"] = list(self.labels)
+        return {**out, "tests": [t.to_json() for t in self.tests]}
 
     def save(self, path: str | Path) -> Path:
         """Write the suite as JSON (transformations by registered name and parameters); returns the path.
@@ -304,15 +410,24 @@ class Suite:
         Raises:
             MtlibInputError: the file is not JSON, not a saved suite, or a part of it is missing or of the
                 wrong type (the message names the file and the key, e.g. ``tests[0].relation.family``).
+
+        Warns:
+            TooFewInputs: as :meth:`add` does, the message prefixed with the file.
         """
         data = suite_from_json(path, FORMAT)
-        suite = cls(data["name"], n_boot=data.get("n_boot", 0), seed=data.get("seed", 0), k=data.get("k", 10))
         try:
+            suite = cls(
+                data["name"],
+                n_boot=data.get("n_boot", 0),
+                seed=data.get("seed", 0),
+                k=data.get("k", 10),
+                labels=data.get("labels"),
+            )
             tests = [SuiteTest.from_json(t, f"tests[{i}]") for i, t in enumerate(data["tests"])]
         except MtlibInputError as err:
             raise MtlibInputError(f"{path}: {err}", argument=err.argument) from err
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", TooFewInputs)  # said when the suite was built
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", TooFewInputs)
             for test in tests:
                 labelled = isinstance(test.inputs, list) and test.labels is not None
                 inputs = pd.DataFrame({"text": test.inputs, "label": test.labels}) if labelled else test.inputs
@@ -320,6 +435,11 @@ class Suite:
                     suite.add(test.name, test.relation, inputs, threshold=test.threshold)
                 except (MtlibInputError, ValueError) as err:
                     raise MtlibInputError(f"{path}: test {test.name!r}: {err}", argument="tests") from err
+        for warning in said:  # said again, with the file: a suite built elsewhere may be loaded in CI
+            if issubclass(warning.category, TooFewInputs):
+                warnings.warn(f"{path}: {warning.message}", TooFewInputs, stacklevel=2)
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         return suite
 
 

@@ -26,7 +26,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MtlibInputError", "check_text", "check_texts", "refuse"]
+__all__ = ["SEED_RULE", "MtlibInputError", "check_seed", "check_text", "check_texts", "refuse"]
+
+#: The rule every seed follows, in :mod:`mtlib.utils.rules`' words: the experiment specs declare ``seed`` with
+#: ``">= 0"`` and the runner checks it there; a library function a user calls directly (``classifier``,
+#: ``subsample``, ...) checks it with :func:`check_seed`. numpy's, pandas' and scikit-learn's generators take
+#: integers in [0, 2**32 - 1].
+SEED_RULE = "int; >= 0; <= 4294967295"
 
 
 class MtlibInputError(ValueError):
@@ -57,15 +63,24 @@ def refuse(where: str, argument: str, expected: str, found: Any) -> MtlibInputEr
     )
 
 
-def check_text(value: Any, where: str, argument: str = "x") -> str:
-    """``value`` if it is a ``str``; else :class:`MtlibInputError` (no ``str(None)``, no bytes)."""
+def check_text(value: Any, where: str, argument: str = "x", *, blank: bool = True) -> str:
+    """``value`` if it is a ``str``; else :class:`MtlibInputError` (no ``str(None)``, no bytes).
+
+    ``blank=False`` also refuses an empty or whitespace-only text (an input a test or a model would
+    otherwise count, or skip, without a word).
+    """
     if not isinstance(value, str):
         raise refuse(where, argument, "a text (str)", value)
+    if not blank and not value.strip():
+        raise refuse(where, argument, "a non-blank text (an empty or whitespace-only text tests nothing)", value)
     return value
 
 
-def check_texts(value: Any, where: str, argument: str = "inputs") -> list[str]:
-    """A list of texts from a list, tuple, array or Series of ``str``; a bare string is refused."""
+def check_texts(value: Any, where: str, argument: str = "inputs", *, blank: bool = True) -> list[str]:
+    """A list of texts from a list, tuple, array or Series of ``str``; a bare string is refused.
+
+    ``blank=False`` also refuses an empty or whitespace-only entry, naming its position.
+    """
     if (
         isinstance(value, (str, bytes))
         or value is None
@@ -75,6 +90,25 @@ def check_texts(value: Any, where: str, argument: str = "inputs") -> list[str]:
         raise refuse(where, argument, "a list of texts (str)", value)
     texts = list(value)
     for i, x in enumerate(texts):
-        if not isinstance(x, str):
-            raise refuse(where, f"{argument}[{i}]", "a text (str)", x)
+        check_text(x, where, f"{argument}[{i}]", blank=blank)
     return texts
+
+
+def check_seed(value: Any, where: str, argument: str = "seed") -> int:
+    """``value`` as an ``int`` if it follows :data:`SEED_RULE`; else :class:`MtlibInputError` naming ``argument``.
+
+    A negative seed would otherwise reach numpy's or scikit-learn's own message
+    (``random_state must be ...``), which names neither the function nor ``seed``.
+
+    Example:
+        >>> check_seed(7, "classifier")
+        7
+        >>> check_seed(-1, "classifier")
+        Traceback (most recent call last):
+        ...
+        mtlib.utils.inputs.MtlibInputError: classifier: seed must be an integer in [0, 2**32 - 1], got int -1
+    """
+    plain = int(value) if isinstance(value, np.integer) else value
+    if isinstance(plain, bool) or not isinstance(plain, int) or not 0 <= plain <= 2**32 - 1:
+        raise refuse(where, argument, "an integer in [0, 2**32 - 1]", value)
+    return plain

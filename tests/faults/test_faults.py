@@ -251,15 +251,17 @@ def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path, capfd):
     assert not runner_jobs.kernel_did_not_start("ValueError: bad")
 
 
-def test_a_kernel_killed_by_a_signal_is_reported_as_such(tmp_path):
-    """SIGKILL to the kernel (as the out-of-memory killer sends): the report says the kernel died and the
-    notebook stopped, not a bare "DeadKernelError: Kernel died"; the next notebook still runs."""
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_kernel_killed_by_a_signal_is_reported_as_such(tmp_path, sig):
+    """SIGKILL to the kernel (as the out-of-memory killer sends) or SIGTERM: the report says which signal killed
+    the kernel and that the notebook stopped, not a bare "DeadKernelError: Kernel died" (issue 43: nor "killed by
+    a signal, e.g. SIGKILL" for a SIGTERM); the next notebook still runs."""
     root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_ok": QUICK})
     marker = tmp_path / "pids"
 
     def kill_kernel():
         kernel, _ = map(int, _wait_for(marker).split())
-        os.kill(kernel, signal.SIGKILL)
+        os.kill(kernel, sig)
 
     killer = threading.Thread(target=kill_kernel, daemon=True)
     killer.start()
@@ -268,7 +270,6 @@ def test_a_kernel_killed_by_a_signal_is_reported_as_such(tmp_path):
     assert status == 1
     report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
     sections = dict(part.split("\n", 1) for part in report.split("\n## ")[1:])
-    assert (
-        "the notebook's kernel died" in sections["01_sleep"] and "remaining cells did not run" in sections["01_sleep"]
-    )
+    said = f"the notebook's kernel was killed by {sig.name} (exit status {-sig})"
+    assert said in sections["01_sleep"] and "remaining cells did not run" in sections["01_sleep"]
     assert "Status: **ok**" in sections["02_ok"]

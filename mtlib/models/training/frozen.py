@@ -40,6 +40,7 @@ from mtlib.models.training.loop import stratified_split
 from mtlib.models.training.settings import ClassifierSettings, Training, json_safe
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.cache import cache_root, stable_hash
+from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "KINDS",
@@ -363,8 +364,10 @@ def train_head(
         The trained :class:`Head` (trained on the training part only).
 
     Raises:
-        ValueError: fewer than two classes, mismatched lengths, or an unknown kind.
+        ValueError: fewer than two classes, mismatched lengths, an unknown kind, or a seed outside
+            [0, 2**32 - 1] (naming ``seed``).
     """
+    seed = check_seed(seed, "train_head")
     X = np.asarray(X, dtype=np.float32)
     y = np.asarray(y)
     if X.ndim != 2 or len(X) != len(y):

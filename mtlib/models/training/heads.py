@@ -32,6 +32,7 @@ from mtlib.models.base import softmax
 from mtlib.models.training.logistic import binary_logistic_dual
 from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
+from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "FORMAT",
@@ -346,8 +347,9 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
     """A fresh head of ``kind`` (``"linear"``/``"logreg"`` or ``"mlp"``) with its settings.
 
     Raises:
-        ValueError: an unknown kind, naming the known ones.
+        ValueError: an unknown kind, naming the known ones; a seed outside [0, 2**32 - 1] (naming ``seed``).
     """
+    seed = check_seed(seed, "make_head")
     if kind in ("linear", "logreg"):
         allowed = {"C", "max_iter", "standardize", "class_weight"}
         return LinearHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})

@@ -22,6 +22,7 @@ import numpy as np
 from mtlib.models.base import Model
 from mtlib.models.capabilities import Capabilities
 from mtlib.models.training.heads import FORMAT, HEADS
+from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "ARCHITECTURES",
@@ -155,6 +156,7 @@ class ClassifierSettings:
             ValueError: naming the option, what it must be and what it got.
         """
         where = f"classifier({name!r})"
+        check_seed(self.seed, where)  # before scikit-learn's random_state message, which names no seed
         for option in ("epochs", "batch_size"):
             value = getattr(self, option)
             if value is not None and not _whole(value, 1):

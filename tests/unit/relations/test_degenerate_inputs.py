@@ -68,8 +68,15 @@ def test_a_result_without_cases_says_why_and_never_passes():
     assert "nothing was tested: no pairs to compare" in gate_message(tied, 0.1)
     skipped = R.SingleInput("n", "equivalence", T.NameSwap()).evaluate(["no name here"], lambda t: np.full(len(t), 0.7))
     assert skipped.cases == 0 and "applied to none of the 1 input(s) (1 skipped)" in skipped.no_cases
-    two = R.ThreeWayTransitivity("t").check(np.ones((2, 2), bool), n_boot=0)
-    assert two.cases == 0 and two.no_cases.startswith("no triples to check")
+    none = R.ThreeWayTransitivity("t").check(np.zeros((3, 3), bool), n_boot=0)  # no premise v(x1, x2), v(x2, x3)
+    assert none.cases == 0 and none.no_cases.startswith("no triples to check") and not none.passes(0.5)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_transitivity_check_on_fewer_than_three_items_is_refused_never_a_nan_rate(n):
+    """Issue 43: check() on a 2 x 2 matrix returned a NaN rate; evaluate() already refused."""
+    with pytest.raises(MtlibInputError, match=rf"need at least 3 items: src must be .* n >= 3, got shape \({n}, {n}\)"):
+        R.ThreeWayTransitivity("t").check(np.ones((n, n), bool), n_boot=0)
     assert R.SingleInput("s", "order").check([0.1], [0.2]).no_cases == ""
 
 

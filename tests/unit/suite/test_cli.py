@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -30,6 +32,20 @@ train = [f"{{s}} {{w}}." for w in GOOD + BAD for s in ("It was", "The film was",
 labels = ["positive" if w in GOOD else "negative" for w in GOOD + BAD for _ in range(3)]
 model = make_pipeline(TfidfVectorizer(), LogisticRegression(C=10.0)).fit(train, labels)
 bad_model = lambda texts: [float("nan")] * len(texts)
+
+
+def raises(texts):
+    raise RuntimeError("the model's own bug")
+
+
+def hangs(texts):
+    import time
+
+    time.sleep(3600)
+
+
+def probs(texts):
+    return model.predict_proba(texts)
 """
 
 
@@ -173,10 +189,13 @@ def test_a_predictions_file_with_a_gap_a_word_or_nan_is_refused_clearly(project:
         ),
         "nan.csv": (
             frame.assign(positive=np.where(frame.index == 3, np.nan, frame["positive"])),
-            "NaN or infinite values for 1 of",
+            "nan.csv, line 5: column 'positive' must hold numbers, got an empty value",
         ),
         "notext.csv": (frame.rename(columns={"text": "sentence"}), "need a 'text' column"),
-        "twice.csv": (pd.concat([frame, frame.head(1).assign(positive=0.0)]), "has two different predictions"),
+        "twice.csv": (  # the same text again, its two probabilities swapped
+            pd.concat([frame, frame.head(1).assign(positive=frame["negative"][0], negative=frame["positive"][0])]),
+            "has two different predictions",
+        ),
     }
     for name, (data, says) in cases.items():
         data.to_csv(project / name, index=False)
@@ -194,3 +213,97 @@ def test_the_module_runs_as_a_command(project: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 1 and "FAIL: 1 of 1 tests of suite 'strict'" in proc.stdout, proc.stderr[-2000:]
+
+
+# -- issue 43: --timeout, JUnit on every exit, exit 3 in --help, the too-few-inputs reason, JSONL, --labels ---------
+
+
+def test_help_lists_every_exit_code_and_the_timeout(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--timeout S" in text and "Exit codes: 0 every gate passes; 1 a gate fails" in text
+    assert (
+        "2 bad input" in text
+        and "3 the model failed: it raised (traceback printed) or a call ran past --timeout" in text
+    )
+
+
+def test_a_hanging_model_is_stopped_by_timeout_exit_3_and_an_error_testcase(project: Path) -> None:
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mtlib.suite", "run", "suite.json", "--model", "my_model.py:hangs"]
+        + ["--timeout", "1.5", "--junit", "hang.xml"],
+        cwd=project,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "MTLIB_PROGRESS": "0"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert time.monotonic() - start < 60  # it did not wait for the hour: the stuck call is a daemon thread
+    assert "did not answer within the time limit of 1.5 s" in proc.stderr
+    root = ET.parse(project / "hang.xml").getroot()
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("3", "1", "2")
+    error = suite.find("testcase/error")
+    assert error.get("type") == "ModelTimeout" and "time limit of 1.5 s" in error.get("message")
+    assert suite.findall("testcase")[0].get("name") == "labels"  # the first test was running
+    assert "not run: the run stopped at 'labels'" in suite.findall("testcase")[1].find("skipped").get("message")
+
+
+def _junit_error(path: Path) -> tuple[ET.Element, ET.Element]:
+    suite = ET.parse(path).getroot().find("testsuite")
+    assert suite.get("errors") == "1"
+    return suite, suite.find("testcase/error")
+
+
+def test_junit_is_written_on_exit_2_and_3_with_an_error_testcase(project: Path, capsys) -> None:
+    model = f"{project / 'my_model.py'}:"
+    assert (
+        main(["run", str(project / "suite.json"), "--model", model + "raises", "--junit", str(project / "3.xml")]) == 3
+    )
+    suite, error = _junit_error(project / "3.xml")
+    assert error.get("type") == "ModelError" and "RuntimeError: the model's own bug" in error.get("message")
+    assert "Traceback" in error.text and suite.get("skipped") == "2"
+    assert (
+        main(["run", str(project / "suite.json"), "--model", model + "nothing", "--junit", str(project / "2.xml")]) == 2
+    )
+    suite, error = _junit_error(project / "2.xml")
+    assert error.get("type") == "BadInput" and "has no 'nothing'" in error.get("message")
+    assert suite.findall("testcase")[0].get("name") == "(the suite run)" and suite.get("skipped") == "3"
+    assert main(["run", str(project / "missing.json"), "--model", "x", "--junit", str(project / "m.xml")]) == 2
+    assert "cannot read the suite" in _junit_error(project / "m.xml")[1].get("message")
+    with pytest.raises(SystemExit):  # argparse refuses the command line: CI still gets a JUnit file
+        main(
+            ["run", str(project / "suite.json"), "--timeout", "soon", "--model", "x", "--junit", str(project / "u.xml")]
+        )
+    assert _junit_error(project / "u.xml")[1].get("type") == "UsageError"
+    capsys.readouterr()
+
+
+def test_a_test_failing_only_for_too_few_inputs_says_so_in_the_summary_and_junit(project: Path, capsys) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        few = Suite("few").add("praise", MFT("positive"), ["It was great.", "What a superb film."], threshold=0.05)
+    few.save(project / "few.json")
+    argv = ["run", str(project / "few.json"), "--model", f"{project / 'my_model.py'}:model"]
+    assert main(argv + ["--junit", str(project / "few.xml")]) == 1
+    out = capsys.readouterr()
+    reason = "too few inputs: needs at least 73 inputs for the gate at 0.05; has 2"
+    assert f"- praise: gate bound 0.6576 > 0.0500; {reason}" in out.out
+    assert "warning: " in out.err and "few.json: test 'praise': 2 inputs cannot pass threshold 0.05" in out.err
+    failure = ET.parse(project / "few.xml").getroot().find("testsuite/testcase/failure")
+    assert failure.get("message").endswith(f"(0 of 2 cases violated); {reason}")
+
+
+def test_score_reads_jsonl_and_run_reads_a_function_of_class_probabilities_with_labels(project: Path) -> None:
+    texts = needed_texts(Suite.load(project / "suite.json"))
+    frame = scored(project, texts, "classes")
+    with (project / "preds.jsonl").open("w") as fh:
+        for row in frame.to_dict("records"):
+            fh.write(json.dumps(row) + "\n")
+    assert main(["score", str(project / "suite.json"), str(project / "preds.jsonl")]) == 0
+    model = f"{project / 'my_model.py'}:probs"
+    assert main(["run", str(project / "suite.json"), "--model", model]) == 2  # (n, 2) from a function: names?
+    assert main(["run", str(project / "suite.json"), "--model", model, "--labels", "negative,positive"]) == 0

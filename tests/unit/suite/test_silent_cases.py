@@ -20,7 +20,7 @@ import pytest
 
 from mtlib.relations import MtlibInputError, PairwiseSystematicity, SingleInput
 from mtlib.relations import transformations as T
-from mtlib.suite import MFT, Suite, SuiteResult, Template, TooFewInputs, compare, generate, inputs_needed
+from mtlib.suite import MFT, ScoreMemo, Suite, SuiteResult, Template, TooFewInputs, compare, generate, inputs_needed
 
 TEXTS = [f"The film number {i} was great." for i in range(80)]
 
@@ -217,3 +217,139 @@ def test_run_names_the_model_and_a_saved_result_keeps_rule_and_note(tmp_path):
     assert again.summary().equals(result.summary())
     with pytest.raises(MtlibInputError, match="name must be a non-empty text"):
         suite.run(lambda t: np.ones(len(t)), name="")
+
+
+# -- issue 43: the last mile ------------------------------------------------------------------------------------------
+# Before (main at de6e801): empty and blank texts were accepted (an MFT counted them, an invariance test skipped
+# them), booleans were read as scores, a score of 1.7 was read as a probability, an MFT label the model lacked was
+# refused only after the model had run, a function returning (n, 2) was refused with "expected a 1-D array", a
+# hanging model hung the run, and a test failing only for too few inputs did not say so once built.
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"], ids=["empty", "spaces", "whitespace"])
+def test_empty_and_blank_texts_are_refused_where_inputs_enter(blank):
+    with pytest.raises(MtlibInputError, match=r"Suite.add\('t'\): inputs\[1\] must be a non-blank text"):
+        Suite("s").add("t", MFT("positive"), ["fine", blank])
+    with pytest.raises(MtlibInputError, match=r"inputs\['text'\]\[0\] must be a non-blank text"):
+        Suite("s").add("t", SingleInput("typos", "equivalence", T.Typos()), pd.DataFrame({"text": [blank, "ok"]}))
+    with pytest.raises(MtlibInputError, match="makes a blank text"):  # refused at add, the rows not written out
+        Suite("s").add("t", MFT("positive"), Template("{a}{b}", {"a": [blank, "x"], "b": ["", "y"]}))
+    template = Template("{a} film", {"a": [blank]})  # the pattern's own words make every row non-blank
+    assert template.frame()["text"].str.strip().tolist() == ["film"]
+
+
+def test_a_blank_text_is_refused_at_the_model_entry_too():
+    memo = ScoreMemo(lambda t: np.full(len(t), 0.9))
+    with pytest.raises(MtlibInputError, match=r"model <lambda>: texts\[1\] must be a non-blank text"):
+        memo.score(["fine", " "])
+    assert memo.batches == 0  # the model never saw it
+
+
+def test_booleans_are_refused_not_read_as_scores():
+    suite = suite_of(("praise", MFT("positive"), TEXTS))
+    with pytest.raises(MtlibInputError, match=r"test 'praise': .*returned booleans \(True/False\) for 80 texts"):
+        suite.run(lambda t: [True] * len(t))
+    with pytest.raises(MtlibInputError, match="booleans"):
+        suite_of(("t", SingleInput("t", "order", T.Casing()), TEXTS)).run(lambda t: np.ones(len(t), bool))
+
+
+@pytest.mark.parametrize("value", [1.7, -0.3, -3.2], ids=["above-1", "negative", "logit"])
+def test_a_score_read_as_a_probability_must_lie_in_0_1(value):
+    suite = suite_of(("praise", MFT("positive"), TEXTS))
+    with pytest.raises(
+        MtlibInputError, match=rf"must lie in \[0, 1\]; the scores of 80 of 80 texts lie outside, the first {value:g}"
+    ):
+        suite.run(lambda t: np.full(len(t), value))
+    # an order relation reads any score: no probability there
+    order = suite_of(("order", SingleInput("o", "order", T.Punctuation("exclaim")), TEXTS))
+    assert order.run(lambda t: np.full(len(t), value) + np.array(["!" in x for x in t]))["order"].cases == 80
+
+
+def test_an_mft_label_the_model_lacks_is_refused_at_add_when_known_else_before_any_model_call():
+    with pytest.raises(MtlibInputError, match=r"Suite.add\('t'\): the MFT expects label 'neutral', which is not"):
+        Suite("s", labels=["negative", "positive"]).add("t", MFT("neutral"), TEXTS)
+    labelled = Template("It was {w}.", {"w": ["good", "bad"]}, label={"w": {"good": "pos", "bad": "negative"}})
+    with pytest.raises(MtlibInputError, match="expects label 'pos'"):
+        Suite("s", labels=["negative", "positive"]).add("t", MFT(), labelled)
+    calls = []
+
+    def model(texts):
+        calls.append(len(texts))
+        return np.full(len(texts), 0.9)
+
+    suite = suite_of(("praise", MFT("positive"), TEXTS), ("neutral", MFT("neutral"), TEXTS))
+    with pytest.raises(MtlibInputError, match=r"test 'neutral': the MFT expects label 'neutral', .* of model 'model'"):
+        suite.run(model)
+    assert calls == []  # refused before the model ran
+    assert Suite.load(Suite("s", labels=["a", "b"]).save(tmp_json := TEXTS_DIR / "labels.json")).labels == ["a", "b"]
+    tmp_json.unlink()
+
+
+TEXTS_DIR = __import__("pathlib").Path(__import__("tempfile").gettempdir())
+
+
+def test_a_function_returning_class_probabilities_needs_their_labels():
+    two = lambda t: np.tile([0.2, 0.8], (len(t), 1))  # noqa: E731
+    with pytest.raises(MtlibInputError, match=r"shape \(80, 2\).*give their labels: suite.run\(model, labels="):
+        suite_of(("praise", MFT("positive"), TEXTS)).run(two)
+    suite = suite_of(("praise", MFT("pos"), TEXTS))
+    with pytest.raises(MtlibInputError, match=r"expects label 'pos'.*a function's score is read as .*give labels="):
+        suite.run(lambda t: np.full(len(t), 0.9))
+    assert suite.run(two, labels=["neg", "pos"])["praise"].violations == 0
+    assert Suite("s", labels=["neg", "pos"]).add("p", MFT("pos"), TEXTS).run(two)["p"].violations == 0
+    with pytest.raises(MtlibInputError, match="labels= names the columns of a plain function only"):
+        suite.run(_Classifier(), labels=["neg", "pos"])
+    with pytest.raises(MtlibInputError, match="labels must be a list of two or more class names"):
+        suite.run(two, labels="pos")
+    # a 1-D score with two labels is the second label's probability
+    assert suite.run(lambda t: np.full(len(t), 0.9), labels=["neg", "pos"])["praise"].violations == 0
+    with pytest.raises(MtlibInputError, match="read as the probability of 'pos' and must lie in \\[0, 1\\]; got 1.9"):
+        suite.run(lambda t: np.full(len(t), 1.9), labels=["neg", "pos"])
+
+
+class _Classifier:
+    name, labels = "clf", ["negative", "positive"]
+
+    def classify(self, texts):
+        return np.tile([0.2, 0.8], (len(texts), 1))
+
+
+def test_a_model_call_past_the_timeout_is_abandoned_and_named():
+    import threading
+    import time
+
+    release = threading.Event()
+
+    def hangs(texts):
+        release.wait(30)
+        return np.full(len(texts), 0.9)
+
+    suite = suite_of(("quick", MFT("positive"), TEXTS[:5]), ("slow", MFT("positive"), TEXTS))
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"test 'quick': model 'hangs' .* within the time limit of 0.3 s") as err:
+        suite.run(hangs, timeout=0.3)
+    assert time.monotonic() - start < 5
+    assert err.value.suite_result.meta["stopped_at"] == "quick" and err.value.suite_result.tests == []
+    release.set()
+    assert suite.run(lambda t: np.full(len(t), 0.9), timeout=5).passed is False  # "quick": too few inputs
+    for bad in (0, -1, float("nan"), "5", True):
+        with pytest.raises(MtlibInputError, match="timeout must be a"):
+            suite.run(hangs, timeout=bad)
+
+
+def test_a_test_failing_for_too_few_inputs_says_so_in_its_result_and_again_at_load(tmp_path):
+    suite = suite_of(("few", MFT("positive"), TEXTS[:10]))
+    suite.tests[0].threshold = 0.05
+    result = suite.run(lambda t: np.full(len(t), 0.9))
+    t = result["few"]
+    assert t.violations == 0 and not t.passed
+    assert t.warning == "too few inputs: needs at least 73 inputs for the gate at 0.05; has 10"
+    assert result.summary().loc["few", "warning"] == t.warning
+    with pytest.raises(AssertionError, match="too few inputs: needs at least 73"):
+        result.assert_passes()
+    assert SuiteResult.load(result.save(tmp_path / "r.json"))["few"].warning == t.warning
+    path = suite.save(tmp_path / "few.json")
+    with pytest.warns(TooFewInputs, match=r"few.json: test 'few': 10 inputs cannot pass threshold 0.05"):
+        Suite.load(path)
+    enough = suite_of(("many", MFT("positive"), TEXTS)).run(lambda t: np.full(len(t), 0.1))
+    assert enough["many"].warning == ""  # it fails on its violations, not for want of inputs
