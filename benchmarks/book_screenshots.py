@@ -8,7 +8,8 @@ Not part of ``make test`` or ``make bench`` (it needs a browser). On Debian or U
 
 Each page is opened from the file system (``file://``) in a fresh, empty browser profile with every
 background network feature off, so a page that tried to fetch something would show it (broken fonts,
-missing images). A page is taken whole (a window as tall as :data:`TALLEST`), the blank end cut off, and cut
+missing images). ``tour_opened`` shows the tour with every folded cell open, as clicking each would. A page is
+taken whole (a window as tall as :data:`TALLEST`), the blank end cut off, and cut
 into tiles of :data:`TILE` pixels (``tour_1.png``, ``tour_2.png``, ...) that an image viewer shows legibly.
 One JSON line per page: the page, its height in pixels and the tiles written.
 """
@@ -24,12 +25,15 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: (page relative to the site, name of its PNGs): the landing page, the tour, one experiment chapter, a paper.
+#: (page relative to the site, name of its PNGs, open the folded cells): the landing page, the tour as it opens
+#: and as it looks once every answer was clicked open, one experiment chapter, a paper, the teachers' page.
 PAGES = (
-    ("index.html", "index"),
-    ("lessons/00_tour.html", "tour"),
-    ("experiments/04_montague_adjectives.html", "chapter04"),
-    ("papers/carvalho.html", "paper_carvalho"),
+    ("index.html", "index", False),
+    ("lessons/00_tour.html", "tour", False),
+    ("lessons/00_tour.html", "tour_opened", True),
+    ("experiments/04_montague_adjectives.html", "chapter04", False),
+    ("papers/carvalho.html", "paper_carvalho", False),
+    ("teachers.html", "teachers", False),
 )
 #: Window width, the tallest page taken whole, and the height of each tile a long page is cut into.
 WIDTH, TALLEST, TILE, GAP = 1280, 16000, 1600, 900
@@ -104,9 +108,18 @@ def main(argv: list[str] | None = None) -> int:
     chromium = browser(args.chromium)
     for old in out.glob("*.png"):
         old.unlink()
-    for page, name in PAGES:
+    for page, name, opened in PAGES:
         whole = out / f"{name}_whole.png"
-        shoot(chromium, (site / page).as_uri(), f"{WIDTH},{TALLEST}", whole)
+        target = site / page
+        if opened:  # what a click shows: a copy of the page beside it (same relative links), every <details> open
+            copy = target.with_name(f".opened-{target.name}")
+            copy.write_text(target.read_text(encoding="utf-8").replace("<details ", "<details open "), encoding="utf-8")
+            target = copy
+        try:
+            shoot(chromium, target.as_uri(), f"{WIDTH},{TALLEST}", whole)
+        finally:
+            if opened:
+                target.unlink()
         height, written = tiles(whole, name, out)
         whole.unlink()
         print(json.dumps({"page": page, "height": height, "tiles": [t.name for t in written]}))

@@ -211,6 +211,25 @@ def _lesson_rows(chapters: Sequence[Chapter], n_exercises: int) -> list[str]:
     return rows
 
 
+_BOLD_LEAD = re.compile(r"^\*\*(Exercise[^*]*?)\.?\*\*\s*")
+
+
+def _question(markdown: str, default: str) -> tuple[str, str]:
+    """An exercise's heading and question from the markdown cell before its answer: the paragraphs from the one
+    that starts with a bold "Exercise ..." (or every paragraph that is no heading), that bold lead as heading.
+
+    >>> _question("## 5 · Exercises\n\nIntro.\n\n**Exercise 1 (invariance).** Write one.", "Exercise 1")
+    ('Exercise 1 (invariance)', 'Write one.')
+    """
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
+    starts = [i for i, p in enumerate(paragraphs) if _BOLD_LEAD.match(p)]
+    kept = paragraphs[starts[-1] :] if starts else paragraphs
+    lead = _BOLD_LEAD.match(kept[0]) if kept else None
+    if lead:
+        kept[0] = kept[0][lead.end() :]
+    return (lead.group(1) if lead else default), "\n\n".join(kept)
+
+
 def teachers_page(chapters: Sequence[Chapter], tasks: Sequence[Exercise], profile: str) -> str:
     """The teachers' page: how to run the class, the time per lesson, what each exercise checks."""
     tour = next((ch for ch in chapters if ch.number == "00"), None)
@@ -250,7 +269,8 @@ def teachers_page(chapters: Sequence[Chapter], tasks: Sequence[Exercise], profil
         "",
     ]
     for i, task in enumerate(tasks, 1):
-        out += [f"### Exercise {i}", "", task.question.strip(), "", "The answer shipped in the notebook:", ""]
+        heading, question = _question(task.question, f"Exercise {i}")
+        out += [f"### {heading}", "", question, "", "The answer shipped in the notebook:", ""]
         out += ["```python", task.answer.strip(), "```", ""]
         if task.check:
             out += [f"Checked by `{task.check}`: {task.checks}", ""]
