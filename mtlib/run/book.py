@@ -118,6 +118,23 @@ def _words(nb: Any) -> int:
     return sum(len(str(c.source).split()) for c in nb.cells if c.cell_type == "markdown")
 
 
+def _read_executed(paths: list[Path], root: Path, profile: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The executed notebooks of the run by stem, and a ledger entry for each one that cannot be read (its
+    chapter then says so, naming the file; the rest of the book is built)."""
+    executed, unreadable = {}, {}
+    for path in paths:
+        notebook = RunLayout(root, profile, path.stem).notebook_path
+        if not notebook.exists():
+            continue
+        try:
+            executed[path.stem] = nbformat.read(notebook, as_version=4)
+        except Exception as err:  # nbformat raises JSON, validation and OS errors alike
+            problem = f"{notebook.relative_to(root)} cannot be read as a notebook: {type(err).__name__}: {err}"
+            print(f"book: {problem}", file=sys.stderr)
+            unreadable[path.stem] = {"status": "unreadable", "error": problem}
+    return executed, unreadable
+
+
 def _chapter(path: Path, root: Path, profile: str, ledger: dict[str, Any], executed: bool) -> Chapter:
     """A chapter's record from the committed notebook and the run's ledger and files (not its pages yet)."""
     stem, number = path.stem, path.stem[:2]
@@ -177,8 +194,8 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
     profile = safe_component(profile, "profile")
     paths = discover(project / "notebooks")
     ledger = _read_json(RunLayout(root, profile, "").profile_dir / LEDGER)
-    executed = {p.stem: nbformat.read(RunLayout(root, profile, p.stem).notebook_path, as_version=4)
-                for p in paths if RunLayout(root, profile, p.stem).notebook_path.exists()}  # fmt: skip
+    executed, unreadable = _read_executed(paths, root, profile)
+    ledger |= unreadable
     recorded = [f for nb in executed.values() for f in book_notebooks.recorded_folders(nb)]
     scrub = book_notebooks.Scrubber.for_build(project, root, recorded)
     src = _Sources(src_dir)
@@ -214,10 +231,14 @@ def _framed(nb: Any, ch: Chapter, profile: str, scrub: book_notebooks.Scrubber) 
 
 
 def _not_run(ch: Chapter, profile: str) -> str:
+    why = (
+        f"the executed notebook could not be read ({text(ch.error)})"
+        if ch.status == "unreadable"
+        else f"papermill_runs/{text(profile)}/ has no executed notebook {text(ch.stem)}.ipynb"
+    )
     return (
-        f"# {text(ch.title)}\n\nNot in this run: papermill_runs/{text(profile)}/ has no executed notebook "
-        f"{text(ch.stem)}.ipynb. Run it with python -m mtlib.run --profile {text(profile)} --only {text(ch.number)}, "
-        "then build the book again.\n"
+        f"# {text(ch.title)}\n\nNot in this run: {why}. Run it with python -m mtlib.run --profile {text(profile)} "
+        f"--only {text(ch.number)}, then build the book again.\n"
     )
 
 
@@ -260,9 +281,15 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> list[str]:
     """Run Sphinx's HTML builder; its warnings, or :class:`BookError` when it fails."""
-    from sphinx.application import Sphinx
-    from sphinx.errors import SphinxError
-    from sphinx.util.docutils import docutils_namespace, patch_docutils
+    try:
+        from sphinx.application import Sphinx
+        from sphinx.errors import SphinxError
+        from sphinx.util.docutils import docutils_namespace, patch_docutils
+    except ImportError as err:
+        raise BookError(
+            f"the book needs Sphinx, MyST-NB, the book theme and nh3 ({err}): pip install -e '.[book]' "
+            "(make install installs them)"
+        ) from err
 
     warnings = io.StringIO()
     try:
@@ -345,6 +372,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--run-if-absent", action="store_true", help="run the profile first (python -m mtlib.run) when it has no run"
     )
     args = parser.parse_args(argv)
+    try:
+        safe_component(args.profile, "profile")
+    except ValueError as err:
+        parser.error(str(err))
     project = Path(args.root).resolve() if args.root else project_root()
     root = Path(args.out_dir).resolve() if args.out_dir else project
     if args.run_if_absent and not has_run(root, args.profile, project):

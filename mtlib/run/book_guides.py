@@ -215,7 +215,7 @@ _BOLD_LEAD = re.compile(r"^\*\*(Exercise[^*]*?)\.?\*\*\s*")
 
 
 def _question(markdown: str, default: str) -> tuple[str, str]:
-    """An exercise's heading and question from the markdown cell before its answer: the paragraphs from the one
+    r"""An exercise's heading and question from the markdown cell before its answer: the paragraphs from the one
     that starts with a bold "Exercise ..." (or every paragraph that is no heading), that bold lead as heading.
 
     >>> _question("## 5 · Exercises\n\nIntro.\n\n**Exercise 1 (invariance).** Write one.", "Exercise 1")

@@ -122,14 +122,19 @@ def value(val: Any) -> str:
 
 
 def _cell(raw: str) -> str:
-    """A CSV cell for display: a float with more than 4 significant digits shortened, anything else as written."""
+    """A CSV cell for display: a float with more than 6 significant digits shortened (so a value truncated to 4
+    decimals, as the papers print, still reads beside it), anything else as written.
+
+    >>> _cell("0.98055555555"), _cell("12"), _cell("S-I"), _cell("3.0300000000e-06")
+    ('0.980556', '12', 'S-I', '3.03e-06')
+    """
     try:
         number = float(raw)
     except ValueError:
         return raw
     if re.fullmatch(r"-?\d+", raw.strip()):
         return raw
-    return f"{number:.4g}" if math.isfinite(number) else raw
+    return f"{number:.6g}" if math.isfinite(number) else raw
 
 
 def link(label: str, target: str) -> str:

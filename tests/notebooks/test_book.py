@@ -33,7 +33,11 @@ from mtlib.run import book  # noqa: E402  (after the skips: it needs the book's 
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = discover(ROOT / "notebooks")
-pytestmark = [pytest.mark.notebook, pytest.mark.xdist_group("smoke")]
+pytestmark = [
+    pytest.mark.notebook,
+    pytest.mark.xdist_group("smoke"),
+    pytest.mark.filterwarnings("ignore::PendingDeprecationWarning"),  # Sphinx 9 on the theme's and MyST's API use
+]
 #: A marker no page has of its own: wherever it is found live, data ran.
 MARK = "mtlibPwned"
 PAYLOAD = (

@@ -98,7 +98,7 @@ def test_page_text_and_tables_escape_everything_from_a_run(tmp_path):
     csv = tmp_path / "paper_t.csv"
     csv.write_text(f'model,paper\n"{hostile}",0.123456789\n')
     shown = book_pages.csv_table(csv, "../files/x/paper_t.csv")
-    assert "0.1235" in shown and "<script>" not in shown
+    assert "0.123457" in shown and "<script>" not in shown
     assert book_pages.compares_with_paper(csv, ["model", "paper"], [])
     assert book_pages.compares_with_paper(Path("t.csv"), ["source"], [["ours"], ["paper (Table 1)"]])
     assert not book_pages.compares_with_paper(Path("t.csv"), ["a", "b"], [["1", "2"]])
@@ -147,3 +147,24 @@ def test_sources_rewrite_only_what_changed_and_drop_what_is_gone(tmp_path):
     again.write("a/x.md", "same")
     again.prune()
     assert kept.stat().st_mtime == 1 and not (tmp_path / "b.md").exists()
+
+
+def test_an_unreadable_executed_notebook_is_named_and_the_rest_is_assembled(tmp_path, capsys):
+    from mtlib.run.layout import RunLayout
+
+    for stem, text in (("00_tour", "{not json"), ("01_pairwise_sentiment_systematicity", None)):
+        layout = RunLayout(tmp_path, "smoke", stem)
+        layout.run_dir.mkdir(parents=True)
+        if text is None:
+            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 01 · run")])
+            nbformat.write(nb, layout.notebook_path)
+        else:
+            layout.notebook_path.write_text(text)
+    chapters = book.assemble(ROOT, tmp_path, "smoke", tmp_path / "src")
+    tour = next(c for c in chapters if c.number == "00")
+    assert tour.status == "unreadable" and not tour.executed
+    page = (tmp_path / "src" / "lessons" / "00_tour.md").read_text()
+    assert "could not be read" in page and "papermill_runs/smoke/00_tour/00_tour.ipynb" in page
+    assert str(tmp_path) not in page
+    assert (tmp_path / "src" / "experiments" / "01_pairwise_sentiment_systematicity.ipynb").exists()
+    assert "00_tour.ipynb cannot be read as a notebook" in capsys.readouterr().err
