@@ -36,7 +36,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,8 @@ class _Sources:
     changed), and files not written by this assembly are removed at the end."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder, self.written = folder, set()  # type: ignore[var-annotated]
+        self.folder = folder
+        self.written: set[Path] = set()
         folder.mkdir(parents=True, exist_ok=True)
 
     def write(self, relative: str, data: bytes | str) -> Path:
@@ -175,7 +176,7 @@ def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_not
         if relative:
             src.write(relative, pdf.read_bytes())
         shown.append((name, scrub(alt), relative))
-    return Chapter(**{**ch.__dict__, "tables": tuple(tables), "figures": tuple(shown)})
+    return replace(ch, tables=tuple(tables), figures=tuple(shown))
 
 
 def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Chapter]:
@@ -204,10 +205,15 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
         ch = _files(_chapter(path, root, profile, ledger, path.stem in executed), root, profile, src, scrub)
         if ch.executed:
             nb = book_notebooks.prepare(executed[ch.stem], scrub)
-            ch = Chapter(**{**ch.__dict__, "claims": tuple(book_notebooks.claims(nb))})
+            ch = replace(ch, claims=tuple(book_notebooks.claims(nb)))
             prepared[ch.stem] = nb
         chapters.append(ch)
-    provenance = next((provenance_line(c.manifest) for c in chapters if c.manifest), "")
+    lines = sorted({provenance_line(c.manifest) for c in chapters if c.manifest})
+    provenance = (
+        lines[0]
+        if len(lines) == 1
+        else (f"{len(lines)} set-ups: commit, machine, device or precision (each chapter says which)" if lines else "")
+    )
     for ch in chapters:
         if ch.stem in prepared:
             nb = _framed(prepared[ch.stem], ch, profile, scrub)
