@@ -2,6 +2,7 @@
 #   make reproduce   install into .venv, run every notebook in the quick profile
 #                    (PROFILE=real|smoke|paper|path.yaml, ONLY=01,04, PARAMS="02.layer=-3 03.seed=1")
 #   make test        install into .venv, run the whole test suite
+#   make book        a static HTML course book from the quick run (made first when missing; PROFILE=smoke)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -11,15 +12,15 @@ PROFILE ?= quick
 ONLY ?=
 PARAMS ?=
 
-.PHONY: install models kernel hooks notebooks-fix check test reproduce smoke paper bench lab clean-outputs help
+.PHONY: install models kernel hooks notebooks-fix check test reproduce smoke paper bench lab book clean-outputs help
 
 help:
-	@echo "make reproduce | test | check | smoke | paper | bench | lab [NB=01] | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
+	@echo "make reproduce | test | check | smoke | paper | bench | lab [NB=01] | book | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install torch==2.13.0
-	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,cluster,test]"
+	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,cluster,test,book]"
 	@touch $(STAMP)
 
 # the kernel every notebook names (metadata.kernelspec.name = mtlib)
@@ -77,6 +78,11 @@ lab: install
 	  test -e $$dst || cp $$src $$dst; echo "scratch copy: $$dst"; \
 	  $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. $$dst; \
 	else $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=.; fi
+
+# the course book: a static site (book/_build/html, git-ignored) built offline from the executed notebooks of
+# papermill_runs/$(PROFILE)/, which `python -m mtlib.run --profile $(PROFILE)` makes first only when they are absent
+book: install
+	$(PY) -m mtlib.run.book --profile $(PROFILE) --run-if-absent
 
 clean-outputs:
 	rm -rf figures/smoke figures/quick figures/paper papermill_runs/smoke papermill_runs/quick papermill_runs/paper

@@ -7,13 +7,15 @@
 checks a run against the pinned values, ``python -m mtlib.run.notebooks``
 checks and fixes the notebook files, ``python -m mtlib.run.export`` writes
 HTML of executed notebooks, ``python -m mtlib.run.diff RUN_A RUN_B`` says why
-two runs differ (from their ``manifest.json``).
+two runs differ (from their ``manifest.json``), ``python -m mtlib.run.book`` builds the
+course book (a static site) from a run.
 
 Modules, lowest first: ``params`` (the parameter rules), ``layout`` (paths),
 ``notebooks`` and ``export`` (notebook files, HTML), ``environment`` and
 ``manifest`` (what a run was computed from), ``results`` (what a notebook
 uses), ``profiles``, ``jobs``, ``report``, ``fanout``, ``dask_executor``,
-``expected``, ``diff``, ``cli``. This face imports none of them
+``expected``, ``diff``, ``cli``, and the book (``book_notebooks``, ``book_pages``,
+``book_guides``, ``book_sphinx``, ``book``). This face imports none of them
 eagerly: a name is imported from its module on first use, so ``python -m
 mtlib.run.expected`` (or a notebook importing :mod:`mtlib.run.results`) does
 not load the runner.
@@ -55,6 +57,7 @@ _face = Face(
         ],
         "report": ["summary_table", "write_report"],
         "diff": ["diff_runs"],
+        "book": ["build_book"],
         "cli": [
             "OFFLINE_PROFILES",
             "add_executor_arguments",

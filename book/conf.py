@@ -1,0 +1,48 @@
+"""Sphinx configuration of the course book. Build it with ``make book`` (``python -m mtlib.run.book``), which
+writes the sources under ``book/_build/src`` from a run and builds ``book/_build/html``.
+
+Nothing here fetches anything: no intersphinx, no MathJax (maths is MathML, rendered by
+``mtlib.run.book_sphinx``), no widget or require.js loader from a CDN; MyST-NB never executes a notebook.
+"""
+
+project = "mtlib: metamorphic testing of NLP models"
+author = "the mtlib authors"
+copyright = "the mtlib authors, MIT licence"  # noqa: A001 (Sphinx's name)
+html_title = "mtlib course book"
+
+extensions = ["myst_nb", "mtlib.run.book_sphinx"]
+
+# MyST-NB: show the run's outputs as they are; never run a kernel
+nb_execution_mode = "off"
+nb_output_stderr = "remove"  # progress bars; warnings are in the executed notebooks
+nb_merge_streams = True
+nb_ipywidgets_js = {}  # no require.js / widget manager from a CDN
+nb_render_markdown_format = "commonmark"  # text/markdown outputs: no MyST directive from data
+nb_mime_priority_overrides = [
+    ("html", "application/javascript", None),
+    ("html", "text/javascript", None),
+    ("html", "application/vnd.jupyter.widget-view+json", None),
+    ("html", "image/svg+xml", None),
+]
+myst_enable_extensions = ["dollarmath", "amsmath"]
+smartquotes = False  # a value from a run is shown as it is ("Pos", not “Pos”)
+myst_heading_anchors = 3
+suppress_warnings = ["mystnb.unknown_mime_type"]
+
+# maths as MathML at build time (mtlib.run.book_sphinx), no MathJax
+html_math_renderer = "mathml"
+
+html_theme = "sphinx_book_theme"
+html_theme_options = {
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "home_page_in_toc": True,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+}
+html_static_path = ["_static"]
+html_css_files = ["book.css"]
+html_copy_source = False  # the sources are generated; students get the notebooks from the repository
+html_show_sourcelink = False
+html_last_updated_fmt = None
+exclude_patterns = ["**.ipynb_checkpoints"]

@@ -1,0 +1,320 @@
+"""The course book's guide pages: the landing page, a page per paper, the teachers' page.
+
+Intuition: these pages say what a run shows without asserting anything in
+advance. A paper's page gathers, per notebook, what was reproduced exactly
+(tables with a ``match`` column; values pinned with their published source in
+``notebooks/profiles/expected.yaml``), the tables that set the paper's values
+beside ours, the notebook's own computed claims, and why the numbers can differ:
+the parameters of this run that differ from the ``paper`` profile's (the papers'
+models and data). The teachers' page reads the tour's exercises from the
+notebook itself (cells tagged ``answer``) and the check each one calls. Every
+value from a run is escaped (:mod:`mtlib.run.book_pages`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mtlib.experiments import tour as tour_module
+from mtlib.run import expected
+from mtlib.run.book_pages import (
+    PAPERS,
+    Chapter,
+    Paper,
+    claims_html,
+    comparison,
+    headline,
+    html_table,
+    link,
+    parameter_rows,
+    read_csv,
+    text,
+    toctree,
+)
+
+__all__ = ["Exercise", "exact_lines", "exercises", "index_page", "paper_page", "reading_minutes", "teachers_page"]
+
+#: Reading speed behind the teachers' page's estimate (words a minute).
+WORDS_PER_MINUTE = 200
+
+
+def exact_lines(ch: Chapter, profile: str) -> list[str]:
+    """What the run reproduces exactly, one escaped sentence each: tables with a ``match`` column, and the
+    values ``expected.yaml`` pins with a published source for ``profile``."""
+    lines = []
+    for path, _ in ch.tables:
+        header, rows = read_csv(path)
+        if "match" in header:
+            i = header.index("match")
+            hits = sum(1 for r in rows if len(r) > i and r[i].strip().lower() in ("true", "1"))
+            lines.append(f"{text(path.stem)}: {hits} of {len(rows)} cells equal the published value as printed.")
+    try:
+        pins = {k: e for k, e in expected.expectations(ch.number, profile).items() if e.source}
+    except (OSError, ValueError):
+        pins = {}
+    if pins:
+        metrics = ch.metrics or {}
+        missed = [k for k, e in pins.items() if not e.matches(metrics.get(k), metrics)]
+        sources = sorted({str(e.source) for e in pins.values()})
+        lines.append(
+            f"notebooks/profiles/expected.yaml pins {len(pins)} published values for the {text(profile)} profile "
+            f"({text('; '.join(sources))}): this run reproduces {len(pins) - len(missed)} of them"
+            + (f"; not: {text(', '.join(missed[:10]))}." if missed else ".")
+        )
+    return lines
+
+
+def _why(ch: Chapter, paper_profile: Mapping[str, Any]) -> str:
+    """Why the numbers can differ: this run's parameters beside the paper profile's, and the data it read."""
+    manifest = ch.manifest or {}
+    params = manifest.get("parameters") or {}
+    rows = parameter_rows(params, paper_profile)
+    out = []
+    if rows:
+        out += [
+            "Where this run's parameters differ from the paper profile's (the papers' models and data; "
+            "python -m mtlib.run --profile paper runs them, with a GPU and downloads):",
+            "",
+            html_table(["parameter", "this run", "paper profile"], rows),
+            "",
+        ]
+    elif paper_profile:
+        out += ["This run's parameters equal the paper profile's.", ""]
+    inputs = [str(i.get("name", "")) for i in manifest.get("inputs") or [] if isinstance(i, dict)]
+    if inputs:
+        out.append(f"- Data files this run read: {text(', '.join(inputs))}.")
+    models = [str(m.get("name", "")) for m in manifest.get("models") or [] if isinstance(m, dict)]
+    if models:
+        out.append(f"- Models it used: {text(', '.join(dict.fromkeys(models)))}.")
+    return "\n".join(out) + "\n"
+
+
+def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, paper_profile: Mapping[str, Any]) -> str:
+    """The page of one paper: per notebook, what is reproduced exactly, what differs, and why.
+
+    Args:
+        paper: The paper.
+        chapters: Every chapter by number.
+        profile: The profile the book shows.
+        paper_profile: The ``paper`` profile's block per notebook number (the papers' setting).
+    """
+    out = [f"# {text(paper.citation)}", "", f"*{text(paper.title)}*", ""]
+    mine = [chapters[n] for n in paper.notebooks if n in chapters]
+    out += [
+        "Reproduced by "
+        + ", ".join(link(ch.title, f"../{ch.source}") for ch in mine)
+        + f". Everything below is read from the {text(profile)} run this book was built from: the notebooks' "
+        "tables and the sentences they computed from their results, not text written in advance.",
+        "",
+    ]
+    for ch in mine:
+        out += [f"## {text(ch.title)}", "", f"{link('The chapter', f'../{ch.source}')}: {ch.run_line(profile)}.", ""]
+        if not ch.executed:
+            out += ["Not in this run, so there is nothing to compare yet.", ""]
+            continue
+        setting = paper_profile.get(ch.number) or {}
+        differs = bool(parameter_rows((ch.manifest or {}).get("parameters") or {}, setting))
+        out += ["### Compared cell by cell with the published values", ""]
+        out += [f"- {line}" for line in exact_lines(ch, profile)] or [
+            "No value of this run is compared with a published one cell by cell"
+            + (
+                ": its models or data differ from the paper's (below), so it reproduces the method and the "
+                "tables, not the numbers."
+                if differs
+                else "; the tables below set them side by side."
+            )
+        ]
+        out += ["", comparison(ch, heading="###"), "### What the notebook concludes from this run", ""]
+        out += [claims_html(ch.claims) if ch.claims else "The notebook states no computed conclusion.", ""]
+        out += ["### Why the numbers can differ", "", _why(ch, setting)]
+    return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of the tour: its question, the answer shipped in the notebook, what its check does.
+
+    Attributes:
+        question: The markdown cell before the answer cell (the notebook's own text).
+        answer: The line of the answer cell marked ``# your answer``.
+        check: The name of the check function the cell calls (``tour.check_invariance``), or empty.
+        checks: That function's one-line summary (its docstring), or empty.
+        verdict: What the check printed in this run (escaped when shown), or empty.
+    """
+
+    question: str
+    answer: str
+    check: str
+    checks: str
+    verdict: str
+
+
+def exercises(tour: Mapping[str, Any], executed: Mapping[str, Any] | None, answer_tag: str) -> list[Exercise]:
+    """The tour's exercises, read from the committed notebook's cells tagged ``answer_tag``.
+
+    Args:
+        tour: The committed tour notebook (no outputs).
+        executed: The executed tour (its answer cells' printed verdicts), or None.
+        answer_tag: The tag of an answer cell.
+    """
+
+    def src(cell: Mapping[str, Any]) -> str:
+        s = cell.get("source", "")
+        return "".join(s) if isinstance(s, list) else str(s)
+
+    ran = {src(c): c for c in (executed or {}).get("cells", [])}
+    out, question = [], ""
+    for cell in tour.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            question = src(cell)
+            continue
+        if answer_tag not in (cell.get("metadata") or {}).get("tags", []):
+            continue
+        code = src(cell)
+        answer = next((ln for ln in code.splitlines() if "your answer" in ln), code.splitlines()[0] if code else "")
+        found = re.search(r"tour\.(check_\w+)", code)
+        name = found.group(1) if found else ""
+        doc = inspect.getdoc(getattr(tour_module, name, None)) if name else ""
+        printed = [
+            "".join(o.get("text", "")) for o in ran.get(code, {}).get("outputs", []) if o.get("name") == "stdout"
+        ]
+        out.append(
+            Exercise(
+                question, answer, f"tour.{name}" if name else "", (doc or "").split("\n")[0], "".join(printed).strip()
+            )
+        )
+    return out
+
+
+def reading_minutes(words: int) -> int:
+    """Minutes to read ``words`` at :data:`WORDS_PER_MINUTE`, rounded up.
+
+    >>> reading_minutes(900), reading_minutes(10)
+    (5, 1)
+    """
+    return max(1, math.ceil(words / WORDS_PER_MINUTE))
+
+
+def _lesson_rows(chapters: Sequence[Chapter], n_exercises: int) -> list[str]:
+    rows = ["| lesson | reading | its notebook's run time | exercises |", "| --- | --- | --- | --- |"]
+    for ch in chapters:
+        took = f"{ch.seconds:.0f} s" if ch.seconds is not None else "not recorded"
+        rows.append(
+            f"| {link(ch.title, ch.source)} | {ch.words:,} words, about {reading_minutes(ch.words)} min | {took} | "
+            f"{n_exercises if ch.number == '00' else 0} |"
+        )
+    return rows
+
+
+_BOLD_LEAD = re.compile(r"^\*\*(Exercise[^*]*?)\.?\*\*\s*")
+
+
+def _question(markdown: str, default: str) -> tuple[str, str]:
+    r"""An exercise's heading and question from the markdown cell before its answer: the paragraphs from the one
+    that starts with a bold "Exercise ..." (or every paragraph that is no heading), that bold lead as heading.
+
+    >>> _question("## 5 · Exercises\n\nIntro.\n\n**Exercise 1 (invariance).** Write one.", "Exercise 1")
+    ('Exercise 1 (invariance)', 'Write one.')
+    """
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith("#")]
+    starts = [i for i, p in enumerate(paragraphs) if _BOLD_LEAD.match(p)]
+    kept = paragraphs[starts[-1] :] if starts else paragraphs
+    lead = _BOLD_LEAD.match(kept[0]) if kept else None
+    if lead:
+        kept[0] = kept[0][lead.end() :]
+    return (lead.group(1) if lead else default), "\n\n".join(kept)
+
+
+def teachers_page(chapters: Sequence[Chapter], tasks: Sequence[Exercise], profile: str) -> str:
+    """The teachers' page: how to run the class, the time per lesson, what each exercise checks."""
+    tour = next((ch for ch in chapters if ch.number == "00"), None)
+    first = link(tour.title, tour.source) if tour else "the tour"
+    out = [
+        "# For teachers",
+        "",
+        f"Lesson 1 is {first}: metamorphic relations on one sentence, a suite of tests, a failing case read "
+        "closely, two real sentiment tools compared, and three exercises. Each later chapter is one paper's "
+        "experiment, for a class that goes further. Everything runs offline on a laptop's CPU.",
+        "",
+        "## Running the class",
+        "",
+        "**In JupyterLab**, each student runs the notebook:",
+        "",
+        "```bash",
+        "make install     # once: .venv with the notebooks' packages and the mtlib kernel (PyPI only, offline after)",
+        "make lab NB=00   # JupyterLab on a scratch copy of the tour (scratch/, git-ignored)",
+        "```",
+        "",
+        "A student replaces the line marked `# your answer` in an exercise's cell and reruns it: the check prints "
+        '"Correct" or a hint, computed from the student\'s own run.',
+        "",
+        "**From this site**, nobody installs anything: `make book` builds it into `book/_build/html` (from the quick "
+        "run, made first when it is missing; `make book PROFILE=smoke` for a fast one). Hand out that folder, zipped "
+        "or on any static web server: its pages open offline from `index.html`, and each exercise's answer stays "
+        'folded under "Show the answer" until it is clicked.',
+        "",
+        "## Time per lesson",
+        "",
+        f"Reading is estimated at {WORDS_PER_MINUTE} words a minute over the notebook's text; the run time is what "
+        f"the runner measured for the {text(profile)} run this book shows (on the machine that ran it).",
+        "",
+        *_lesson_rows(chapters, len(tasks)),
+        "",
+        "## What each exercise checks",
+        "",
+    ]
+    for i, task in enumerate(tasks, 1):
+        heading, question = _question(task.question, f"Exercise {i}")
+        out += [f"### {heading}", "", question, "", "The answer shipped in the notebook:", ""]
+        out += ["```python", task.answer.strip(), "```", ""]
+        if task.check:
+            out += [f"Checked by `{task.check}`: {task.checks}", ""]
+        if task.verdict:
+            out += [f"In the {text(profile)} run: {text(task.verdict)}", ""]
+    if not tasks:
+        out.append("The tour has no cell tagged as an answer.")
+    return "\n".join(out) + "\n"
+
+
+_INTRO = (
+    "Do NLP models behave systematically, compositionally and transitively? Metamorphic testing asks this "
+    "without gold labels: it checks relations between a model's outputs on related inputs. This book is the "
+    "mtlib notebooks as one run left them: a lesson (the tour), one chapter per experiment of four papers, a "
+    "page per paper on what is reproduced and what differs, and the parameters of every notebook."
+)
+
+
+def index_page(chapters: Sequence[Chapter], profile: str, provenance: str) -> str:
+    """The landing page: what the book is, which run it shows, every chapter's status, and the tables of contents."""
+    ran = [ch for ch in chapters if ch.executed]
+    out = [
+        "# Metamorphic testing of NLP models",
+        "",
+        _INTRO,
+        "",
+        f"Built from the **{text(profile)}** run in papermill_runs/{text(profile)}/: {len(ran)} of "
+        f"{len(chapters)} notebooks executed" + (f"; ran on {text(provenance)}." if provenance else "."),
+        "",
+        "| chapter | status | run time | headline |",
+        "| --- | --- | --- | --- |",
+    ]
+    for ch in chapters:
+        took = f"{ch.seconds:.1f} s" if ch.seconds is not None else ""
+        out.append(f"| {link(ch.title, ch.source)} | {text(ch.status)} | {took} | {headline(ch.metrics or {})} |")
+    out += [
+        "",
+        "Each chapter is its notebook as executed, opened by a note on its run (where it ran, its headline, "
+        "its tables as CSV and figures as PDF) and closed by the tables that set the paper's values beside "
+        "ours. Exercise answers in the tour are folded until clicked.",
+        "",
+        toctree("Lesson", [c.docname for c in chapters if c.number == "00"] + ["teachers"]),
+        toctree("Experiments", [c.docname for c in chapters if c.number != "00"]),
+        toctree("Papers", [f"papers/{p.key}" for p in PAPERS]),
+        toctree("Reference", ["reference/parameters"]),
+    ]
+    return "\n".join(out) + "\n"

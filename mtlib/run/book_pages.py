@@ -1,0 +1,355 @@
+"""The course book's own pages, as MyST markdown: every value from a run escaped, every table built here.
+
+Intuition: the pages around the notebooks (the landing page, a page per paper,
+the teachers' page, each chapter's preface) are written from a run's files:
+``metrics.json``, ``manifest.json``, the ledger ``report.json``, ``tables/*.csv``
+and the notebooks' computed claims. Nothing read from a run becomes markup:
+
+- text in MyST goes through :func:`text` (:func:`mtlib.run.report.md`, plus ``$``
+  so no formula starts), so it cannot open a link, an image, a role or HTML;
+- tables (:func:`csv_table`, :func:`html_table`) are HTML built here with every
+  cell escaped by :func:`html.escape`;
+- the claims, which are markdown, are rendered by markdown-it in CommonMark mode
+  with raw HTML off (:func:`claims_html`): a claim cannot hold a MyST directive
+  (no ``{include}`` of a build machine's file) or a tag.
+
+The build then cleans every raw HTML node once more (:mod:`mtlib.run.book_sphinx`).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mtlib.run.report import md
+
+__all__ = [
+    "PAPERS",
+    "Chapter",
+    "Paper",
+    "claims_html",
+    "comparison",
+    "compares_with_paper",
+    "csv_table",
+    "headline",
+    "html_table",
+    "link",
+    "paper_of",
+    "parameter_rows",
+    "preface",
+    "read_csv",
+    "run_files",
+    "text",
+    "toctree",
+    "value",
+]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One of the four papers and the notebooks that reproduce it.
+
+    Attributes:
+        key: The page's file name (``papers/<key>.md``).
+        citation: Authors and year, as the README cites them.
+        title: The paper's title.
+        notebooks: The numbers of its notebooks.
+    """
+
+    key: str
+    citation: str
+    title: str
+    notebooks: tuple[str, ...]
+
+
+#: The papers, in notebook order (the README's table and ``mtlib/data/papers.py`` name the same four).
+PAPERS: tuple[Paper, ...] = (
+    Paper(
+        "manino",
+        "Manino et al. 2022",
+        "Systematicity, Compositionality and Transitivity of Deep NLP Models: a Metamorphic Testing Perspective",
+        ("01", "02", "03"),
+    ),
+    Paper(
+        "carvalho",
+        "Carvalho et al. 2023",
+        "Montague semantics and modifier consistency measurement in neural language models",
+        ("04",),
+    ),
+    Paper(
+        "bhathena",
+        "Bhathena, Willis and Dass",
+        "Evaluating Compositionality of Sentence Representation Models",
+        ("05", "06"),
+    ),
+    Paper("fu-frank", "Fu and Frank 2023", "SETI: Systematicity Evaluation of Textual Inference", ("07",)),
+)
+
+
+def text(val: Any) -> str:
+    """A value from a run as inert MyST text on one line (no link, image, role, HTML or formula can start).
+
+    >>> text("<script>x</script> [a](javascript:y) $z$")
+    '&lt;script>x&lt;/script> \\\\[a\\\\](javascript:y) \\\\$z\\\\$'
+    """
+    return md(val).replace("$", "\\$")
+
+
+def value(val: Any) -> str:
+    """A metric or a cell for a reader: floats to 4 significant digits, integers with separators, lists joined.
+
+    >>> value(0.123456), value(1553040), value("minilm"), value(["a", "b"]), value(float("nan")), value(True)
+    ('0.1235', '1,553,040', 'minilm', 'a, b', 'nan', 'True')
+    """
+    if isinstance(val, bool):
+        return str(val)
+    if isinstance(val, int):
+        return f"{val:,}"
+    if isinstance(val, float):
+        return f"{val:.4g}" if math.isfinite(val) else str(val)
+    if isinstance(val, (list, tuple)):
+        return ", ".join(value(v) for v in val)
+    if isinstance(val, dict):
+        return json.dumps(val, sort_keys=True)
+    return str(val)
+
+
+def _cell(raw: str) -> str:
+    """A CSV cell for display: a float with more than 6 significant digits shortened (so a value truncated to 4
+    decimals, as the papers print, still reads beside it), anything else as written.
+
+    >>> _cell("0.98055555555"), _cell("12"), _cell("S-I"), _cell("3.0300000000e-06")
+    ('0.980556', '12', 'S-I', '3.03e-06')
+    """
+    try:
+        number = float(raw)
+    except ValueError:
+        return raw
+    if re.fullmatch(r"-?\d+", raw.strip()):
+        return raw
+    return f"{number:.6g}" if math.isfinite(number) else raw
+
+
+def link(label: str, target: str) -> str:
+    """A MyST link whose label is escaped; ``target`` must be a path this module built (never data)."""
+    return f"[{text(label)}]({target})"
+
+
+def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
+    """An HTML table on one line (a MyST raw block ends at a blank line), every cell escaped.
+
+    >>> print(html_table(["a", "<b>"], [["1", "<img src=x onerror=y()>"]]).replace("><", ">\\n<"))
+    <div class="book-table">
+    <table class="table">
+    <thead>
+    <tr>
+    <th>a</th>
+    <th>&lt;b&gt;</th>
+    </tr>
+    </thead>
+    <tbody>
+    <tr>
+    <td>1</td>
+    <td>&lt;img src=x onerror=y()&gt;</td>
+    </tr>
+    </tbody>
+    </table>
+    </div>
+    """
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (
+        f'<div class="book-table"><table class="table">{cap}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A CSV table's header and rows as text (empty when it cannot be read)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return [], []
+    return (rows[0], rows[1:]) if rows else ([], [])
+
+
+def compares_with_paper(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) -> bool:
+    """Whether a run's table sets published values beside its own: ``paper`` in its file name or in a
+    column name, or a ``source`` column naming the paper on some row."""
+    if "paper" in path.stem.lower() or any("paper" in h.lower() for h in header):
+        return True
+    if "source" in header:
+        i = list(header).index("source")
+        return any(len(r) > i and "paper" in r[i].lower() for r in rows)
+    return False
+
+
+def csv_table(path: Path, download: str, limit: int = 20) -> str:
+    """A run's CSV table as an escaped HTML table of its first ``limit`` rows, and a link to the whole file.
+
+    Args:
+        path: The CSV file.
+        download: The link target of its copy in the book (relative to the page).
+        limit: Rows shown.
+    """
+    header, rows = read_csv(path)
+    if not header:
+        return f"{link(path.name, download)}: no rows."
+    shown = html_table(header, ([_cell(c) for c in row] for row in rows[:limit]))
+    more = f"the first {limit} of {len(rows):,} rows; " if len(rows) > limit else ""
+    return f"**{text(path.stem)}** ({more}the whole table: {link(path.name, download)})\n\n{shown}\n"
+
+
+def claims_html(claims: Sequence[str]) -> str:
+    """The notebook's claims (markdown) as HTML, rendered with raw HTML off and no MyST extension.
+
+    >>> print(claims_html(["**a** <script>x()</script> ```{include} /etc/passwd```"]).replace("> ", ">\\n"))
+    <div class="book-claims"><p><strong>a</strong>
+    &lt;script&gt;x()&lt;/script&gt;
+    <code>{include} /etc/passwd</code></p></div>
+    """
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parts = [parser.render(c).strip() for c in claims if c.strip()]
+    body = "\n".join(parts)
+    body = re.sub(r"\n\s*\n", "\n", body)  # one raw HTML block: no blank line inside
+    return f'<div class="book-claims">{body}</div>'
+
+
+def toctree(caption: str, entries: Sequence[str], hidden: bool = True) -> str:
+    """A MyST ``toctree`` directive of ``entries`` (document names this module built) under ``caption``."""
+    options = [f":caption: {caption}", ":maxdepth: 1"] + ([":hidden:"] if hidden else [])
+    return "```{toctree}\n" + "\n".join(options) + "\n\n" + "\n".join(entries) + "\n```\n"
+
+
+def parameter_rows(run: Mapping[str, Any], paper: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """``(parameter, this run, the paper's setting)`` for each parameter the paper profile sets that this run
+    set otherwise, in the paper profile's order."""
+    rows = []
+    for key, wanted in paper.items():
+        got = run.get(key, "(not recorded)")
+        if got != wanted:
+            rows.append((str(key), value(got), value(wanted)))
+    return rows
+
+
+# -- the pages ------------------------------------------------------------------------------------------------------
+@dataclass
+class Chapter:
+    """One notebook of the book, as its run left it.
+
+    Attributes:
+        number: ``"00"``, ``"01"``, ...
+        stem: The notebook's stem (``01_pairwise_sentiment_systematicity``).
+        title: Its first heading.
+        docname: Its page in the book (``lessons/00_tour``, ``experiments/<stem>``), without suffix.
+        status: The run's status (``ok``, ``failed``, ...), or ``not run``.
+        seconds: How long its last run took (None: not recorded).
+        date: When (the runner's ledger), or empty.
+        error: The last run's error, if it failed.
+        metrics: Its ``metrics.json``.
+        manifest: Its ``manifest.json``.
+        claims: The sentences it computed (:func:`mtlib.run.book_notebooks.claims`).
+        tables: Its CSV tables, with the path of each copy in the book (relative to the book's root).
+        figures: ``(name, alt text, path of the PDF copy in the book or "")`` of each figure.
+        words: Words of its markdown (the reading it asks).
+        executed: Whether the book shows its executed notebook (else a page saying it was not run).
+    """
+
+    number: str
+    stem: str
+    title: str
+    docname: str
+    status: str = "not run"
+    seconds: float | None = None
+    date: str = ""
+    error: str = ""
+    metrics: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None
+    claims: tuple[str, ...] = ()
+    tables: tuple[tuple[Path, str], ...] = ()
+    figures: tuple[tuple[str, str, str], ...] = ()
+    words: int = 0
+    executed: bool = False
+
+    @property
+    def source(self) -> str:
+        """Its page's file in the book's sources (a link target from the root)."""
+        return self.docname + (".ipynb" if self.executed else ".md")
+
+    @property
+    def up(self) -> str:
+        """From the chapter's page to the book's root."""
+        return "../" * self.docname.count("/")
+
+    def run_line(self, profile: str) -> str:
+        """One escaped sentence: status, time and date of the run the chapter shows."""
+        took = f", {self.seconds:.1f} s" if self.seconds is not None else ""
+        when = f", run {text(self.date)}" if self.date else ""
+        return f"profile **{text(profile)}**: status **{text(self.status)}**{took}{when}"
+
+
+def headline(metrics: Mapping[str, Any], limit: int = 4) -> str:
+    """The run's headline metrics (``_headline`` in ``metrics.json``), as escaped ``key = value`` text."""
+    keys = [k for k in metrics.get("_headline") or [] if k in metrics][:limit]
+    return "; ".join(f"{text(k)} = {text(value(metrics[k]))}" for k in keys)
+
+
+def paper_of(number: str) -> Paper | None:
+    """The paper a notebook reproduces (None for the tour)."""
+    return next((p for p in PAPERS if number in p.notebooks), None)
+
+
+def preface(ch: Chapter, profile: str, provenance: str) -> str:
+    """The note at the top of a chapter: its run, where it ran, its headline, its files and its paper."""
+    lines = [
+        "```{admonition} This chapter's run",
+        ":class: note",
+        "",
+        f"Notebook notebooks/{text(ch.stem)}.ipynb, executed by the runner in the {ch.run_line(profile)}.",
+    ]
+    if ch.status not in ("ok", "not run"):
+        lines += ["", f"The last run did not finish ({text(ch.error)}); this page shows the last good run."]
+    if provenance:
+        lines += ["", f"Ran on: {text(provenance)}."]
+    if ch.metrics and headline(ch.metrics):
+        lines += ["", f"Headline: {headline(ch.metrics)}."]
+    files = []
+    paper = paper_of(ch.number)
+    if paper:
+        files.append(f"The paper: {link(paper.citation, f'{ch.up}papers/{paper.key}.md')}.")
+    if ch.tables or any(pdf for _, _, pdf in ch.figures):
+        files.append("Its tables as CSV and figures as PDF: [files of this run](#files-of-this-run).")
+    files.append(f"Run it yourself: make lab NB={text(ch.number)} (a scratch copy in JupyterLab).")
+    return "\n".join(lines + ["", " ".join(files), "```"]) + "\n"
+
+
+def run_files(ch: Chapter) -> str:
+    """The chapter's closing section: links to its tables (CSV) and figures (PDF) as the run saved them."""
+    out = ["## Files of this run", ""]
+    out += [f"- {link(p.name, ch.up + copy)}" for p, copy in ch.tables]
+    out += [f"- {link(f'{name}.pdf', ch.up + pdf)}: {text(alt)}" for name, alt, pdf in ch.figures if pdf]
+    return "\n".join(out) + "\n"
+
+
+def comparison(ch: Chapter, heading: str = "##") -> str:
+    """The chapter's tables that set the paper's values beside ours, escaped (or a sentence saying there is none)."""
+    shown = [csv_table(path, ch.up + copy) for path, copy in ch.tables if compares_with_paper(path, *read_csv(path))]
+    head = f"{heading} Ours beside the paper\n\n"
+    if not shown:
+        return head + "No table of this run sets published values beside its own.\n"
+    return (
+        head
+        + "Every table of this run that sets the paper's values beside its own, as the notebook saved it.\n\n"
+        + "\n".join(shown)
+    )

@@ -1,0 +1,133 @@
+"""The course book's Sphinx extension: maths as MathML, and no live HTML from data.
+
+Intuition: the book (:mod:`mtlib.run.book`) renders executed notebooks whose
+outputs come from data: a review, a model name, a table cell. Sphinx and
+MyST-NB pass HTML through as ``raw`` nodes (``text/html`` outputs, raw HTML
+inside markdown and ``text/markdown`` outputs), so every ``raw`` HTML node of
+every page is cleaned here by the Ammonia sanitiser (``nh3``) against an allow
+list before it is written: no ``<script>``, ``<style>``, ``<iframe>``, event
+handler (``onerror=``) or ``javascript:`` URL survives. Formulas are rendered
+as MathML at build time (the converter of :mod:`mtlib.run.export`), so no page
+loads MathJax from a CDN and the site reads offline. The theme's own static
+JavaScript is untouched.
+
+``book/conf.py`` lists this module as an extension and sets
+``html_math_renderer = "mathml"``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from docutils import nodes
+
+from mtlib.run.export import latex_to_mathml
+
+__all__ = ["MATH_RENDERER", "clean_html", "clean_mathml", "mathml", "setup"]
+
+#: The name ``book/conf.py`` gives ``html_math_renderer``.
+MATH_RENDERER = "mathml"
+
+#: Tags a notebook output may keep: text, tables, lists, figures and disclosure widgets.
+_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd", "del", "details",
+    "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins",
+    "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var",
+}  # fmt: skip
+#: Attributes kept on every tag (no ``style``: CSS from data could still leak or overlay the page).
+_ATTRIBUTES = {
+    "*": {"class", "title", "lang", "dir"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "td": {"colspan", "rowspan", "align"},
+    "th": {"colspan", "rowspan", "align", "scope"},
+    "ol": {"start"},
+    "details": {"open"},
+}
+#: URL schemes a link may use (relative URLs are removed).
+_SCHEMES = {"http", "https", "mailto"}
+#: Elements removed with everything inside them (their text is no reading matter).
+_DROP_WITH_CONTENT = {"script", "style", "iframe", "object", "embed", "template", "noscript", "svg", "math"}
+
+
+def clean_html(fragment: str) -> str:
+    """An HTML fragment from data or a notebook output, reduced to inert markup.
+
+    Keeps text, tables, lists, links (``http``, ``https``, ``mailto``) and images; removes scripts, styles,
+    frames, forms, event handlers, every other URL scheme and relative URLs (a path in data cannot point at
+    a file of the book, and would be a broken link).
+
+    >>> clean_html('<b onclick="x()">hi</b><script>alert(1)</script><a href="javascript:x()">a</a>')
+    '<b>hi</b><a rel="noopener noreferrer">a</a>'
+    >>> clean_html('<table class="dataframe"><tr><td>&lt;img&gt;</td></tr></table>')
+    '<table class="dataframe"><tbody><tr><td>&lt;img&gt;</td></tr></tbody></table>'
+    """
+    import nh3
+
+    return nh3.clean(
+        fragment,
+        tags=_TAGS,
+        clean_content_tags=_DROP_WITH_CONTENT,
+        attributes=_ATTRIBUTES,
+        url_schemes=_SCHEMES,
+        url_relative="deny",
+        strip_comments=True,
+        link_rel="noopener noreferrer",
+    )
+
+
+_MATHML_ATTR = re.compile(r"""\s(?:on[\w-]*|href|xlink:href|src|style)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*)""", re.I)
+
+
+def clean_mathml(markup: str) -> str:
+    """MathML from a formula with no link, source or handler attribute (a formula in data cannot link anywhere).
+
+    >>> clean_mathml('<math><mi href="javascript:x()" onclick="y()">x</mi></math>')
+    '<math><mi>x</mi></math>'
+    """
+    return _MATHML_ATTR.sub("", markup)
+
+
+#: What latex2mathml makes of a command it does not know (``\\arg``): an identifier holding the backslash.
+_UNKNOWN_COMMAND = re.compile(r"<mi>\\([A-Za-z]+)</mi>")
+
+
+def mathml(tex: str, display: bool = False) -> str:
+    r"""A formula as clean MathML; a function name latex2mathml does not know (``\arg``) set upright.
+
+    >>> m = mathml(r"\arg\max f(x)")
+    >>> "\\arg" in m, '<mi mathvariant="normal">arg</mi>' in m
+    (False, True)
+    """
+    converted = latex_to_mathml(tex, display=display)
+    return clean_mathml(_UNKNOWN_COMMAND.sub(r'<mi mathvariant="normal">\1</mi><mspace width="0.167em"/>', converted))
+
+
+def _visit_math(self: Any, node: nodes.math) -> None:
+    self.body.append(f'<span class="math">{mathml(node.astext())}</span>')
+    raise nodes.SkipNode
+
+
+def _visit_math_block(self: Any, node: nodes.math_block) -> None:
+    self.body.append(f'<div class="math">{mathml(node.astext(), display=True)}</div>\n')
+    raise nodes.SkipNode
+
+
+def _clean_raw(app: Any, doctree: nodes.document, docname: str) -> None:
+    """Replace every raw HTML node of a resolved page by its cleaned HTML; drop raw nodes of other formats."""
+    for node in list(doctree.findall(nodes.raw)):
+        formats = str(node.get("format", "")).split()
+        if "html" not in formats:
+            node.parent.remove(node)
+            continue
+        cleaned = clean_html(node.astext())
+        node.replace_self(nodes.raw(cleaned, cleaned, format="html"))
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Register the MathML renderer and the raw-HTML cleaner (Sphinx's extension entry point)."""
+    app.add_html_math_renderer(MATH_RENDERER, (_visit_math, None), (_visit_math_block, None))
+    app.connect("doctree-resolved", _clean_raw)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,257 @@
+"""The course book (``make book``), built from the session's smoke runs, read back as a reader's browser would.
+
+The smoke runs are the ones ``tests/smoke_runs.py`` makes once per session for the notebook tests (same
+``xdist_group``), so the book adds its build (seconds), not runs. They are copied into one output root,
+and hostile data is planted in the copies before the build: a ``<script>``, an ``onerror=`` handler and a
+``javascript:`` link in an HTML output, a markdown output, a CSV table, a figure's alt text, a headline metric
+and the runner's error message, plus the project's and the virtual environment's absolute paths in outputs,
+a traceback and the metadata. The built site must hold no live script from any of them, no build path, every
+local link and image must resolve, the chapters must carry their titles, and the tour's answers must stay
+folded until clicked.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+from mtlib.run.layout import RunLayout
+from mtlib.run.profiles import discover
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_nb")
+pytest.importorskip("nh3")
+
+from mtlib.run import book  # noqa: E402  (after the skips: it needs the book's extra at build time)
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = discover(ROOT / "notebooks")
+pytestmark = [
+    pytest.mark.notebook,
+    pytest.mark.xdist_group("smoke"),
+    pytest.mark.filterwarnings("ignore::PendingDeprecationWarning"),  # Sphinx 9 on the theme's and MyST's API use
+]
+#: A marker no page has of its own: wherever it is found live, data ran.
+MARK = "mtlibPwned"
+PAYLOAD = (
+    f'<script>window.{MARK}=1</script><img src=x onerror="window.{MARK}=2">'
+    f'<a href="javascript:window.{MARK}=3">{MARK}-link</a><svg onload="window.{MARK}=4"></svg>'
+)
+
+
+def _plant(root: Path) -> None:
+    """Hostile data and build paths in the copied runs (never in the session's own smoke runs)."""
+    tour = RunLayout(root, "smoke", "00_tour")
+    nb = nbformat.read(tour.notebook_path, as_version=4)
+    outputs = [
+        nbformat.v4.new_output("display_data", {"text/html": PAYLOAD, "text/plain": "x"}),
+        nbformat.v4.new_output("display_data", {"text/markdown": f"claim {PAYLOAD} [x](javascript:window.{MARK}=5)"}),
+        nbformat.v4.new_output("stream", name="stdout", text=f"cwd {ROOT}/notebooks and {sys.prefix}/lib\n"),
+        nbformat.v4.new_output(
+            "error", ename="OSError", evalue=f"{ROOT}/data/x", traceback=[f"File {sys.prefix}/lib/site.py:1"]
+        ),
+        nbformat.v4.new_output("display_data", {"application/javascript": f"window.{MARK}=6"}),
+    ]
+    nb.cells.append(nbformat.v4.new_code_cell("print('planted')", outputs=outputs))
+    nb.metadata["papermill"]["cwd"] = str(ROOT)
+    nbformat.write(nb, tour.notebook_path)
+    montague = RunLayout(root, "smoke", "04_montague_adjectives")
+    (montague.tables_dir / "paper_planted.csv").write_text(f'model,paper,ours\n"{PAYLOAD}",{ROOT},1\n')
+    index = json.loads(montague.figures_index.read_text())
+    next(iter(index.values()))["alt"] = PAYLOAD
+    montague.figures_index.write_text(json.dumps(index))
+    metrics = json.loads(montague.metrics_path.read_text())
+    metrics[PAYLOAD] = 1.0
+    metrics["_headline"] = [PAYLOAD, *metrics.get("_headline", [])]
+    montague.metrics_path.write_text(json.dumps(metrics))
+    ledger_path = RunLayout(root, "smoke", "").profile_dir / "report.json"
+    ledger = json.loads(ledger_path.read_text())
+    ledger["01_pairwise_sentiment_systematicity"].update(status="failed", error=f"{PAYLOAD} in {ROOT}/x.py")
+    ledger_path.write_text(json.dumps(ledger))
+
+
+@pytest.fixture(scope="module")
+def site(smoke_runs, tmp_path_factory) -> Path:
+    """The book of every notebook's smoke run, copied into one output root with hostile data planted."""
+    root = tmp_path_factory.mktemp("book-root")
+    ledger: dict = {}
+    for nb in NOTEBOOKS:
+        run = smoke_runs.get(nb.stem[:2])
+        src, dst = RunLayout(run.out_dir, "smoke", nb.stem), RunLayout(root, "smoke", nb.stem)
+        if src.run_dir.exists():
+            shutil.copytree(src.run_dir, dst.run_dir)
+        if src.figures_dir.exists():
+            shutil.copytree(src.figures_dir, dst.figures_dir)
+        ledger_path = src.profile_dir / "report.json"
+        ledger |= json.loads(ledger_path.read_text()) if ledger_path.exists() else {}
+    (RunLayout(root, "smoke", "").profile_dir / "report.json").write_text(json.dumps(ledger))
+    _plant(root)
+    result = book.build_book("smoke", project=ROOT, root=root, build_dir=tmp_path_factory.mktemp("book"))
+    assert result.pages >= len(NOTEBOOKS) + 6, result
+    return result.html
+
+
+class _Page(HTMLParser):
+    """Links, sources, scripts, event handlers and the text inside closed ``<details>`` of one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.urls: list[str] = []
+        self.loads: list[str] = []  # what the browser fetches by itself: scripts, images, styles, frames
+        self.handlers: list[str] = []
+        self.scripts: list[tuple[str, str]] = []  # (src, inline text)
+        self.folded: list[str] = []  # text inside a <details> without "open"
+        self.shown: list[str] = []  # text outside any closed <details>
+        self.h1: list[str] = []
+        self._details: list[bool] = []  # open flag of each enclosing <details>
+        self._script: str | None = None
+        self._in_h1 = False
+        self._summary = 0  # inside a <summary>: the visible label of a <details>
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        self.handlers += [f"{tag} {k}={v}" for k, v in attrs if k.startswith("on")]
+        self.urls += [v for k, v in attrs if k in ("href", "src") and v]
+        fetched = "href" if tag == "link" else "src"
+        self.loads += [
+            v for k, v in attrs if k == fetched and v and tag in ("script", "img", "link", "iframe", "source")
+        ]
+        if tag == "details":
+            self._details.append("open" in found)
+        elif tag == "script":
+            self._script = found.get("src") or ""
+            self.scripts.append((self._script, ""))
+        elif tag == "h1":
+            self._in_h1 = True
+            self.h1.append("")
+        elif tag == "summary":
+            self._summary += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "summary":
+            self._summary = max(0, self._summary - 1)
+        elif tag == "details" and self._details:
+            self._details.pop()
+        elif tag == "script":
+            self._script = None
+        elif tag == "h1":
+            self._in_h1 = False
+
+    def handle_data(self, data: str) -> None:
+        if self._script is not None:
+            src, text = self.scripts[-1]
+            self.scripts[-1] = (src, text + data)
+            return
+        if self._in_h1:
+            self.h1[-1] += data
+        hidden = any(not is_open for is_open in self._details[: len(self._details) - bool(self._summary)])
+        (self.folded if hidden else self.shown).append(data)
+
+
+def _pages(site: Path) -> dict[Path, _Page]:
+    """Every page of the site (not the theme's template fragments that it copies into ``_static/``)."""
+    out = {}
+    for path in sorted(p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts):
+        page = _Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        out[path] = page
+    return out
+
+
+def test_every_local_link_and_image_resolves(site):
+    broken = []
+    for path, page in _pages(site).items():
+        for url in page.urls:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith(("#", "//")):
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if not target.exists():
+                broken.append(f"{path.relative_to(site)} -> {url}")
+    assert not broken, "broken local links:\n" + "\n".join(broken[:20])
+
+
+def test_nothing_is_loaded_from_a_network(site):
+    remote = [
+        f"{path.relative_to(site)}: {url}"
+        for path, page in _pages(site).items()
+        for url in page.loads
+        if urlsplit(url).scheme in ("http", "https") or url.startswith("//")
+    ]
+    assert not remote, "fetched from a network:\n" + "\n".join(remote[:20])
+
+
+def test_chapters_papers_and_reference_carry_their_titles(site):
+    pages = _pages(site)
+    titles = {p.relative_to(site).as_posix(): " ".join(page.h1).strip() for p, page in pages.items()}
+    index = " ".join(pages[site / "index.html"].shown)
+    for nb in NOTEBOOKS:
+        heading = next(
+            line[2:].strip()
+            for cell in nbformat.read(nb, as_version=4).cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.splitlines()
+            if line.startswith("# ")
+        )
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        assert heading in titles[f"{folder}/{nb.stem}.html"], (nb.stem, titles.get(f"{folder}/{nb.stem}.html"))
+        assert heading in index, f"{heading} not on the landing page"
+    for key, citation in (("manino", "Manino"), ("carvalho", "Carvalho"), ("bhathena", "Bhathena"), ("fu-frank", "Fu")):
+        assert citation in titles[f"papers/{key}.html"]
+    assert "teachers" in titles["teachers.html"].lower()
+    assert "parameters" in titles["reference/parameters.html"].lower()
+    teachers = " ".join(pages[site / "teachers.html"].shown)
+    assert "Time per lesson" in teachers and "What each exercise checks" in teachers
+    assert "tour.check_invariance" in teachers and "tour.check_prediction" in teachers
+
+
+def test_tour_answers_are_folded_until_clicked(site):
+    page = _pages(site)[site / "lessons" / "00_tour.html"]
+    folded, shown = "".join(page.folded), "".join(page.shown)
+    answers = [c.source for c in nbformat.read(ROOT / "notebooks" / "00_tour.ipynb", as_version=4).cells
+               if "answer" in c.metadata.get("tags", [])]  # fmt: skip
+    assert len(answers) == 3
+    for source in answers:
+        answer = next(line for line in source.splitlines() if "your answer" in line).split("#")[0].strip()
+        assert answer in folded, answer
+        assert answer not in shown, f"{answer} is visible without a click"
+    assert "exercise 1:" in folded and "exercise 1:" not in shown  # the checks' verdicts are folded too
+    assert shown.count("Show the answer") == 3
+
+
+def test_no_path_of_the_build_machine_in_any_file(site, tmp_path_factory):
+    paths = {str(ROOT), sys.prefix, str(tmp_path_factory.getbasetemp())}
+    found = [
+        f"{p.relative_to(site)} holds {path}"
+        for p in site.rglob("*")
+        if p.is_file()
+        for path in paths
+        if path.encode() in p.read_bytes()
+    ]
+    assert not found, "\n".join(found[:20])
+
+
+def test_no_script_runs_from_data(site):
+    pages = _pages(site)
+    for path, page in pages.items():
+        where = path.relative_to(site)
+        assert not [h for h in page.handlers if MARK in h], f"{where}: a planted event handler is live"
+        assert not [u for u in page.urls if u.strip().lower().startswith(("javascript:", "data:text"))], where
+        for src, inline in page.scripts:
+            assert MARK not in inline, f"{where}: a planted script runs"
+            if src:  # the theme's and Sphinx's own scripts: local files, none among the run's images or files
+                target = (path.parent / urlsplit(src).path).resolve()
+                assert target.is_file() and target.relative_to(site.resolve()).parts[0] in ("_static", "searchindex.js")
+    tour = " ".join(pages[site / "lessons" / "00_tour.html"].shown)
+    assert f"{MARK}-link" in tour  # the planted HTML output is shown, as inert text and markup
+    chapter = (site / "experiments" / "04_montague_adjectives.html").read_text(encoding="utf-8")
+    assert f"&lt;script&gt;window.{MARK}=1&lt;/script&gt;" in chapter  # the planted table cell, escaped
+    failed = " ".join(pages[site / "experiments" / "01_pairwise_sentiment_systematicity.html"].shown)
+    assert f"<script>window.{MARK}=1</script>" in failed  # the runner's error, shown as text
