@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mtlib.models.base import Model
-from mtlib.models.inference.numerics import numerics_tag, training_precision
+from mtlib.models.inference.numerics import device_class, numerics_tag, training_precision
 from mtlib.models.loading import load, load_context
 from mtlib.models.training.finetune import FineTunedClassifier, finetuned_classifier
 from mtlib.models.training.frozen import HeadClassifier, frozen_features, head_classifier
@@ -163,6 +163,8 @@ def numerics_key(base: Model, how: str, head: str, device: str) -> dict[str, dic
         training = numerics_tag(device, training_precision(device))
         if training:
             key["training"] = training
+    elif how == "head" and device_class(device) == "cuda":  # a linear head's Newton steps on the card (float64)
+        key["training"] = {"device": "cuda", "precision": "fp64"}
     return key
 
 

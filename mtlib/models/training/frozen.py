@@ -195,7 +195,7 @@ def fit_head(
             "device": device,
         }
     else:
-        params = {k: s[k] for k in ("C", "class_weight") if k in s}
+        params = {**{k: s[k] for k in ("C", "class_weight") if k in s}, "device": device}
     head = make_head(s["head"], s["seed"], **params)
     if isinstance(head, MLPHead):
         head.fit(X, y, data["k"], init=init)

@@ -111,6 +111,9 @@ class LinearHead:
         standardize: Scale features to zero mean, unit variance first.
         seed: Passed to scikit-learn.
         class_weight: ``"balanced"`` (weights inversely proportional to class frequencies) or None.
+        device: Where a binary head's Newton steps run: a CUDA device (a GPU run) solves there in float64, any
+            other device with numpy on the host (the pinned CPU results); multi-class heads, and heads with more
+            examples than features, are solved by scikit-learn on the host.
     """
 
     kind = "linear"
@@ -122,9 +125,11 @@ class LinearHead:
         standardize: bool = True,
         seed: int = 0,
         class_weight: str | None = None,
+        device: str | None = None,
     ) -> None:
         self.C, self.max_iter, self.standardize, self.seed = float(C), int(max_iter), bool(standardize), seed
         self.class_weight = class_weight
+        self.device = device if device is not None and str(device).startswith("cuda") else None
         self.mean_: Any = None
         self.scale_: Any = None
         self.coef_: Any = None
@@ -160,7 +165,9 @@ class LinearHead:
         k = int(y_idx.max()) + 1 if len(y_idx) else 0
         if k == 2 and X.shape[0] <= X.shape[1]:
             weights = compute_sample_weight(self.class_weight, y_idx) if self.class_weight is not None else None
-            w, b, _ = binary_logistic_dual(X, y_idx, self.C, weights, tol=TOL, max_iter=self.max_iter)
+            w, b, _ = binary_logistic_dual(
+                X, y_idx, self.C, weights, tol=TOL, max_iter=self.max_iter, device=self.device
+            )
             self.coef_, self.intercept_ = w[None, :], np.array([b])
             return self
         lr = LogisticRegression(
@@ -351,7 +358,7 @@ def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
     """
     seed = check_seed(seed, "make_head")
     if kind in ("linear", "logreg"):
-        allowed = {"C", "max_iter", "standardize", "class_weight"}
+        allowed = {"C", "max_iter", "standardize", "class_weight", "device"}
         return LinearHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
     if kind == "mlp":
         allowed = {"hidden", "epochs", "batch_size", "lr", "weight_decay", "device"}

@@ -29,6 +29,7 @@ its criterion, the largest gradient entry of that objective divided by
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,7 @@ def binary_logistic_dual(
     *,
     tol: float = 1e-10,
     max_iter: int = 200,
+    device: str | None = None,
 ) -> tuple[np.ndarray, float, int]:
     """Weights and intercept of binary L2 logistic regression, by Newton steps on the examples' span.
 
@@ -55,6 +57,9 @@ def binary_logistic_dual(
         sample_weight: Per-example weights ``(n,)`` (e.g. balanced class weights); default all 1.
         tol: Stop when the largest entry of the (scikit-learn-scaled) gradient is at most ``tol``.
         max_iter: Newton steps at most; a ``RuntimeWarning`` says when they ran out.
+        device: None to solve with numpy and scipy on the host; a torch device string (a GPU run's card) to
+            take the same Newton steps there in float64 (:func:`_binary_logistic_dual_torch`; the same optimum,
+            other last bits).
 
     Returns:
         ``(w (d,), b, steps)``.
@@ -67,6 +72,8 @@ def binary_logistic_dual(
         >>> bool(np.allclose(w, ref.coef_[0], atol=1e-9) and abs(b - ref.intercept_[0]) < 1e-9)
         True
     """
+    if device is not None:
+        return _binary_logistic_dual_torch(Z, y, C, sample_weight, tol=tol, max_iter=max_iter, device=device)
     from scipy.linalg import cho_factor, cho_solve
     from scipy.special import expit
 
@@ -129,3 +136,77 @@ def binary_logistic_dual(
             steps += 1
             extra_done = converged
     return Z.T @ a, b, steps
+
+
+def _binary_logistic_dual_torch(
+    Z: np.ndarray,
+    y: np.ndarray,
+    C: float,
+    sample_weight: np.ndarray | None,
+    *,
+    tol: float,
+    max_iter: int,
+    device: str,
+) -> tuple[np.ndarray, float, int]:
+    """:func:`binary_logistic_dual`'s Newton steps in torch float64 on ``device`` (the same iteration)."""
+    import torch  # a heavy package, imported on first use
+
+    dev = torch.device(device)
+    f64 = torch.float64
+    Zt = torch.as_tensor(np.asarray(Z, dtype=np.float64), device=dev)
+    yt = torch.as_tensor(np.asarray(y, dtype=np.float64), device=dev)
+    n = Zt.shape[0]
+    s = (
+        torch.ones(n, dtype=f64, device=dev)
+        if sample_weight is None
+        else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64), device=dev)
+    )
+    cs = float(C) * s
+    scale = float(C) * float(s.sum())
+    with torch.inference_mode():
+        K = Zt @ Zt.T
+        a = torch.zeros(n, dtype=f64, device=dev)
+        b, Ka = 0.0, torch.zeros(n, dtype=f64, device=dev)
+        ones = torch.ones(n, dtype=f64, device=dev)
+
+        def objective(Ka_: Any, a_: Any, b_: float) -> float:
+            z = Ka_ + b_
+            return float(cs @ (torch.logaddexp(torch.zeros_like(z), z) - yt * z) + 0.5 * (a_ @ Ka_))
+
+        f = objective(Ka, a, b)
+        steps, extra_done = 0, False
+        while True:
+            p = torch.special.expit(Ka + b)
+            r = cs * (p - yt)
+            g, r_sum = r + a, float(r.sum())
+            converged = float((Zt.T @ g).abs().max()) / scale <= tol and abs(r_sum) / scale <= tol
+            if converged and extra_done:
+                break
+            if steps >= max_iter:
+                warnings.warn(
+                    f"binary_logistic_dual: no convergence to tol={tol} in {max_iter} Newton steps",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                break
+            dsq = torch.sqrt(cs * p * (1.0 - p))
+            M = K * dsq[:, None] * dsq[None, :]
+            M.diagonal().add_(1.0)
+            L = torch.linalg.cholesky(M)
+            v = -(K @ g)
+            E1, Ev = (dsq[:, None] * torch.cholesky_solve(dsq[:, None] * torch.stack([ones, v], 1), L)).T
+            db = float((-r_sum - E1 @ v) / E1.sum())
+            delta = -g - (Ev + db * E1)
+            Kdelta = K @ delta
+            slope = float(g @ Kdelta + r_sum * db)
+            t = 1.0
+            for _ in range(40):
+                f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)
+                if f_new <= f + 1e-4 * t * slope or converged or f_new - f <= 1e-14 * abs(f):
+                    break
+                t *= 0.5
+            a, b, Ka, f = a + t * delta, b + t * db, Ka + t * Kdelta, f_new
+            steps += 1
+            extra_done = converged
+        w = (Zt.T @ a).cpu().numpy()
+    return w, b, steps

@@ -65,3 +65,19 @@ def test_running_out_of_steps_is_said() -> None:
         warnings.simplefilter("always")
         binary_logistic_dual(Z, y, 1.0, max_iter=1)
     assert any("no convergence" in str(w.message) for w in caught)
+
+
+def test_the_linear_solver_takes_the_same_newton_steps_in_torch() -> None:
+    """A GPU run solves a binary linear head in torch float64: on the CPU device it matches numpy to 1e-12."""
+    pytest.importorskip("torch")
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(120, 300))
+    y = (Z[:, 0] + rng.normal(size=120) > 0).astype(int)
+    weights = np.where(y == 1, 2.0, 0.5)
+    for sample_weight in (None, weights):
+        w_np, b_np, steps_np = binary_logistic_dual(Z, y, 0.1, sample_weight)
+        w_t, b_t, steps_t = binary_logistic_dual(Z, y, 0.1, sample_weight, device="cpu")
+        assert steps_t == steps_np
+        np.testing.assert_allclose(w_t, w_np, atol=1e-12)
+        assert abs(b_t - b_np) < 1e-12
