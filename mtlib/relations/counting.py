@@ -49,6 +49,7 @@ __all__ = [
     "TransitivityCount",
     "count_order_violations",
     "count_transitivity_violations",
+    "integer_weights",
     "sample_triples",
 ]
 
@@ -583,14 +584,24 @@ def _as_weights(weights: Any, n: int) -> np.ndarray | None:
     arr = np.asarray(weights)
     if arr.shape != (n,):
         raise MtlibInputError(f"weights must have shape ({n},), got {arr.shape}")
+    return integer_weights(arr)
+
+
+def integer_weights(arr: np.ndarray) -> np.ndarray:
+    """``arr`` (any shape) as int64 when every entry is a non-negative integer; else the first bad entry named.
+
+    Raises:
+        MtlibInputError: a non-numeric dtype, or the first negative, non-finite or fractional entry.
+    """
     if arr.dtype.kind not in "biuf":
         raise MtlibInputError(f"weights must be non-negative integers, got dtype {arr.dtype}")
     bad = arr < 0
     if arr.dtype.kind == "f":
         bad |= ~np.isfinite(arr) | (arr != np.round(arr))
     if bad.any():
-        first = int(np.argmax(bad))
-        raise MtlibInputError(f"weights[{first}] is {arr[first]}; weights must be non-negative integers")
+        where = np.unravel_index(int(np.argmax(bad)), arr.shape)
+        index = ", ".join(str(int(i)) for i in where)
+        raise MtlibInputError(f"weights[{index}] is {arr[where]}; weights must be non-negative integers")
     return arr.astype(np.int64)
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from mtlib.relations import counting_torch
-from mtlib.relations.counting import _as_adjacency, _as_score_pair, count_order_violations
+from mtlib.relations.counting import _as_adjacency, _as_score_pair, count_order_violations, integer_weights
 from mtlib.relations.errors import MtlibInputError
 
 __all__ = [
@@ -89,15 +89,7 @@ def as_weight_matrix(weights: Any, n: int) -> np.ndarray:
     arr = np.asarray(weights)
     if arr.ndim != 2 or arr.shape[1] != n:
         raise MtlibInputError(f"weights must have shape (B, {n}), got {arr.shape}")
-    if arr.dtype.kind not in "biuf":
-        raise MtlibInputError(f"weights must be non-negative integers, got dtype {arr.dtype}")
-    bad = arr < 0
-    if arr.dtype.kind == "f":
-        bad |= ~np.isfinite(arr) | (arr != np.round(arr))
-    if bad.any():
-        b, i = np.unravel_index(int(np.argmax(bad)), arr.shape)
-        raise MtlibInputError(f"weights[{b}, {i}] is {arr[b, i]}; weights must be non-negative integers")
-    return arr.astype(np.int64)
+    return integer_weights(arr)
 
 
 def transitivity_replicates(adj: Any, weights: Any, *, device: str | None = None) -> ReplicateCounts:
