@@ -73,3 +73,32 @@ def test_the_built_in_families_declare_what_they_can_do():
     assert resolvers == {"wordpiece-static", "lexicon", "gensim", "packaged-vectors"}  # transformers: folders
     with pytest.raises(ValueError, match="finetune='sideways'"):
         Capabilities(finetune="sideways")
+
+
+def test_a_family_that_reads_model_folders_registers_itself_and_resolution_finds_it(tmp_path, monkeypatch):
+    """The recipe of ARCHITECTURE.md: one adapter module that registers itself with the folders it reads; no
+    resolution code names the family."""
+    from mtlib.models import capabilities
+
+    monkeypatch.setattr(capabilities, "ADAPTERS", dict(capabilities.ADAPTERS))
+    monkeypatch.setattr(capabilities, "_FOLDER_TESTS", list(capabilities._FOLDER_TESTS))
+    from mtlib.models.weights import resolve as resolve_module
+
+    monkeypatch.setattr(resolve_module, "ADAPTERS", capabilities.ADAPTERS)
+
+    @capabilities.register_adapter(lambda folder: (folder / "letters.json").exists(), priority=50)
+    class FolderLetters(LetterModel):
+        kind = "toy-folder-letters"
+
+    folder = tmp_path / "my-letters"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "letters.json").write_text("{}")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "config.json").write_text("{}")
+    assert models.resolve(str(folder)).kind == "toy-folder-letters"
+    assert models.resolve(str(plain)).kind == "hf-encoder"  # any other folder: the plain encoder, as before
+    assert capabilities.ADAPTERS["toy-folder-letters"] is FolderLetters
+    with pytest.raises(ValueError, match="registered already"):
+        capabilities.register_adapter()(type("Other", (LetterModel,), {"kind": "toy-folder-letters"}))
