@@ -387,18 +387,9 @@ def finetuned_classifier(
         return clf
     start = time.perf_counter()
     held = task.held
+    n_held = 0 if held is None else len(held["y"])
     training = Training(
-        "finetune",
-        s.head,
-        settings,
-        s.seed,
-        None,
-        None,
-        [],
-        False,
-        len(task.data["y"]),
-        0 if held is None else len(held["y"]),
-        key,
+        "finetune", s.head, settings, s.seed, None, None, n_train=len(task.data["y"]), n_heldout=n_held, key=key
     )
     init = s.init if isinstance(s.init, FineTunedClassifier) else None
     net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init, held=held)

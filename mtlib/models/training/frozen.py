@@ -219,18 +219,9 @@ def head_classifier(
     # every input's features in one embed call (then cached): the same batches as one call
     extra = held if s.valid is not None and held is not None else {"texts": [], "pairs": []}
     frozen_features(base, task.texts + extra["texts"], None if task.pairs is None else task.pairs + extra["pairs"])
+    n_held = 0 if held is None else len(held["y"])
     training = Training(
-        "head",
-        s.head,
-        settings,
-        s.seed,
-        None,
-        None,
-        [],
-        False,
-        len(task.data["y"]),
-        0 if held is None else len(held["y"]),
-        key,
+        "head", s.head, settings, s.seed, None, None, n_train=len(task.data["y"]), n_heldout=n_held, key=key
     )
     init = s.init.head if isinstance(s.init, HeadClassifier) and isinstance(s.init.head, MLPHead) else None
     est, training.train_log, training.n_skipped = fit_head(base, task.data, settings, device, init)
