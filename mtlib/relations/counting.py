@@ -281,19 +281,20 @@ def count_transitivity_violations(
     w = _as_weights(weights, a.shape[0])
     if sample is None:
         rows = _block_rows(block_size, a.shape[0])
-        if device is not None:
+        if device is None:
+            cases, violations, item_v, item_c = _exact_transitivity(a, w, per_item, rows)
+        else:
             cases, violations, item_v, item_c = counting_torch.exact_transitivity(a, w, per_item, rows, device)
-            return TransitivityCount(
-                n=a.shape[0],
-                cases=cases,
-                violations=violations,
-                rate=_rate(violations, cases),
-                sampled=False,
-                n_sampled=None,
-                per_item=_frozen(item_v),
-                per_item_cases=_frozen(item_c),
-            )
-        return _exact_transitivity(a, w, per_item, rows)
+        return TransitivityCount(
+            n=a.shape[0],
+            cases=cases,
+            violations=violations,
+            rate=_rate(violations, cases),
+            sampled=False,
+            n_sampled=None,
+            per_item=_frozen(item_v),
+            per_item_cases=_frozen(item_c),
+        )
     if w is not None:
         raise MtlibInputError("weights are only supported by the exact count (sample=None)")
     return _sampled_transitivity(a, _positive_int(sample, "sample"), seed, per_item)
@@ -406,7 +407,9 @@ def _tied_pairs(group: np.ndarray) -> int:
     return int(group @ (group - 1)) // 2
 
 
-def _exact_transitivity(a: np.ndarray, w: np.ndarray | None, per_item: bool, rows: int) -> TransitivityCount:
+def _exact_transitivity(
+    a: np.ndarray, w: np.ndarray | None, per_item: bool, rows: int
+) -> tuple[int, int, np.ndarray | None, np.ndarray | None]:
     """Exact count by blocked matrix products.
 
     With W = diag(w), O the not-adjacent matrix (zero diagonal) and
@@ -424,7 +427,8 @@ def _exact_transitivity(a: np.ndarray, w: np.ndarray | None, per_item: bool, row
         rows: Rows per block.
 
     Returns:
-        The exact counts.
+        ``(cases, violations, per-item violations (n,) or None, per-item cases (n,) or None)``, as
+        :func:`~mtlib.relations.counting_torch.exact_transitivity` returns them.
     """
     n = a.shape[0]
     mult = np.ones(n, np.int64) if w is None else w
@@ -463,16 +467,7 @@ def _exact_transitivity(a: np.ndarray, w: np.ndarray | None, per_item: bool, row
         out_weight = (af @ mult_f).astype(np.int64)
         item_cases = first_c + last_c + in_weight * out_weight - two_cycles
         item_violations = first_v + last_v + middle_v
-    return TransitivityCount(
-        n=n,
-        cases=cases,
-        violations=violations,
-        rate=_rate(violations, cases),
-        sampled=False,
-        n_sampled=None,
-        per_item=_frozen(item_violations),
-        per_item_cases=_frozen(item_cases),
-    )
+    return cases, violations, item_violations, item_cases
 
 
 def _scale_columns(m: np.ndarray, wf: np.ndarray | None) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.relations import bootstrap, notation
-from mtlib.relations.base import Relation, as_scorer, unique_outputs
+from mtlib.relations.base import Relation, applied_masks, as_scorer, unique_outputs
 from mtlib.relations.counting import EXPECTED_DIRECTIONS, count_order_violations
 from mtlib.relations.errors import MtlibInputError, check_scores, refuse
 from mtlib.relations.replicates import ReplicateCounts, order_replicates
@@ -168,7 +168,8 @@ class PairwiseSystematicity(Relation):
         flws, applied = _checked_follow_ups(flws, applied, n, f"{type(self).__name__}.check")
         start = time.perf_counter()
         expected = {name: self.expected if _single else self._expected_of(name) for name in flws}
-        segments, rows, per_v, per_c, ties_src, ties_flw = _count_segments(src, flws, applied, expected, device)
+        masks = applied_masks(flws, applied, n)
+        segments, rows, per_v, per_c, ties_src, ties_flw = _count_segments(src, flws, masks, expected, device)
         seconds = time.perf_counter() - start
         cases, violations = int(sum(r["cases"] for r in rows)), int(sum(r["violations"] for r in rows))
         boot, parts = _order_segments_boot(segments, n, n_boot, seed, device)
@@ -424,11 +425,11 @@ def _count_in_groups(
 def _count_segments(
     src: np.ndarray,
     flws: Mapping[str, np.ndarray],
-    applied: Mapping[str, np.ndarray] | None,
+    masks: Mapping[str, np.ndarray],
     expected: Mapping[str, str],
     device: str | None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, np.ndarray, int, int]:
-    """Exact counts per transformation on the sources it applied to.
+    """Exact counts per transformation on the sources it applied to (``masks``, one bool ``(n,)`` each).
 
     Returns:
         ``(segments, rows, per-source violations (n,), per-source cases (n,), ties_src, ties_flw)``: a segment
@@ -440,8 +441,7 @@ def _count_segments(
     per_v, per_c = np.zeros(n, np.int64), np.zeros(n, np.int64)
     ties_src = ties_flw = 0
     for name, f in flws.items():
-        m = np.ones(n, bool) if applied is None or name not in applied else np.asarray(applied[name], bool)
-        idx = np.flatnonzero(m)
+        idx = np.flatnonzero(masks[name])
         exp = expected[name]
         s, flw = src[idx], np.asarray(f, float)[idx]
         segments.append({"group": name, "idx": idx, "wkey": idx, "src": s, "flw": flw, "expected": exp})

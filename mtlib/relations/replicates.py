@@ -119,13 +119,12 @@ def transitivity_replicates(adj: Any, weights: Any, *, device: str | None = None
     if device is not None:
         v, c = counting_torch.transitivity_replicates(a, w, device)
         return ReplicateCounts(v, c)
-    return _transitivity_replicates_numpy(a, w)
+    return _transitivity_replicates_numpy(a, w, total)
 
 
-def _transitivity_replicates_numpy(a: np.ndarray, w: np.ndarray) -> ReplicateCounts:
-    """The numpy engine of :func:`transitivity_replicates` (validated inputs)."""
+def _transitivity_replicates_numpy(a: np.ndarray, w: np.ndarray, total: int) -> ReplicateCounts:
+    """The numpy engine of :func:`transitivity_replicates` (validated inputs; ``total`` the largest row sum)."""
     n_boot, n = w.shape
-    total = int(w.sum(1).max(initial=0))
     ft: type[np.floating[Any]] = np.float32 if total < _FLOAT32_EXACT else np.float64  # products: sums <= total
     rt: type[np.floating[Any]] = np.float32 if total**2 < _FLOAT32_EXACT else np.float64  # reductions: <= total**2
     af = a.astype(ft)

@@ -86,9 +86,7 @@ class ThreeWayTransitivity(Relation):
                 expected=f"an (n, n) boolean matrix with n >= {least}",
             )
         start = time.perf_counter()
-        res = count_transitivity_violations(
-            adj, per_item=True, sample=sample, seed=seed, device=None if sample is not None else device
-        )
+        res = count_transitivity_violations(adj, per_item=True, sample=sample, seed=seed, device=device)
         seconds = time.perf_counter() - start
         boot = None
         if sample is not None:
