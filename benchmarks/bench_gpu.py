@@ -310,16 +310,19 @@ def bench_real(profile: str, only: list[str], device: str) -> None:
     import importlib
 
     from mtlib.experiments import spec_for
-    from mtlib.run.profiles import load_profile
+    from mtlib.experiments.spec import RUNNER_SET
+    from mtlib.run.profiles import load_profile, notebook_parameters
 
     data = load_profile(ROOT / "notebooks", profile)
     for key in only or ["00", "01", "02", "03", "04", "05", "06", "07"]:
         spec_cls = spec_for(key)
         assert spec_cls is not None
         stem = spec_cls.notebook
-        block = {**data["defaults"], **data["notebooks"].get(key, {})}
+        block = notebook_parameters(ROOT / "notebooks" / f"{stem}.ipynb", data, profile, device, Path("unused"))
         names = {p.name for p in spec_cls.parameters()}
-        values, left_out = real_values(key, {k: v for k, v in block.items() if k in names}, device)
+        # the runner's own merge of defaults and the notebook's block; where outputs go stays unset (only --out)
+        picked = {k: v for k, v in block.items() if k in names and k not in RUNNER_SET}
+        values, left_out = real_values(key, picked, device)
         line: dict[str, Any] = {"left_out": left_out}
         start = time.perf_counter()
         try:
@@ -363,8 +366,6 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["MTLIB_CACHE"] = cache
             if args.weights is not None:
                 stand_in_minilm(checked_weights(Path(args.weights)), Path(cache))
-            from mtlib.models.inference.numerics import device_name
-
             emit("environment", device_name(device), "device", device=device, torch=torch.__version__)
             bench_real(args.profile, [k.strip() for k in args.only.split(",") if k.strip()], device)
         emit("wall_seconds", round(time.perf_counter() - start, 1), "s")
