@@ -12,21 +12,19 @@ from pathlib import Path
 
 from mtlib.experiments.spec import Spec
 
-__all__ = ["NOT_EXPERIMENTS", "experiment_packages", "spec_for", "specs"]
+__all__ = ["experiment_packages", "spec_for", "specs"]
 
 _PACKAGE = __name__.rpartition(".")[0]
 _FOLDER = str(Path(__file__).parent)
-#: Modules of :mod:`mtlib.experiments` that are not experiments.
-NOT_EXPERIMENTS = frozenset({"spec", "outcome", "catalog"})
 
 
 def experiment_packages() -> list[str]:
-    """The names of the experiment sub-packages (``sentiment``, ``nli``...), in file order."""
-    return [
-        info.name
-        for info in pkgutil.iter_modules([_FOLDER])
-        if not info.name.startswith("_") and info.name not in NOT_EXPERIMENTS
-    ]
+    """The names of the experiment sub-packages (``sentiment``, ``nli``...), in file order.
+
+    Every public sub-package is an experiment (the rule of the package face, :mod:`mtlib.experiments`); its
+    modules (``spec``, ``outcome``, this one) are not packages, so no list of them is kept.
+    """
+    return [info.name for info in pkgutil.iter_modules([_FOLDER]) if info.ispkg and not info.name.startswith("_")]
 
 
 @functools.cache

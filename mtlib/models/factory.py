@@ -79,7 +79,7 @@ def classifier(
             its fields.
         context: The run's :class:`~mtlib.utils.context.RunContext`: the device training runs on and where a
             model given by name loads. None: a loaded model's own context, else one resolved from the
-            settings' ``device`` and the environment.
+            environment. An explicit ``device`` setting takes over its device, for the load and the training.
         **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings`:
             ``head`` (``"linear"`` logistic regression on standardised features, or ``"mlp"``),
             ``hidden`` (MLP sizes, default ``(500, 100)``), ``labels`` (class order, the
@@ -107,15 +107,11 @@ def classifier(
         TypeError: an unknown option.
     """
     name = str(getattr(model, "name", model))
-    if settings is not None and not options:  # typed at its entry (a spec parses its blocks once): no new parse
-        s = settings
-        s.check(name)
-    else:
-        s = ClassifierSettings.from_options(name, options, settings)
+    s = ClassifierSettings.from_options(name, options, settings)
     _check_choices(name, how, s)
-    if context is None and s.device not in (None, "", "auto"):
-        context = load_context(getattr(model, "context", None), s.device)  # an explicit device option wins
-    base = model if isinstance(model, Model) else load(str(model), context=load_context(context, s.device))
+    # resolved once: the run's context, else a loaded model's own, else the environment's; an explicit device wins
+    ctx = load_context(context or getattr(model, "context", None), s.device)
+    base = model if isinstance(model, Model) else load(str(model), context=ctx)
     name = base.name
     if how == "auto":
         how = "native" if base.labels else "head"
@@ -128,7 +124,7 @@ def classifier(
     keyed = cache_settings(how, s, base.capabilities, task.classes, task.pairs is not None, task.valid_hash)
     if how == "head" and base.backend not in (None, "torch"):  # a head on ONNX embeddings is cached apart
         keyed["backend"] = base.backend
-    device = (context or base.context or load_context(None, s.device)).device
+    device = ctx.device
     numerics = numerics_key(base, how, s.head, device)
     if numerics:  # only off the defaults: every fp32 CPU training keeps its key
         keyed["numerics"] = numerics

@@ -10,14 +10,12 @@ resolve one from their arguments, then the environment, then the defaults, each 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from mtlib.models.base import Model
 from mtlib.models.capabilities import ADAPTERS
 from mtlib.models.weights.registry import ModelNotFoundError
 from mtlib.models.weights.resolve import Resolved, resolve
 from mtlib.utils.choices import AUTO
-from mtlib.utils.context import RunContext, resolve_backend, resolve_precision
+from mtlib.utils.context import RunContext
 
 __all__ = ["build", "load", "load_context"]
 
@@ -37,14 +35,7 @@ def load_context(
     """
     if context is None:
         return RunContext.resolve(device=device or AUTO, precision=precision or AUTO, backend=backend or AUTO)
-    out = context
-    if device not in (None, "", AUTO):
-        out = replace(out, device=RunContext.resolve(device=device, cache_dir=context.cache_dir).device)
-    if backend not in (None, "", AUTO):
-        out = replace(out, backend=resolve_backend(backend))
-    if precision not in (None, "", AUTO):
-        out = replace(out, precision=resolve_precision(precision))
-    return out
+    return context.override(device=device, backend=backend, precision=precision)
 
 
 def build(

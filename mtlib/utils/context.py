@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +199,29 @@ class RunContext:
             threads=threads if threads is not None else _threads(env),
             cache_dir=cache_root(cache_dir),
         )
+
+    def override(
+        self, *, device: str | None = None, precision: str | None = None, backend: str | None = None
+    ) -> RunContext:
+        """This context with each explicit setting taking over; ``None``, ``""`` or ``"auto"`` keep its value.
+
+        Only the settings given are resolved (the environment is not read again).
+
+        Raises:
+            ValueError: an unknown precision or backend, or an unavailable device.
+
+        Example:
+            >>> RunContext(precision="bf16").override(device="cpu", precision="auto").precision
+            'bf16'
+        """
+        chosen: dict[str, Any] = {}
+        if device not in (None, "", AUTO):
+            chosen["device"] = _device(device)
+        if backend not in (None, "", AUTO):
+            chosen["backend"] = resolve_backend(backend)
+        if precision not in (None, "", AUTO):
+            chosen["precision"] = resolve_precision(precision)
+        return replace(self, **chosen) if chosen else self
 
     @property
     def stats_device(self) -> str | None:

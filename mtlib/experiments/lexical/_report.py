@@ -34,7 +34,7 @@ from mtlib.experiments.lexical._pair_models import (
     relation_probabilities,
 )
 from mtlib.experiments.lexical._scores import f1_summary, learnt_contrast, relation_scores, shared_task_table
-from mtlib.models.training.finetune import split_name  # the model layer's rule, re-exported here
+from mtlib.models.training.finetune import split_name
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations.transitivity import ThreeWayTransitivity
 from mtlib.utils.context import RunContext
