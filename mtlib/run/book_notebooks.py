@@ -24,7 +24,6 @@ warnings) and its outputs come from data. :func:`prepare` returns a copy that
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 import sys
@@ -79,8 +78,10 @@ class Scrubber:
 
     folders: tuple[tuple[str, str], ...]
     _pattern: re.Pattern = field(init=False, repr=False, compare=False)
+    _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_lookup", dict(self.folders))
         alternatives = "|".join(re.escape(folder) for folder, _ in self.folders)
         # a whole component: not followed by a character that continues a file name
         object.__setattr__(self, "_pattern", re.compile(f"(?:{alternatives})(?![\\w.+-])" if alternatives else "(?!)"))
@@ -110,8 +111,7 @@ class Scrubber:
         return cls.of(pairs)
 
     def __call__(self, text: str) -> str:
-        lookup = dict(self.folders)
-        return self._pattern.sub(lambda m: lookup[m.group(0)], text)
+        return self._pattern.sub(lambda m: self._lookup[m.group(0)], text)
 
     def tree(self, value: Any) -> Any:
         """Every string inside ``value`` (dicts, lists, strings) scrubbed; other values as they are."""
@@ -183,10 +183,10 @@ def _fold(cell: nbformat.NotebookNode, what: str) -> None:
 
 
 def _clean_outputs(outputs: list, scrub: Scrubber) -> list:
-    """Outputs with text scrubbed, no script-carrying type, and SVG replaced where nothing else shows."""
+    """Outputs with text scrubbed, no script-carrying type, and SVG replaced where nothing else shows (changed in
+    place: they belong to the notebook's copy)."""
     kept = []
     for output in outputs:
-        output = copy.deepcopy(output)
         if "text" in output:
             output["text"] = scrub(_text(output["text"]))
         if "traceback" in output:
@@ -222,16 +222,16 @@ def prepare(nb: Mapping[str, Any], scrub: Scrubber) -> nbformat.NotebookNode:
     Returns:
         A new notebook (nbformat 4); ``nb`` is not changed.
     """
-    out = nbformat.from_dict(copy.deepcopy(dict(nb)))
+    out = nbformat.from_dict(dict(nb))  # a copy: every dict and list is rebuilt
     meta = {k: v for k, v in out.metadata.items() if k not in ("papermill", "widgets")}
     out.metadata = nbformat.from_dict(scrub.tree(meta))
     for cell in out.cells:
         cell.source = scrub(_text(cell.source))
         kept = {k: v for k, v in cell.get("metadata", {}).items() if k in ("tags", "jupyter")}
         cell.metadata = nbformat.from_dict(scrub.tree(kept))
-        cell.pop("attachments", None) if cell.cell_type == "code" else None
         if cell.cell_type != "code":
             continue
+        cell.pop("attachments", None)
         cell.outputs = [nbformat.from_dict(o) for o in _clean_outputs(list(cell.get("outputs", [])), scrub)]
         tags = cell.metadata.get("tags", [])
         if ANSWER_TAG in tags:
