@@ -22,6 +22,7 @@ from typing import Any
 
 from mtlib.experiments import tour as tour_module
 from mtlib.run import expected
+from mtlib.run.book_notebooks import source_text
 from mtlib.run.book_pages import (
     PAPERS,
     Chapter,
@@ -164,8 +165,7 @@ def exercises(tour: Mapping[str, Any], executed: Mapping[str, Any] | None, answe
     """
 
     def src(cell: Mapping[str, Any]) -> str:
-        s = cell.get("source", "")
-        return "".join(s) if isinstance(s, list) else str(s)
+        return source_text(cell.get("source", ""))
 
     ran = {src(c): c for c in (executed or {}).get("cells", [])}
     out, question = [], ""
