@@ -228,7 +228,7 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
 def _framed(nb: Any, ch: Chapter, profile: str, scrub: book_notebooks.Scrubber) -> Any:
     """The chapter's notebook between the note on its run and its closing sections (text scrubbed of paths)."""
     cell = book_notebooks.markdown_cell
-    nb.cells.insert(1, cell(scrub(book_pages.preface(ch, profile, provenance_line(ch.manifest or {})))))
+    nb.cells.insert(1, cell(scrub(book_pages.preface(ch, profile, provenance_line(ch.manifest)))))
     if ch.number != "00":
         nb.cells.append(cell(scrub(book_pages.comparison(ch))))
     if ch.tables or any(pdf for _, _, pdf in ch.figures):
