@@ -136,10 +136,9 @@ def _read_executed(paths: list[Path], root: Path, profile: str) -> tuple[dict[st
     return executed, unreadable
 
 
-def _chapter(path: Path, root: Path, profile: str, ledger: dict[str, Any], executed: bool) -> Chapter:
+def _chapter(stem: str, committed: Any, root: Path, profile: str, ledger: dict[str, Any], executed: bool) -> Chapter:
     """A chapter's record from the committed notebook and the run's ledger and files (not its pages yet)."""
-    stem, number = path.stem, path.stem[:2]
-    committed = nbformat.read(path, as_version=4)
+    number = stem[:2]
     layout = RunLayout(root, profile, stem)
     found = ledger.get(stem)
     entry: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -200,9 +199,10 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
     recorded = [f for nb in executed.values() for f in book_notebooks.recorded_folders(nb)]
     scrub = book_notebooks.Scrubber.for_build(project, root, recorded)
     src = _Sources(src_dir)
+    committed = {path.stem: nbformat.read(path, as_version=4) for path in paths}
     chapters, prepared = [], {}
-    for path in paths:
-        ch = _files(_chapter(path, root, profile, ledger, path.stem in executed), root, profile, src, scrub)
+    for stem, notebook in committed.items():
+        ch = _files(_chapter(stem, notebook, root, profile, ledger, stem in executed), root, profile, src, scrub)
         if ch.executed:
             nb = book_notebooks.prepare(executed[ch.stem], scrub)
             ch = replace(ch, claims=tuple(book_notebooks.claims(nb)))
@@ -220,7 +220,7 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
             src.write(ch.source, nbformat.writes(nb))
         else:
             src.write(ch.source, scrub(_not_run(ch, profile)))
-    _guides(project, chapters, prepared, profile, provenance, src, scrub)
+    _guides(project, chapters, committed, prepared, profile, provenance, src, scrub)
     src.prune()
     return chapters
 
@@ -228,7 +228,7 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
 def _framed(nb: Any, ch: Chapter, profile: str, scrub: book_notebooks.Scrubber) -> Any:
     """The chapter's notebook between the note on its run and its closing sections (text scrubbed of paths)."""
     cell = book_notebooks.markdown_cell
-    nb.cells.insert(1, cell(scrub(book_pages.preface(ch, profile, provenance_line(ch.manifest or {})))))
+    nb.cells.insert(1, cell(scrub(book_pages.preface(ch, profile, provenance_line(ch.manifest)))))
     if ch.number != "00":
         nb.cells.append(cell(scrub(book_pages.comparison(ch))))
     if ch.tables or any(pdf for _, _, pdf in ch.figures):
@@ -251,6 +251,7 @@ def _not_run(ch: Chapter, profile: str) -> str:
 def _guides(
     project: Path,
     chapters: list[Chapter],
+    committed: dict[str, Any],
     prepared: dict[str, Any],
     profile: str,
     provenance: str,
@@ -265,11 +266,10 @@ def _guides(
         paper_profile = {}
     for paper in book_pages.PAPERS:
         src.write(f"papers/{paper.key}.md", scrub(book_guides.paper_page(paper, by_number, profile, paper_profile)))
-    tour = next((p for p in discover(project / "notebooks") if p.stem[:2] == "00"), None)
+    tour = next((ch.stem for ch in chapters if ch.number == "00"), None)
     tasks = []
     if tour is not None:
-        committed = nbformat.read(tour, as_version=4)
-        tasks = book_guides.exercises(committed, prepared.get(tour.stem), book_notebooks.ANSWER_TAG)
+        tasks = book_guides.exercises(committed[tour], prepared.get(tour), book_notebooks.ANSWER_TAG)
     src.write("teachers.md", scrub(book_guides.teachers_page(chapters, tasks, profile)))
     src.write("index.md", scrub(book_guides.index_page(chapters, profile, provenance)))
     params = project / "notebooks" / "PARAMETERS.md"

@@ -22,6 +22,7 @@ from typing import Any
 
 from mtlib.experiments import tour as tour_module
 from mtlib.run import expected
+from mtlib.run.book_notebooks import source_text
 from mtlib.run.book_pages import (
     PAPERS,
     Chapter,
@@ -58,8 +59,7 @@ def exact_lines(ch: Chapter, profile: str) -> list[str]:
     except (OSError, ValueError):
         pins = {}
     if pins:
-        metrics = ch.metrics or {}
-        missed = [k for k, e in pins.items() if not e.matches(metrics.get(k), metrics)]
+        missed = [k for k, e in pins.items() if not e.matches(ch.metrics.get(k), ch.metrics)]
         sources = sorted({str(e.source) for e in pins.values()})
         lines.append(
             f"notebooks/profiles/expected.yaml pins {len(pins)} published values for the {text(profile)} profile "
@@ -71,7 +71,7 @@ def exact_lines(ch: Chapter, profile: str) -> list[str]:
 
 def _why(ch: Chapter, paper_profile: Mapping[str, Any]) -> str:
     """Why the numbers can differ: this run's parameters beside the paper profile's, and the data it read."""
-    manifest = ch.manifest or {}
+    manifest = ch.manifest
     params = manifest.get("parameters") or {}
     rows = parameter_rows(params, paper_profile)
     out = []
@@ -118,7 +118,7 @@ def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, pape
             out += ["Not in this run, so there is nothing to compare yet.", ""]
             continue
         setting = paper_profile.get(ch.number) or {}
-        differs = bool(parameter_rows((ch.manifest or {}).get("parameters") or {}, setting))
+        differs = bool(parameter_rows(ch.manifest.get("parameters") or {}, setting))
         out += ["### Compared cell by cell with the published values", ""]
         out += [f"- {line}" for line in exact_lines(ch, profile)] or [
             "No value of this run is compared with a published one cell by cell"
@@ -164,8 +164,7 @@ def exercises(tour: Mapping[str, Any], executed: Mapping[str, Any] | None, answe
     """
 
     def src(cell: Mapping[str, Any]) -> str:
-        s = cell.get("source", "")
-        return "".join(s) if isinstance(s, list) else str(s)
+        return source_text(cell.get("source", ""))
 
     ran = {src(c): c for c in (executed or {}).get("cells", [])}
     out, question = [], ""
@@ -305,7 +304,7 @@ def index_page(chapters: Sequence[Chapter], profile: str, provenance: str) -> st
     ]
     for ch in chapters:
         took = f"{ch.seconds:.1f} s" if ch.seconds is not None else ""
-        out.append(f"| {link(ch.title, ch.source)} | {text(ch.status)} | {took} | {headline(ch.metrics or {})} |")
+        out.append(f"| {link(ch.title, ch.source)} | {text(ch.status)} | {took} | {headline(ch.metrics)} |")
     out += [
         "",
         "Each chapter is its notebook as executed, opened by a note on its run (where it ran, its headline, "

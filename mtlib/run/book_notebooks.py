@@ -24,7 +24,6 @@ warnings) and its outputs come from data. :func:`prepare` returns a copy that
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 import sys
@@ -46,6 +45,7 @@ __all__ = [
     "markdown_cell",
     "prepare",
     "recorded_folders",
+    "source_text",
     "title",
 ]
 
@@ -79,8 +79,10 @@ class Scrubber:
 
     folders: tuple[tuple[str, str], ...]
     _pattern: re.Pattern = field(init=False, repr=False, compare=False)
+    _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_lookup", dict(self.folders))
         alternatives = "|".join(re.escape(folder) for folder, _ in self.folders)
         # a whole component: not followed by a character that continues a file name
         object.__setattr__(self, "_pattern", re.compile(f"(?:{alternatives})(?![\\w.+-])" if alternatives else "(?!)"))
@@ -110,8 +112,7 @@ class Scrubber:
         return cls.of(pairs)
 
     def __call__(self, text: str) -> str:
-        lookup = dict(self.folders)
-        return self._pattern.sub(lambda m: lookup[m.group(0)], text)
+        return self._pattern.sub(lambda m: self._lookup[m.group(0)], text)
 
     def tree(self, value: Any) -> Any:
         """Every string inside ``value`` (dicts, lists, strings) scrubbed; other values as they are."""
@@ -148,7 +149,7 @@ def title(nb: Mapping[str, Any], default: str) -> str:
     """The notebook's first ``# `` heading, without its hashes (``default`` when it has none)."""
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":
-            for line in _text(cell.get("source", "")).splitlines():
+            for line in source_text(cell.get("source", "")).splitlines():
                 if line.startswith("# "):
                     return line[2:].strip()
     return default
@@ -161,7 +162,7 @@ def claims(nb: Mapping[str, Any]) -> list[str]:
         for output in cell.get("outputs", []) or []:
             text = (output.get("data") or {}).get("text/markdown")
             if text:
-                out.append(_text(text).strip())
+                out.append(source_text(text).strip())
     return [c for c in out if c]
 
 
@@ -170,7 +171,9 @@ def markdown_cell(source: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_markdown_cell(source)
 
 
-def _text(value: Any) -> str:
+def source_text(value: Any) -> str:
+    """A notebook's multiline text (a cell's source, a stream's text, an output's data) as one string: nbformat
+    stores it as a string or a list of lines."""
     return "".join(value) if isinstance(value, list) else str(value)
 
 
@@ -183,12 +186,12 @@ def _fold(cell: nbformat.NotebookNode, what: str) -> None:
 
 
 def _clean_outputs(outputs: list, scrub: Scrubber) -> list:
-    """Outputs with text scrubbed, no script-carrying type, and SVG replaced where nothing else shows."""
+    """Outputs with text scrubbed, no script-carrying type, and SVG replaced where nothing else shows (changed in
+    place: they belong to the notebook's copy)."""
     kept = []
     for output in outputs:
-        output = copy.deepcopy(output)
         if "text" in output:
-            output["text"] = scrub(_text(output["text"]))
+            output["text"] = scrub(source_text(output["text"]))
         if "traceback" in output:
             output["traceback"] = [scrub(line) for line in output["traceback"]]
         if "evalue" in output:
@@ -203,7 +206,7 @@ def _clean_outputs(outputs: list, scrub: Scrubber) -> list:
                     data["text/plain"] = "(an SVG image: not shown in the book, open the notebook to see it)"
             for mime in list(data):
                 if _TEXT_MIME.match(mime) and isinstance(data[mime], (str, list)):
-                    data[mime] = scrub(_text(data[mime]))
+                    data[mime] = scrub(source_text(data[mime]))
             if not data:
                 continue
         if isinstance(output.get("metadata"), dict):
@@ -222,16 +225,16 @@ def prepare(nb: Mapping[str, Any], scrub: Scrubber) -> nbformat.NotebookNode:
     Returns:
         A new notebook (nbformat 4); ``nb`` is not changed.
     """
-    out = nbformat.from_dict(copy.deepcopy(dict(nb)))
+    out = nbformat.from_dict(dict(nb))  # a copy: every dict and list is rebuilt
     meta = {k: v for k, v in out.metadata.items() if k not in ("papermill", "widgets")}
     out.metadata = nbformat.from_dict(scrub.tree(meta))
     for cell in out.cells:
-        cell.source = scrub(_text(cell.source))
+        cell.source = scrub(source_text(cell.source))
         kept = {k: v for k, v in cell.get("metadata", {}).items() if k in ("tags", "jupyter")}
         cell.metadata = nbformat.from_dict(scrub.tree(kept))
-        cell.pop("attachments", None) if cell.cell_type == "code" else None
         if cell.cell_type != "code":
             continue
+        cell.pop("attachments", None)
         cell.outputs = [nbformat.from_dict(o) for o in _clean_outputs(list(cell.get("outputs", [])), scrub)]
         tags = cell.metadata.get("tags", [])
         if ANSWER_TAG in tags:

@@ -24,7 +24,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -274,8 +274,8 @@ class Chapter:
     seconds: float | None = None
     date: str = ""
     error: str = ""
-    metrics: dict[str, Any] | None = None
-    manifest: dict[str, Any] | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
     claims: tuple[str, ...] = ()
     tables: tuple[tuple[Path, str], ...] = ()
     figures: tuple[tuple[str, str, str], ...] = ()
@@ -322,8 +322,9 @@ def preface(ch: Chapter, profile: str, provenance: str) -> str:
         lines += ["", f"The last run did not finish ({text(ch.error)}); this page shows the last good run."]
     if provenance:
         lines += ["", f"Ran on: {text(provenance)}."]
-    if ch.metrics and headline(ch.metrics):
-        lines += ["", f"Headline: {headline(ch.metrics)}."]
+    shown = headline(ch.metrics)
+    if shown:
+        lines += ["", f"Headline: {shown}."]
     files = []
     paper = paper_of(ch.number)
     if paper:
