@@ -32,6 +32,7 @@ text the file lacks is refused with the count and the first one missing.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections.abc import Iterator, Sequence
@@ -282,10 +283,8 @@ def read_predictions(path: str | Path, *, name: str | None = None) -> PredictedS
     path = Path(path)
     lines = _lines(path)
     first = next(((n, line) for n, line in lines if line.strip()), None)
-    if first is None:
-        raise _refused(path, 0, "the file is empty; expected a header (text, then score or one column per class)")
-    rest = iter([first, *lines])
-    jsonl = path.suffix.lower() in JSONL_SUFFIXES or first[1].lstrip().startswith("{")
+    rest = itertools.chain([first] if first else [], lines)  # an empty file: each reader says so in its words
+    jsonl = path.suffix.lower() in JSONL_SUFFIXES or (first is not None and first[1].lstrip().startswith("{"))
     columns, records = _jsonl_records(path, rest) if jsonl else _csv_records(path, rest)
     values = _value_columns(path, columns)
     at_text, at_values = columns.index("text"), [columns.index(c) for c in values]
