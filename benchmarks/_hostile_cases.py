@@ -1039,8 +1039,12 @@ SLEEP_BODY = (
 )
 
 
-def _signal_case(tmp: Path, target: str) -> Outcome:
-    """A notebook whose kernel (or papermill) is killed mid-run: does the report say what happened to it?"""
+def _killed_run(tmp: Path, target: str, signum: int) -> tuple[int, str]:
+    """Run a sleeping notebook, send ``signum`` to its ``target`` (``kernel`` or ``papermill``) mid-run.
+
+    Returns:
+        The runner's exit status and the report's ``Error:`` line (``"no error line"`` when it has none).
+    """
     root = project(tmp / "p", ("01_sleep",), body=SLEEP_BODY)
     marker = tmp / "pids"
     os.environ["HOSTILE_MARKER"] = str(marker)
@@ -1050,12 +1054,17 @@ def _signal_case(tmp: Path, target: str) -> Outcome:
         while time.monotonic() < end and not (marker.exists() and marker.read_text().strip()):
             time.sleep(0.1)
         kernel, papermill = map(int, marker.read_text().split())
-        os.kill(kernel if target == "kernel" else papermill, signal.SIGKILL if target == "kernel" else signal.SIGTERM)
+        os.kill(kernel if target == "kernel" else papermill, signum)
 
     threading.Thread(target=kill, daemon=True).start()
     status = main_of_runner(["--profile", "t", "--root", str(root)])
     report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
-    error = next((line for line in report.splitlines() if line.startswith("Error:")), "no error line")
+    return status, next((line for line in report.splitlines() if line.startswith("Error:")), "no error line")
+
+
+def _signal_case(tmp: Path, target: str) -> Outcome:
+    """A notebook whose kernel (or papermill) is killed mid-run: does the report say what happened to it?"""
+    status, error = _killed_run(tmp, target, signal.SIGKILL if target == "kernel" else signal.SIGTERM)
     if status == 0:
         return "silent", "exit status 0 after the kill"
     # clear: the cause (a signal) and what happened to the notebook (it stopped, the rest did not run)
@@ -1557,20 +1566,7 @@ def _seed_settings(tmp: Path) -> Outcome:
 
 @case("last-mile", "signal_kernel_killed_sigterm")
 def _sig_kernel_term(tmp: Path) -> Outcome:
-    root = project(tmp / "p", ("01_sleep",), body=SLEEP_BODY)
-    marker = tmp / "pids"
-    os.environ["HOSTILE_MARKER"] = str(marker)
-
-    def kill() -> None:
-        end = time.monotonic() + 50
-        while time.monotonic() < end and not (marker.exists() and marker.read_text().strip()):
-            time.sleep(0.1)
-        os.kill(int(marker.read_text().split()[0]), signal.SIGTERM)
-
-    threading.Thread(target=kill, daemon=True).start()
-    status = main_of_runner(["--profile", "t", "--root", str(root)])
-    report = (root / "papermill_runs" / "t" / "REPORT.md").read_text()
-    error = next((line for line in report.splitlines() if line.startswith("Error:")), "no error line")
+    status, error = _killed_run(tmp, "kernel", signal.SIGTERM)
     if status == 0:
         return "silent", "exit status 0 after the kill"
     return ("clear" if "SIGTERM" in error else "unclear"), error[:240]

@@ -74,7 +74,7 @@ from mtlib.run.jobs import (
     started_at,
     write_params,
 )
-from mtlib.run.layout import MetricsError, RunLayout, read_metrics
+from mtlib.run.layout import RunLayout, read_metrics_noting
 from mtlib.run.profiles import (
     apply_overrides,
     builtin_profiles,
@@ -279,10 +279,7 @@ def run_jobs(executor: Executor, jobs: Sequence[NotebookJob]) -> tuple[list[JobR
             attempt = attempt_layout(job)
             run_dir = attempt.run_dir if attempt else job.output.parent
             error = f"stopped by {name} to the runner" if started else f"not started: the runner received {name}"
-            try:
-                metrics = read_metrics(run_dir / "metrics.json") if started else {}
-            except MetricsError as err:
-                metrics, error = {}, f"{error}; its metrics cannot be read: {err}"
+            metrics, error = read_metrics_noting(run_dir / "metrics.json", error) if started else ({}, error)
             results.append(
                 JobResult(
                     job.stem,

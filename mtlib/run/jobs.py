@@ -34,7 +34,7 @@ import yaml
 
 from mtlib.run._startup import KERNEL_ENDED
 from mtlib.run.export import export_html
-from mtlib.run.layout import MetricsError, RunLayout, read_metrics
+from mtlib.run.layout import RunLayout, read_metrics_noting
 from mtlib.run.manifest import complete_manifest
 from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
@@ -257,11 +257,9 @@ def _execute(job: NotebookJob) -> JobResult:
                 flush=True,
             )
     seconds = time.perf_counter() - start  # the notebook's execution, not its export
-    try:
-        metrics = read_metrics(job.output.parent / "metrics.json")
-    except MetricsError as err:  # a damaged file is no run that recorded nothing: the job fails, saying where
-        metrics = {}
-        status, error = "failed", (f"{error}; " if error else "") + f"its metrics cannot be read: {err}"
+    metrics, noted = read_metrics_noting(job.output.parent / "metrics.json", error)
+    if noted != error:  # a damaged file is no run that recorded nothing: the job fails, saying where
+        status, error = "failed", noted
     write_params(job)
     complete_manifest(
         job.output.parent, job.stem, str(job.parameters.get("profile", "")), job.parameters, status, seconds

@@ -26,6 +26,7 @@ __all__ = [
     "project_root",
     "read_figures",
     "read_metrics",
+    "read_metrics_noting",
     "safe_component",
 ]
 
@@ -180,3 +181,16 @@ def read_metrics(path: str | os.PathLike) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise MetricsError(path, f"expected a JSON object of metrics, got {type(data).__name__}")
     return data
+
+
+def read_metrics_noting(path: str | os.PathLike, error: str = "") -> tuple[dict[str, Any], str]:
+    """:func:`read_metrics` for a job's row: a damaged file is said in the row's ``error``, not raised.
+
+    Returns:
+        ``(metrics, error)``: the metrics and ``error`` unchanged, or ``{}`` and ``error`` followed by
+        ``its metrics cannot be read: ...`` (never a run shown as one that recorded nothing).
+    """
+    try:
+        return read_metrics(path), error
+    except MetricsError as err:
+        return {}, (f"{error}; " if error else "") + f"its metrics cannot be read: {err}"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.run.jobs import JobResult
-from mtlib.run.layout import MetricsError, RunLayout, read_figures, read_metrics
+from mtlib.run.layout import RunLayout, read_figures, read_metrics_noting
 from mtlib.run.manifest import MANIFEST, read_manifest, write_invocation_manifest
 from mtlib.utils.cache import atomic_write_bytes
 
@@ -184,11 +184,7 @@ def _merge(results: Sequence[JobResult], run_root: Path, root: Path, profile: st
             layout = RunLayout(root, profile, stem)
         except ValueError:
             continue  # a stem that is not a safe file name: never written by this runner
-        error = str(entry.get("error", ""))
-        try:
-            metrics = read_metrics(layout.metrics_path)
-        except MetricsError as err:  # said in the row, never shown as a run without metrics
-            metrics, error = {}, (f"{error}; " if error else "") + f"its metrics cannot be read: {err}"
+        metrics, error = read_metrics_noting(layout.metrics_path, str(entry.get("error", "")))
         old = JobResult(
             stem,
             str(entry.get("status", "")),

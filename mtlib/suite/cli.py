@@ -40,6 +40,7 @@ What ``--model`` may be:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import importlib.util
 import sys
@@ -261,7 +262,7 @@ def _error_junit(path: str, args: Any, state: dict[str, Any], error: RunError, e
     stopped = str(partial.meta.get("stopped_at", ""))
     names = [t.name for t in suite.tests] if suite else []
     not_run = names[names.index(stopped) + 1 :] if stopped in names else ([] if stopped else names)
-    error = RunError(error.kind, error.message, error.details, stopped, not_run)
+    error = dataclasses.replace(error, test=stopped, not_run=not_run)
     try:
         written = write_junit(partial, path, error=error)
     except OSError as problem:
@@ -293,9 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         # LookupError: an unknown model name (ModelNotFoundError); ImportError: a missing extra
         print(f"python -m mtlib.suite: error: {err}", file=sys.stderr)
         code, error, caught = 2, RunError("BadInput", str(err)), err
-    except (
-        Exception
-    ) as err:  # anything else (a bug, the model itself failing): show it, and say it is not a gate result
+    except Exception as err:
+        # anything else (a bug, the model itself failing): show it, and say it is not a gate result
         details = traceback.format_exc()
         print(details, file=sys.stderr, end="")
         print("python -m mtlib.suite: error while running (exit 3), not a gate result", file=sys.stderr)

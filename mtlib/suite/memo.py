@@ -125,6 +125,19 @@ def call_with_deadline(fn: Callable[[Any], Any], arg: Any, seconds: float | None
     return box["out"]
 
 
+def _as_array(out: Any) -> np.ndarray | None:
+    """``out`` as an array, or ``None`` for what is no array of outputs (``None``, a text, a dict, ragged rows).
+
+    :func:`~mtlib.relations.scorers.check_outputs` refuses those, saying so; the checks here only read arrays.
+    """
+    if out is None or isinstance(out, (str, bytes, dict)):
+        return None
+    try:
+        return np.asarray(out)
+    except (TypeError, ValueError):  # ragged
+        return None
+
+
 class LabelledFunction:
     """A function ``texts -> class probabilities (n, k)`` (or a binary score ``(n,)``) with the labels given to the run.
 
@@ -144,10 +157,7 @@ class LabelledFunction:
             MtlibInputError: a 1-D score outside [0, 1] (it is read as the second label's probability).
         """
         out = self.fn(texts)
-        try:
-            arr = np.asarray(out) if not isinstance(out, (str, bytes, dict)) and out is not None else None
-        except (TypeError, ValueError):  # ragged: the caller's check says so
-            return out
+        arr = _as_array(out)
         if arr is None or arr.ndim != 1 or arr.dtype.kind not in "iuf" or len(self.labels) != 2:
             return out
         if len(arr) and not ((arr >= 0) & (arr <= 1)).all():
@@ -311,10 +321,7 @@ class ScoreMemo:
 
     def _numbers(self, op: str, raw: Any, texts: list[str]) -> Any:
         """``raw`` unless it is booleans, or class probabilities ``(n, k)`` from a function without labels."""
-        try:
-            arr = None if raw is None or isinstance(raw, (str, bytes, dict)) else np.asarray(raw)
-        except (TypeError, ValueError):  # ragged: check_outputs says so
-            return raw
+        arr = _as_array(raw)
         if arr is None:
             return raw
         where = f"model {self.name!r}"

@@ -32,6 +32,7 @@ text the file lacks is refused with the count and the first one missing.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections.abc import Iterator, Sequence
@@ -197,6 +198,14 @@ def _jsonl_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[s
 
 def _number(path: Path, line: int, column: str, value: Any) -> float:
     """A CSV cell or a JSON value as a finite float; anything else is refused with its line."""
+    if type(value) in (str, float, int):  # the common case first: a number as written (no bool: a subclass)
+        try:
+            number = float(value)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                return number
     what = f"column {column!r} must hold numbers"
     if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "false")):
         shown = json.dumps(value) if isinstance(value, bool) else repr(value)
@@ -239,8 +248,11 @@ def _value_columns(path: Path, columns: list[str]) -> list[str]:
     return values
 
 
-def _check_probabilities(path: Path, line: int, columns: list[str], row: np.ndarray) -> None:
+def _check_probabilities(path: Path, line: int, columns: list[str], row: list[float]) -> None:
+    total = sum(row)
     outside = [(c, v) for c, v in zip(columns, row) if not -_SLACK <= v <= 1 + _SLACK]
+    if not outside and abs(total - 1) <= SUM_TOLERANCE:
+        return
     shown = ", ".join(f"{c}={v:g}" for c, v in zip(columns, row))
     if outside:
         raise _refused(
@@ -249,7 +261,6 @@ def _check_probabilities(path: Path, line: int, columns: list[str], row: np.ndar
             f"class probabilities must lie in [0, 1], got {shown} (logits or other scores: apply a softmax, or "
             f"write one 'score' column)",
         )
-    total = float(row.sum())
     if abs(total - 1) > SUM_TOLERANCE:
         raise _refused(
             path,
@@ -272,31 +283,31 @@ def read_predictions(path: str | Path, *, name: str | None = None) -> PredictedS
     path = Path(path)
     lines = _lines(path)
     first = next(((n, line) for n, line in lines if line.strip()), None)
-    if first is None:
-        raise _refused(path, 0, "the file is empty; expected a header (text, then score or one column per class)")
-    rest = iter([first, *lines])
-    jsonl = path.suffix.lower() in JSONL_SUFFIXES or first[1].lstrip().startswith("{")
+    rest = itertools.chain([first] if first else [], lines)  # an empty file: each reader says so in its words
+    jsonl = path.suffix.lower() in JSONL_SUFFIXES or (first is not None and first[1].lstrip().startswith("{"))
     columns, records = _jsonl_records(path, rest) if jsonl else _csv_records(path, rest)
     values = _value_columns(path, columns)
     at_text, at_values = columns.index("text"), [columns.index(c) for c in values]
-    rows: dict[str, np.ndarray] = {}
+    rows: dict[str, list[float]] = {}
     seen: dict[str, int] = {}
     for line, fields in records:
         text = fields[at_text]
         if not isinstance(text, str) or not text.strip():
             found = "an empty or blank text" if isinstance(text, str) else f"{type(text).__name__} {text!r}"
             raise _refused(path, line, f"the 'text' column must hold a non-blank text, got {found}")
-        row = np.array([_number(path, line, c, fields[i]) for c, i in zip(values, at_values)])
+        row = [_number(path, line, c, fields[i]) for c, i in zip(values, at_values)]
         if values != ["score"]:
             _check_probabilities(path, line, values, row)
         if text in rows:
-            if not np.array_equal(rows[text], row):
+            if rows[text] != row:
                 raise _refused(
                     path, line, f"text {text[:80]!r} has two different predictions (here and on line {seen[text]})"
                 )
             continue
         rows[text], seen[text] = row, line
+    # one array for the file, one row of it per text (not an array built per line)
+    table = dict(zip(rows, np.array(list(rows.values()), dtype=float).reshape(len(rows), len(values))))
     stem = name or path.stem
     if values == ["score"]:
-        return PredictedScores(rows, seen, 1, stem, str(path))
-    return PredictionsModel(rows, seen, values, stem, str(path))
+        return PredictedScores(table, seen, 1, stem, str(path))
+    return PredictionsModel(table, seen, values, stem, str(path))
