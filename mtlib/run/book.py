@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import re
 import shutil
@@ -44,7 +43,7 @@ import nbformat
 
 from mtlib.run import book_guides, book_notebooks, book_pages
 from mtlib.run.book_pages import Chapter, text
-from mtlib.run.layout import RunLayout, read_metrics, safe_component
+from mtlib.run.layout import RunLayout, read_json_object, read_metrics, safe_component
 from mtlib.run.manifest import read_manifest
 from mtlib.run.profiles import discover, load_profile
 from mtlib.run.report import LEDGER, figures, provenance_line
@@ -193,7 +192,7 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
     """
     profile = safe_component(profile, "profile")
     paths = discover(project / "notebooks")
-    ledger = _read_json(RunLayout(root, profile, "").profile_dir / LEDGER)
+    ledger = read_json_object(RunLayout(root, profile, "").profile_dir / LEDGER)
     executed, unreadable = _read_executed(paths, root, profile)
     ledger |= unreadable
     recorded = [f for nb in executed.values() for f in book_notebooks.recorded_folders(nb)]
@@ -275,14 +274,6 @@ def _guides(
     params = project / "notebooks" / "PARAMETERS.md"
     reference = params.read_text(encoding="utf-8") if params.exists() else "# Notebook parameters\n\nNot found.\n"
     src.write("reference/parameters.md", scrub(reference))
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> list[str]:

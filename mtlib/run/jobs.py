@@ -34,7 +34,7 @@ import yaml
 
 from mtlib.run._startup import KERNEL_ENDED
 from mtlib.run.export import export_html
-from mtlib.run.layout import RunLayout, read_metrics_noting
+from mtlib.run.layout import RunLayout, read_json_object, read_metrics_noting
 from mtlib.run.manifest import complete_manifest
 from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
 from mtlib.utils.cache import atomic_write_bytes
@@ -455,11 +455,7 @@ def write_params(job: NotebookJob) -> Path | None:
     run folder cannot be written).
     """
     path = job.output.parent / "params.json"
-    try:
-        current = json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
-        current = {}
-    merged = {**(current if isinstance(current, dict) else {}), **job.parameters}
+    merged = {**read_json_object(path), **job.parameters}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, json.dumps(merged, indent=2, sort_keys=True, default=str).encode())

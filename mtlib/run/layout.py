@@ -125,13 +125,27 @@ class RunLayout:
         return self.run_dir, self.figures_dir
 
 
-def read_figures(run_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
-    """Load a run folder's figures index (empty dict when missing or unreadable)."""
+def read_json_object(path: str | os.PathLike) -> dict[str, Any]:
+    """A JSON file's top-level object, or an empty dict when the file is missing, unreadable or not an object.
+
+    For the run's own bookkeeping files (figures index, manifests, the runner's ledger, ``params.json``), which a
+    later step rewrites whole; ``metrics.json`` has its own reader, :func:`read_metrics`, which refuses what it
+    cannot read.
+
+    Example:
+        >>> read_json_object("no/such/file.json")
+        {}
+    """
     try:
-        data = json.loads((Path(run_dir) / FIGURES_INDEX).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def read_figures(run_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
+    """Load a run folder's figures index (empty dict when missing or unreadable)."""
+    return read_json_object(Path(run_dir) / FIGURES_INDEX)
 
 
 class MetricsError(ValueError):

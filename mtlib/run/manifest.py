@@ -49,6 +49,7 @@ from mtlib.models import loading
 from mtlib.models.base import Model
 from mtlib.models.training import store
 from mtlib.run.environment import CODE_ROOT, code_record, environment_record, machine_record
+from mtlib.run.layout import read_json_object
 from mtlib.utils import provenance
 
 __all__ = [
@@ -342,11 +343,7 @@ def rewrite_manifest(path: Path, manifest: Mapping[str, Any], previous: str = ""
 
 def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
     """A manifest, or an empty dict when it is missing or unreadable."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(path)
 
 
 def complete_manifest(

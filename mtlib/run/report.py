@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.run.jobs import JobResult
-from mtlib.run.layout import RunLayout, read_figures, read_metrics_noting
+from mtlib.run.layout import RunLayout, read_figures, read_json_object, read_metrics_noting
 from mtlib.run.manifest import MANIFEST, read_manifest, write_invocation_manifest
 from mtlib.utils.cache import atomic_write_bytes
 
@@ -157,11 +157,7 @@ def _merge(results: Sequence[JobResult], run_root: Path, root: Path, profile: st
         ``(result, date)`` per notebook in stem order; ``date`` is empty for this run's results.
     """
     ledger_path = run_root / LEDGER
-    try:
-        ledger = json.loads(ledger_path.read_text())
-        ledger = ledger if isinstance(ledger, dict) else {}
-    except (OSError, ValueError):
-        ledger = {}
+    ledger = read_json_object(ledger_path)
     now = time.strftime("%Y-%m-%d %H:%M")
     for r in results:
         ledger[r.stem] = {
