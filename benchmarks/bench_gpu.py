@@ -39,14 +39,14 @@ own torch, transformers and sentence-transformers:
 
 The weights are 87 MB: a machine lent with a smaller transfer limit than that cannot receive them this way.
 
-``--real``: the experiments themselves. Each notebook 00-07 runs through ``spec_for(key)`` and its package's
-``run(spec)`` with the values of a profile (``--profile real`` by default: the real datasets under
+``--real``: the experiments themselves. Each notebook 00-07 runs as a plain Python script (its code cells in
+order, :mod:`mtlib.run.script`; no Jupyter needed) with the values of a profile (``--profile real`` by default: the real datasets under
 ``data/external/``, as ``data/README.md`` lays them out), on ``--device``. A model whose weights or package are
 missing here (mpnet, GloVe, VADER, TextBlob on a bare GPU machine) is left out of its experiment and named in
 its line; an experiment that fails is reported and the next one runs. One JSON line per experiment: wall
 seconds, device, precision, where its statistics ran, the models it ran and left out, and its headline metrics
-with every baseline the primary report gives (``figure: "real/<stem>"``); the only file written is ``--out``
-(the caches go to a temporary folder). ``--only 03,05`` runs a selection; ``--profile smoke`` runs the bundled
+with every baseline its ``metrics.json`` gives (``figure: "real/<stem>"``); the only file written is ``--out``
+(the notebooks' outputs and the caches go to a temporary folder). ``--only 03,05`` runs a selection; ``--profile smoke`` runs the bundled
 data in seconds (``tests/unit/models/test_bench_gpu.py``).
 
 On a lent GPU machine (no network; its own torch, transformers, sentence-transformers, scikit-learn, pandas,
@@ -289,12 +289,10 @@ def real_values(key: str, block: dict[str, Any], device: str) -> tuple[dict[str,
     return values, left_out
 
 
-def headline_of(outcome: Any) -> dict[str, Any]:
-    """The primary report's headline metrics and every baseline it gives (plain keys, JSON-ready numbers)."""
-    report = outcome.report
-    metrics = dict(report.metrics())
-    keys = list(getattr(report, "headline", ()) or ())
-    for k in [k for k in metrics if "baseline" in k]:  # every baseline, beside the value it is the baseline of
+def headline_of(metrics: dict[str, Any]) -> dict[str, Any]:
+    """A run's headline metrics (``_headline`` of its ``metrics.json``) and every baseline beside them."""
+    keys = list(metrics.get("_headline") or [])
+    for k in [k for k in metrics if "baseline" in k and "/" not in k]:  # every plain baseline, beside its value
         own = k.removesuffix("_majority_baseline").removesuffix("_baseline")
         keys += [x for x in (own, k) if x in metrics and x not in keys]
     out: dict[str, Any] = {}
@@ -306,21 +304,24 @@ def headline_of(outcome: Any) -> dict[str, Any]:
 
 
 def bench_real(profile: str, only: list[str], device: str) -> None:
-    """Every notebook's experiment through ``spec_for(key)`` and ``run(spec)``: one JSON line each."""
-    import importlib
+    """Every notebook 00-07 run as a plain script (:mod:`mtlib.run.script`) with a profile's values: a JSON line each."""
+    import contextlib
+    import io
 
     from mtlib.experiments import spec_for
     from mtlib.experiments.spec import RUNNER_SET
     from mtlib.run.profiles import load_profile, notebook_parameters
+    from mtlib.run.script import run_notebook
 
     data = load_profile(ROOT / "notebooks", profile)
     for key in only or ["00", "01", "02", "03", "04", "05", "06", "07"]:
         spec_cls = spec_for(key)
         assert spec_cls is not None
         stem = spec_cls.notebook
-        block = notebook_parameters(ROOT / "notebooks" / f"{stem}.ipynb", data, profile, device, Path("unused"))
+        notebook = ROOT / "notebooks" / f"{stem}.ipynb"
+        block = notebook_parameters(notebook, data, profile, device, Path("unused"))
         names = {p.name for p in spec_cls.parameters()}
-        # the runner's own merge of defaults and the notebook's block; where outputs go stays unset (only --out)
+        # the runner's own merge of defaults and the notebook's block; outputs go to a temporary folder
         picked = {k: v for k, v in block.items() if k in names and k not in RUNNER_SET}
         values, left_out = real_values(key, picked, device)
         line: dict[str, Any] = {"left_out": left_out}
@@ -328,12 +329,18 @@ def bench_real(profile: str, only: list[str], device: str) -> None:
         try:
             if any(v is None for v in values.values()):
                 raise RuntimeError(f"a model it needs is not here ({', '.join(left_out)})")
-            spec = spec_cls.from_values(values)
-            context = spec.context()
+            context = spec_cls.from_values(values).context()
             line.update(device=context.device, precision=context.precision, stats_device=context.stats_device)
-            package = importlib.import_module(spec_cls.__module__.rsplit(".", 1)[0])
-            outcome = package.run(spec)
-            line.update(status="ok", models=list(outcome.reports), headline=headline_of(outcome))
+            with tempfile.TemporaryDirectory(prefix="mtlib-real-") as out, contextlib.redirect_stdout(io.StringIO()):
+                cwd = os.getcwd()
+                os.chdir(notebook.parent)  # where papermill runs a kernel
+                try:
+                    run_notebook(notebook, {**values, "profile": profile, "out_dir": out}, quiet=True)
+                finally:
+                    os.chdir(cwd)
+                metrics = json.loads((Path(out) / "papermill_runs" / profile / stem / "metrics.json").read_text())
+            models = values.get("models") or [values.get(k) for k in ("model_a", "model_b") if values.get(k)]
+            line.update(status="ok", models=models, headline=headline_of(metrics))
         except Exception as err:  # keep going: the next experiment runs
             line.update(status="failed", error=f"{type(err).__name__}: {str(err)[:300]}")
         emit(f"real/{stem}", round(time.perf_counter() - start, 1), "s", **line)
@@ -347,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=20000, help="texts to encode (default 20,000)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved timed rounds (medians)")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON lines to this file")
-    parser.add_argument("--real", action="store_true", help="run the experiments 00-07 (spec_for + run(spec))")
+    parser.add_argument("--real", action="store_true", help="run the notebooks 00-07 as plain scripts")
     parser.add_argument("--profile", default="real", help="with --real: the profile whose values they take")
     parser.add_argument("--only", default="", help="with --real: notebook keys, e.g. 03,05")
     args = parser.parse_args(argv)

@@ -120,6 +120,7 @@ def build_jobs(
     threads: int | None = None,
     backend: str | None = None,
     precision: str | None = None,
+    script: bool = False,
 ) -> list[NotebookJob]:
     """One job per discovered notebook (filtered by ``only`` prefixes or stems).
 
@@ -131,6 +132,7 @@ def build_jobs(
     (``torch``, ``onnx``) becomes the kernels' ``$MTLIB_BACKEND``, the default of
     ``mtlib.models.load`` (a notebook's own ``backend`` parameter, when not ``auto``, wins);
     ``precision`` (``fp32``, ``tf32``, ``bf16``, ``fp16``) likewise becomes their ``$MTLIB_PRECISION``.
+    ``script`` runs each notebook's cells as a plain script (:mod:`mtlib.run.script`), without Jupyter.
     """
     root = root or project_root()
     out_dir = out_dir or root
@@ -162,7 +164,7 @@ def build_jobs(
         output = RunLayout(out_dir, profile, nb.stem).notebook_path
         # the kernel's Run need not check again what was checked here (mtlib.run.params.check_run)
         checked = {**env, nbparams.CHECKED_ENV: nb.stem}
-        jobs.append(NotebookJob(nb, output, params, nb_dir, checked, timeout, tuple(problems)))
+        jobs.append(NotebookJob(nb, output, params, nb_dir, checked, timeout, tuple(problems), script=script))
     return jobs
 
 
@@ -405,6 +407,12 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--list", action="store_true", help="list the notebooks and their parameters, run nothing")
     parser.add_argument(
+        "--as-script",
+        action="store_true",
+        help="run each notebook's code cells as a plain Python script (no Jupyter, kernel or papermill; no "
+        "executed notebook): for a machine without Jupyter",
+    )
+    parser.add_argument(
         "--timeout",
         type=_positive_seconds,
         default=None,
@@ -444,6 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.threads,
         args.backend,
         args.precision,
+        args.as_script,
     )
     profile = profile_name(args.profile)
     executor = make_executor(args)  # bad executor flags fail here, before any output is cleared

@@ -86,6 +86,8 @@ class NotebookJob:
         timeout: Seconds before the notebook is stopped (``None``: no limit).
         problems: Why its parameters are refused (:mod:`mtlib.run.params`); such a job is not run.
         html: Export the executed notebook as HTML (a Dask fan-out job, whose outputs are scratch, does not).
+        script: Run the code cells as a plain Python script (:mod:`mtlib.run.script`: no kernel, no papermill,
+            no executed notebook); for machines without Jupyter.
     """
 
     notebook: Path
@@ -96,6 +98,7 @@ class NotebookJob:
     timeout: float | None = None
     problems: tuple[str, ...] = ()
     html: bool = True
+    script: bool = False
 
     @property
     def stem(self) -> str:
@@ -242,6 +245,9 @@ def _execute(job: NotebookJob) -> JobResult:
         ]
         if job.timeout:
             cmd += ["--execution-timeout", str(int(math.ceil(job.timeout)))]
+        if job.script:  # the same cells as a plain script, in the kernel's working directory
+            cmd = [sys.executable, "-m", "mtlib.run.script", str(job.notebook), "--parameters", str(params_file)]
+            cmd += ["--quiet", "--cwd", str(job.cwd)]
         jupyter_path = os.pathsep.join(p for p in (str(kernels), os.environ.get("JUPYTER_PATH", "")) if p)
         env = {**os.environ, **job.env, "JUPYTER_PATH": jupyter_path}
         env.update(job_threads(job, env).env())
@@ -264,7 +270,7 @@ def _execute(job: NotebookJob) -> JobResult:
     complete_manifest(
         job.output.parent, job.stem, str(job.parameters.get("profile", "")), job.parameters, status, seconds
     )
-    html, html_error = _export_html(job.output) if job.html else (None, "")
+    html, html_error = _export_html(job.output) if job.html and not job.script else (None, "")
     return JobResult(job.stem, status, seconds, error, metrics, html, html_error)
 
 

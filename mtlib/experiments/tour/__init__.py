@@ -3,7 +3,7 @@
 The pieces: :mod:`~mtlib.experiments.tour._data` (the template sentences and the review sample),
 :mod:`~mtlib.experiments.tour._report` (what the tour records), :mod:`~mtlib.experiments.tour._exercises`
 (the three exercises, judged on the run), :mod:`~mtlib.experiments.tour.spec` and
-:mod:`~mtlib.experiments.tour._experiment` (the notebook's parameters, the suite and ``run(spec)``).
+:mod:`~mtlib.experiments.tour._experiment` (the notebook's parameters, its inputs and the suite).
 """
 
 from mtlib.utils.faces import Face
@@ -13,9 +13,9 @@ _face = Face(
     {
         "spec": ["Spec"],
         "_data": ["TourInputs"],
-        "_report": ["TourReport", "failing_summary", "metrics"],
+        "_report": ["failing_summary", "metrics"],
         "_exercises": ["check_decrease", "check_invariance", "check_prediction"],
-        "_experiment": ["analyse", "load", "run", "suite"],
+        "_experiment": ["load", "suite"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

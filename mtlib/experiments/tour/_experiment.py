@@ -8,25 +8,18 @@ the score) and Manino et al.'s pairwise Table 1 relation. Everything the
 notebook says is computed from the run, so it stays true for any two models
 given as ``model_a`` and ``model_b``.
 
-The notebook takes the steps one by one to teach them (:func:`suite`, then
-``suite.run(model)`` on each model, then :func:`mtlib.suite.compare`);
-:func:`run` is the same experiment in one call and gives the same
-:class:`~mtlib.experiments.tour._report.TourReport` (the exercises, which
-depend on the reader's answers, are the notebook's own).
+The notebook takes the steps one by one to teach them: :func:`load`, :func:`suite`,
+then ``suite.run(model)`` on each model, then :func:`mtlib.suite.compare`.
 """
 
 from __future__ import annotations
 
 from mtlib.data import sst
-from mtlib.experiments.outcome import Outcome
 from mtlib.experiments.tour._data import TourInputs, inputs
-from mtlib.experiments.tour._report import TourReport
 from mtlib.experiments.tour.spec import Spec
-from mtlib.models.loading import load as load_model
 from mtlib.relations import transformations as T
 from mtlib.relations.pairwise import PairwiseSystematicity
 from mtlib.relations.single import SingleInput
-from mtlib.suite.comparison import compare
 from mtlib.suite.mft import MFT
 from mtlib.suite.suite import Suite
 
@@ -55,18 +48,3 @@ def suite(data: TourInputs, *, threshold: float, n_boot: int, seed: int) -> Suit
 def load(spec: Spec) -> TourInputs:
     """The template sentences and the sample of bundled reviews the spec asks for."""
     return inputs(sst.load_reviews(), n_reviews=spec.n_reviews, n_people=spec.n_people, seed=spec.seed)
-
-
-def analyse(spec: Spec, data: TourInputs) -> Outcome:
-    """The suite on ``model_a`` then ``model_b``, compared test by test: one run-level report."""
-    tests = suite(data, threshold=spec.threshold, n_boot=spec.n_boot, seed=spec.seed)
-    result_a = tests.run(load_model(spec.model_a, context=spec.context()))
-    result_b = tests.run(load_model(spec.model_b, context=spec.context()))
-    table = compare(result_a, result_b, n_boot=spec.n_boot, seed=spec.seed)
-    report = TourReport({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(tests.tests))
-    return Outcome(parts=[report], data=data, spec=spec)
-
-
-def run(spec: Spec) -> Outcome:
-    """Notebook 00_tour's experiment in one call: :func:`load`, then :func:`analyse`."""
-    return analyse(spec, load(spec))

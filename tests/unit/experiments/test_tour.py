@@ -1,4 +1,4 @@
-"""The teaching tour (notebook 00_tour): its spec, and run(spec) against the notebook's steps."""
+"""The teaching tour (notebook 00_tour): its spec, the keys it records and its exercise checks."""
 
 from __future__ import annotations
 
@@ -37,31 +37,28 @@ def test_spec_refuses_bad_values(values, match):
         tour.Spec.from_values(values)
 
 
-def test_run_gives_what_the_notebook_records(tmp_path):
+def test_metrics_are_the_suites_rates_differences_and_p_values(tmp_path):
+    """The notebook's steps (the suite on each model, compared) and the keys it records from them."""
     spec = tour.Spec(**SMALL, out_dir=str(tmp_path / "run"))
-    outcome = tour.run(spec)
-    (report,) = outcome.parts
-    assert outcome.reports == {} and report.n_tests == 7
-    # the notebook's steps: the suite on each model, compared, recorded as one run-level report
     models = {name: mt_models.load(name, device=spec.device) for name in (spec.model_a, spec.model_b)}
     data = tour.load(spec)
     suite = tour.suite(data, threshold=spec.threshold, n_boot=spec.n_boot, seed=spec.seed)
     result_a, result_b = suite.run(models[spec.model_a]), suite.run(models[spec.model_b])
     table = compare(result_a, result_b, n_boot=spec.n_boot, seed=spec.seed)
-    steps = tour.TourReport({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(suite.tests))
+    out = tour.metrics({spec.model_a: result_a, spec.model_b: result_b}, table, data, len(suite.tests))
+    assert (out["n_reviews"], out["n_people"], out["n_tests"]) == (40, 12, 7)
+    for test, row in table.iterrows():
+        assert out[f"rate/vader/{test}"] == pytest.approx(result_a.summary().loc[test, "rate"])
+        assert out[f"rate/textblob/{test}"] == pytest.approx(result_b.summary().loc[test, "rate"])
+        assert out[f"diff/{test}"] == pytest.approx(row["rate_b"] - row["rate_a"])  # b minus a, as compare gives
+        assert 0 <= out[f"mcnemar_p/{test}"] <= 1
+    assert out["failing/vader"] == len(result_a.failing())
     run = results.Run.from_spec(spec)
-    run.record_report(steps)
-    recorded = {k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")}
-    assert recorded == outcome.metrics() == tour.metrics(steps.results, table, data, 7)
-    assert run.headline == ["rate/vader/table1_order", "rate/textblob/table1_order", "diff/table1_order"]
-    assert outcome.metrics()["n_reviews"] == 40 and outcome.metrics()["n_people"] == 12
-
-
-def test_headline_with_one_model_twice(tmp_path):
-    outcome = tour.run(tour.Spec(**SMALL, model_b="vader", out_dir=str(tmp_path)))
-    (report,) = outcome.parts
-    assert report.headline == ["rate/vader/table1_order", "rate/vader/table1_order", "diff/table1_order"]
-    assert outcome.metrics()["diff/table1_order"] == 0.0
+    run.record(out)
+    assert run.metrics["diff/table1_order"] == out["diff/table1_order"]
+    # one model twice: every difference is 0
+    same = tour.metrics({"vader": result_a}, compare(result_a, result_a, n_boot=50, seed=0), data, 7)
+    assert same["diff/table1_order"] == 0.0
 
 
 def test_exercise_checks_judge_the_answer(tmp_path):
