@@ -44,11 +44,12 @@ notebooks-fix: install
 	$(PY) -m mtlib.run.notebooks --fix notebooks/*.ipynb
 	$(PY) -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md
 
-# lint, format and types (rules in pyproject.toml); make test runs it first
+# lint, format and types of mtlib and of the notebooks' code (rules in pyproject.toml); make test runs it first
 check: install
 	$(VENV)/bin/ruff check mtlib tests benchmarks notebooks
 	$(VENV)/bin/ruff format --check mtlib tests benchmarks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/nbqa mypy notebooks
 
 # two workers (2-core CI): the smoke runs stay together on one (xdist groups)
 test: install check

@@ -18,6 +18,7 @@ Command line (from the project root)::
 
     python -m mtlib.run.script notebooks/03_cogalex_transitivity.ipynb --profile smoke -p n_boot=50
 
+Without ``--profile`` the parameters cell's own values are used (``-p`` still overrides one).
 ``--parameters FILE`` (a YAML mapping) passes the values as they are instead (the runner's
 ``--as-script`` uses it). Exit code 0 when every cell ran, 1 when a cell raised (its traceback names
 the notebook and the cell), 2 for a bad command line or parameters.
@@ -159,13 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m mtlib.run.script NOTEBOOK [--profile P] [-p key=value] [--parameters FILE] [--quiet]``."""
     from mtlib.run import profiles
     from mtlib.run.params import read_yaml
-    from mtlib.utils.paths import project_root
 
     parser = argparse.ArgumentParser(
         prog="python -m mtlib.run.script", description="Run a notebook as a plain Python script (no Jupyter)."
     )
     parser.add_argument("notebook", type=Path)
-    parser.add_argument("--profile", default="quick", help="a profile name or YAML path (default quick)")
+    parser.add_argument("--profile", help="a profile name or YAML path (default: the parameters cell's values)")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="override one")
     parser.add_argument("--parameters", type=Path, help="a YAML mapping of the values, passed as they are")
     parser.add_argument("--device", help="the torch device (default: the profile's, else auto)")
@@ -182,13 +182,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"mtlib.run.script: {args.parameters}: expected a mapping of parameters", file=sys.stderr)
             return 2
     else:
-        key = nb.stem[:2]
-        data = profiles.apply_overrides(
-            profiles.load_profile(project_root() / "notebooks", args.profile), [f"{key}.{p}" for p in args.param]
-        )
-        name = profiles.profile_name(args.profile)
+        # no profile: the parameters cell's values; -p KEY=VALUE applies to this notebook alone (its stem)
+        data = profiles.load_profile(nb.parent, args.profile) if args.profile else {}
+        data = profiles.apply_overrides(data, [f"{nb.stem}.{p}" for p in args.param])
+        name = profiles.profile_name(args.profile) if args.profile else "quick"
         raw = profiles.notebook_parameters(nb, data, name, args.device, Path(""))
         raw.pop("out_dir", None)  # the notebook's default: the project folder
+        if not args.profile:
+            raw.pop("profile", None)
         values, problems = profiles.check_parameters(nb, data, raw)
         if problems:
             print("mtlib.run.script: refused parameters:\n  " + "\n  ".join(problems), file=sys.stderr)

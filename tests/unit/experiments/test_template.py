@@ -1,4 +1,4 @@
-"""The template package (notebook 00_template): the whole pattern of a notebook's package, smallest."""
+"""The template (notebook 00_template): a spec, a data loader, and the method in the notebook's cells."""
 
 from __future__ import annotations
 
@@ -32,17 +32,23 @@ def test_spec_refuses_bad_values(values, match):
         template.Spec.from_values(values)
 
 
-def test_run_gives_the_keys_the_notebook_records(tmp_path):
-    spec = template.Spec(models=["minilm-static", "minilm"], n_examples=3, device="cpu", out_dir=str(tmp_path))
-    outcome = template.run(spec)
-    assert list(outcome.reports) == ["minilm-static", "minilm"] and outcome.data == template.load(spec)
-    assert outcome.report.similarities.shape == (3, 3)
-    m = outcome.metrics()
+def test_the_notebook_records_each_models_similarity(tmp_path, monkeypatch):
+    """The template's cells, run as a script (no kernel): one key per model and the primary's plain key."""
+    from mtlib.run.script import run_notebook
+    from mtlib.utils.paths import project_root
+
+    nb = project_root() / "notebooks" / "00_template.ipynb"
+    monkeypatch.chdir(nb.parent)
+    params = dict(models=["minilm-static", "minilm"], n_examples=3, device="cpu", out_dir=str(tmp_path))
+    ns = run_notebook(nb, params, quiet=True)
+    assert ns["texts"] == template.load(template.Spec(n_examples=3))
+    m = {k: v for k, v in ns["run"].metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")}
     assert set(m) == {"n_examples", "mean_similarity", "models/minilm-static/mean_similarity",
                       "models/minilm/mean_similarity"}  # fmt: skip
     assert m["n_examples"] == 3 and m["mean_similarity"] == m["models/minilm-static/mean_similarity"]
-    assert -1 <= m["models/minilm/mean_similarity"] <= 1
-    run = results.Run.from_spec(spec)
-    run.record_outcome(outcome)
-    assert {k: v for k, v in run.metrics.items() if k not in results.RUN_KEYS and not k.startswith("timing/")} == m
-    assert run.headline == ["mean_similarity"]
+    assert -1 <= m["models/minilm/mean_similarity"] <= 1 and m["models/minilm/mean_similarity"] != m["mean_similarity"]
+    assert ns["run"].headline == ["mean_similarity"]
+    assert sorted(p.name for p in (tmp_path / "figures").rglob("*.png")) == [
+        "similarity_minilm-static.png",
+        "similarity_minilm.png",
+    ]
