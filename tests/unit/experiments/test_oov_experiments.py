@@ -7,8 +7,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments import pss, tre
+from mtlib import models
+from mtlib.analysis import polarity_sensitivity as ps
+from mtlib.experiments import tre
 from mtlib.models import factory
+from mtlib.models.inference import oov
 from mtlib.models.training.settings import ClassifierSettings
 from mtlib.utils.context import RunContext
 from tests.unit.models.test_oov import VECTORS  # the same 2-d word vectors as the model-layer tests
@@ -41,37 +44,31 @@ def test_pss_with_texts_no_encoder_word_knows_trains_scores_and_counts_them(tmp_
         }
     )
     factory._MEMO.clear()
-    grid = pss.settings_grid([encoder], ["linear", "mlp"])
-    report = pss.polarity_sensitivity(
-        grid,
-        train,
-        test,
-        pairs,
-        seeds=[0],
-        n_boot=20,
-        seed=0,
-        n_hardest=10,
-        context=RunContext.resolve(),
-        head_settings=ClassifierSettings(),
-        finetune_settings={},
-        log=None,
-    )
-    assert len(report.outcomes) == 2
-    for o in report.outcomes:
+    model = models.load(encoder)
+    texts = [*test["text"], *pairs["source"], *pairs["rewrite"]]
+    for head in ("linear", "mlp"):  # notebook 05's FB step: a head per setting, every text labelled once
+        clf = models.classifier(model, train, how="head", head=head, settings=ClassifierSettings(), seed=0)
+        labels = ps.predict_labels(clf, texts)
+        table = ps.prediction_table(pairs, labels[3:6], labels[6:])
         # "_num_" (no vector) gets the training majority, positive: right; "_num_ stars" too, but its
         # rewrite "good _num_" reads as "good": the third pair is not both right
-        assert o.test_correct.tolist() == [True, True, True]
-        assert o.table["both_right"].tolist() == [True, True, False] and o.pss == 2 / 3
-    metrics = report.models[encoder].metrics()
+        assert (labels[:3] == test["label"].to_numpy()).tolist() == [True, True, True]
+        assert table["both_right"].tolist() == [True, True, False] and ps.pss(table) == 2 / 3
+    parts = {"train": list(train["text"]), "test": list(test["text"]), "pairs": [*pairs["source"], *pairs["rewrite"]]}
+    coverage = {part: oov.coverage_summary(oov.model_token_counts(model, t), len(t)) for part, t in parts.items()}
+    metrics = {k: v for part, summary in coverage.items() for k, v in oov.coverage_metrics(summary, part).items()}
     assert (metrics["oov/skipped/train"], metrics["oov/partial/train"]) == (2, 1)
     assert metrics["oov/token_coverage/train"] == 51 / 55
     assert (metrics["oov/skipped/test"], metrics["oov/partial/test"]) == (1, 0)
     assert metrics["oov/token_coverage/test"] == 4 / 5
     assert (metrics["oov/skipped/pairs"], metrics["oov/partial/pairs"]) == (1, 1)
     assert metrics["oov/token_coverage/pairs"] == 9 / 12
-    notes = report.coverage_notes()
-    assert notes[0].startswith(f"{encoder}: 2 of 28 training sentences have no known word (skipped by the heads);")
-    assert notes[1].startswith(f"{encoder}: 1 of 3 test sentences have no known word (given the training majority")
+    notes = [
+        oov.coverage_note(encoder, coverage[p], what)
+        for p, what in [("train", "training sentences"), ("test", "test sentences"), ("pairs", "pair sides")]
+    ]
+    assert notes[0].startswith(f"{encoder}: 2 of 28 training sentences have no known word (skipped);")
+    assert notes[1].startswith(f"{encoder}: 1 of 3 test sentences have no known word")
     assert notes[2].startswith(f"{encoder}: 1 of 6 pair sides have no known word")
     # the head trained only on sentences with a vector; the shares of its training labels answer the others
     t = factory.classifier(encoder, train, how="head", head="linear", seed=0).training

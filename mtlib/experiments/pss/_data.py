@@ -1,26 +1,29 @@
-"""The data PSS is scored on: rewrite pairs cleaned by Appendix B's rules, and stratified subsamples.
+"""The data PSS is scored on: the Yelp sentences, the rewrite pairs cleaned by Appendix B's rules.
 
 Intuition: rewrites come from a style-transfer model, so some are copies of
 their source and some only delete words (a removed ``not``); neither asks the
 classifier to notice new polarity words. :func:`clean_pairs` drops both and
-counts what each rule removed; :func:`clean` wraps the result as a report
-beside the paper's 500 -> 353. :func:`subsample` draws the (smaller) training and
-test sets of a quick run, stratified by label.
+counts what each rule removed, beside the paper's 500 -> 353
+(:func:`cleaning_report_with_paper`). :func:`subsample` draws the (smaller)
+training and test sets of a quick run, stratified by label; :func:`load` reads
+what notebook 05's parameters name.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
+from mtlib.data import yelp
 from mtlib.data.papers import BHATHENA_PAIRS
 from mtlib.data.yelp import DIRECTIONS
-from mtlib.experiments.pss._checks import check_text_columns
-from mtlib.relations.errors import check_count, check_frame
+from mtlib.experiments.pss.spec import Spec
+from mtlib.relations.errors import MtlibInputError, check_count, check_frame
 
 TOKENIZERS = ("whitespace", "words")
 RULES = ("copy", "adds_no_word")
@@ -31,6 +34,30 @@ RULE_NAMES = {
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _check_text_columns(frame: pd.DataFrame, where: str, argument: str, columns: Sequence[str]) -> None:
+    """Every value of ``columns`` is a ``str``; else the error names the first bad row and column.
+
+    >>> _check_text_columns(pd.DataFrame({"rewrite": ["ok", 5]}), "clean_pairs", "pairs", ["rewrite"])
+    Traceback (most recent call last):
+    ...
+    mtlib.utils.inputs.MtlibInputError: clean_pairs: pairs row 1 (index 1), column 'rewrite' must be a text \
+(str), got int 5 (1 such row)
+    """
+    for column in columns:
+        values = frame[column].to_numpy(dtype=object)
+        bad = np.flatnonzero([not isinstance(v, str) for v in values])
+        if len(bad):
+            i = int(bad[0])
+            value, label = values[i], frame.index[i]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise MtlibInputError(
+                f"{where}: {argument} row {i} (index {label!r}), column {column!r} must be a text (str), "
+                f"got {type(value).__name__} {value!r} ({len(bad)} such row{'s' if len(bad) > 1 else ''})",
+                argument=f"{argument}[{column!r}]",
+                expected="a text (str)",
+            )
 
 
 def tokens(texts: pd.Series, tokenize: str = "whitespace") -> pd.Series:
@@ -98,7 +125,7 @@ def clean_pairs(pairs: pd.DataFrame, *, tokenize: str = "whitespace") -> tuple[p
     missing = [c for c in ("source", "rewrite", "direction") if c not in pairs]
     if missing:
         raise KeyError(f"pairs need columns source, rewrite, direction; missing {missing}")
-    check_text_columns(pairs, "clean_pairs", "pairs", ["source", "rewrite"])
+    _check_text_columns(pairs, "clean_pairs", "pairs", ["source", "rewrite"])
     bad = sorted(set(pairs["direction"]) - set(DIRECTIONS), key=str)
     if bad:
         raise ValueError(f"unknown direction(s) {bad}; expected {list(DIRECTIONS)}")
@@ -141,55 +168,6 @@ def cleaning_note(report: pd.DataFrame) -> str:
     return note
 
 
-@dataclass
-class CleaningReport:
-    """The pairs kept by the Appendix B rules (:func:`clean`), and what each rule removed.
-
-    Attributes:
-        pairs: The kept pairs (capped per direction when asked), ``source, rewrite, direction``.
-        report: :func:`clean_pairs`'s per-rule counts.
-    """
-
-    pairs: pd.DataFrame
-    report: pd.DataFrame
-    headline: tuple[str, ...] = ()
-
-    def metrics(self) -> dict[str, Any]:
-        """``pairs_before_cleaning``, ``pairs_after_cleaning`` (the pairs scored) and ``pairs_removed/<rule>``."""
-        r = self.report
-        return {
-            "pairs_before_cleaning": int(r.loc["before cleaning", "all"]),
-            "pairs_after_cleaning": len(self.pairs),
-            **{f"pairs_removed/{rule}": int(r.loc[RULE_NAMES[rule], "all"]) for rule in RULES},
-        }
-
-    def tables(self) -> dict[str, pd.DataFrame]:
-        return {"cleaning_report": cleaning_report_with_paper(self.report)}
-
-    @property
-    def note(self) -> str:
-        """One sentence: what the rules removed (:func:`cleaning_note`)."""
-        return cleaning_note(self.report)
-
-
-def clean(pairs: pd.DataFrame, *, tokenize: str, n_pairs: int) -> CleaningReport:
-    """:func:`clean_pairs`, then at most ``n_pairs`` kept pairs per direction (0 keeps all), as a report.
-
-    Args:
-        pairs: ``source, rewrite, direction``.
-        tokenize: Tokens the rules compare (:data:`TOKENIZERS`; notebook 05's ``clean_tokens``).
-        n_pairs: Most kept pairs per direction (0 keeps all).
-
-    Raises:
-        MtlibInputError: as :func:`clean_pairs`, or ``n_pairs`` not an integer >= 0.
-    """
-    check_count(n_pairs, "clean", "n_pairs")
-    kept, report = clean_pairs(pairs, tokenize=tokenize)
-    if n_pairs:
-        kept = kept.groupby("direction", sort=False).head(n_pairs)
-    return CleaningReport(kept, report)
-
-
 def subsample(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "label") -> pd.DataFrame:
     """A stratified sample of ``n`` rows (all rows when ``n`` is 0 or at least ``len(frame)``).
 
@@ -204,3 +182,41 @@ def subsample(frame: pd.DataFrame, n: int, seed: int = 0, by: str = "label") -> 
     share = n / len(frame)
     parts = [g.sample(n=max(1, round(len(g) * share)), random_state=seed) for _, g in frame.groupby(by)]
     return pd.concat(parts).sort_index()
+
+
+@dataclass
+class PSSData:
+    """What notebook 05 runs on.
+
+    Attributes:
+        sentences: Every labelled sentence read (``text, label, split``).
+        train: The FB heads' training sentences (``text, label``; ``n_train`` of them, stratified).
+        finetune_train: The FT settings' training sentences (``n_finetune`` of ``train``).
+        test: The dev and test sentences that measure accuracy (``n_test`` of them).
+        raw_pairs: The reference pairs as read (``source, rewrite, direction, file, line``), before cleaning.
+    """
+
+    sentences: pd.DataFrame
+    train: pd.DataFrame
+    finetune_train: pd.DataFrame
+    test: pd.DataFrame
+    raw_pairs: pd.DataFrame
+
+    def summary(self) -> str:
+        """Sizes in one line."""
+        return (
+            f"{len(self.train):,} training sentences ({len(self.finetune_train):,} for FT), {len(self.test):,} "
+            f"dev+test sentences, {len(self.raw_pairs):,} reference pairs"
+        )
+
+
+def load(spec: Spec) -> PSSData:
+    """The sentences and reference pairs the spec names (bundled, or the Yelp files), subsampled, not yet cleaned."""
+    sentences = yelp.load_sentences(spec.data_dir or yelp.BUNDLED_DIR)
+    train = subsample(sentences[sentences["split"] == "train"], spec.n_train, spec.seed)
+    test = subsample(sentences[sentences["split"] != "train"], spec.n_test, spec.seed)
+    finetune_train = subsample(train, spec.n_finetune, spec.seed)
+    raw_pairs = yelp.load_reference_pairs(
+        spec.reference_dir or spec.data_dir or yelp.BUNDLED_DIR, spec.reference_format
+    )
+    return PSSData(sentences, train, finetune_train, test, raw_pairs)
