@@ -39,15 +39,16 @@ own torch, transformers and sentence-transformers:
 
 The weights are 87 MB: a machine lent with a smaller transfer limit than that cannot receive them this way.
 
-``--real``: the experiments themselves. Each notebook 00-07 runs as a plain Python script (its code cells in
-order, :mod:`mtlib.run.script`; no Jupyter needed) with the values of a profile (``--profile real`` by default: the real datasets under
-``data/external/``, as ``data/README.md`` lays them out), on ``--device``. A model whose weights or package are
-missing here (mpnet, GloVe, VADER, TextBlob on a bare GPU machine) is left out of its experiment and named in
-its line; an experiment that fails is reported and the next one runs. One JSON line per experiment: wall
-seconds, device, precision, where its statistics ran, the models it ran and left out, and its headline metrics
-with every baseline its ``metrics.json`` gives (``figure: "real/<stem>"``); the only file written is ``--out``
-(the notebooks' outputs and the caches go to a temporary folder). ``--only 03,05`` runs a selection; ``--profile smoke`` runs the bundled
-data in seconds (``tests/unit/models/test_bench_gpu.py``).
+``--real``: the experiments themselves. Each notebook 00-07 runs as a plain Python script (its code cells
+in order, :mod:`mtlib.run.script`; no Jupyter needed) with the values of a profile (``--profile real`` by
+default: the real datasets under ``data/external/``, as ``data/README.md`` lays them out), on ``--device``. A
+model whose weights or package are missing here (mpnet, GloVe, VADER, TextBlob on a bare GPU machine) is left
+out of its experiment and named in its line; an experiment that fails is reported and the next one runs. One
+JSON line per experiment: wall seconds, device, precision, where its statistics ran, the models it ran and left
+out, and its headline metrics with every baseline its ``metrics.json`` gives (``figure: "real/<stem>"``); the
+only file written is ``--out`` (the notebooks' outputs and the caches go to a temporary folder). ``--only
+03,05`` runs a selection; ``--profile smoke`` runs the bundled data in seconds
+(``tests/unit/models/test_bench_gpu.py``).
 
 On a lent GPU machine (no network; its own torch, transformers, sentence-transformers, scikit-learn, pandas,
 scipy, statsmodels, matplotlib): carry the clone's source, ``data/external`` (the real datasets) and a seaborn
@@ -304,7 +305,8 @@ def headline_of(metrics: dict[str, Any]) -> dict[str, Any]:
 
 
 def bench_real(profile: str, only: list[str], device: str) -> None:
-    """Every notebook 00-07 run as a plain script (:mod:`mtlib.run.script`) with a profile's values: a JSON line each."""
+    """Every notebook 00-07 run as a plain script (:mod:`mtlib.run.script`) with a profile's values: one JSON line
+    each."""
     import contextlib
     import io
 

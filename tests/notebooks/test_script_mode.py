@@ -1,4 +1,4 @@
-"""A notebook run as a plain Python script (``--as-script``, no kernel or papermill) records what papermill's run does."""
+"""A notebook run as a plain Python script (``--as-script``: no kernel, no papermill) records what papermill does."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The template a new notebook starts from (notebook 00_template): a spec and its data loader, nothing else.
 
 Copy this package to ``mtlib/experiments/<short_name>/`` with the notebook, set ``notebook`` in
-``spec.py`` to the new notebook's file stem, and replace the data loader; the method goes in the notebook's cells. The face lists what the
+``spec.py`` to the new notebook's file stem, and replace the data loader; the method goes in the
+notebook's cells. The face lists what the
 notebook calls; a package is found by :func:`mtlib.experiments.spec_for` without being listed anywhere.
 """
 
