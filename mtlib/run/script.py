@@ -53,7 +53,8 @@ def code_cells(notebook: str | Path) -> tuple[list[str], int | None]:
     carries the ``parameters`` tag.
     """
     nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    sources, index = [], None
+    sources: list[str] = []
+    index: int | None = None
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code":
             continue
@@ -64,7 +65,7 @@ def code_cells(notebook: str | Path) -> tuple[list[str], int | None]:
     return sources, index
 
 
-def display(*objs: Any) -> None:
+def display(*objs: Any, **_: Any) -> None:
     """Show objects as text, as a script can: a Markdown object's source, a table's text, else ``str``."""
     for obj in objs:
         if obj is None:
