@@ -136,7 +136,7 @@ def test_ablation_rows_are_each_training_sets_own_run(ablation_run):
     # the ablation rows are not model rows: only the model gets models/<slug>/ keys
     assert ns["model_rows"] == [primary] and len(rows) == 4
     assert {k.split("/")[1] for k in metrics if k.startswith("models/")} == {ns["model_slug"](primary)}
-    assert "Manino et al." in ns["paper_text"]
+    assert "Manino et al." in ns["claim"]
     assert any(end in ns["ablation_text"] for end in ("The direction depends", "Every training set"))
 
 
@@ -169,3 +169,15 @@ def test_finetuned_cross_encoder_row_without_ablation(tiny_bert_dir, tmp_path):
     assert "No training-data ablation in this run" in ns["ablation_text"]
     figures = sorted(p.stem for p in ns["run"].layout.figures_dir.glob("*.png"))
     assert figures == ["relation_diagram", "table3_contexts", "table4_insertions", "up_vs_down"]
+
+
+def test_an_nli_model_scores_with_its_own_entailment_label(tiny_roberta_nli_dir, tmp_path):
+    ns = run_notebook(tmp_path, **SMALL, models=[str(tiny_roberta_nli_dir)], sick_path=sick.BUNDLED_SICK)
+    metrics = json.loads(ns["run"].layout.metrics_path.read_text())
+    r = ns["rows"][ns["primary"]]
+    assert r["source"] == "model label ENTAILMENT" and r["info"] == {}
+    assert not any(k.startswith("nli_head_") for k in metrics)  # nothing trained: the model's own head
+    np.testing.assert_array_equal(r["s_ent"], r["features"].log_odds("ENTAILMENT"))
+    expected = r["model"].log_odds(list(ns["items"]["premise"][:5]), "ENTAILMENT", list(ns["items"]["hypothesis"][:5]))
+    np.testing.assert_allclose(r["s_ent"][:5], expected, atol=1e-4)  # the same pass as a plain classify call
+    assert metrics["n_sick_test"] == len(ns["external"].sick_test) and 0 <= metrics["accuracy/sick_test"] <= 1
