@@ -1,21 +1,13 @@
-"""Pairwise compositionality of an NLI model with a hypernymy probe (Manino et al. §5.1), notebook 02.
+"""Notebook 02's parameters and data: pairwise compositionality of an NLI model with a hypernymy probe (Manino et
+al. §5.1).
 
-An NLI input is the pair (C(ℓa), C(ℓb)): one context C with a placeholder,
-filled with two insertions whose lexical relation is known (ℓa ⊆ ℓb, ℓa ⊇ ℓb,
-or unrelated). If the model reasons compositionally, a linear probe that
-reads "ℓa is a hypernym of ℓb" off the hidden states of the insertions
-(s_hyp) should predict the output's entailment score (s_ent): in a downward
-context more hypernymy means more entailment (same order), in an upward
-context less (reversed order). Every pair of inputs inside one context is a
-test case.
-
-``run(Spec(...))`` runs it whole; the notebook calls ``load(spec)`` then
-``analyse(spec, inputs)``. The modules behind this face, lowest first: ``spec``
-(the parameters), ``data`` (contexts, insertions, compositions, the split),
-``external`` (SICK and MED as extra training pairs, SICK TEST), ``scores`` (s_hyp
-and s_ent from one forward pass per input), ``report`` (:class:`CompositionalityReport`:
-Tables 3-4, up against down, the rate against chance), ``ablation`` (the NLI model retrained on each training
-set: which data gives the paper's up < down), ``experiment`` (load, analyse, run).
+An NLI input is the pair (C(ℓa), C(ℓb)): one context C with a placeholder, filled with two insertions whose
+lexical relation is known (ℓa ⊆ ℓb, ℓa ⊇ ℓb, or unrelated). The method (one forward pass per input, the
+hypernymy probe, the NLI classifier, :class:`mtlib.relations.PairwiseCompositionality` over every test context,
+the tests, Tables 3-4 and the training-data ablation) is the notebook's cells. The modules behind this face:
+``spec`` (the parameters and the rules of an ``ablation`` entry), ``_data`` (contexts, insertions, compositions,
+the split) and ``_external`` (SICK and MED as extra training pairs, SICK TEST). The paper's values are
+:data:`mtlib.data.papers.MANINO_S51`.
 """
 
 from mtlib.utils.faces import Face
@@ -23,12 +15,9 @@ from mtlib.utils.faces import Face
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ["Spec", "training_label", "training_sets"],
         "_data": ["NLIData", "load_data"],
-        "_external": ["ExternalNLI", "load_external"],
-        "_report": ["CompositionalityReport", "compositionality"],
-        "_ablation": ["ablation_sentence", "training_label", "training_sets"],
-        "_experiment": ["NLIInputs", "ablation_of", "analyse", "load", "run"],
+        "_external": ["ExternalNLI", "load_external", "subset_external"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

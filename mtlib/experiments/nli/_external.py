@@ -73,6 +73,21 @@ class ExternalNLI:
         return out
 
 
+def subset_external(external: ExternalNLI | None, sets: tuple[str, ...]) -> ExternalNLI | None:
+    """``external`` with only the training pairs of ``sets`` (SICK TEST kept); None when nothing is left to hold.
+
+    Args:
+        external: :func:`load_external`.
+        sets: Sources to keep (``sick``, ``med``; :func:`mtlib.experiments.nli.training_sets` of an ablation entry).
+    """
+    if external is None:
+        return None
+    train = external.train[external.train["source"].isin(list(sets))].reset_index(drop=True)
+    if not len(train) and external.sick_test is None:
+        return None
+    return ExternalNLI(train, external.sick_test)
+
+
 def load_external(sick_path: str = "", med_path: str = "") -> ExternalNLI | None:
     """SICK TRAIN and MED as NLI training pairs, SICK TEST for a second accuracy; None when both paths are empty.
 

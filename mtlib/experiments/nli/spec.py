@@ -1,15 +1,73 @@
-"""The parameters of notebook 02, declared once (:mod:`mtlib.experiments.spec`)."""
+"""The parameters of notebook 02, declared once (:mod:`mtlib.experiments.spec`), and the rules of its ``ablation``.
+
+An entry of the spec's ``ablation`` names the external training sets of the NLI classifier joined by ``+``
+(``sick``, ``med``, ``sick+med``) or ``none`` (the NLI-XY training contexts alone).
+
+Example:
+    >>> training_sets("med+sick"), training_sets("none")
+    (('sick', 'med'), ())
+    >>> training_label(("med", "sick")), training_label(())
+    ('sick+med', 'none')
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
-from mtlib.experiments.nli._ablation import ablation_problems
 from mtlib.experiments.spec import param
 from mtlib.models.training.settings import ClassifierSettings
 
-__all__ = ["Spec"]
+__all__ = ["EXTERNAL_SETS", "Spec", "training_label", "training_sets"]
+
+#: The external training sets an ablation entry can name, in the order they are joined.
+EXTERNAL_SETS = ("sick", "med")
+
+
+def training_sets(entry: str) -> tuple[str, ...]:
+    """The external sets an ablation entry names, in :data:`EXTERNAL_SETS` order (``none``: no set).
+
+    Raises:
+        ValueError: an empty entry, a name outside :data:`EXTERNAL_SETS`, or a set named twice.
+    """
+    parts = [p.strip().lower() for p in str(entry).split("+")]
+    if parts == ["none"]:
+        return ()
+    unknown = [p for p in parts if p not in EXTERNAL_SETS]
+    if unknown or len(set(parts)) != len(parts):
+        raise ValueError(
+            f"ablation entry {entry!r}: expected none, or {', '.join(EXTERNAL_SETS)} joined by '+' (each once)"
+        )
+    return tuple(s for s in EXTERNAL_SETS if s in parts)
+
+
+def training_label(sets: tuple[str, ...] | list[str]) -> str:
+    """The canonical entry of a tuple of external sets (``none`` for no set)."""
+    return "+".join(s for s in EXTERNAL_SETS if s in sets) or "none"
+
+
+def ablation_problems(entries: list[str], available: dict[str, bool]) -> list[str]:
+    """What is wrong with the spec's ``ablation`` entries (empty when nothing).
+
+    Args:
+        entries: The ``ablation`` parameter.
+        available: Set name -> whether the spec gives its file (``sick_path``, ``med_path``).
+    """
+    problems, seen = [], set()
+    for entry in entries:
+        try:
+            sets = training_sets(entry)
+        except ValueError as err:
+            problems.append(str(err))
+            continue
+        missing = [s for s in sets if not available.get(s)]
+        if missing:
+            need = " and ".join(f"{s}_path" for s in missing)
+            problems.append(f"ablation entry {entry!r} trains on {'+'.join(missing)}: {need} must name the file")
+        if training_label(sets) in seen:
+            problems.append(f"ablation entry {entry!r} repeats the training set {training_label(sets)}")
+        seen.add(training_label(sets))
+    return problems
 
 
 @dataclass(frozen=True)

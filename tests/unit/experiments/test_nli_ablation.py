@@ -1,17 +1,24 @@
-"""Notebook 02's training-data ablation: the entries, the table (a tiny model on data written here) and the
-sentence that says which training data gives the paper's up < down and which reverses it."""
+"""Notebook 02's method on a tiny model: the notebook's own cells, run as a plain script (the parameters cell, then
+the values a profile would set, then every code cell in one namespace), with SICK and MED training the NLI
+classifier and the training-data ablation; and the ablation entries the spec accepts."""
 
 from __future__ import annotations
 
-import re
+import json
+from pathlib import Path
+from typing import Any
 
+import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 
-from mtlib.data import papers, sick
+from mtlib.data import sick
 from mtlib.experiments import nli
 from mtlib.utils.rules import ParameterError
 
+ROOT = Path(__file__).resolve().parents[3]
+NOTEBOOK = ROOT / "notebooks" / "02_nli_probe_compositionality.ipynb"
 MED_HEADER = (
     "index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\t"
     "sentence2_parse\tsentence1\tsentence2\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\tgold_label\n"
@@ -26,6 +33,19 @@ MED_ROWS = [
     ("upward_monotone", "An animal slept", "A cat slept", "neutral"),
     ("downward_monotone", "Few birds sang", "Few sparrows sang", "entailment"),
 ]
+SMALL = dict(max_contexts=10, max_insertions=9, n_boot=5, permutations=50, device="cpu", profile="smoke")
+
+
+def run_notebook(tmp: Path, **values: Any) -> dict[str, Any]:
+    """Notebook 02 as a script: its parameters cell, ``values`` over it, then every other code cell; the namespace."""
+    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code"]
+    assert "parameters" in cells[0].metadata.get("tags", [])
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    exec(cells[0].source, namespace)
+    namespace.update(values, out_dir=str(tmp))
+    for cell in cells[1:]:
+        exec(compile(cell.source, f"{NOTEBOOK.name}:{cell.id}", "exec"), namespace)
+    return namespace
 
 
 @pytest.fixture(scope="module")
@@ -59,128 +79,105 @@ def test_spec_refuses_bad_entries_naming_each():
     assert nli.Spec(ablation=["none", "sick"], sick_path="nli_pool/SICK.txt").ablation == ["none", "sick"]
 
 
-@pytest.fixture(scope="module")
-def ablation_run(med_file, tiny_bert_dir):
-    data = nli.load_data(max_contexts=10, max_insertions=9, seed=0)
+def test_subset_external_keeps_the_named_sets_and_sick_test(med_file):
     ext = nli.load_external(sick.BUNDLED_SICK, med_file)
     assert ext is not None and ext.sick_test is not None
-    ext = nli.ExternalNLI(ext.train.iloc[::6].reset_index(drop=True), ext.sick_test.iloc[:40].reset_index(drop=True))
-    spec = nli.Spec(
+    only_med = nli.subset_external(ext, ("med",))
+    assert only_med is not None and only_med.sick_test is ext.sick_test
+    assert only_med.train["premise"].tolist() == [a for _, a, _, _ in MED_ROWS]
+    assert only_med.train["entailed"].tolist() == [lab == "entailment" for *_, lab in MED_ROWS]
+    assert len(nli.subset_external(ext, ()).train) == 0 and nli.subset_external(None, ("sick",)) is None
+    no_test = nli.ExternalNLI(ext.train, None)
+    assert nli.subset_external(no_test, ()) is None  # nothing left to train or to test on
+
+
+@pytest.fixture(scope="module")
+def ablation_run(med_file, tiny_bert_dir, tmp_path_factory):
+    """The notebook on the tiny BERT: SICK TRAIN and MED train its head; the ablation retrains it on each set."""
+    values = dict(
+        SMALL,
         models=[str(tiny_bert_dir)],
         ablation=["sick", "med", "sick+med", "none"],
         sick_path=sick.BUNDLED_SICK,
         med_path=med_file,
-        n_boot=5,
-        permutations=50,
-        device="cpu",
     )
-    return spec, ext, nli.analyse(spec, nli.NLIInputs(data, ext))
+    tmp = tmp_path_factory.mktemp("nli-ablation")
+    ns = run_notebook(tmp, **values)
+    layout = ns["run"].layout
+    metrics = json.loads(layout.metrics_path.read_text())
+    table = pd.read_csv(layout.tables_dir / "training_data_ablation.csv", index_col="entry")
+    return ns, metrics, table
 
 
-def test_ablation_table_is_each_training_sets_own_run(ablation_run):
-    spec, ext, outcome = ablation_run
-    ablation = nli.ablation_of(outcome)
-    assert ablation.enabled and outcome.parts == [ablation]
-    assert ablation.reports["sick+med"] is outcome.report  # the primary run is reused, not retrained
-    table = ablation.table()
+def test_ablation_rows_are_each_training_sets_own_run(ablation_run):
+    ns, metrics, table = ablation_run
+    rows, primary, external = ns["rows"], ns["primary"], ns["external"]
     assert list(table.index) == ["sick", "med", "sick+med", "none"]
-    counts = ext.train["source"].value_counts()
-    assert table["n_external"].tolist() == [counts["sick"], counts["med"], len(ext.train), 0]
+    assert ns["ablation_row"]["sick+med"] == primary  # the primary row is reused, not retrained
+    counts = external.train["source"].value_counts()
+    assert table["n_external"].tolist() == [counts["sick"], counts["med"], len(external.train), 0]
     assert table.loc["med", "training_data"] == "NLI-XY train contexts + MED"
-    for label, report in ablation.reports.items():
-        row, by = table.loc[label], report.by_monotonicity
-        assert report.ent.info["nli_head_n_train"] == pytest.approx(
-            0.8 * (int(outcome.data.data.train_mask.sum()) + row["n_external"]), abs=2
-        )
-        assert row["nli_accuracy"] == report.nli_accuracy.accuracy
-        assert row["majority_baseline"] == report.nli_accuracy.majority_baseline
-        assert (row["up"], row["down_ci_high"]) == (by.loc["up", "rate"], by.loc["down", "ci_high"])
-        assert row["p_permutation"] == report.difference.loc[1, "p_value"]
-        assert row["sick_test_accuracy"] == report.sick_test.accuracy
-        assert row["direction"] == ("up < down (paper)" if row["up"] < row["down"] else "up >= down (reversed)")
+    n_ctx = int(ns["train"].sum())
+    for label, row in ns["ablation_row"].items():
+        r, line = rows[row], table.loc[label]
+        assert r["info"]["nli_head_n_train"] == pytest.approx(0.8 * (n_ctx + line["n_external"]), abs=2)
+        assert line["nli_accuracy"] == pytest.approx(r["nli_accuracy"].accuracy)
+        assert line["up"] == pytest.approx(r["by_monotonicity"].loc["up", "rate"])
+        assert line["p_permutation"] == pytest.approx(r["difference"].loc[1, "p_value"])
+        assert line["sick_test_accuracy"] == pytest.approx(r["sick_test"].accuracy)
+        assert line["direction"] == ("up < down (paper)" if line["up"] < line["down"] else "up >= down (reversed)")
+        key = "ablation/" + label.replace("+", "_")
+        assert metrics[f"{key}/n_external"] == line["n_external"]
+        assert metrics[f"{key}/violation_rate/down_ci_high"] == pytest.approx(line["down_ci_high"])
+        assert metrics[f"{key}/up_vs_down_p_permutation"] == pytest.approx(line["p_permutation"])
     # the same probe and split for every row; only the NLI classifier differs
-    assert len({round(float(r.probe_accuracy.accuracy), 12) for r in ablation.reports.values()}) == 1
-    assert not np.allclose(ablation.reports["sick"].ent.log_odds, ablation.reports["med"].ent.log_odds)
-    metrics = outcome.metrics()
-    assert metrics["ablation/sick_med/nli_accuracy"] == table.loc["sick+med", "nli_accuracy"]
-    assert metrics["ablation/none/n_external"] == 0
-    assert metrics["ablation/med/violation_rate/up"] == table.loc["med", "up"]
-    assert metrics["ablation/sick/up_vs_down_p_permutation"] == table.loc["sick", "p_permutation"]
-    assert set(ablation.tables()) == {"training_data_ablation"}
+    assert len({round(float(rows[row]["probe_accuracy"].accuracy), 12) for row in ns["ablation_row"].values()}) == 1
+    assert not np.allclose(rows[ns["ablation_row"]["sick"]]["s_ent"], rows[ns["ablation_row"]["med"]]["s_ent"])
+    # the ablation rows are not model rows: only the model gets models/<slug>/ keys
+    assert ns["model_rows"] == [primary] and len(rows) == 4
+    assert {k.split("/")[1] for k in metrics if k.startswith("models/")} == {ns["model_slug"](primary)}
+    assert "Manino et al." in ns["claim"]
+    assert any(end in ns["ablation_text"] for end in ("The direction depends", "Every training set"))
 
 
-def test_ablation_sentence_states_the_runs_numbers(ablation_run):
-    _, _, outcome = ablation_run
-    ablation = nli.ablation_of(outcome)
-    table, text = ablation.table(), ablation.sentence()
-    for _, row in table.iterrows():
-        assert f"up {row['up']:.3f} [{row['up_ci_low']:.3f}, {row['up_ci_high']:.3f}]" in text
-        assert f"NLI-XY accuracy {row['nli_accuracy']:.3f} (majority baseline {row['majority_baseline']:.3f})" in text
-    paper_side = [table.loc[x, "training_data"] for x in table.index if table.loc[x, "up"] < table.loc[x, "down"]]
-    if paper_side and len(paper_side) < len(table):
-        # the sentence names a row by its external sets; the row without any is "the NLI-XY contexts alone"
-        first = paper_side[0].removeprefix("NLI-XY train contexts").removeprefix(" + ") or "the NLI-XY contexts alone"
-        assert "The paper's up < down holds with " + first + " (" in text
-    assert "primary row" in text and "trains on NLI-XY train contexts + SICK TRAIN + MED" in text
+def test_head_trains_on_external_and_scores_sick_test(ablation_run):
+    ns, metrics, _ = ablation_run
+    external, n_ctx = ns["external"], int(ns["train"].sum())
+    assert metrics["nli_head_n_train"] == pytest.approx(0.8 * (n_ctx + len(external.train)), abs=2)
+    assert metrics["nli_n_train_sick"] + metrics["nli_n_train_med"] == len(external.train)
+    assert metrics["n_sick_test"] == len(external.sick_test) and 0 <= metrics["accuracy/sick_test"] <= 1
+    share = external.sick_test["entailed"].mean()
+    assert metrics["majority_baseline/sick_test"] == pytest.approx(max(share, 1 - share))
+    main = ns["rows"][ns["primary"]]
+    assert metrics["violation_rate/overall"] == main["result"].rate and metrics["n_cases"] == main["result"].cases
+    assert metrics["_headline"] == ["probe_accuracy", "nli_accuracy", "violation_rate/up", "violation_rate/down"]
+    assert any(what.startswith("NLI on SICK TEST") for what in ns["accuracies"])
 
 
-def _two_rows(ablation_run, up_sick, down_sick, up_med, down_med, p=(0.001, 0.3)):
-    _, _, outcome = ablation_run
-    table = nli.ablation_of(outcome).table().loc[["sick", "med"]].copy()
-    for label, up, down, pval in (("sick", up_sick, down_sick, p[0]), ("med", up_med, down_med, p[1])):
-        table.loc[label, ["up", "up_ci_low", "up_ci_high"]] = [up, up - 0.01, up + 0.01]
-        table.loc[label, ["down", "down_ci_low", "down_ci_high"]] = [down, down - 0.01, down + 0.01]
-        table.loc[label, "p_permutation"] = pval
-    return table
+def test_finetuned_cross_encoder_row_without_ablation(tiny_bert_dir, tmp_path):
+    settings = {"lr": 1e-3, "epochs": 1, "batch_size": 16, "max_length": 48}
+    ns = run_notebook(tmp_path, **SMALL, models=[str(tiny_bert_dir)], how="finetune", finetune_settings=settings)
+    metrics = json.loads(ns["run"].layout.metrics_path.read_text())
+    (row,) = ns["model_rows"]
+    assert row.endswith("-ft") and "cross-encoder fine-tuned" in ns["rows"][row]["source"]
+    assert metrics["timing/train_seconds"] >= 0 and 0 <= metrics["nli_accuracy"] <= 1
+    assert "nli_accuracy_majority_baseline" in metrics and "accuracy/sick_test" not in metrics
+    assert ns["rows"][row]["s_ent"].shape == (len(ns["items"]),)
+    # no ablation: nothing recorded under ablation/, no table, and the sentence says so
+    assert not any(k.startswith("ablation/") for k in metrics)
+    assert not (ns["run"].layout.tables_dir / "training_data_ablation.csv").exists()
+    assert "No training-data ablation in this run" in ns["ablation_text"]
+    figures = sorted(p.stem for p in ns["run"].layout.figures_dir.glob("*.png"))
+    assert figures == ["relation_diagram", "table3_contexts", "table4_insertions", "up_vs_down"]
 
 
-@pytest.mark.parametrize("sick_paper", [True, False])
-def test_sentence_names_the_reversing_training_data_in_both_directions(ablation_run, sick_paper):
-    table = (
-        _two_rows(ablation_run, 0.30, 0.50, 0.45, 0.33)
-        if sick_paper
-        else _two_rows(ablation_run, 0.45, 0.33, 0.30, 0.5)
-    )
-    text = nli.ablation_sentence(table, "tiny-ft", primary="sick")
-    holds, reverses = ("SICK TRAIN", "MED") if sick_paper else ("MED", "SICK TRAIN")
-    p_holds, p_rev = ("0.001", "0.3, not significant") if sick_paper else ("0.3, not significant", "0.001")
-    assert (
-        f"The paper's up < down holds with {holds} (p = {p_holds}); it is reversed with {reverses} (p = {p_rev})."
-        in text
-    )
-    assert text.rstrip(".").endswith("trains on NLI-XY train contexts + SICK TRAIN")
-    assert re.search(rf"\+ {reverses}, tiny-ft gives the reverse of the paper's direction: up 0\.450 ", text)
-    assert f"up {papers.MANINO_S51['violation_rate/up']} < down {papers.MANINO_S51['violation_rate/down']}" in text
-    assert "(permutation p = 0.001)" in text and "(permutation p = 0.3, not significant)" in text
-
-
-def test_sentence_names_the_row_without_external_data_and_an_untested_row(ablation_run):
-    _, _, outcome = ablation_run
-    table = nli.ablation_of(outcome).table().loc[["none", "med"]].copy()
-    table.loc["none", ["up", "down", "p_permutation"]] = [0.2, 0.4, 0.01]
-    table.loc["med", ["up", "down", "p_permutation"]] = [0.5, 0.3, float("nan")]
-    text = nli.ablation_sentence(table, "m", primary="med")
-    assert "The paper's up < down holds with the NLI-XY contexts alone (p = 0.01); it is reversed with MED" in text
-    assert "reversed with MED (not tested)." in text and "(not tested);" in text
-
-
-def test_sentence_when_every_set_agrees_or_the_ablation_is_off(ablation_run):
-    same = _two_rows(ablation_run, 0.30, 0.50, 0.20, 0.40)
-    assert "Every training set gives the paper's up < down" in nli.ablation_sentence(same, "m", primary="sick")
-    rev = _two_rows(ablation_run, 0.50, 0.30, 0.40, 0.20)
-    assert "Every training set reverses the paper's up < down" in nli.ablation_sentence(rev, "m", primary="x")
-    off = nli.ablation_sentence(rev.loc[["sick"]], "m", primary="sick", enabled=False)
-    assert "No training-data ablation in this run" in off and "reverse of the paper's direction: up 0.500" in off
-
-
-def test_ablation_off_records_nothing_and_still_states_the_primary_row(ablation_run, tiny_bert_dir):
-    spec, ext, with_ablation = ablation_run
-    data = with_ablation.data.data
-    outcome = nli.analyse(
-        nli.Spec(models=[str(tiny_bert_dir)], n_boot=5, permutations=50, device="cpu"), nli.NLIInputs(data, None)
-    )
-    assert outcome.parts == [] and not any(k.startswith("ablation/") for k in outcome.metrics())
-    alone = nli.ablation_of(outcome)
-    assert not alone.enabled and alone.metrics() == {} and alone.tables() == {}
-    assert list(alone.table().index) == ["none"] and alone.reports["none"] is outcome.report
-    assert "No training-data ablation in this run" in alone.sentence()
+def test_an_nli_model_scores_with_its_own_entailment_label(tiny_roberta_nli_dir, tmp_path):
+    ns = run_notebook(tmp_path, **SMALL, models=[str(tiny_roberta_nli_dir)], sick_path=sick.BUNDLED_SICK)
+    metrics = json.loads(ns["run"].layout.metrics_path.read_text())
+    r = ns["rows"][ns["primary"]]
+    assert r["source"] == "model label ENTAILMENT" and r["info"] == {}
+    assert not any(k.startswith("nli_head_") for k in metrics)  # nothing trained: the model's own head
+    np.testing.assert_array_equal(r["s_ent"], r["features"].log_odds("ENTAILMENT"))
+    expected = r["model"].log_odds(list(ns["items"]["premise"][:5]), "ENTAILMENT", list(ns["items"]["hypothesis"][:5]))
+    np.testing.assert_allclose(r["s_ent"][:5], expected, atol=1e-4)  # the same pass as a plain classify call
+    assert metrics["n_sick_test"] == len(ns["external"].sick_test) and 0 <= metrics["accuracy/sick_test"] <= 1

@@ -1,5 +1,6 @@
 """Training on real-format files: 01's ``train_path`` (heads and fine-tuning), 02's external sets (SICK TRAIN
-trains, SICK TEST tests; MED) and fine-tuned cross-encoder, 03's 4-class fine-tune and its per-relation scores.
+trains, SICK TEST tests; MED: the head and the fine-tuned cross-encoder trained on them are notebook 02's cells,
+tested in ``test_nli_ablation.py``), 03's 4-class fine-tune and its per-relation scores.
 
 Small fixtures in the real layouts (``tests/fixtures/real_formats/``) and tiny models keep these fast and offline.
 """
@@ -130,44 +131,6 @@ def test_sick_without_split_column_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="SemEval_set"):
         nli.load_external(str(path))
-
-
-@pytest.fixture(scope="module")
-def nli_small():
-    data = nli.load_data(max_contexts=10, max_insertions=9, seed=0)
-    ext = nli.load_external(sick.BUNDLED_SICK, str(MED))
-    assert ext is not None and ext.sick_test is not None
-    small = nli.ExternalNLI(ext.train.iloc[::8].reset_index(drop=True), ext.sick_test.iloc[:60].reset_index(drop=True))
-    return data, small
-
-
-def _compositionality(model, data, ext, **changes):
-    spec = nli.Spec(models=[model], n_boot=1, permutations=10, device="cpu", **changes)
-    return nli.analyse(spec, nli.NLIInputs(data, ext)).report
-
-
-def test_head_trains_on_external_and_scores_sick_test(nli_small, tiny_bert_dir):
-    data, ext = nli_small
-    report = _compositionality(str(tiny_bert_dir), data, ext)
-    m = report.metrics()
-    n_ctx = int(data.train_mask.sum())
-    assert m["nli_head_n_train"] == pytest.approx(0.8 * (n_ctx + len(ext.train)), abs=2)
-    assert m["nli_n_train_sick"] + m["nli_n_train_med"] == len(ext.train)
-    assert m["n_sick_test"] == 60 and 0 <= m["accuracy/sick_test"] <= 1
-    assert m["majority_baseline/sick_test"] == pytest.approx(
-        max(ext.sick_test["entailed"].mean(), 1 - ext.sick_test["entailed"].mean())
-    )
-    assert "SICK TEST" in report.accuracy_sentences()
-
-
-def test_finetuned_cross_encoder_row(nli_small, tiny_bert_dir):
-    data, ext = nli_small
-    settings = {"lr": 1e-3, "epochs": 1, "batch_size": 16, "max_length": 48}
-    report = _compositionality(str(tiny_bert_dir), data, ext, how="finetune", finetune_settings=settings)
-    m = report.metrics()
-    assert report.model.endswith("-ft") and "cross-encoder fine-tuned" in report.ent.source
-    assert m["train_seconds"] >= 0 and 0 <= m["nli_accuracy"] <= 1 and "nli_accuracy_majority_baseline" in m
-    assert "accuracy/sick_test" in m and report.ent.prob.shape == (len(data.items),)
 
 
 # --------------------------------------------------------------------------- 03: lexical
