@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
 
 from mtlib.data import sick
 from mtlib.experiments import nli
+from mtlib.run import script
 from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,15 +37,8 @@ SMALL = dict(max_contexts=10, max_insertions=9, n_boot=5, permutations=50, devic
 
 
 def run_notebook(tmp: Path, **values: Any) -> dict[str, Any]:
-    """Notebook 02 as a script: its parameters cell, ``values`` over it, then every other code cell; the namespace."""
-    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.cell_type == "code"]
-    assert "parameters" in cells[0].metadata.get("tags", [])
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    exec(cells[0].source, namespace)
-    namespace.update(values, out_dir=str(tmp))
-    for cell in cells[1:]:
-        exec(compile(cell.source, f"{NOTEBOOK.name}:{cell.id}", "exec"), namespace)
-    return namespace
+    """Notebook 02 as a plain script (:mod:`mtlib.run.script`), ``values`` over its parameters; the namespace."""
+    return script.run_notebook(NOTEBOOK, {**values, "out_dir": str(tmp)}, quiet=True)
 
 
 @pytest.fixture(scope="module")
