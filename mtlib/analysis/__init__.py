@@ -4,6 +4,7 @@
   :mod:`mtlib.relations.bootstrap`).
 - :mod:`~mtlib.analysis.plots`: one seaborn style, every figure as PNG and PDF.
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
+- :mod:`~mtlib.analysis.type_difference`: do the types of clustered items differ (chi-square, label permutations).
 """
 
 from mtlib.utils.faces import Face
@@ -14,6 +15,7 @@ _face = Face(
         "stats": [],
         "plots": [],
         "claims": [],
+        "type_difference": ["type_difference_test"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

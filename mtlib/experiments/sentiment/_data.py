@@ -4,9 +4,10 @@ Intuition: the source set D is a set of reviews; each transformation T (the
 notebook's list, Manino et al. Table 1 and your own) concatenates a short,
 neutral sentence at the start or the end of a review. The bundled reviews
 are split once: a stratified part trains the heads of encoder models, the
-rest is D (or D is an SST file, and every bundled review trains the heads). A real training file (``train_path``: SST sentences or
-trees) replaces the bundled reviews as training data; its dev file
-(:func:`load_dev`) measures the trained classifier.
+rest is D (or D is an SST file, and every bundled review trains the heads).
+A real training file (``train_path``: SST sentences or trees) replaces the
+bundled reviews as training data; its dev file (:func:`load_dev`) measures
+the trained classifier.
 """
 
 from __future__ import annotations
