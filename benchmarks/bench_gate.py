@@ -35,7 +35,6 @@ from mtlib import models
 from mtlib import relations as R
 from mtlib.analysis import stats
 from mtlib.data.sst import load_reviews
-from mtlib.experiments import sentiment
 from mtlib.relations import transformations as T
 from mtlib.relations.pairwise import _order_segments_boot
 from mtlib.testing import RelationGateError, assert_relation
@@ -50,7 +49,7 @@ def make_scorer(name: str, texts: list[str], train: Any) -> Any:
     """The model to gate: a registry name as is (vader), or an encoder with a trained head."""
     if name == "vader":
         return models.load("vader")
-    return sentiment.build_scorer(name, train["text"].tolist(), train["label"].tolist())
+    return models.classifier(name, (train["text"].tolist(), train["label"].tolist()), how="head", head="linear")
 
 
 def gate(scorer: Any, relation: R.Relation, texts: list[str], n_boot: int) -> tuple[float, R.RelationResult]:

@@ -5,6 +5,7 @@
 - :mod:`~mtlib.analysis.plots`: one seaborn style, every figure as PNG and PDF.
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
 - :mod:`~mtlib.analysis.polarity_sensitivity`: PSS (Bhathena et al.), its intervals and paired test.
+- :mod:`~mtlib.analysis.type_difference`: do the types of clustered items differ (chi-square, label permutations).
 """
 
 from mtlib.utils.faces import Face
@@ -16,6 +17,7 @@ _face = Face(
         "plots": [],
         "claims": [],
         "polarity_sensitivity": [],
+        "type_difference": ["type_difference_test"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -8,10 +8,9 @@ the truth on the bundled data, on the real data and on a user's model:
 - :func:`accuracy_vs_baseline` puts an accuracy beside its majority-class
   baseline and balanced accuracy, with a one-sided binomial test of "better
   than always answering the majority class";
-- :func:`misclassified_at_top` (notebook 01), :func:`compositionality_sentence`
-  (02), :func:`transitivity_contrast` (03), :func:`fidelity_sentence` and
-  :func:`type_difference_sentence` (04) state each notebook's conclusions
-  from its tables.
+- :func:`compositionality_sentence` (notebook 02) and
+  :func:`transitivity_contrast` (03) state a notebook's conclusions from its
+  tables (notebooks 01 and 04 state theirs in a few pandas lines of their own).
 
 Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
 """
@@ -186,37 +185,6 @@ def binary_scores_report(scores: pd.DataFrame) -> dict[str, AccuracyReport]:
     return out
 
 
-def misclassified_at_top(
-    table: pd.DataFrame, n_top: int, p_value: float = float("nan"), test: str = "one-sided Mann-Whitney U"
-) -> str:
-    """Notebook 01: are the reviews with most violated pairs misclassified? Answered from the run.
-
-    Args:
-        table: Reviews ranked by violations, most first, with a bool ``misclassified`` column
-            (without it, no gold labels: the sentence says so).
-        n_top: How many of the top reviews to look at.
-        p_value: p-value of ``test`` (misclassified reviews take part in more violated pairs);
-            NaN when it could not be run.
-        test: The named test.
-    """
-    if "misclassified" not in table or not len(table):
-        return "No gold labels: whether the reviews with most violations are misclassified cannot be checked."
-    top = table.head(n_top)["misclassified"].astype(bool)
-    error_rate = float(table["misclassified"].mean())
-    text = (
-        f"Of the {len(top)} reviews with the most violated pairs, **{int(top.sum())} are misclassified** "
-        f"({top.mean():.0%}, against an error rate of {error_rate:.1%} over all {len(table):,} reviews)."
-    )
-    if p_value is None or not np.isfinite(p_value):
-        return text + " No named test could be run (no misclassified or no correct review)."
-    verdict = (
-        "take part in significantly more violated pairs"
-        if p_value < ALPHA
-        else "do not take part in significantly more violated pairs"
-    )
-    return text + f" Over every review, misclassified ones {verdict} ({test}, p = {p_value:.3g})."
-
-
 def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], AccuracyReport]) -> str:
     """Notebook 03: does an accurate head still break transitivity? One line per language and relation.
 
@@ -272,23 +240,6 @@ def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], A
     return "\n".join(lines + ["", end])
 
 
-def fidelity_sentence(fidelity: pd.DataFrame) -> str:
-    """Notebook 04: how many of the paper's printed cells this run reproduces, per model and table."""
-    if not len(fidelity):
-        return "No model of this run has published values to compare with."
-    parts = [
-        f"{r.model} Table {r.table}: {r.matching}/{r.cells} cells match (largest gap {r.max_abs_gap:.4f})"
-        for r in fidelity.itertuples()
-    ]
-    full = fidelity[fidelity["matching"] == fidelity["cells"]]
-    summary = (
-        f"{len(full)} of {len(fidelity)} compared tables are reproduced to the paper's printed decimals."
-        if len(full)
-        else "No compared table is reproduced cell for cell."
-    )
-    return summary + " " + "; ".join(parts) + "."
-
-
 def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
     if not np.isfinite(p):
         return "untested"
@@ -339,33 +290,6 @@ def compositionality_sentence(
     return text
 
 
-def _listing(tests: pd.DataFrame) -> str:
-    return "; ".join(f"{r.model} {r.test} (p = {r.p_permutation:.3g})" for r in tests.itertuples())
-
-
-def type_difference_sentence(tests: pd.DataFrame) -> str:
-    """Notebook 04: do adjective types differ? From the adjective-label permutation tests of the run.
-
-    Args:
-        tests: Rows ``model, test, p_permutation`` (and ``p_chi2``) of
-            :func:`mtlib.experiments.montague.type_difference_test`.
-    """
-    if not len(tests):
-        return "No type-difference test was run."
-    finite = tests[np.isfinite(tests["p_permutation"].astype(float))]
-    differ = finite[finite["p_permutation"] < ALPHA]
-    same = finite[finite["p_permutation"] >= ALPHA]
-    text = (
-        f"Adjective-label permutation tests: the types differ significantly in **{len(differ)} of "
-        f"{len(finite)}** model-test combinations"
-    )
-    text += ": " + _listing(differ) + "." if len(differ) else "."
-    if len(same):
-        text += " No significant difference: " + _listing(same) + "."
-    verdict = "contradicted" if len(differ) else "not contradicted"
-    return text + f" The paper's untested claim of no significant difference between types is {verdict} by this run."
-
-
 __all__ = [
     "md_escape",
     "ALPHA",
@@ -373,9 +297,6 @@ __all__ = [
     "accuracy_vs_baseline",
     "accuracy_from_counts",
     "binary_scores_report",
-    "misclassified_at_top",
     "transitivity_contrast",
-    "fidelity_sentence",
     "compositionality_sentence",
-    "type_difference_sentence",
 ]

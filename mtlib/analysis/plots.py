@@ -153,21 +153,6 @@ def table_heatmap(
     return fig
 
 
-def distribution_by_group(
-    values: pd.Series, groups: pd.Series, *, title: str = "", xlabel: str = "", bins: int = 30
-) -> plt.Figure:
-    """Overlaid histograms (density) of ``values`` split by ``groups``."""
-    import seaborn as sns
-
-    frame = pd.DataFrame({"value": np.asarray(values), "group": np.asarray(groups)})
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
-    sns.histplot(frame, x="value", hue="group", bins=bins, stat="density", common_norm=False, element="step", ax=ax)
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
-
-
 def pair_segments(
     items_src: np.ndarray,
     items_flw: np.ndarray,
@@ -504,7 +489,6 @@ __all__ = [
     "rate_bars",
     "similarity_heatmap",
     "table_heatmap",
-    "distribution_by_group",
     "pair_segments",
     "grouped_bars",
     "strip_by_group",

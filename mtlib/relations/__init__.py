@@ -44,6 +44,7 @@ _face = Face(
         "single": ["SingleInput"],
         "pairwise": ["PairwiseCompositionality", "PairwiseSystematicity"],
         "transitivity": ["ThreeWayTransitivity"],
+        "distance_order": ["DistanceOrder", "consistency"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -4,7 +4,8 @@ and trees of any depth.
 - notebook 04 with ``n_boot=0`` wrote hundreds of NaN interval keys; notebook 06 without held-out sentences
   wrote a NaN rho: now those keys are declared skipped with their reason (the report's ``skipped()``), so
   ``metrics.json`` holds no NaN, and a headline that cannot be computed fails with its key;
-- ``run_tests``, ``fit_tre`` and ``ground_truth`` refuse parameters out of range with the argument named;
+- notebook 04's spec and relation, ``fit_tre`` and ``ground_truth`` refuse parameters out of range with the argument
+  named;
 - TRE's encoding and scores of a very deep tree need no recursion.
 
 An encoder stand-in gives each text a hashed vector (no model, invented words).
@@ -24,9 +25,10 @@ from mtlib.data.adjectives import load_lexicon
 from mtlib.data.trees import parse_tree
 from mtlib.experiments import montague, tre
 from mtlib.experiments.tre._encoding import build_vocabulary, encode_trees
-from mtlib.relations import MtlibInputError
+from mtlib.relations import DistanceOrder, MtlibInputError, consistency
 from mtlib.run import results
 from mtlib.utils.context import RunContext
+from mtlib.utils.rules import ParameterError
 
 
 class HashEncoder:
@@ -49,38 +51,47 @@ def _recorded(tmp_path: Path, report, stem: str, model: str | None = "hash-encod
     return json.loads(run.metrics_path.read_text())
 
 
-def test_montague_without_bootstrap_skips_its_intervals_with_the_reason(tmp_path, phrases):
-    report = montague.run_tests(HashEncoder(), phrases, n_boot=0, permutations=10)
-    skipped = report.skipped()
-    intervals = [k for k in report._values() if "_ci_" in k]
-    assert intervals and set(skipped) == set(intervals)
-    assert set(skipped.values()) == {"n_boot=0: no bootstrap intervals"}
-    assert not set(report.metrics()) & set(skipped)
-    metrics = _recorded(tmp_path, report, "04_montague_adjectives")
-    assert len(metrics["_skipped"]) == 2 * len(intervals)  # the primary keys and the models/<slug>/ keys
-    assert all(v is not None for v in metrics.values()) and metrics["intersective_an/overall"] >= 0
+def _nonsubsective(phrase_set, n_boot: int):
+    """Notebook 04's Eq. 7 cases of the hash encoder, checked by the relation (the notebook's cells, in brief)."""
+    table = montague.EmbeddingTable.from_model(HashEncoder(), phrase_set.texts)
+    p, a, n = (table.rows(phrase_set.an[c].to_numpy(dtype=object)) for c in ("phrase", "adj", "noun"))
+    types = phrase_set.adjectives.set_index("word")["type"]
+    groups = montague.typed_columns(phrase_set.an, ["type"])
+    return DistanceOrder("toy").check(
+        table.distance(p, a), table.distance(p, n), phrase_set.an[["adj"]], groups, types, n_boot
+    )
 
 
-def test_montague_with_a_bootstrap_skips_nothing(phrases):
-    report = montague.run_tests(HashEncoder(), phrases, n_boot=20, permutations=10)
-    assert report.skipped() == {} and report.metrics() == report._values()
-    assert all(math.isfinite(v) for v in report.metrics().values() if isinstance(v, float))
+def test_montague_without_bootstrap_has_no_intervals_and_says_so(phrases):
+    """Notebook 04 with ``n_boot=0`` declares its interval keys skipped (never NaN in metrics.json): the relation
+    leaves them NaN and records that no bootstrap ran."""
+    result = _nonsubsective(phrases, 0)
+    scores = consistency(result)
+    assert result.extra["n_boot"] == 0 and np.isnan([result.ci_low, result.ci_high]).all()
+    assert scores[["ci_low", "ci_high"]].isna().all().all() and scores["E"].notna().all()
 
 
-def test_montague_without_a_case_for_a_test_says_why():
-    adjectives, nouns = load_lexicon(bundled=True, max_per_type=1, max_nouns=1)  # one noun: no phrase pairs
-    report = montague.run_tests(HashEncoder(), montague.build_phrases(adjectives, nouns), n_boot=10, permutations=5)
-    skipped = report.skipped()
-    assert "no intersective_pairs case for overall" in skipped["intersective_pairs/overall"]
-    assert all(not (isinstance(v, float) and math.isnan(v)) for v in report.metrics().values())
+def test_montague_with_a_bootstrap_has_every_interval(phrases):
+    scores = consistency(_nonsubsective(phrases, 20))
+    assert np.isfinite(scores[["E", "ci_low", "ci_high"]].to_numpy()).all()
+
+
+def test_montague_without_a_case_for_a_test_gives_no_rate():
+    """One noun: no phrase pair, so Eq. 5 has no case; its E is not a number (the notebook skips it with why)."""
+    adjectives, nouns = load_lexicon(bundled=True, max_per_type=1, max_nouns=1)
+    result = DistanceOrder("toy").check(np.zeros(0), np.zeros(0), n_boot=10)
+    assert result.cases == 0 and math.isnan(result.rate) and len(montague.build_phrases(adjectives, nouns).an) == 5
 
 
 @pytest.mark.parametrize(
     ("argument", "value"), [("n_boot", -1), ("permutations", 2.5), ("max_split_distance", math.nan)]
 )
-def test_montague_refuses_parameters_out_of_range(phrases, argument, value):
-    with pytest.raises(MtlibInputError, match=f"run_tests: {argument} must be"):
-        montague.run_tests(HashEncoder(), phrases, **{"n_boot": 10, "permutations": 10, argument: value})
+def test_montague_refuses_parameters_out_of_range(argument, value):
+    with pytest.raises(ParameterError, match=argument):
+        montague.Spec(**{argument: value})
+    if argument == "n_boot":
+        with pytest.raises(MtlibInputError, match="DistanceOrder.check: n_boot must be"):
+            DistanceOrder("toy").check(np.zeros(2), np.ones(2), n_boot=value)
 
 
 def _trees(tmp_path: Path, n: int = 24) -> str:

@@ -1,8 +1,10 @@
-"""The embedding table: every unique text embedded once, rows L2-normalised, looked up by integer index.
+"""The phrase set's texts embedded once: rows L2-normalised, looked up by text, compared by integer index.
 
-Cosine distances between gathered rows are computed in chunks
-(:data:`DISTANCE_CHUNK`), so no ``(n, d)`` copy of the 44k phrases' vectors is
-ever made.
+Intuition: notebook 04 compares many distances between a few thousand texts
+(44k phrases, their words and sub-phrases): it embeds each text once per model,
+then gathers rows by integer index and compares whole arrays. Cosine distances
+between gathered rows are computed in chunks (:data:`DISTANCE_CHUNK`), so no
+``(n, d)`` copy of the gathered vectors is ever made.
 """
 
 from __future__ import annotations
@@ -58,6 +60,13 @@ class EmbeddingTable:
         if (idx < 0).any():
             raise KeyError(f"texts not embedded: {list(arr.ravel()[idx < 0][:5])}")
         return idx.reshape(arr.shape)
+
+    def all_valid(self, *rows: np.ndarray) -> np.ndarray:
+        """Per case (the first axis of each array of row indices): whether every text of the case has a vector."""
+        ok = np.ones(len(rows[0]), dtype=bool)
+        for idx in rows:
+            ok &= self.valid[idx].reshape(len(idx), -1).all(axis=1)
+        return ok
 
     def distance(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Cosine distance between rows ``a`` and ``b`` (index arrays broadcast to one shape).

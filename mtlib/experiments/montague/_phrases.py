@@ -1,9 +1,10 @@
 """Phrases of the regular language ``(adj)+ noun``: their texts, their splits, and adjective types in order.
 
-Every test of the package reads the same :class:`PhraseSet` (built once by
+Every test of notebook 04 reads the same :class:`PhraseSet` (built once by
 :func:`build_phrases`): AN and AAN phrases as frames of terms and types, plus
 the list of every unique text to embed (words, phrases, adjective pairs and
-the sub-phrases of every split).
+the sub-phrases of every split). Types keep the paper's order
+(:func:`type_order`, :func:`typed_columns`, :func:`type_pair_matrix`).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def split_positions(h: int) -> list[tuple[list[int], list[int]]]:
     return out
 
 
-def _join(terms: np.ndarray, positions: Sequence[int]) -> np.ndarray:
+def join_terms(terms: np.ndarray, positions: Sequence[int]) -> np.ndarray:
     """The sub-phrase at ``positions`` of every row of ``terms`` ``(n, h)`` (object strings), shape ``(n,)``."""
     out = terms[:, positions[0]]
     for i in positions[1:]:
@@ -144,17 +145,25 @@ def build_phrases(adjectives: pd.DataFrame, nouns: Sequence[str], *, with_aan: b
     return PhraseSet(adjectives.reset_index(drop=True)[["word", "type"]], list(nouns), an, aan, list(texts))
 
 
-def _typed(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+def typed_columns(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Type columns as categoricals in the paper's order (unknown types after, sorted)."""
     out = {}
     for c in columns:
         codes, present = pd.factorize(frame[c])
-        cats = _type_order(present)
+        cats = type_order(present)
         out[c] = pd.Categorical.from_codes(pd.Index(cats).get_indexer(present)[codes], categories=cats)
     return pd.DataFrame(out)
 
 
-def _type_order(types: Sequence[str]) -> list[str]:
+def type_order(types: Sequence[str]) -> list[str]:
     """Types in the paper's order, unknown ones after, sorted."""
     present = set(types)
     return [t for t in ADJECTIVE_TYPES if t in present] + sorted(present - set(ADJECTIVE_TYPES))
+
+
+def type_pair_matrix(scores: pd.DataFrame, order: Sequence[str] = ADJECTIVE_TYPES) -> pd.DataFrame:
+    """Pivot a two-level consistency table (:func:`mtlib.relations.consistency`) into a T1 x T2 matrix of E."""
+    matrix = scores["E"].unstack()
+    rows = [t for t in order if t in matrix.index] + [t for t in matrix.index if t not in order]
+    cols = [t for t in order if t in matrix.columns] + [t for t in matrix.columns if t not in order]
+    return matrix.reindex(index=rows, columns=cols)

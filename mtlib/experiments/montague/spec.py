@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
-from mtlib.experiments.montague._method import MAX_SPLIT_DISTANCE
 from mtlib.experiments.spec import param
 from mtlib.models.inference.backends import BACKEND_VALUES
 
@@ -39,7 +38,7 @@ class Spec(base.Spec):
     max_adjectives_per_type: int = param(0, ">= 0", "keep at most this many adjectives of each type (0 keeps all)")
     max_nouns: int = param(0, ">= 0", "keep at most this many nouns (0 keeps all)")
     max_split_distance: float = param(
-        MAX_SPLIT_DISTANCE,
+        1.0,
         "in [0, 2]",
         "splits at this cosine distance or more constrain nothing (published reading)",
     )

@@ -5,12 +5,12 @@ concatenates a short, neutral sentence at the start or the end. If the model
 scores review x1 more positive than x2, it should also score T(x1) more
 positive than T(x2); every pair of reviews is a test case.
 
-``run(Spec(...))`` runs it whole; the notebook calls ``load(spec)`` then
-``analyse(spec, data)``. The modules behind this face, lowest first: ``spec``
-(the parameters), ``data`` (the reviews and the paper's transformations),
-``scorer`` (s_pos from any model through :func:`mtlib.models.classifier`),
-``report`` (:class:`SystematicityReport`: Tables 1-2, the misclassification
-tests, figures), ``experiment`` (load, analyse, run).
+The method is the notebook's cells: the classifiers come from
+:func:`mtlib.models.classifier`, the relation and its exact counts from
+:class:`mtlib.relations.PairwiseSystematicity`, the tests from
+:mod:`mtlib.analysis`. This package keeps what the notebook declares and
+reads: ``spec`` (the parameters) and ``_data`` (the reviews, and the paper's
+Table 1 beside the transformations).
 """
 
 from mtlib.utils.faces import Face
@@ -19,10 +19,7 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "_data": ["load_data", "load_dev", "table1_frame", "transformations"],
-        "_scorer": ["SentimentScorer", "build_scorer", "score_follow_ups", "split_name"],
-        "_report": ["SystematicityReport", "systematicity"],
-        "_experiment": ["analyse", "load", "run"],
+        "_data": ["load_data", "load_dev", "split_reviews", "table1_frame"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -1,12 +1,13 @@
-"""The reviews of notebook 01 and the paper's transformations (Manino et al. Table 1).
+"""The reviews of notebook 01, and the paper's Table 1 beside the notebook's transformations.
 
-Intuition: the source set D is a set of reviews; each transformation T
-concatenates a short, neutral sentence at the start or the end of a review.
-The bundled reviews are split once: a stratified part trains the heads of
-encoder models, the rest is D (or D is an SST file, and every bundled review
-trains the heads). A real training file (``train_path``: SST sentences or
-trees) replaces the bundled reviews as training data; its dev file
-(:func:`load_dev`) measures the trained classifier.
+Intuition: the source set D is a set of reviews; each transformation T (the
+notebook's list, Manino et al. Table 1 and your own) concatenates a short,
+neutral sentence at the start or the end of a review. The bundled reviews
+are split once: a stratified part trains the heads of encoder models, the
+rest is D (or D is an SST file, and every bundled review trains the heads).
+A real training file (``train_path``: SST sentences or trees) replaces the
+bundled reviews as training data; its dev file (:func:`load_dev`) measures
+the trained classifier.
 """
 
 from __future__ import annotations
@@ -20,31 +21,10 @@ from mtlib.data import papers, sst
 from mtlib.data.sample import subsample
 from mtlib.relations.transformations.concatenation import Concatenation
 
-#: Manino et al. Table 1 (kept here as an alias; the table lives in :mod:`mtlib.data.papers`).
-TABLE1 = papers.MANINO_TABLE1
-
-
-def transformations(extra: Sequence[Sequence[str]] = ()) -> list[Concatenation]:
-    """The paper's six transformations (ids T1..T6) plus the user's own.
-
-    Args:
-        extra: ``[text, position]`` pairs (position ``start`` or ``end``);
-            they get ids U1, U2, ...
-
-    Raises:
-        ValueError: a malformed entry or an unknown position.
-    """
-    out = [Concatenation(text, pos, name=tid) for tid, text, pos, _ in TABLE1]
-    for i, entry in enumerate(extra, start=1):
-        if isinstance(entry, str) or len(entry) != 2:
-            raise ValueError(f"extra transformation {entry!r}: expected [text, position] with position start/end")
-        out.append(Concatenation(str(entry[0]), str(entry[1]), name=f"U{i}"))
-    return out
-
 
 def table1_frame(ts: Sequence[Concatenation]) -> pd.DataFrame:
-    """Id, text, position and the paper's rate (``nan`` for user transformations)."""
-    paper = {tid: rate for tid, _, _, rate in TABLE1}
+    """Id, text, position and the paper's rate (Manino et al. Table 1; ``nan`` for a transformation of your own)."""
+    paper = {tid: rate for tid, _, _, rate in papers.MANINO_TABLE1}
     return pd.DataFrame(
         {
             "transformation": [t.name for t in ts],

@@ -411,7 +411,7 @@ def test_progress_bars_are_text_in_headless_runs_and_auto_otherwise(monkeypatch)
     assert progress_bar(10**6, "embed") is None
 
 
-def test_compositionality_and_type_difference_sentences_follow_the_numbers() -> None:
+def test_compositionality_sentence_follows_the_numbers() -> None:
     from types import SimpleNamespace
 
     result = SimpleNamespace(rate=0.4, ci_low=0.35, ci_high=0.45, cases=1000)
@@ -421,6 +421,3 @@ def test_compositionality_and_type_difference_sentences_follow_the_numbers() -> 
     by_mono = pd.DataFrame({"rate": [0.3, 0.5], "ci_low": [0.2, 0.4], "ci_high": [0.4, 0.6]}, index=["up", "down"])
     text = claims.compositionality_sentence(result, chance, by_mono, 0.2)
     assert "significantly below chance" in text and "up is lower than down" in text and "not significant" in text
-    tests = pd.DataFrame({"model": ["m", "m"], "test": ["an", "nonsub"], "p_permutation": [0.01, 0.5]})
-    text = claims.type_difference_sentence(tests)
-    assert "**1 of 2**" in text and "m an (p = 0.01)" in text and "is contradicted" in text

@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mtlib import models
 from mtlib.data import sick
 from mtlib.experiments import lexical, nli, sentiment
+from mtlib.models.training.finetune import split_name
 from mtlib.utils.context import RunContext
 from mtlib.utils.rules import ParameterError
 
@@ -50,46 +52,47 @@ def test_defaults_unchanged_without_train_path():
 
 
 def test_split_name():
-    assert sentiment.split_name("minilm-ft") == ("minilm", "finetune", "minilm-ft")
-    assert sentiment.split_name("minilm-static", "finetune") == ("minilm-static", "finetune", "minilm-static-ft")
+    assert split_name("minilm-ft") == ("minilm", "finetune", "minilm-ft")
+    assert split_name("minilm-static", "finetune") == ("minilm-static", "finetune", "minilm-static-ft")
     with pytest.raises(ValueError, match="how"):
-        sentiment.split_name("minilm", "native")
+        split_name("minilm", "native")
+
+
+def _labelled(frame: pd.DataFrame) -> tuple[list[str], list[int]]:
+    return list(frame["text"]), list(frame["label"])
 
 
 def test_head_trains_on_train_path_and_dev_measures_it():
-    spec = sentiment.Spec(
-        models=["minilm-static"], data_path=str(DEV), train_path=str(TRAIN), dev_path=str(DEV), n_boot=1, device="cpu"
+    """Notebook 01's head: trained on every sentence of ``train_path``, measured on ``dev_path``."""
+    train, sources = sentiment.load_data(str(DEV), train_path=str(TRAIN))
+    dev = sentiment.load_dev(str(DEV))
+    context = RunContext.resolve(device="cpu")
+    model = models.load("minilm-static", context=context)
+    clf = models.classifier(
+        model, _labelled(train), how="head", head="linear", seed=0, context=context, valid=_labelled(dev)
     )
-    data = sentiment.load(spec)
-    report = sentiment.analyse(spec, data).report
-    m = report.metrics()
-    assert report.model == "minilm-static"
-    assert m["head_n_train"] == 40 and m["head_n_test"] == 10 and m["head_evaluated_on"] == "dev"
-    assert 0 <= m["head_accuracy"] <= 1 and m["accuracy_n"] == 10
+    t = clf.training
+    assert (t.n_train, t.n_heldout) == (40, 10) and 0 <= t.heldout_accuracy <= 1 and len(sources) == 10
+    s_pos = np.asarray(clf.classify(list(sources["text"])))[:, clf.label_index(1)]
+    assert s_pos.shape == (10,) and np.all((s_pos >= 0) & (s_pos <= 1))
 
 
 def test_finetuned_row_on_train_path():
+    """Notebook 01's fine-tuned row (``NAME-ft``): the spec's ``finetune_settings``, 20% held out without a dev file."""
     settings = {"lr": 1e-2, "epochs": 1, "batch_size": 8, "max_length": 16}
-    spec = sentiment.Spec(
-        models=["minilm-static-ft"],
-        data_path=str(DEV),
-        train_path=str(TRAIN),
-        finetune_settings=settings,
-        n_boot=1,
-        seed=1,
-        device="cpu",
-        extra_transformations=[],
+    spec = sentiment.Spec(models=["minilm-static-ft"], finetune_settings=settings, seed=1, device="cpu")
+    base, how, row = split_name(spec.models[0], spec.how)
+    assert (base, how, row) == ("minilm-static", "finetune", "minilm-static-ft")
+    train, sources = sentiment.load_data(str(DEV), train_path=str(TRAIN))
+    model = models.load(base, context=spec.context())
+    clf = models.classifier(
+        model, _labelled(train), how=how, settings=spec.finetune(), seed=1, context=spec.context(), heldout_fraction=0.2
     )
-    data = sentiment.load(spec)
-    data.transformations = data.transformations[:1]
-    outcome = sentiment.analyse(spec, data)
-    report = outcome.report
-    m = report.metrics()
-    assert report.model == "minilm-static-ft" and list(outcome.reports) == ["minilm-static-ft"]
-    assert m["head_n_train"] == 32 and m["head_n_test"] == 8  # 20% of the 40 training sentences held out
-    assert m["finetune_epochs"] == 1 and m["finetune_lr"] == 1e-2 and m["train_seconds"] >= 0
-    assert report.src.shape == (10,) and np.all((report.src >= 0) & (report.src <= 1))
-    assert outcome.metrics()["models/minilm-static-ft/finetune_lr"] == 1e-2
+    t = clf.training
+    assert (t.n_train, t.n_heldout) == (32, 8)  # 20% of the 40 training sentences held out
+    assert t.settings["epochs"] == 1 and t.settings["lr"] == 1e-2 and t.seconds >= 0
+    s_pos = np.asarray(clf.classify(list(sources["text"])))[:, clf.label_index(1)]
+    assert s_pos.shape == (10,) and np.all((s_pos >= 0) & (s_pos <= 1))
     with pytest.raises(ParameterError, match=r"unknown key\(s\) \['momentum'\]"):
         sentiment.Spec(finetune_settings={"momentum": 0.9})
 

@@ -1,8 +1,12 @@
-"""The relation ``near <= far``: counted exactly per case, bootstrapped over adjectives.
+"""The relation ``near <= far`` over pairs of distances: counted exactly per case, bootstrapped over items.
 
-:class:`DistanceOrder` is a :class:`mtlib.relations.Relation` whose cases are
-pairs of distances; :func:`consistency` turns its grouped result into the
-paper's consistency score E (the share of cases that hold) with its interval.
+Intuition: a metamorphic test of an embedding often compares two distances
+per case (Carvalho et al. Eq. 3, 5, 7: a phrase should lie closer to its
+adjective than to its noun, ...). :class:`DistanceOrder` is a
+:class:`mtlib.relations.Relation` whose cases are such pairs; its cases belong
+to items (adjectives) that the bootstrap resamples, within strata (their
+types). :func:`consistency` turns its grouped result into the share of cases
+that hold (Carvalho et al.'s consistency score E) with its interval.
 """
 
 from __future__ import annotations
@@ -14,14 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.analysis import stats
 from mtlib.relations.base import Relation
+from mtlib.relations.bootstrap import bootstrap_weights, percentile_interval
+from mtlib.relations.errors import check_count
 from mtlib.relations.result import RelationResult
 
-
-def _label(value: Any) -> str:
-    """A group label for metric keys: ``"S-I"`` or ``"S-I,S-NI"`` for a tuple."""
-    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+__all__ = ["DistanceOrder", "consistency"]
 
 
 def _frame(labels: pd.DataFrame | pd.Series | Sequence[Any] | None, n: int, what: str) -> pd.DataFrame | None:
@@ -44,14 +46,14 @@ def _stratified_weights(
     weights = np.zeros((n_boot, len(pool)))
     for s in range(codes.max() + 1 if len(codes) else 0):
         idx = np.flatnonzero(codes == s)
-        weights[:, idx] = stats.bootstrap_weights(len(idx), n_boot, seed + s)
+        weights[:, idx] = bootstrap_weights(len(idx), n_boot, seed + s)
     return weights
 
 
 class DistanceOrder(Relation):
     """An order relation over distances: every case must have ``near <= far`` (Carvalho et al. Eq. 3, 5, 7).
 
-    Each Montague test compares two cosine distances per case, e.g. Eq. 7
+    Each Montague test of notebook 04 compares two cosine distances per case, e.g. Eq. 7
     ``d(p, a) <= d(p, n)``: the case holds when ``near <= far`` (ties hold,
     as the paper's ``<=``) and is violated otherwise. The consistency score E
     of the paper is ``1 - rate`` (computed exactly as ``holds / cases``).
@@ -95,8 +97,13 @@ class DistanceOrder(Relation):
 
         Returns:
             A :class:`RelationResult`; ``groups`` has ``violations, cases,
-            rate, ci_low, ci_high`` per group, ``per_item`` one row per item tuple.
+            rate, ci_low, ci_high`` per group, ``per_item`` one row per item tuple;
+            ``extra["n_boot"]`` says whether the intervals were computed.
+
+        Raises:
+            MtlibInputError: ``n_boot`` is not an integer >= 0.
         """
+        n_boot = check_count(n_boot, "DistanceOrder.check", "n_boot")
         if far is None:
             raise TypeError(f"{self.name}: check() needs both distances, near and far")
         if items is None:
@@ -211,16 +218,8 @@ def _intervals(
         w = w * weights[:, entry_items[:, j]]
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = (w @ (v_e[:, None] * member)) / (w @ (c_e[:, None] * member))  # (n_boot, selections)
-    bounds = np.array([stats.percentile_interval(rates[:, j]) for j in range(member.shape[1])])
+    bounds = np.array([percentile_interval(rates[:, j]) for j in range(member.shape[1])])
     return bounds[:, 0], bounds[:, 1]
-
-
-#: Eq. 3: the phrase is closer to each of its terms than any split of it is to its complement.
-INTERSECTIVITY = DistanceOrder("intersectivity (Eq. 3)")
-#: Eq. 5: ``d(a1 n1, a1 n2) <= d(a2 n1, a2 n2)``.
-PAIR_INTERSECTIVITY = DistanceOrder("phrase-pair intersectivity (Eq. 5)")
-#: Eq. 7: ``d(p, a) <= d(p, n)``.
-NONSUBSECTIVITY = DistanceOrder("non-subsectivity (Eq. 7)")
 
 
 def consistency(result: RelationResult) -> pd.DataFrame:
