@@ -180,29 +180,43 @@ def bench_finetune(folder: Path, device: str, small: bool) -> None:
 
 
 def bench_notebook04(folder: Path, device: str, small: bool) -> None:
-    """Notebook 04's published MiniLM cells equal to the paper, per precision (Tables 1, 6, 7, 8)."""
-    from mtlib import models
-    from mtlib.data import adjectives
-    from mtlib.experiments import montague
-
-    adjs, nouns = adjectives.load_lexicon([], bundled=True, max_per_type=1 if small else 0, max_nouns=2 if small else 0)
-    phrases = montague.build_phrases(adjs, nouns)
+    """Notebook 04, run as a script per precision: its published MiniLM cells equal to the paper (Tables 1, 6, 7, 8)."""
     for p in PRECISIONS:
-        model = models.build(models.resolve(str(folder)), device=device, use_cache=False, precision=p)
+        values = {"models": ["minilm"], "device": device, "precision": p, "n_boot": 0, "permutations": 1}
+        if small:
+            values |= {"max_adjectives_per_type": 1, "max_nouns": 2}
         start = time.perf_counter()
-        report = montague.run_tests(model, phrases, name="minilm", n_boot=0, permutations=1, seed=0)
-        fidelity = report.fidelity()
-        cells, matching = int(fidelity["cells"].sum()), int(fidelity["matching"].sum())
+        m = run_as_script("04_montague_adjectives", values, "quick")
+        tables = sorted(int(k.rsplit("table", 1)[1]) for k in m if k.startswith("paper_cells/"))
         emit(
             f"nb04_published_cells_{p}",
-            matching,
+            sum(m[f"paper_match/table{t}"] for t in tables),
             "cells equal to the paper",
-            cells=cells,
-            per_table={int(r.table): [int(r.matching), int(r.cells)] for r in fidelity.itertuples()},
-            max_abs_gap=float(fidelity["max_abs_gap"].max()) if len(fidelity) else None,
+            cells=sum(m[f"paper_cells/table{t}"] for t in tables),
+            per_table={t: [m[f"paper_match/table{t}"], m[f"paper_cells/table{t}"]] for t in tables},
+            max_abs_gap=max((m.get(f"paper_max_gap/table{t}", 0.0) for t in tables), default=None),
             seconds=time.perf_counter() - start,
             reduced_word_list=small,
         )
+
+
+def run_as_script(stem: str, values: dict[str, Any], profile: str) -> dict[str, Any]:
+    """Run ``notebooks/<stem>.ipynb`` as a plain script (:mod:`mtlib.run.script`), outputs in a temporary folder;
+    its ``metrics.json``."""
+    import contextlib
+    import io
+
+    from mtlib.run.script import run_notebook
+
+    notebook = ROOT / "notebooks" / f"{stem}.ipynb"
+    with tempfile.TemporaryDirectory(prefix="mtlib-bench-") as out, contextlib.redirect_stdout(io.StringIO()):
+        cwd = os.getcwd()
+        os.chdir(notebook.parent)  # where papermill runs a kernel
+        try:
+            run_notebook(notebook, {**values, "profile": profile, "out_dir": out}, quiet=True)
+        finally:
+            os.chdir(cwd)
+        return json.loads((Path(out) / "papermill_runs" / profile / stem / "metrics.json").read_text())
 
 
 def bench_cache_separation(folder: Path, device: str, texts: list[str]) -> None:
@@ -307,13 +321,9 @@ def headline_of(metrics: dict[str, Any]) -> dict[str, Any]:
 def bench_real(profile: str, only: list[str], device: str) -> None:
     """Every notebook 00-07 run as a plain script (:mod:`mtlib.run.script`) with a profile's values: one JSON line
     each."""
-    import contextlib
-    import io
-
     from mtlib.experiments import spec_for
     from mtlib.experiments.spec import RUNNER_SET
     from mtlib.run.profiles import load_profile, notebook_parameters
-    from mtlib.run.script import run_notebook
 
     data = load_profile(ROOT / "notebooks", profile)
     for key in only or ["00", "01", "02", "03", "04", "05", "06", "07"]:
@@ -333,14 +343,7 @@ def bench_real(profile: str, only: list[str], device: str) -> None:
                 raise RuntimeError(f"a model it needs is not here ({', '.join(left_out)})")
             context = spec_cls.from_values(values).context()
             line.update(device=context.device, precision=context.precision, stats_device=context.stats_device)
-            with tempfile.TemporaryDirectory(prefix="mtlib-real-") as out, contextlib.redirect_stdout(io.StringIO()):
-                cwd = os.getcwd()
-                os.chdir(notebook.parent)  # where papermill runs a kernel
-                try:
-                    run_notebook(notebook, {**values, "profile": profile, "out_dir": out}, quiet=True)
-                finally:
-                    os.chdir(cwd)
-                metrics = json.loads((Path(out) / "papermill_runs" / profile / stem / "metrics.json").read_text())
+            metrics = run_as_script(stem, values, profile)
             models = values.get("models") or [values.get(k) for k in ("model_a", "model_b") if values.get(k)]
             line.update(status="ok", models=models, headline=headline_of(metrics))
         except Exception as err:  # keep going: the next experiment runs
@@ -390,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = mixed_sentences(n)
     with tempfile.TemporaryDirectory() as cache:
         os.environ["MTLIB_CACHE"] = cache
+        stand_in_minilm(folder, Path(cache))  # notebook 04 loads "minilm": these weights where no package ships them
         emit(
             "environment",
             device_name(device),
