@@ -4,6 +4,8 @@
   :mod:`mtlib.relations.bootstrap`).
 - :mod:`~mtlib.analysis.plots`: one seaborn style, every figure as PNG and PDF.
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
+- :mod:`~mtlib.analysis.rank_correlation`: Spearman with a bootstrap interval, and partial Spearman.
+- :mod:`~mtlib.analysis.tree_reconstruction`: Tree Reconstruction Error (TRE) of sentence vectors.
 """
 
 from mtlib.utils.faces import Face
@@ -14,6 +16,8 @@ _face = Face(
         "stats": [],
         "plots": [],
         "claims": [],
+        "rank_correlation": [],
+        "tree_reconstruction": [],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir
