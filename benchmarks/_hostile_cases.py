@@ -290,40 +290,6 @@ def _m04(tmp: Path) -> Outcome:
     return ("works", "intervals NaN, n_boot=0 recorded") if ok else ("silent", f"{result.ci_low}, {result.extra}")
 
 
-def _tre(tmp: Path, max_sentences: int, heldout: float) -> Any:
-    """TRE of the hash encoder on 24 invented three-word trees, two words of each in that tree only (so no held-out
-    sentence has every word seen in the fit), labels drawn at random (so WNS varies)."""
-    from mtlib.experiments import tre
-
-    rng = np.random.default_rng(0)
-    labels = rng.integers(0, 5, size=(24, 5))
-    lines = [f"({a} ({b} w{i}a) ({c} ({d} w{i}b) ({e} film)))" for i, (a, b, c, d, e) in enumerate(labels)]
-    spec = tre.Spec(steps=5, heldout_fraction=heldout)  # the notebook's defaults (literal WNS), 5 fit steps
-    path = str(write(tmp / "trees.txt", "\n".join(lines) + "\n"))
-    truth = tre.ground_truth(path, max_sentences=max_sentences, weight=spec.wns_weight, average=spec.wns_average)
-    report = tre.tree_reconstruction(HashEncoder(), truth, fit=spec.fit_settings(), seed=0, n_boot=20, device="cpu")
-    return truth, report
-
-
-@case("nan-metrics", "tre_heldout_fraction_0_recorded", "works")
-def _t06(tmp: Path) -> Outcome:
-    truth, report = _tre(tmp, 0, 0.0)
-    return _recorded(tmp, report, "06_tree_reconstruction_error")
-
-
-@case("nan-metrics", "tre_no_heldout_sentence_all_seen_recorded", "works")
-def _t06_seen(tmp: Path) -> Outcome:
-    truth, report = _tre(tmp, 0, 0.25)
-    return _recorded(tmp, report, "06_tree_reconstruction_error")
-
-
-@case("nan-metrics", "tre_two_sentences_headline_nan", "clear")
-def _t06_two(tmp: Path) -> Outcome:
-    truth, report = _tre(tmp, 2, 0.0)
-    outcome = _recorded(tmp, truth, "06_tree_reconstruction_error", model=None)
-    return outcome if outcome[0] != "works" else _recorded(tmp, report, "06_tree_reconstruction_error")
-
-
 @case("nan-metrics", "relation_result_n_boot_0_recorded", "works")
 def _relation_n_boot_0(tmp: Path) -> Outcome:
     R, T = _relations()
@@ -542,23 +508,20 @@ for _arg, _value in (("lr", float("nan")), ("lr", float("inf")), ("steps", -3), 
 
     @case("out-of-range", f"tre_fit_{_arg}_{_value}")
     def _tre_arg(tmp: Path, arg: str = _arg, value: Any = _value) -> Outcome:
+        from mtlib.analysis.tree_reconstruction import fit_tre
         from mtlib.data.trees import parse_tree
-        from mtlib.experiments.tre import fit_tre
 
         trees = [parse_tree(t) for t in ("(3 (2 a) (3 film))", "(1 (2 the) (1 plot))", "(4 (4 great) (2 cast))")]
         kw = {"steps": 3, "lr": 0.01, arg: value}
         return refused(lambda: fit_tre(trees, hashed(["a", "b", "c"]), **kw).train_tre.tolist(), arg)
 
 
-@case("out-of-range", "tre_ground_truth_max_sentences_-2")
+@case("out-of-range", "tre_load_trees_max_sentences_-2")
 def _tre_max(tmp: Path) -> Outcome:
     from mtlib.experiments import tre
 
     path = write(tmp / "trees.txt", "(3 (2 a) (3 film))\n(1 (2 the) (1 plot))\n(4 (4 great) (2 cast))\n")
-    return refused(
-        lambda: len(tre.ground_truth(str(path), max_sentences=-2, weight="height", average="mean").trees),
-        "max_sentences",
-    )
+    return refused(lambda: len(tre.load_trees(str(path), max_sentences=-2)[0]), "max_sentences")
 
 
 @case("out-of-range", "parse_tree_max_depth_0")
@@ -950,17 +913,17 @@ def _deep_wns(tmp: Path) -> Outcome:
     return either(lambda: weighted_node_switching(_deep_tree()), finite, "depth")
 
 
-@case("unclear-errors", "deep_tree_tre_scores", "works")
+@case("unclear-errors", "deep_tree_tree_impurity", "works")
 def _deep_scores(tmp: Path) -> Outcome:
-    from mtlib.experiments.tre._scores import tree_scores
+    from mtlib.data.trees import tree_impurity
 
-    return either(lambda: tree_scores([_deep_tree()]), finite, "depth")
+    return either(lambda: tree_impurity(_deep_tree()), finite, "depth")
 
 
 @case("unclear-errors", "deep_tree_tre_fit", "works")
 def _deep_fit(tmp: Path) -> Outcome:
+    from mtlib.analysis.tree_reconstruction import fit_tre
     from mtlib.data.trees import parse_tree
-    from mtlib.experiments.tre import fit_tre
 
     trees = [_deep_tree(), parse_tree("(3 (3 good) (2 film))")]
     return either(lambda: fit_tre(trees, hashed(["x", "y"]), steps=2).train_tre, finite, "depth")

@@ -4,7 +4,7 @@ Notebook 06 fits one primitive per word type to every sentence vector at
 once. The baseline is the approach of the reference TRE implementation
 (Andreas 2019), extended to trees: each step composes every tree
 recursively in Python, sums the per-sentence losses and takes one RMSProp
-step (:func:`mtlib.experiments.tre.fit_tre_reference`). Both are timed in this process on
+step (``fit_tre_reference`` in ``tests/unit/analysis/tre_reference.py``). Both are timed in this process on
 the first 2,000 sentences of the bundled treebank with random target vectors
 of width 384 (the encoder does not matter for the optimisation), for
 additive composition (one sparse product in the batched version), and on
@@ -36,15 +36,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from mtlib.data.trees import parse_tree
-from mtlib.experiments import tre
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the naive reference lives with the tests
+
+from mtlib.analysis.tree_reconstruction import fit_tre  # noqa: E402
+from mtlib.data.trees import parse_tree  # noqa: E402
+from tests.unit.analysis.tre_reference import fit_tre_reference  # noqa: E402
 
 
 def main() -> None:
@@ -74,18 +77,18 @@ def main() -> None:
     all_targets = np.random.default_rng(0).normal(size=(n, args.dim))
     kw = dict(steps=args.steps, lr=0.01, init_scale=1.0, seed=0, dtype=args.dtype)
     torch.set_num_threads(1)  # both versions: small operations, and a fair comparison on a shared machine
-    tre.fit_tre(all_trees[:5], all_targets[:5], steps=1)  # warm torch up outside the timings
+    fit_tre(all_trees[:5], all_targets[:5], steps=1)  # warm torch up outside the timings
     for composition, n in sizes.items():
         trees, targets = all_trees[:n], all_targets[:n]
         m = n if args.reference_n <= 0 else min(n, args.reference_n)
         nodes, ref_nodes = (sum(sum(1 for _ in t.subtrees()) for t in trees[:k]) for k in (n, m))
         start = time.perf_counter()
-        fast = tre.fit_tre(trees, targets, composition=composition, **kw).train_tre
+        fast = fit_tre(trees, targets, composition=composition, **kw).train_tre
         t_fast = time.perf_counter() - start
         if m < n:  # the joint fit of the subset, to compare with the baseline on the same sentences
-            fast = tre.fit_tre(trees[:m], targets[:m], composition=composition, **kw).train_tre
+            fast = fit_tre(trees[:m], targets[:m], composition=composition, **kw).train_tre
         start = time.perf_counter()
-        slow = tre.fit_tre_reference(trees[:m], targets[:m], composition=composition, **kw)
+        slow = fit_tre_reference(trees[:m], targets[:m], composition=composition, **kw)
         t_slow = (time.perf_counter() - start) * nodes / ref_nodes
         gap = float(np.abs(fast - slow).max())
         how = (

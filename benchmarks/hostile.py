@@ -85,6 +85,7 @@ def _prepare(code: Path) -> None:
         "mtlib.run.results",
         "mtlib.experiments.montague",
         "mtlib.experiments.tre",
+        "mtlib.analysis.tree_reconstruction",
     ):
         __import__(name)
 

@@ -6,6 +6,8 @@
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
 - :mod:`~mtlib.analysis.polarity_sensitivity`: PSS (Bhathena et al.), its intervals and paired test.
 - :mod:`~mtlib.analysis.type_difference`: do the types of clustered items differ (chi-square, label permutations).
+- :mod:`~mtlib.analysis.rank_correlation`: Spearman with a bootstrap interval, and partial Spearman.
+- :mod:`~mtlib.analysis.tree_reconstruction`: Tree Reconstruction Error (TRE) of sentence vectors.
 """
 
 from mtlib.utils.faces import Face
@@ -18,6 +20,8 @@ _face = Face(
         "claims": [],
         "polarity_sensitivity": [],
         "type_difference": ["type_difference_test"],
+        "rank_correlation": [],
+        "tree_reconstruction": [],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -397,92 +397,6 @@ def tree_drawing(tree, *, title: str = "", colors: Sequence[str] = SST_COLORS) -
     return fig
 
 
-def scatter_panels(
-    df: pd.DataFrame,
-    *,
-    x: str,
-    y: str,
-    panel: str,
-    notes: dict | None = None,
-    title: str = "",
-    xlabel: str = "",
-    ylabel: str = "",
-    hue: str | None = None,
-) -> plt.Figure:
-    """One scatter panel per value of ``panel`` (e.g. encoder), with a text note per panel (e.g. ρ)."""
-    import seaborn as sns
-
-    panels = list(dict.fromkeys(df[panel]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False, sharey=True)
-    for ax, p in zip(axes[0], panels):
-        part = df[df[panel] == p]
-        sns.scatterplot(part, x=x, y=y, hue=hue, s=14, alpha=0.6, ax=ax, legend=hue is not None and p == panels[-1])
-        ax.set_title(str(p))
-        ax.set_xlabel(xlabel or x)
-        ax.set_ylabel(ylabel or y)
-        if notes and p in notes:
-            ax.text(
-                0.02,
-                0.98,
-                notes[p],
-                transform=ax.transAxes,
-                va="top",
-                fontsize=8,
-                bbox=dict(boxstyle="round", fc="white", ec="0.7"),
-            )
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
-def histograms(
-    df: pd.DataFrame, columns: Sequence[str], *, title: str = "", bins: int = 30, labels: Sequence[str] | None = None
-) -> plt.Figure:
-    """Side-by-side histograms of several columns (nan values left out, their count in the panel title)."""
-    import seaborn as sns
-
-    fig, axes = plt.subplots(1, len(columns), figsize=(4.2 * len(columns), 3.4), squeeze=False)
-    for k, (ax, col) in enumerate(zip(axes[0], columns)):
-        values = df[col].dropna()
-        sns.histplot(values, bins=bins, ax=ax)
-        name = labels[k] if labels else col
-        dropped = len(df) - len(values)
-        ax.set_title(f"{name} (n={len(values)}" + (f", {dropped} undefined)" if dropped else ")"))
-        ax.set_xlabel(name)
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
-def sweep_lines(
-    df: pd.DataFrame,
-    *,
-    x: str,
-    y: str,
-    hue: str,
-    panel: str | None = None,
-    title: str = "",
-    ylabel: str = "",
-    logx: bool = True,
-) -> plt.Figure:
-    """Lines of a statistic against one setting (e.g. ρ against steps), one line per ``hue``, panels by ``panel``."""
-    import seaborn as sns
-
-    panels = list(dict.fromkeys(df[panel])) if panel else [None]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False, sharey=True)
-    for ax, p in zip(axes[0], panels):
-        part = df if p is None else df[df[panel] == p]
-        sns.lineplot(part, x=x, y=y, hue=hue, marker="o", ax=ax)
-        if logx:
-            ax.set_xscale("log")
-        ax.axhline(0, color="0.4", lw=0.8, ls=":")
-        ax.set_title("" if p is None else f"{panel} = {p}")
-        ax.set_ylabel(ylabel or y)
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
 __all__ = [
     "PALETTE",
     "use_style",
@@ -495,7 +409,4 @@ __all__ = [
     "describe_figure",
     "SST_COLORS",
     "tree_drawing",
-    "scatter_panels",
-    "histograms",
-    "sweep_lines",
 ]

@@ -3,7 +3,7 @@
 Intuition: these are not a classifier's settings (nothing here is a
 :class:`~mtlib.models.ClassifierSettings`): they are the optimiser's and the
 protocol's, shared by every encoder of a run and by the sensitivity sweep around
-them (:func:`~mtlib.experiments.tre.sweep`). Notebook 06's
+them (notebook 06's last section). Notebook 06's
 spec holds their defaults (:meth:`mtlib.experiments.tre.spec.Spec.fit_settings`);
 this object has none, so no module keeps a second copy.
 
@@ -21,7 +21,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class FitSettings:
-    """The settings of a TRE fit (:func:`~mtlib.experiments.tre.tre_by_split`).
+    """The settings of a TRE fit (:func:`~mtlib.analysis.tree_reconstruction.tre_by_split`).
 
     Attributes:
         composition: ``"add"`` (a node is the sum of its children) or ``"linear"`` (learned ``W [a; b]``).
@@ -42,5 +42,5 @@ class FitSettings:
     unseen: str
 
     def kwargs(self) -> dict[str, Any]:
-        """The settings as keyword arguments of :func:`~mtlib.experiments.tre.tre_by_split`."""
+        """The settings as keyword arguments of :func:`~mtlib.analysis.tree_reconstruction.tre_by_split`."""
         return asdict(self)

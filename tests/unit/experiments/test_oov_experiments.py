@@ -9,11 +9,11 @@ import pandas as pd
 
 from mtlib import models
 from mtlib.analysis import polarity_sensitivity as ps
+from mtlib.analysis.tree_reconstruction import tre_by_split
 from mtlib.experiments import tre
-from mtlib.models import factory
+from mtlib.models import factory, load
 from mtlib.models.inference import oov
 from mtlib.models.training.settings import ClassifierSettings
-from mtlib.utils.context import RunContext
 from tests.unit.models.test_oov import VECTORS  # the same 2-d word vectors as the model-layer tests
 
 TREES = Path(__file__).resolve().parents[3] / "data" / "trees" / "dev.txt"
@@ -76,20 +76,22 @@ def test_pss_with_texts_no_encoder_word_knows_trains_scores_and_counts_them(tmp_
 
 
 def test_tre_counts_sentences_a_word_vector_model_has_no_vector_for(tmp_path):
-    truth = tre.ground_truth(str(TREES), max_sentences=40, weight="height", average="mean")
-    texts = list(truth.scores["text"])
+    trees, _ = tre.load_trees(str(TREES), max_sentences=40)
+    texts = [t.sentence for t in trees]
     words = sorted({w for t in texts for w in t.split()})
     rng = np.random.default_rng(0)
     dropped = set(texts[0].split()) | set(words[::3])  # the first sentence loses every word
-    encoder = _vector_file(tmp_path, {w: tuple(rng.normal(size=4).round(4)) for w in words if w not in dropped})
-    fit = tre.FitSettings(composition="add", steps=5, lr=0.01, init_scale=1.0, heldout_fraction=0.25, unseen="zero")
-    report = tre.tree_reconstruction(encoder, truth, fit=fit, seed=0, n_boot=0, context=RunContext.resolve())
+    encoder = load(_vector_file(tmp_path, {w: tuple(rng.normal(size=4).round(4)) for w in words if w not in dropped}))
+    targets = encoder.embed(texts)
+    summary = oov.coverage_summary(oov.model_token_counts(encoder, texts), len(texts))
+    per, _ = tre_by_split(trees, targets, heldout_fraction=0.25, unseen="zero", seed=0, steps=5)
     known = [[w not in dropped for w in t.split()] for t in texts]
     skipped = sum(not any(k) for k in known)
     partial = sum(any(k) and not all(k) for k in known)
-    m = report.metrics()
+    m = oov.coverage_metrics(summary, "sentences")
     assert skipped >= 1 and partial >= 1
     assert (m["oov/skipped/sentences"], m["oov/partial/sentences"]) == (skipped, partial)
-    assert m["sentences/no_target"] == skipped  # the same rule leaves them out of the fit
+    assert (per["split"] == "no target").sum() == skipped  # the same rule leaves them out of the fit
     assert m["oov/token_coverage/sentences"] == sum(map(sum, known)) / sum(map(len, known))
-    assert f"{skipped} of 40 sentences have no known word (no target: left out)" in report.summary()
+    note = oov.coverage_note("vectors", summary, "sentences", "no target: left out")
+    assert f"{skipped} of 40 sentences have no known word (no target: left out)" in note

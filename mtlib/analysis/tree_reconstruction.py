@@ -1,31 +1,182 @@
-"""The TRE objective and its fit: primitives (and a composition matrix) trained with RMSProp.
+"""Tree Reconstruction Error (TRE): how well sentence vectors are rebuilt from word vectors along parse trees.
 
-:func:`fit_tre` optimises every sentence at once (:func:`compose_batched`);
-:func:`fit_tre_reference` is the naive per-sentence recursion kept for tests and
-the benchmark; :func:`tre_by_split` fits on a training part and scores held-out
-sentences with the trained primitives (unseen words: ``"zero"`` or ``"exclude"``).
+TRE (Andreas 2019; extended to sentences by Bhathena et al. §4) asks how well
+an encoder's sentence vectors ``f(x)`` can be rebuilt from **one learned
+vector per word type** (the primitives, shared by every sentence) composed
+along the sentence's parse tree by a fixed rule. The primitives (and, for the
+learned linear rule, its matrix) are trained with RMSProp to minimise
+``Σ_x δ(f(x), compose(d(x)))`` with ``δ = 1 − cosine``; TRE(x) is δ after
+training: near 0 when the encoder's vector of x is what its words add up to.
+
+Composition rules: ``"add"`` (a node is the sum of its children: one sparse
+bag-of-words product ``B @ E`` for every sentence at once) and ``"linear"``
+(a node is ``W [a; b]``, ``W`` of shape ``(d, 2d)`` initialised to ``[I I]``;
+a node with k > 2 children folds left to right, a unary node passes its child
+on; evaluated level by level over all trees, one matrix product per height).
+One optimisation covers the whole data set, with no Python loop over
+sentences or nodes per step (:func:`fit_tre`). The naive per-sentence
+recursion it is checked against lives in the tests.
+
+With free primitives the fit can drive training TRE towards 0, so
+:func:`tre_by_split` fits on a training part and scores held-out sentences
+with the trained primitives. A word never seen in the fit contributes the
+zero vector (``unseen="zero"``; a held-out sentence of unseen words only gets
+``nan``) or removes its sentence (``unseen="exclude"``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
 from mtlib.data.trees import Tree
-from mtlib.experiments.tre._encoding import EncodedTrees, build_vocabulary, encode_trees
 from mtlib.models.inference.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
 from mtlib.utils.threads import limit_threads
 
+__all__ = [
+    "COMPOSITIONS",
+    "UNSEEN",
+    "EncodedTrees",
+    "TREModel",
+    "build_vocabulary",
+    "compose_batched",
+    "cosine_distance",
+    "encode_trees",
+    "fit_tre",
+    "init_parameters",
+    "tre_by_split",
+]
+
 COMPOSITIONS = ("add", "linear")
 UNSEEN = ("zero", "exclude")
 EPS = 1e-12
+
+
+def build_vocabulary(trees: Sequence[Tree]) -> list[str]:
+    """The word types of ``trees``, sorted (row i of the primitives is word i)."""
+    return sorted({w for t in trees for w in t.leaves()})
+
+
+@dataclass
+class EncodedTrees:
+    """Trees as index arrays over one node table (built once, used at every step).
+
+    The node table has the pre-terminals first (``leaf_ids`` rows), then the
+    binary composition nodes level by level. Word id ``n_words`` stands for a
+    word outside the vocabulary (its vector is zero).
+
+    Attributes:
+        leaf_ids: ``(n_leaves,)`` word id of every pre-terminal, all sentences.
+        levels: Per level h = 1, 2, ...: ``(left, right)`` node-table indices
+            of the children of the level's nodes, each ``(m_h,)``.
+        roots: ``(n,)`` node-table index of each sentence's root.
+        bow: ``(n, n_words)`` sparse word counts (seen words only).
+        n_unseen: ``(n,)`` tokens outside the vocabulary per sentence.
+        n_tokens: ``(n,)`` tokens per sentence.
+    """
+
+    leaf_ids: torch.Tensor
+    levels: list[tuple[torch.Tensor, torch.Tensor]]
+    roots: torch.Tensor
+    bow: torch.Tensor
+    n_unseen: np.ndarray
+    n_tokens: np.ndarray
+    n_words: int
+
+
+def encode_trees(trees: Sequence[Tree], vocab: Sequence[str], dtype: torch.dtype = torch.float32) -> EncodedTrees:
+    """Flatten ``trees`` into :class:`EncodedTrees` (one Python pass, done once)."""
+    index = {w: i for i, w in enumerate(vocab)}
+    unk = len(vocab)
+    leaf_ids: list[int] = []
+    nodes: list[tuple[int, tuple[str, int], tuple[str, int]]] = []  # (level, left ref, right ref)
+    roots: list[tuple[str, int]] = []
+
+    def visit(root: Tree) -> tuple[tuple[str, int], int]:
+        """Return (reference, level) of a subtree; a reference is ('leaf', i) or ('node', k).
+
+        Children are folded left to right (n-ary), a unary node passes its child on. Iterative, with
+        an explicit stack of ``[node, next child, reference so far, level so far]``, so a tree of any
+        depth is encoded without recursion, leaves and nodes numbered as a recursive walk would.
+        """
+        stack: list[list] = [[root, 0, None, 0]]
+        done: tuple[tuple[str, int], int] | None = None  # what the frame just popped returned
+        while stack:
+            frame = stack[-1]
+            t = frame[0]
+            if t.word is not None:  # a leaf
+                leaf_ids.append(index.get(t.word, unk))
+                done = (("leaf", len(leaf_ids) - 1), 0)
+                stack.pop()
+                continue
+            if done is not None:  # back from child frame[1] - 1
+                cref, clevel = done
+                done = None
+                if frame[1] == 1:
+                    frame[2], frame[3] = cref, clevel
+                else:
+                    frame[3] = 1 + max(frame[3], clevel)
+                    nodes.append((frame[3], frame[2], cref))
+                    frame[2] = ("node", len(nodes) - 1)
+            if frame[1] < len(t.children):
+                frame[1] += 1
+                stack.append([t.children[frame[1] - 1], 0, None, 0])
+                continue
+            done = (frame[2], frame[3])
+            stack.pop()
+        assert done is not None
+        return done
+
+    rows, cols, n_unseen, n_tokens = [], [], [], []
+    for i, t in enumerate(trees):
+        words = t.leaves()
+        ids = [index[w] for w in words if w in index]
+        rows += [i] * len(ids)
+        cols += ids
+        n_unseen.append(len(words) - len(ids))
+        n_tokens.append(len(words))
+        roots.append(visit(t)[0])
+
+    n_leaves = len(leaf_ids)
+    order = sorted(range(len(nodes)), key=lambda k: nodes[k][0])  # stable: by level
+    position = np.empty(len(nodes), dtype=np.int64)
+    position[order] = n_leaves + np.arange(len(nodes))
+
+    def resolve(ref: tuple[str, int]) -> int:
+        return ref[1] if ref[0] == "leaf" else int(position[ref[1]])
+
+    levels = []
+    for level in sorted({lv for lv, _, _ in nodes}):
+        members = [k for k in order if nodes[k][0] == level]
+        levels.append(
+            (
+                torch.tensor([resolve(nodes[k][1]) for k in members], dtype=torch.long),
+                torch.tensor([resolve(nodes[k][2]) for k in members], dtype=torch.long),
+            )
+        )
+    values = torch.ones(len(rows), dtype=dtype)
+    bow = torch.sparse_coo_tensor(
+        torch.tensor([rows, cols], dtype=torch.long).reshape(2, -1),
+        values,
+        (len(trees), len(vocab)),
+        check_invariants=True,
+    ).coalesce()
+    return EncodedTrees(
+        torch.tensor(leaf_ids, dtype=torch.long),
+        levels,
+        torch.tensor([resolve(r) for r in roots], dtype=torch.long),
+        bow,
+        np.array(n_unseen),
+        np.array(n_tokens),
+        len(vocab),
+    )
 
 
 def cosine_distance(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -45,7 +196,7 @@ def init_parameters(
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Primitives ``(n_words, dim)`` drawn from N(0, init_scale²) and, for ``"linear"``, ``W = [I I]``.
 
-    The same call gives the batched fit and the reference identical starting points.
+    The same call gives the batched fit and the naive reference identical starting points.
     """
     if composition not in COMPOSITIONS:
         raise ValueError(f"composition must be one of {COMPOSITIONS}, got {composition!r}")
@@ -101,7 +252,8 @@ class TREModel:
         return tre
 
 
-def _check(trees: Sequence[Tree], targets: np.ndarray, steps: int, lr: float) -> np.ndarray:
+def _check_inputs(trees: Sequence[Tree], targets: np.ndarray, steps: int, lr: float) -> np.ndarray:
+    """``targets`` as an array if it is ``(len(trees), d)`` and finite, ``steps`` a count and ``lr`` > 0."""
     targets = np.asarray(targets)
     if targets.ndim != 2 or len(targets) != len(trees):
         raise ValueError(f"targets must be (n_sentences, dim) = ({len(trees)}, d), got {targets.shape}")
@@ -137,7 +289,7 @@ def fit_tre(
     device: str = "auto",
     num_threads: int | None = None,
 ) -> TREModel:
-    """Learn primitives for all ``trees`` at once (batched; see the module docstring).
+    """Learn primitives for all ``trees`` at once (batched full-batch RMSProp; see the module docstring).
 
     Args:
         trees: Parsed sentences.
@@ -156,7 +308,7 @@ def fit_tre(
     Returns:
         A :class:`TREModel` (parameters moved back to the CPU).
     """
-    targets = _check(trees, targets, steps, lr)
+    targets = _check_inputs(trees, targets, steps, lr)
     tdtype = getattr(torch, dtype)
     device = resolve_device(device)
     vocab = build_vocabulary(trees)
@@ -164,107 +316,25 @@ def fit_tre(
     prim, weight = init_parameters(
         len(vocab), targets.shape[1], composition=composition, seed=seed, init_scale=init_scale, dtype=tdtype
     )
+    settings = dict(composition=composition, steps=steps, lr=lr, init_scale=init_scale, seed=seed, dtype=dtype)
     with limit_threads(num_threads or (1 if composition == "add" else None)):
-        return _fit(
-            enc,
-            vocab,
-            prim,
-            weight,
-            targets,
-            composition,
-            steps,
-            lr,
-            device,
-            tdtype,
-            dict(composition=composition, steps=steps, lr=lr, init_scale=init_scale, seed=seed, dtype=dtype),
-        )
-
-
-def _fit(
-    enc: EncodedTrees,
-    vocab: list[str],
-    prim: torch.Tensor,
-    weight: torch.Tensor | None,
-    targets: np.ndarray,
-    composition: str,
-    steps: int,
-    lr: float,
-    device: str,
-    tdtype: torch.dtype,
-    settings: dict[str, Any],
-) -> TREModel:
-    """The RMSProp loop of :func:`fit_tre`."""
-    params = [p.to(device).requires_grad_() for p in (prim, weight) if p is not None]
-    enc.bow, enc.leaf_ids, enc.roots = enc.bow.to(device), enc.leaf_ids.to(device), enc.roots.to(device)
-    enc.levels = [(a.to(device), b.to(device)) for a, b in enc.levels]
-    tgt = torch.as_tensor(targets, dtype=tdtype, device=device)
-    opt = torch.optim.RMSprop(params, lr=lr)
-    losses = np.zeros(steps)
-    w = params[1] if composition == "linear" else None
-    for step in range(steps):
-        opt.zero_grad()
-        loss = cosine_distance(compose_batched(enc, params[0], w), tgt).sum()
-        loss.backward()
-        opt.step()
-        losses[step] = loss.item()
-    with torch.no_grad():
-        train_tre = cosine_distance(compose_batched(enc, params[0], w), tgt).cpu().numpy().astype(float)
-    return TREModel(
-        vocab,
-        composition,
-        params[0].detach().cpu(),
-        None if w is None else w.detach().cpu(),
-        losses,
-        train_tre,
-        settings,
-    )
-
-
-def fit_tre_reference(
-    trees: Sequence[Tree],
-    targets: np.ndarray,
-    *,
-    composition: str = "add",
-    steps: int = 400,
-    lr: float = 0.01,
-    init_scale: float = 1.0,
-    seed: int = 0,
-    dtype: str = "float32",
-) -> np.ndarray:
-    """The naive per-sentence recursion (for tests and the benchmark): same objective, same steps.
-
-    Each step composes every tree recursively in Python, sums the per-sentence
-    losses and takes one RMSProp step. Returns the training TRE ``(n,)``.
-    """
-    targets = _check(trees, targets, steps, lr)
-    tdtype = getattr(torch, dtype)
-    vocab = build_vocabulary(trees)
-    index = {w: i for i, w in enumerate(vocab)}
-    prim, weight = init_parameters(
-        len(vocab), targets.shape[1], composition=composition, seed=seed, init_scale=init_scale, dtype=tdtype
-    )
-    params = [p.requires_grad_() for p in (prim, weight) if p is not None]
-    tgt = [torch.as_tensor(row, dtype=tdtype) for row in targets]
-
-    def compose(t: Tree) -> torch.Tensor:
-        if t.word is not None:  # a leaf
-            return prim[index[t.word]]
-        out = compose(t.children[0])
-        for c in t.children[1:]:
-            out = out + compose(c) if weight is None else weight @ torch.cat([out, compose(c)])
-        return out
-
-    def delta(t: Tree, f: torch.Tensor) -> torch.Tensor:
-        return cosine_distance(compose(t)[None], f[None])[0]
-
-    opt = torch.optim.RMSprop(params, lr=lr)
-    for _ in range(steps):
-        opt.zero_grad()
-        loss = cast(torch.Tensor, sum(delta(t, f) for t, f in zip(trees, tgt)))
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        return np.array([float(delta(t, f)) for t, f in zip(trees, tgt)])
+        params = [p.to(device).requires_grad_() for p in (prim, weight) if p is not None]
+        enc.bow, enc.leaf_ids, enc.roots = enc.bow.to(device), enc.leaf_ids.to(device), enc.roots.to(device)
+        enc.levels = [(a.to(device), b.to(device)) for a, b in enc.levels]
+        tgt = torch.as_tensor(targets, dtype=tdtype, device=device)
+        opt = torch.optim.RMSprop(params, lr=lr)
+        losses = np.zeros(steps)
+        w = params[1] if composition == "linear" else None
+        for step in range(steps):
+            opt.zero_grad()
+            loss = cosine_distance(compose_batched(enc, params[0], w), tgt).sum()
+            loss.backward()
+            opt.step()
+            losses[step] = loss.item()
+        with torch.no_grad():
+            train_tre = cosine_distance(compose_batched(enc, params[0], w), tgt).cpu().numpy().astype(float)
+        primitives, weight_out = params[0].detach().cpu(), None if w is None else w.detach().cpu()
+        return TREModel(vocab, composition, primitives, weight_out, losses, train_tre, settings)
 
 
 def tre_by_split(

@@ -1,27 +1,58 @@
-"""Ground-truth compositionality of each tree (Tree Impurity, Weighted Node Switching) and the paper's examples.
+"""Notebook 06's data: the tree files it scores and fits, and the paper's published values.
 
-No model is involved: TI and WNS are read off the labelled trees
-(:mod:`mtlib.data.trees`); :func:`find_paper_examples` finds the sentences of
-the paper's Table 4 / Figure 3 in the data by a letters-and-digits key.
+No model is involved: the trees come from PTB bracket files (:func:`load_trees`,
+read by :func:`mtlib.data.sst.load_sst_trees`); the paper's Table 2
+correlations and its Table 4 / Figure 3 sentences (:mod:`mtlib.data.papers`)
+are matched to our encoders and to our trees.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from mtlib.data.errors import check_count
 from mtlib.data.papers import BHATHENA_TABLE2, BHATHENA_TABLE4
+from mtlib.data.sst import load_sst_trees
 from mtlib.data.trees import Tree, tree_impurity, weighted_node_switching
 
 # registry names (and hub ids) of our encoders that are a paper encoder
 PAPER_ENCODERS = {"bert-base": "BERT", "bert-base-uncased": "BERT"}
 
 
+def load_trees(data_path: str, *, fit_path: str = "", max_sentences: int = 0) -> tuple[list[Tree], list[Tree]]:
+    """The trees of a PTB tree file to score, and those of an optional second file that only join the TRE fit.
+
+    Args:
+        data_path: Tree file, absolute or relative to ``data/`` (``trees/dev.txt``, SST's ``dev.txt``).
+        fit_path: Optional second tree file (``""``: none).
+        max_sentences: Keep at most this many sentences of each file, in file order (0 keeps all).
+
+    Raises:
+        DataArgumentError: ``max_sentences`` is not an integer >= 0 (``-2`` would drop the last two).
+    """
+    max_sentences = check_count(max_sentences, "load_trees", "max_sentences")
+    trees = list(load_sst_trees(data_path, binary=False)["tree"])[: max_sentences or None]
+    extra = list(load_sst_trees(fit_path, binary=False)["tree"])[: max_sentences or None] if fit_path else []
+    return trees, extra
+
+
 def paper_table2(encoder: str) -> float:
     """The paper's Table 2 correlation for one of our encoders (``nan`` when the paper has none)."""
     return BHATHENA_TABLE2.get(PAPER_ENCODERS.get(encoder, encoder), float("nan"))
+
+
+def paper_rows(encoders: Iterable[str]) -> list[dict[str, Any]]:
+    """Table 2 rows of the paper's encoders not among ``encoders`` (their printed value only)."""
+    ran = {PAPER_ENCODERS.get(name, name) for name in encoders}
+    return [
+        {"encoder": f"{enc} (paper)", "split": "SST dev", "paper": value}
+        for enc, value in BHATHENA_TABLE2.items()
+        if enc not in ran
+    ]
 
 
 def sentence_key(text: str) -> str:
@@ -56,16 +87,3 @@ def find_paper_examples(trees: Sequence[Tree], *, weight: str = "height", averag
             }
         )
     return pd.DataFrame(rows)
-
-
-def tree_scores(trees: Sequence[Tree], *, weight: str = "height", average: str = "mean") -> pd.DataFrame:
-    """Per sentence: ``text, n_words, label`` (root), ``ti``, ``wns`` (``nan`` for one-word sentences)."""
-    return pd.DataFrame(
-        {
-            "text": [t.sentence for t in trees],
-            "n_words": [len(t.leaves()) for t in trees],
-            "label": [t.label for t in trees],
-            "ti": [tree_impurity(t) for t in trees],
-            "wns": [weighted_node_switching(t, weight=weight, average=average) for t in trees],
-        }
-    )
