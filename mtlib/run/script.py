@@ -43,6 +43,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mtlib.run import profiles
+from mtlib.run.params import read_yaml
+
 __all__ = ["code_cells", "display", "main", "run_cells", "run_notebook"]
 
 
@@ -159,9 +162,6 @@ def run_notebook(notebook: str | Path, parameters: Mapping[str, Any], *, quiet: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m mtlib.run.script NOTEBOOK [--profile P] [-p key=value] [--parameters FILE] [--quiet]``."""
-    from mtlib.run import profiles
-    from mtlib.run.params import read_yaml
-
     parser = argparse.ArgumentParser(
         prog="python -m mtlib.run.script", description="Run a notebook as a plain Python script (no Jupyter)."
     )
