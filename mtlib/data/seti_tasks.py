@@ -1,14 +1,9 @@
 """SETI's task settings (Fu & Frank 2023, §3.2) built from a pool of natural inferences: a dataset builder.
 
-Intuition: a compositional inference ``f(s) -> s'`` chains a veridical inference ``f(s) -> s`` ("Someone
-realizes that s") with a natural one ``s -> s'`` (a substitution or an active/passive change); Table 3's
-Boolean rules give its label (① T∧T→T, ② T∧F→F, ③ F∧T→F, ④ F∧F→F). Each task setting is a recipe over the
-pool and the verbs: which kinds of item train (balanced by downsampling, Appendix B) and which compositions
-test, in non-trivial settings split so that no test sentence occurs in training. ``cg`` (Compositional
-Generalization) is that controlled split; ``id`` (In-Distribution) reshuffles the same items with the same
-sizes. Every built setting is checked against §3.2 (:func:`check_invariants`). The pool is a DataFrame of
-natural inferences (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural, ``rule`` e.g.
-``boy→kid``, ``pair_ID``), as :func:`mtlib.experiments.seti.extract_natural_inferences` finds them in SICK.
+Intuition: a compositional inference ``f(s) -> s'`` chains a veridical one ``f(s) -> s`` ("Someone realizes
+that s") with a natural one ``s -> s'``; Table 3's Boolean rules give its label. Each setting is a recipe over
+the pool (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural, ``rule`` e.g. ``boy→kid``,
+``pair_ID``) and the verbs: which items train and which compositions test, checked against §3.2.
 """
 
 from __future__ import annotations
@@ -23,7 +18,7 @@ import pandas as pd
 
 from mtlib.data.errors import DataArgumentError, check_count
 
-__all__ = ["SETTINGS", "TEMPLATE", "TEST_RULES", "SetiData", "SetiError", "build", "check_invariants", "universe"]
+__all__ = ["SETTINGS", "TEMPLATE", "TEST_RULES", "SetiData", "SetiError", "build", "check_invariants"]
 
 #: §3.1: the premise template of veridical and compositional inferences.
 TEMPLATE = "Someone {verb} that {s}"
@@ -49,7 +44,6 @@ KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
 #: The columns of every item frame: ``rule`` is 1-4 for CI and 0 otherwise, ``s`` the natural premise the item
 #: was built from, ``nat_rule`` the natural inference's substitution (``boy→kid``).
 COLUMNS = ["premise", "hypothesis", "label", "kind", "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
-POOL_COLUMNS = ["premise", "hypothesis", "label", "type", "pair_ID"]
 
 
 class SetiError(ValueError):
@@ -57,31 +51,25 @@ class SetiError(ValueError):
 
 
 def check_template(template: Any, where: str) -> str:
-    """``template`` if it is a format string whose placeholders are exactly ``{verb}`` and ``{s}``.
-
-    Raises:
-        DataArgumentError: naming ``where`` and the template (no ``{s}``, a stray field, an unmatched brace).
-    """
+    """``template`` if it is a format string whose placeholders are exactly ``{verb}`` and ``{s}`` (§3.1); else
+    :class:`DataArgumentError` naming ``where``."""
     try:
-        fields = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+        ok = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None} == {"verb", "s"}
     except (AttributeError, TypeError, ValueError):  # not a string, or an unmatched brace
-        fields = set()
-    if not isinstance(template, str) or fields != {"verb", "s"}:
-        raise DataArgumentError(
-            where, "template", "a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'", template
-        )
+        ok = False
+    if not ok or not isinstance(template, str):
+        expected = "a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'"
+        raise DataArgumentError(where, "template", expected, template)
     return template
 
 
-def _objects(values: Any) -> np.ndarray:
-    """Strings as a NumPy object array (iterating pandas' Arrow strings one by one is slow)."""
-    if isinstance(values, (pd.Series, pd.Index)):
-        return values.to_numpy(dtype=object)
-    return np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=object)
+def _texts(values: Any) -> list[str]:
+    """Strings as a list (iterating pandas' Arrow strings one by one is slow)."""
+    return values.tolist() if isinstance(values, (pd.Series, pd.Index, np.ndarray)) else list(values)
 
 
 def _strings(*columns: Any) -> set[str]:
-    return set().union(*(set(_objects(c).tolist()) for c in columns))
+    return set().union(*(_texts(c) for c in columns))
 
 
 def veridical_premises(forms: Sequence[str], sentences: Sequence[str], template: str = TEMPLATE) -> list[str]:
@@ -93,23 +81,15 @@ def veridical_premises(forms: Sequence[str], sentences: Sequence[str], template:
         s = s.strip().rstrip(".")
         return s[0].lower() + s[1:] if len(s) > 1 and not s[1].isupper() else s
 
-    sentence_array = _objects(sentences)
-    clauses = {s: clause(s) for s in set(sentence_array)}
-    return [template.format(verb=f, s=clauses[s]) for f, s in zip(_objects(forms), sentence_array)]
+    texts = _texts(sentences)
+    clauses = {s: clause(s) for s in set(texts)}
+    return [template.format(verb=f, s=clauses[s]) for f, s in zip(_texts(forms), texts)]
 
 
 def rule_of(veridical: Any, nat_label: Any) -> np.ndarray:
-    """Table 3's rule number (1-4) for arrays of verb veridicality and natural-inference labels."""
+    """Table 3's rule (1-4) for arrays of verb veridicality and natural-inference labels; only ① (T∧T) entails."""
     v, n = np.asarray(veridical, dtype=bool), np.asarray(nat_label).astype(int) == 1
     return np.where(v, np.where(n, 1, 2), np.where(n, 3, 4))
-
-
-def composed_label(veridical: Any, nat_label: Any) -> np.ndarray:
-    """The Boolean composition T∧T→T, else F (1 entailment, 0 non-entailment)."""
-    return (np.asarray(veridical, dtype=bool) & (np.asarray(nat_label).astype(int) == 1)).astype(int)
-
-
-# --- items: primitive and compositional inferences ------------------------------------------------
 
 
 def _items(**columns: Any) -> pd.DataFrame:
@@ -137,12 +117,10 @@ def compositional(pairs: pd.DataFrame, verbs: pd.DataFrame, template: str) -> pd
     """``f(s) -> s'`` (``CI``) for every natural pair ``(s, s')`` and verb, labelled by Table 3's rules."""
     g = pairs.reset_index(drop=True).merge(verbs, how="cross")
     premise = veridical_premises(g["form"], g["premise"], template)
-    label, rule = composed_label(g["veridical"], g["label"]), rule_of(g["veridical"], g["label"])
+    rule = rule_of(g["veridical"], g["label"])
+    label = (rule == 1).astype(int)  # Table 3: T∧T→T, else F
     return _items(premise=premise, hypothesis=g["hypothesis"], label=label, kind="CI", rule=rule, s=g["premise"],
                   verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"], pair_ID=g["pair_ID"])  # fmt: skip
-
-
-# --- sentence-disjoint splits ----------------------------------------------------------------------
 
 
 def sentence_components(premises: Any, hypotheses: Any) -> np.ndarray:
@@ -197,9 +175,6 @@ def split_by_sentences(
     return pairs.iloc[sorted(train_idx)].reset_index(drop=True), pairs.iloc[sorted(test_idx)].reset_index(drop=True)
 
 
-# --- the seven settings ---------------------------------------------------------------------------
-
-
 @dataclass
 class SetiData:
     """One task setting in one configuration.
@@ -209,7 +184,6 @@ class SetiData:
         train, dev, test: Item frames (:data:`COLUMNS`).
         few: Few-shot candidates D_few (§5.2): compositional, built like the test set, sharing no sentence with
             it, ordered so that the first shots cycle through the test's rules; empty unless asked for.
-        info: The seed and the sizes of the training types before balancing.
     """
 
     task: int
@@ -219,7 +193,6 @@ class SetiData:
     dev: pd.DataFrame
     test: pd.DataFrame
     few: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COLUMNS))
-    info: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -258,10 +231,6 @@ def _recipe(
         return train, compositional(te, nonver, template)
     tr, te = split_by_sentences(lex, seed)  # (3, "non-trivial-R_nat")
     return [primitive_natural(neg(tr)), compositional(pos(tr), ver, template)], compositional(neg(te), ver, template)
-
-
-def _sample(frame: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
-    return frame if n >= len(frame) else frame.iloc[np.sort(rng.choice(len(frame), n, replace=False))]
 
 
 def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -313,20 +282,19 @@ def build(
         task, setting: One of :data:`SETTINGS`, e.g. ``(2, "non-trivial")``.
         config: ``"cg"`` (Compositional Generalization: the controlled split) or ``"id"`` (In-Distribution:
             D_train ∪ D_dev ∪ D_test of ``cg`` shuffled and cut to the same sizes).
-        pool: Natural inferences (``premise``, ``hypothesis``, ``label``, ``type``, ``rule``, ``pair_ID``).
-        verbs: ``verb``, ``form`` (3rd person, as the template takes it) and ``veridical`` per verb.
-        seed: Seeds every sampling step (balancing, sentence splits, dev split, D_few, the ``id`` shuffle).
+        pool, verbs: The natural inferences; ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
+        seed: Seeds every sampling step: balancing the training types by downsampling (Appendix B), sentence
+            splits, the dev split (``dev_fraction`` of the balanced training data, Table 5), D_few, the ``id`` shuffle.
         template: Premise template with ``{verb}`` and ``{s}`` (§3.1).
-        dev_fraction: Share of the balanced training data held out as dev (the paper's 20%, Table 5).
         n_few: Reserve this many few-shot candidates (D_few, §5.2) from the test side (``cg`` only).
 
     Raises:
         SetiError: unknown names, or a pool that lacks what the setting needs (the message says what).
-        DataArgumentError: ``pool`` not a DataFrame of natural inferences, ``template`` without ``{verb}`` and
-            ``{s}``, or ``seed`` / ``n_few`` not an integer >= 0.
+        DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed`` or ``n_few``.
     """
-    if not isinstance(pool, pd.DataFrame) or not set(POOL_COLUMNS) <= set(pool.columns):
-        raise DataArgumentError("build", "pool", f"a DataFrame with columns {POOL_COLUMNS}", pool)
+    columns = ["premise", "hypothesis", "label", "type", "pair_ID"]
+    if not isinstance(pool, pd.DataFrame) or not set(columns) <= set(pool.columns):
+        raise DataArgumentError("build", "pool", f"a DataFrame with columns {columns}", pool)
     check_template(template, "build")
     check_count(seed, "build", "seed")
     check_count(n_few, "build", "n_few")
@@ -341,15 +309,13 @@ def build(
         raise SetiError(f"task {task} {setting} needs {need} natural inferences; the pool has none")
     rng = np.random.default_rng(seed)
     parts, test = _recipe(task, setting, lex, stru, verbs, template, seed)
-    sizes = {f"before_balancing/{p['kind'].iloc[0] if len(p) else i}": len(p) for i, p in enumerate(parts)}
     if any(len(p) == 0 for p in parts) or test.empty:
-        raise SetiError(
-            f"task {task} {setting}: the pool gives an empty training type or test set "
-            f"(sizes {sizes}, test {len(test)}); it needs more pairs of each label"
-        )
+        sizes = f"training types {[len(p) for p in parts]}, test {len(test)}"
+        raise SetiError(f"task {task} {setting}: the pool gives an empty training type or test set ({sizes})")
     n = min(len(p) for p in parts)  # Appendix B: the training types balanced by downsampling the larger ones
     train_parts, dev_parts = [], []
-    for part in [_sample(p, n, rng) for p in parts]:  # every type sampled before any dev split
+    balanced = [p if n >= len(p) else p.iloc[np.sort(rng.choice(len(p), n, replace=False))] for p in parts]
+    for part in balanced:  # every type sampled before any dev split
         order = rng.permutation(len(part))
         n_dev = int(round(dev_fraction * len(part)))
         dev_parts.append(part.iloc[order[:n_dev]])
@@ -363,21 +329,16 @@ def build(
         order = rng.permutation(len(everything))
         cut = [len(test), len(test) + len(dev)]
         test, dev, train = (everything.iloc[i].reset_index(drop=True) for i in np.split(order, cut))
-    data = SetiData(task, setting, config, train, dev, test, few, {"seed": seed, **sizes})
+    data = SetiData(task, setting, config, train, dev, test, few)
     check_invariants(data)
     return data
 
 
 def check_invariants(data: SetiData) -> None:
-    """The invariants of §3.2; raises AssertionError naming the broken one.
-
-    - every CI label follows its Table 3 rule; kinds and labels are known;
-    - D_few shares no item and no sentence with D_test;
-    - ``cg``: the test set is compositional only and holds only the rules :data:`TEST_RULES` names (D_few too);
-      the training CI rules are within :data:`TRAIN_RULES`;
-    - ``cg``, non-trivial: no sentence of a test item (its natural premise ``s`` or its hypothesis) occurs in
-      training or dev; Task 1 non-trivial: every test substitution rule occurs in training.
-    """
+    """The invariants of §3.2; raises AssertionError naming the broken one: CI labels follow Table 3; D_few
+    shares no item or sentence with D_test; ``cg`` tests CI only, with :data:`TEST_RULES` (D_few too), and trains
+    on :data:`TRAIN_RULES`; non-trivial ``cg`` tests sentences unseen in training (its natural premise ``s`` and its
+    hypothesis), Task 1 non-trivial with substitution rules seen in training."""
     key = (data.task, data.setting)
     for name, frame in (("train", data.train), ("dev", data.dev), ("test", data.test), ("few", data.few)):
         ci = frame[frame["kind"] == "CI"]
@@ -386,8 +347,8 @@ def check_invariants(data: SetiData) -> None:
         assert (ci["label"].to_numpy().astype(int) == expected).all(), f"{data.name} {name}: a CI label breaks its rule"
         assert set(frame["kind"]) <= set(KINDS), f"{data.name} {name}: unknown kind {set(frame['kind'])}"
         assert set(frame["label"].astype(int)) <= {0, 1}, f"{data.name} {name}: labels must be 0/1"
-    few_items = set(zip(_objects(data.few["premise"]), _objects(data.few["hypothesis"])))
-    test_items = set(zip(_objects(data.test["premise"]), _objects(data.test["hypothesis"])))
+    few_items = set(zip(_texts(data.few["premise"]), _texts(data.few["hypothesis"])))
+    test_items = set(zip(_texts(data.test["premise"]), _texts(data.test["hypothesis"])))
     assert not few_items & test_items, f"{data.name}: D_few ∩ D_test ≠ ∅"
     test_sentences = _strings(data.test["s"], data.test["hypothesis"])
     assert not _strings(data.few["s"], data.few["hypothesis"]) & test_sentences, f"{data.name}: D_few shares a sentence"
@@ -406,13 +367,3 @@ def check_invariants(data: SetiData) -> None:
     if key == (1, "non-trivial"):
         known = _strings(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
         assert _strings(data.test["nat_rule"]) <= known, f"{data.name}: a test substitution rule is unseen in training"
-
-
-def universe(pool: pd.DataFrame, verbs: pd.DataFrame, template: str = TEMPLATE) -> list[str]:
-    """Every sentence any setting can use: the pool's sentences, then ``f(s)`` for each premise ``s`` and verb.
-
-    Encoding this list once serves every setting, configuration, seed and shot budget.
-    """
-    natural = list(dict.fromkeys(_objects(pd.concat([pool["premise"], pool["hypothesis"]])).tolist()))
-    grid = pd.DataFrame({"s": list(dict.fromkeys(_objects(pool["premise"]).tolist()))}).merge(verbs, how="cross")
-    return natural + veridical_premises(grid["form"], grid["s"], template)

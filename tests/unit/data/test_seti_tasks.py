@@ -34,7 +34,13 @@ def datasets(pool, verbs):
 def test_boolean_rules_and_premises():
     v, n = np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0])
     assert seti_tasks.rule_of(v, n).tolist() == [1, 2, 3, 4]
-    assert seti_tasks.composed_label(v, n).tolist() == [1, 0, 0, 0]
+    pairs = pd.DataFrame({"premise": ["A boy runs."] * 2, "hypothesis": ["A kid runs."] * 2, "label": [1, 0],
+                          "type": "lexical", "rule": "boy→kid", "pair_ID": [1, 2]})  # fmt: skip
+    verbs = seti.verb_table({"know": True, "hope": False})
+    ci = seti_tasks.compositional(pairs, verbs, seti_tasks.TEMPLATE)
+    expected = [["know", 1, 1], ["hope", 3, 0], ["know", 2, 0], ["hope", 4, 0]]  # Table 3: only ① entails
+    assert ci[["verb", "rule", "label"]].values.tolist() == expected
+    assert ci["premise"].iloc[1] == "Someone hopes that a boy runs"
     assert seti_tasks.veridical_premises(["hopes", "knows"], ["A man is eating a pizza.", "NASA is closed"]) == [
         "Someone hopes that a man is eating a pizza",
         "Someone knows that NASA is closed",  # an acronym keeps its capitals
@@ -130,16 +136,6 @@ def test_custom_verbs_and_template(pool):
     data = seti_tasks.build(1, "trivial", "cg", small, verbs, template="Somebody {verb} that {s}.")
     assert set(data.test["verb"]) == {"know", "guess"}
     assert data.test["premise"].str.startswith(("Somebody knows that ", "Somebody guesses that ")).all()
-
-
-def test_universe_holds_every_sentence_a_setting_uses(pool, verbs):
-    small = seti.subsample_pool(pool, 60, 20, seed=1)
-    sentences = seti_tasks.universe(small, verbs)
-    assert len(sentences) == len(set(sentences))
-    for setting in [(2, "non-trivial"), (3, "non-trivial-R_nat")]:
-        data = seti_tasks.build(*setting, "cg", small, verbs, seed=1, n_few=4)
-        used = {x for f in (data.train, data.dev, data.test, data.few) for c in ("premise", "hypothesis") for x in f[c]}
-        assert used <= set(sentences)
 
 
 # --- the checks at the entry: a wrong argument fails there, naming it ------------------------------
