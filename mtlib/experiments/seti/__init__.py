@@ -26,10 +26,12 @@ _face = Face(
         "_facts": [
             "FEWSHOT_SETTINGS",
             "MISSING_RULES",
+            "NON_VERIDICAL_VERBS",
             "PAPER_TABLE5",
             "RULE_SYMBOLS",
             "SETTINGS",
             "TEMPLATE",
+            "VERIDICAL_VERBS",
             "SetiError",
             "check_fewshot",
             "parse_settings",
