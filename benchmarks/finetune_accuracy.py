@@ -47,14 +47,27 @@ def yelp_task():
 
 def seti_task(seed: int):
     """``(train, test, kwargs)`` of notebook 07's quick cross-encoder on Task 1 trivial, cg."""
-    from mtlib.experiments import seti
-    from mtlib.experiments.seti._scoring import _stratified, pairs_frame
+    import numpy as np
+    import pandas as pd
 
-    pool = seti.natural_pool("", 80, 30, seed=0)
-    datasets, _ = seti.build_seeds(pool.pool, [seed], settings=[(1, "trivial")], configs=["cg"])
-    data = datasets[(1, "trivial", "cg", seed)]
-    train = pairs_frame(_stratified(data.train, 128, seed, ["kind", "rule"]))
-    test = pairs_frame(_stratified(data.test, 256, seed, "rule"))
+    from mtlib.data import seti_tasks, sick
+    from mtlib.experiments import seti
+
+    def stratified(frame, n, by):  # notebook 07's subsample: at most n rows, spread evenly over `by`
+        order = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
+        return order.iloc[np.argsort(order.groupby(by).cumcount().to_numpy(), kind="stable")[:n]].sort_index()
+
+    def pairs(items):  # the factory's pair data, as notebook 07 builds it
+        label = np.where(items["label"].to_numpy().astype(int) == 1, "entailment", "non-entailment")
+        return pd.DataFrame(
+            {"text": items["premise"].tolist(), "text_pair": items["hypothesis"].tolist(), "label": label}
+        )
+
+    found = seti.extract_natural_inferences(sick.load_sick(sick.BUNDLED_SICK))
+    pool = seti.subsample_pool(found, 80, 30, seed=0)
+    data = seti_tasks.build(1, "trivial", "cg", pool, seti.verb_table(), seed)
+    train = pairs(stratified(data.train, 128, ["kind", "rule"]))
+    test = pairs(stratified(data.test, 256, "rule"))
     return train, test, {"lr": 5e-5, "epochs": 2, "batch_size": 16}
 
 

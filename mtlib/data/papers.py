@@ -6,7 +6,8 @@ pins what must be reproduced. Sections, in notebook order:
 
 - Manino et al. 2022 (notebooks 01-03)
 - Carvalho et al. 2023 (notebook 04)
-- Bhathena et al. (notebook 05), Andreas 2019 / TRE (notebook 06), Fu & Frank 2023 (notebook 07)
+- Bhathena et al. (notebook 05), Andreas 2019 / TRE (notebook 06); Fu & Frank 2023's Table 5 is with notebook
+  07's facts (:mod:`mtlib.experiments.seti`)
 
 Values are typed in from the papers (facts from the papers), never computed here.
 """
@@ -370,8 +371,7 @@ CARVALHO_TABLE8: dict[str, tuple[float, ...]] = {
 #: Carvalho et al.: decimals each table is printed with (Table 1: at most 2; Tables 6-8: 4, truncated).
 CARVALHO_DECIMALS = {1: 2, 6: 4, 7: 4, 8: 4}
 # Bhathena, Willis, Dass, "Evaluating Compositionality of Sentence Representation
-# Models" (notebooks 05 and 06), and Fu & Frank 2023, "SETI: Systematicity
-# Evaluation of Textual Inference" (notebook 07)
+# Models" (notebooks 05 and 06)
 # ---------------------------------------------------------------------------
 
 #: Bhathena et al., §3.1, Table 1: where notebook 05's paper values come from.
@@ -422,26 +422,6 @@ BHATHENA_TABLE4: tuple[tuple[str, float, float, str], ...] = (
     ),
 )
 
-#: Fu & Frank 2023, §4.1, Table 5: columns of :data:`FU_FRANK_TABLE5`.
-FU_FRANK_TABLE5_COLUMNS = ("task", "setting", "type", "cg_train", "cg_dev", "cg_test", "id_train", "id_dev", "id_test")
-
-#: Fu & Frank 2023, §4.1, Table 5: items per task, setting, inference type and split in the Compositional
-#: Generalization (cg) and In-Distribution (id) configurations (test counted once per setting: None below).
-FU_FRANK_TABLE5: tuple[tuple, ...] = (
-    (1, "trivial", "PI_ver", 1680, 420, 63240, 3366, 842, 63240),
-    (1, "trivial", "PI_nat", 1686, 422, None, None, None, None),
-    (1, "non-trivial", "PI_ver", 600, 150, 22620, 1203, 301, 22620),
-    (1, "non-trivial", "PI_nat", 603, 151, None, None, None, None),
-    (2, "trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
-    (2, "non-trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
-    (3, "trivial", "PI_nat", 480, 120, 9000, 960, 240, 9000),
-    (3, "trivial", "CI", 480, 120, None, None, None, None),
-    (3, "non-trivial-R_ver", "PI_ver", 9048, 2262, 11310, 18096, 4524, 11310),
-    (3, "non-trivial-R_ver", "CI", 9048, 2262, None, None, None, None),
-    (3, "non-trivial-R_nat", "PI_nat", 600, 150, 11310, 1203, 301, 11310),
-    (3, "non-trivial-R_nat", "CI", 603, 151, None, None, None, None),
-)
-
 
 __all__ = [
     "MANINO_TABLE1",
@@ -463,6 +443,4 @@ __all__ = [
     "BHATHENA_TABLE2_SOURCE",
     "BHATHENA_TABLE2",
     "BHATHENA_TABLE4",
-    "FU_FRANK_TABLE5_COLUMNS",
-    "FU_FRANK_TABLE5",
 ]

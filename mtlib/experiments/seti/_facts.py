@@ -1,10 +1,10 @@
-"""SETI's facts from the paper: the 30 verbs of Table 6, Table 3's rules, the seven settings of §3.2.
+"""SETI's facts from the paper: the 30 verbs of Table 6, Table 3's rules, Table 5, the few-shot study (§5.2).
 
 Intuition: everything here is read off Fu & Frank (2023) and never computed:
-which verbs are veridical, which composition rule gives which label, which
-rules each setting's training and test sets hold, Table 5's sizes, the two
-readings of the few-shot study. The other modules build and score settings;
-these constants say what the paper asks. The two checks at the end
+which verbs are veridical, which composition rule gives which label, Table
+5's sizes, the two readings of the few-shot study. The settings of §3.2 and
+the rules each one's training and test sets hold are the dataset builder's
+(:mod:`mtlib.data.seti_tasks`), re-exported here. The two checks at the end
 (:func:`parse_settings`, :func:`check_fewshot`) read names against them; they
 import nothing heavy, so notebook 07's spec makes them before anything runs.
 """
@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.data.papers import FU_FRANK_TABLE5, FU_FRANK_TABLE5_COLUMNS
+from mtlib.data.seti_tasks import SETTINGS, SetiError
+from mtlib.data.seti_tasks import TEMPLATE as TEMPLATE  # §3.1's premise template, the builder's default
 
 #: Table 6: the 15 veridical verbs f_v (the complement is entailed).
 VERIDICAL_VERBS = (
@@ -55,8 +56,6 @@ NON_VERIDICAL_VERBS = (
     "assume",
     "argue",
 )
-#: §3.1: the premise template of veridical and compositional inferences.
-TEMPLATE = "Someone {verb} that {s}"
 #: Table 3: rule -> (verb veridical, natural inference entailed, composed label).
 RULES: dict[int, tuple[bool, bool, int]] = {
     1: (True, True, 1),
@@ -65,47 +64,30 @@ RULES: dict[int, tuple[bool, bool, int]] = {
     4: (False, False, 0),
 }
 RULE_SYMBOLS = {1: "①", 2: "②", 3: "③", 4: "④"}
-#: §3.2: the seven task settings.
-SETTINGS: tuple[tuple[int, str], ...] = (
-    (1, "trivial"),
-    (1, "non-trivial"),
-    (2, "trivial"),
-    (2, "non-trivial"),
-    (3, "trivial"),
-    (3, "non-trivial-R_ver"),
-    (3, "non-trivial-R_nat"),
-)
-CONFIGS = ("cg", "id")
-#: The composition rules each setting's (CG) test set holds (§3.2, equations 2, 4, 5, 7, 8, 9).
-TEST_RULES: dict[tuple[int, str], frozenset[int]] = {
-    (1, "trivial"): frozenset({1, 2, 3, 4}),
-    (1, "non-trivial"): frozenset({1, 2, 3, 4}),
-    (2, "trivial"): frozenset({1, 2, 3, 4}),
-    (2, "non-trivial"): frozenset({2, 3}),
-    (3, "trivial"): frozenset({1, 2}),
-    (3, "non-trivial-R_ver"): frozenset({3}),
-    (3, "non-trivial-R_nat"): frozenset({2}),
-}
-#: The composition rules in each setting's (CG) training set.
-TRAIN_RULES: dict[tuple[int, str], frozenset[int]] = {
-    (1, "trivial"): frozenset(),
-    (1, "non-trivial"): frozenset(),
-    (2, "trivial"): frozenset({1, 2, 3, 4}),
-    (2, "non-trivial"): frozenset({1, 4}),
-    (3, "trivial"): frozenset({1, 2}),
-    (3, "non-trivial-R_ver"): frozenset({1}),
-    (3, "non-trivial-R_nat"): frozenset({1}),
-}
-#: Settings that need structural (active/passive) natural inferences.
-NEEDS_STRUCTURAL = frozenset({(2, "trivial"), (3, "trivial")})
 #: §5.2: the three non-trivial sub-tasks of the few-shot study (Figure 2 a-c) and the number of composition
 #: rule types their test sets need but training lacks (4, 2, 1).
 FEWSHOT_SETTINGS: tuple[tuple[int, str], ...] = ((1, "non-trivial"), (2, "non-trivial"), (3, "non-trivial-R_nat"))
 MISSING_RULES = {(1, "non-trivial"): 4, (2, "non-trivial"): 2, (3, "non-trivial-R_nat"): 1, (3, "non-trivial-R_ver"): 1}
-KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
 
-#: Table 5 of the paper (:data:`mtlib.data.papers.FU_FRANK_TABLE5`) as a DataFrame.
-PAPER_TABLE5 = pd.DataFrame(list(FU_FRANK_TABLE5), columns=list(FU_FRANK_TABLE5_COLUMNS))
+#: §4.1, Table 5: items per task, setting, inference type and split in the Compositional Generalization (cg) and
+#: In-Distribution (id) configurations (the test set counted once per setting: None in its other rows).
+PAPER_TABLE5 = pd.DataFrame(
+    [
+        (1, "trivial", "PI_ver", 1680, 420, 63240, 3366, 842, 63240),
+        (1, "trivial", "PI_nat", 1686, 422, None, None, None, None),
+        (1, "non-trivial", "PI_ver", 600, 150, 22620, 1203, 301, 22620),
+        (1, "non-trivial", "PI_nat", 603, 151, None, None, None, None),
+        (2, "trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
+        (2, "non-trivial", "CI", 25296, 6324, 31620, 25296, 6324, 31620),
+        (3, "trivial", "PI_nat", 480, 120, 9000, 960, 240, 9000),
+        (3, "trivial", "CI", 480, 120, None, None, None, None),
+        (3, "non-trivial-R_ver", "PI_ver", 9048, 2262, 11310, 18096, 4524, 11310),
+        (3, "non-trivial-R_ver", "CI", 9048, 2262, None, None, None, None),
+        (3, "non-trivial-R_nat", "PI_nat", 600, 150, 11310, 1203, 301, 11310),
+        (3, "non-trivial-R_nat", "CI", 603, 151, None, None, None, None),
+    ],
+    columns=["task", "setting", "type", "cg_train", "cg_dev", "cg_test", "id_train", "id_dev", "id_test"],
+)
 
 FUNCTION_WORDS = frozenset(
     "a an the is are was were be being been by of to in on at into onto for with and or "
@@ -179,13 +161,6 @@ IRREGULAR_PARTICIPLES = {
     "dragged": "drag",
 }
 
-
-class SetiError(ValueError):
-    """An unknown task, setting or configuration, or a pool that cannot build a setting."""
-
-
-#: The columns of every item frame (training, dev, test and D_few items).
-COLUMNS = ["premise", "hypothesis", "label", "kind", "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
 
 #: §5.2: the models of the few-shot study: a frozen encoder with a trained head, or a fine-tuned cross-encoder.
 FEWSHOT_HOWS = ("head", "finetune")

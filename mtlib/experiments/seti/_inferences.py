@@ -1,35 +1,34 @@
-"""Primitive ingredients of SETI: verb forms, premise templates, Table 3's labels, and natural inferences.
+"""SETI's data: the verbs of Table 6 with their forms, Table 3 as data, and the natural inferences of a SICK file.
 
-Intuition: a veridical premise is ``Someone <verb>s that <s>``; a natural
-inference is a SICK pair whose sentences differ by one content word (lexical,
-``boy -> kid``) or by voice (structural, active/passive). This module finds
-the natural inferences of a SICK-format file (:func:`extract_natural_inferences`)
-and gives the Boolean composition of Table 3 (:func:`composed_label`).
+Intuition: a natural inference is a SICK pair whose sentences differ by one
+content word (lexical, ``boy -> kid``) or by voice (structural,
+active/passive). :func:`extract_natural_inferences` finds them in a
+SICK-format frame and :func:`subsample_pool` keeps the pairs a run uses;
+:func:`verb_table` gives the verbs the premises ``f(s)`` are built with. The
+settings are built from both by :func:`mtlib.data.seti_tasks.build`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from mtlib.experiments.seti._checks import check_template
 from mtlib.experiments.seti._facts import (
     FUNCTION_WORDS,
     IRREGULAR_PARTICIPLES,
     NON_VERIDICAL_VERBS,
     RULE_SYMBOLS,
     RULES,
-    TEMPLATE,
     VERIDICAL_VERBS,
     SetiError,
 )
 from mtlib.relations.errors import check_count, check_frame
 
-# --- verbs and templates --------------------------------------------------------------------------
+# --- verbs and rules -----------------------------------------------------------------------------
 
 
 def third_person(verb: str) -> str:
@@ -59,49 +58,6 @@ def verb_table(verbs: Mapping[str, bool] | pd.DataFrame | None = None) -> pd.Dat
         raise SetiError("verbs must include veridical and non-veridical ones")
     table["form"] = table["verb"].map(third_person)
     return table[["verb", "form", "veridical"]]
-
-
-def embed_clause(s: str) -> str:
-    """A sentence as a complement clause: final period dropped, first letter lower-cased (not acronyms)."""
-    s = s.strip().rstrip(".")
-    if len(s) > 1 and not s[1].isupper():
-        s = s[0].lower() + s[1:]
-    return s
-
-
-def veridical_premises(forms: Sequence[str], sentences: Sequence[str], template: str = TEMPLATE) -> list[str]:
-    """``f(s)``: ``template`` filled with each (verb form, sentence) pair.
-
-    Raises:
-        MtlibInputError: ``template`` is not a string with ``{verb}`` and ``{s}``.
-    """
-    check_template(template, "veridical_premises")
-    form_array, sentence_array = _objects(forms), _objects(sentences)
-    clause = {s: embed_clause(s) for s in set(sentence_array)}
-    return [template.format(verb=f, s=clause[s]) for f, s in zip(form_array, sentence_array)]
-
-
-def _objects(values: Any) -> np.ndarray:
-    """Strings as a NumPy object array (iterating pandas' Arrow strings one by one is slow)."""
-    if isinstance(values, (pd.Series, pd.Index)):
-        return values.to_numpy(dtype=object)
-    return np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=object)
-
-
-def _strings(*columns: Any) -> set[str]:
-    """The set of strings in the given columns."""
-    return set().union(*(set(_objects(c).tolist()) for c in columns))
-
-
-def rule_of(veridical: Any, nat_label: Any) -> np.ndarray:
-    """Table 3's rule number (1-4) for arrays of verb veridicality and natural-inference labels."""
-    v, n = np.asarray(veridical, dtype=bool), np.asarray(nat_label).astype(int) == 1
-    return np.where(v, np.where(n, 1, 2), np.where(n, 3, 4))
-
-
-def composed_label(veridical: Any, nat_label: Any) -> np.ndarray:
-    """The Boolean composition T∧T→T, else F (1 entailment, 0 non-entailment)."""
-    return (np.asarray(veridical, dtype=bool) & (np.asarray(nat_label).astype(int) == 1)).astype(int)
 
 
 def rules_table() -> pd.DataFrame:

@@ -1,0 +1,369 @@
+"""SETI's task settings (Fu & Frank 2023, §3.2) built from a pool of natural inferences: a dataset builder.
+
+Intuition: a compositional inference ``f(s) -> s'`` chains a veridical one ``f(s) -> s`` ("Someone realizes
+that s") with a natural one ``s -> s'``; Table 3's Boolean rules give its label. Each setting is a recipe over
+the pool (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural, ``rule`` e.g. ``boy→kid``,
+``pair_ID``) and the verbs: which items train and which compositions test, checked against §3.2.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtlib.data.errors import DataArgumentError, check_count
+
+__all__ = ["SETTINGS", "TEMPLATE", "TEST_RULES", "SetiData", "SetiError", "build", "check_invariants"]
+
+#: §3.1: the premise template of veridical and compositional inferences.
+TEMPLATE = "Someone {verb} that {s}"
+#: §3.2, per task setting: the composition rules its (CG) test set holds (equations 2, 4, 5, 7, 8, 9), and
+#: those its training set holds.
+TEST_AND_TRAIN_RULES: dict[tuple[int, str], tuple[frozenset[int], frozenset[int]]] = {
+    (1, "trivial"): (frozenset({1, 2, 3, 4}), frozenset()),
+    (1, "non-trivial"): (frozenset({1, 2, 3, 4}), frozenset()),
+    (2, "trivial"): (frozenset({1, 2, 3, 4}), frozenset({1, 2, 3, 4})),
+    (2, "non-trivial"): (frozenset({2, 3}), frozenset({1, 4})),
+    (3, "trivial"): (frozenset({1, 2}), frozenset({1, 2})),
+    (3, "non-trivial-R_ver"): (frozenset({3}), frozenset({1})),
+    (3, "non-trivial-R_nat"): (frozenset({2}), frozenset({1})),
+}
+TEST_RULES = {key: rules[0] for key, rules in TEST_AND_TRAIN_RULES.items()}
+TRAIN_RULES = {key: rules[1] for key, rules in TEST_AND_TRAIN_RULES.items()}
+#: §3.2: the seven task settings, in the paper's order.
+SETTINGS: tuple[tuple[int, str], ...] = tuple(TEST_RULES)
+CONFIGS = ("cg", "id")
+#: Settings that need structural (active/passive) natural inferences.
+NEEDS_STRUCTURAL = frozenset({(2, "trivial"), (3, "trivial")})
+KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
+#: The columns of every item frame: ``rule`` is 1-4 for CI and 0 otherwise, ``s`` the natural premise the item
+#: was built from, ``nat_rule`` the natural inference's substitution (``boy→kid``).
+COLUMNS = ["premise", "hypothesis", "label", "kind", "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
+
+
+class SetiError(ValueError):
+    """An unknown task, setting or configuration, or a pool that cannot build a setting."""
+
+
+def check_template(template: Any, where: str) -> str:
+    """``template`` if it is a format string whose placeholders are exactly ``{verb}`` and ``{s}`` (§3.1); else
+    :class:`DataArgumentError` naming ``where``."""
+    try:
+        ok = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None} == {"verb", "s"}
+    except (AttributeError, TypeError, ValueError):  # not a string, or an unmatched brace
+        ok = False
+    if not ok or not isinstance(template, str):
+        expected = "a string with {verb} and {s}, e.g. 'Someone {verb} that {s}'"
+        raise DataArgumentError(where, "template", expected, template)
+    return template
+
+
+def _texts(values: Any) -> list[str]:
+    """Strings as a list (iterating pandas' Arrow strings one by one is slow)."""
+    return values.tolist() if isinstance(values, (pd.Series, pd.Index, np.ndarray)) else list(values)
+
+
+def _strings(*columns: Any) -> set[str]:
+    return set().union(*(_texts(c) for c in columns))
+
+
+def veridical_premises(forms: Sequence[str], sentences: Sequence[str], template: str = TEMPLATE) -> list[str]:
+    """``f(s)``: ``template`` filled with each (verb form, sentence) pair, the sentence as a complement clause
+    (final period dropped, first letter lower-cased unless the word is an acronym)."""
+    check_template(template, "veridical_premises")
+
+    def clause(s: str) -> str:
+        s = s.strip().rstrip(".")
+        return s[0].lower() + s[1:] if len(s) > 1 and not s[1].isupper() else s
+
+    texts = _texts(sentences)
+    clauses = {s: clause(s) for s in set(texts)}
+    return [template.format(verb=f, s=clauses[s]) for f, s in zip(_texts(forms), texts)]
+
+
+def rule_of(veridical: Any, nat_label: Any) -> np.ndarray:
+    """Table 3's rule (1-4) for arrays of verb veridicality and natural-inference labels; only ① (T∧T) entails."""
+    v, n = np.asarray(veridical, dtype=bool), np.asarray(nat_label).astype(int) == 1
+    return np.where(v, np.where(n, 1, 2), np.where(n, 3, 4))
+
+
+def _items(**columns: Any) -> pd.DataFrame:
+    """An item frame: ``columns`` in :data:`COLUMNS` order; a column not given is empty ("", or -1 for pair_ID)."""
+    return pd.DataFrame({c: columns.get(c, -1 if c == "pair_ID" else "") for c in COLUMNS})
+
+
+def primitive_veridical(sentences: Any, verbs: pd.DataFrame, template: str) -> pd.DataFrame:
+    """``f(s) -> s`` for every sentence and verb (``PI_ver``): label 1 for veridical verbs, 0 for the others."""
+    g = pd.DataFrame({"s": list(dict.fromkeys(sentences))}).merge(verbs, how="cross")
+    premise = veridical_premises(g["form"], g["s"], template)
+    label = g["veridical"].astype(int)
+    return _items(premise=premise, hypothesis=g["s"], label=label, kind="PI_ver", rule=0, s=g["s"], verb=g["verb"])
+
+
+def primitive_natural(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The natural inferences themselves (``PI_lex`` / ``PI_stru``)."""
+    c = {name: pairs[name].to_numpy() for name in ("premise", "hypothesis", "type", "rule", "pair_ID")}
+    kind, label = np.where(c["type"] == "lexical", "PI_lex", "PI_stru"), pairs["label"].astype(int).to_numpy()
+    return _items(premise=c["premise"], hypothesis=c["hypothesis"], label=label, kind=kind, rule=0, s=c["premise"],
+                  nat_type=c["type"], nat_rule=c["rule"], pair_ID=c["pair_ID"])  # fmt: skip
+
+
+def compositional(pairs: pd.DataFrame, verbs: pd.DataFrame, template: str) -> pd.DataFrame:
+    """``f(s) -> s'`` (``CI``) for every natural pair ``(s, s')`` and verb, labelled by Table 3's rules."""
+    g = pairs.reset_index(drop=True).merge(verbs, how="cross")
+    premise = veridical_premises(g["form"], g["premise"], template)
+    rule = rule_of(g["veridical"], g["label"])
+    label = (rule == 1).astype(int)  # Table 3: T∧T→T, else F
+    return _items(premise=premise, hypothesis=g["hypothesis"], label=label, kind="CI", rule=rule, s=g["premise"],
+                  verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"], pair_ID=g["pair_ID"])  # fmt: skip
+
+
+def sentence_components(premises: Any, hypotheses: Any) -> np.ndarray:
+    """One id per pair: the connected component of the graph of sentences (nodes) and pairs (edges).
+
+    Pairs in different components share no sentence, so splitting by component keeps two sides apart.
+    """
+    sentences = pd.Index(pd.unique(pd.concat([pd.Series(premises), pd.Series(hypotheses)])))
+    a_idx, b_idx = sentences.get_indexer(premises), sentences.get_indexer(hypotheses)
+    parent = np.arange(len(sentences))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in zip(a_idx, b_idx):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+    return np.array([find(i) for i in range(len(sentences))])[a_idx]
+
+
+def split_by_sentences(
+    pairs: pd.DataFrame, seed: int = 0, test_fraction: float = 0.5, cover_rules: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split natural pairs into ``(train, test)`` sides that share no sentence.
+
+    Sentence components go, in a seeded order, to the test side while it is below ``test_fraction`` of the
+    pairs. ``cover_rules`` (Task 1 non-trivial: new sentences, known substitutions) puts a component on the
+    test side only when each of its ``rule`` values already occurs on the training side.
+    """
+    if pairs.empty:
+        return pairs.copy(), pairs.copy()
+    groups = pd.Series(np.arange(len(pairs))).groupby(sentence_components(pairs["premise"], pairs["hypothesis"]))
+    groups = groups.apply(list)
+    seen_rules: set[str] = set()
+    train_idx: list[int] = []
+    test_idx: list[int] = []
+    rules = pairs["rule"].to_numpy()
+    for g in np.random.default_rng(seed).permutation(len(groups)):
+        idx = groups.iloc[g]
+        ok = len(test_idx) + len(idx) <= test_fraction * len(pairs) + 0.5
+        ok = ok and (not cover_rules or set(rules[idx]) <= seen_rules)
+        # without rule coverage, alternate so that both sides fill from the start
+        if ok and (cover_rules or len(test_idx) <= test_fraction * (len(train_idx) + len(test_idx))):
+            test_idx.extend(idx)
+        else:
+            train_idx.extend(idx)
+            seen_rules.update(rules[idx])
+    return pairs.iloc[sorted(train_idx)].reset_index(drop=True), pairs.iloc[sorted(test_idx)].reset_index(drop=True)
+
+
+@dataclass
+class SetiData:
+    """One task setting in one configuration.
+
+    Attributes:
+        task, setting, config: e.g. ``2``, ``"non-trivial"``, ``"cg"``.
+        train, dev, test: Item frames (:data:`COLUMNS`).
+        few: Few-shot candidates D_few (§5.2): compositional, built like the test set, sharing no sentence with
+            it, ordered so that the first shots cycle through the test's rules; empty unless asked for.
+    """
+
+    task: int
+    setting: str
+    config: str
+    train: pd.DataFrame
+    dev: pd.DataFrame
+    test: pd.DataFrame
+    few: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COLUMNS))
+
+    @property
+    def name(self) -> str:
+        return f"task{self.task}/{self.setting}/{self.config}"
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{s} {len(getattr(self, s))}" for s in ("train", "dev", "test", "few"))
+        return f"SetiData({self.name}: {sizes})"
+
+
+def _recipe(
+    task: int, setting: str, lex: pd.DataFrame, stru: pd.DataFrame, verbs: pd.DataFrame, template: str, seed: int
+) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """§3.2: the training types (to balance) and the CG test set of one setting."""
+    ver, nonver = verbs[verbs["veridical"]], verbs[~verbs["veridical"]]
+    pos, neg = (lambda p: p[p["label"] == 1]), (lambda p: p[p["label"] == 0])
+    if (task, setting) == (1, "trivial"):
+        train = [primitive_veridical(lex["premise"], verbs, template), primitive_natural(lex)]
+        return train, compositional(lex, verbs, template)
+    if (task, setting) == (1, "non-trivial"):
+        tr, te = split_by_sentences(lex, seed, cover_rules=True)
+        train = [primitive_veridical(tr["premise"], verbs, template), primitive_natural(tr)]
+        return train, compositional(te, verbs, template)
+    if (task, setting) == (2, "trivial"):
+        train = [compositional(lex, ver, template), compositional(stru, nonver, template)]
+        return train, pd.concat([compositional(stru, ver, template), compositional(lex, nonver, template)])
+    if (task, setting) == (2, "non-trivial"):
+        tr, te = split_by_sentences(pd.concat([lex, stru], ignore_index=True), seed)
+        train = [compositional(pos(tr), ver, template), compositional(neg(tr), nonver, template)]
+        return train, pd.concat([compositional(neg(te), ver, template), compositional(pos(te), nonver, template)])
+    if (task, setting) == (3, "trivial"):
+        return [primitive_natural(stru), compositional(lex, ver, template)], compositional(stru, ver, template)
+    if (task, setting) == (3, "non-trivial-R_ver"):
+        tr, te = split_by_sentences(pos(lex), seed)
+        train = [primitive_veridical(tr["premise"], nonver, template), compositional(tr, ver, template)]
+        return train, compositional(te, nonver, template)
+    tr, te = split_by_sentences(lex, seed)  # (3, "non-trivial-R_nat")
+    return [primitive_natural(neg(tr)), compositional(pos(tr), ver, template)], compositional(neg(te), ver, template)
+
+
+def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(few, remaining_test)``: D_few reserved from the test side (§5.2), sharing no sentence with what is left.
+
+    Sentence components of the test side are taken in random order until every test rule has at least
+    ``ceil(n_few / rules)`` items (or half the test items are reserved); D_few cycles through the rules.
+    """
+    if n_few <= 0 or test.empty:
+        return test.iloc[:0], test
+    rules = sorted(set(test["rule"].astype(int)))
+    need = -(-n_few // len(rules))
+    by_comp = pd.Series(np.arange(len(test))).groupby(sentence_components(test["s"], test["hypothesis"])).apply(list)
+    rule_of_item = test["rule"].to_numpy().astype(int)
+    counts = dict.fromkeys(rules, 0)
+    reserved: list[int] = []
+    for g in rng.permutation(len(by_comp)):
+        if all(c >= need for c in counts.values()) or len(reserved) >= len(test) // 2:
+            break
+        reserved.extend(by_comp.iloc[g])
+        for r in rule_of_item[by_comp.iloc[g]]:
+            counts[int(r)] += 1
+    pools = {r: [i for i in rng.permutation(reserved) if rule_of_item[i] == r] for r in rules}
+    order: list[int] = []
+    while len(order) < n_few and any(pools.values()):
+        for r in rules:
+            if pools[r] and len(order) < n_few:
+                order.append(int(pools[r].pop()))
+    keep = np.ones(len(test), dtype=bool)
+    keep[reserved] = False
+    return test.iloc[order].reset_index(drop=True), test[keep].reset_index(drop=True)
+
+
+def build(
+    task: int,
+    setting: str,
+    config: str,
+    pool: pd.DataFrame,
+    verbs: pd.DataFrame,
+    seed: int = 0,
+    *,
+    template: str = TEMPLATE,
+    dev_fraction: float = 0.2,
+    n_few: int = 0,
+) -> SetiData:
+    """Build one task setting of §3.2 in one configuration, and check its invariants (:func:`check_invariants`).
+
+    Args:
+        task, setting: One of :data:`SETTINGS`, e.g. ``(2, "non-trivial")``.
+        config: ``"cg"`` (Compositional Generalization: the controlled split) or ``"id"`` (In-Distribution:
+            D_train ∪ D_dev ∪ D_test of ``cg`` shuffled and cut to the same sizes).
+        pool, verbs: The natural inferences; ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
+        seed: Seeds every sampling step: balancing the training types by downsampling (Appendix B), sentence
+            splits, the dev split (``dev_fraction`` of the balanced training data, Table 5), D_few, the ``id`` shuffle.
+        template: Premise template with ``{verb}`` and ``{s}`` (§3.1).
+        n_few: Reserve this many few-shot candidates (D_few, §5.2) from the test side (``cg`` only).
+
+    Raises:
+        SetiError: unknown names, or a pool that lacks what the setting needs (the message says what).
+        DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed`` or ``n_few``.
+    """
+    columns = ["premise", "hypothesis", "label", "type", "pair_ID"]
+    if not isinstance(pool, pd.DataFrame) or not set(columns) <= set(pool.columns):
+        raise DataArgumentError("build", "pool", f"a DataFrame with columns {columns}", pool)
+    check_template(template, "build")
+    check_count(seed, "build", "seed")
+    check_count(n_few, "build", "n_few")
+    if (task, setting) not in SETTINGS:
+        raise SetiError(f"unknown task setting ({task!r}, {setting!r}); valid: {', '.join(map(str, SETTINGS))}")
+    if config not in CONFIGS:
+        raise SetiError(f"unknown configuration {config!r}; valid: {', '.join(CONFIGS)}")
+    lex = pool[pool["type"] == "lexical"].reset_index(drop=True)
+    stru = pool[pool["type"] == "structural"].reset_index(drop=True)
+    if lex.empty or ((task, setting) in NEEDS_STRUCTURAL and stru.empty):
+        need = "structural (active/passive)" if not lex.empty else "lexical"
+        raise SetiError(f"task {task} {setting} needs {need} natural inferences; the pool has none")
+    rng = np.random.default_rng(seed)
+    parts, test = _recipe(task, setting, lex, stru, verbs, template, seed)
+    if any(len(p) == 0 for p in parts) or test.empty:
+        sizes = f"training types {[len(p) for p in parts]}, test {len(test)}"
+        raise SetiError(f"task {task} {setting}: the pool gives an empty training type or test set ({sizes})")
+    n = min(len(p) for p in parts)  # Appendix B: the training types balanced by downsampling the larger ones
+    train_parts, dev_parts = [], []
+    balanced = [p if n >= len(p) else p.iloc[np.sort(rng.choice(len(p), n, replace=False))] for p in parts]
+    for part in balanced:  # every type sampled before any dev split
+        order = rng.permutation(len(part))
+        n_dev = int(round(dev_fraction * len(part)))
+        dev_parts.append(part.iloc[order[:n_dev]])
+        train_parts.append(part.iloc[order[n_dev:]])
+    train, dev = pd.concat(train_parts, ignore_index=True), pd.concat(dev_parts, ignore_index=True)
+    few, test = _few_candidates(test.reset_index(drop=True), n_few if config == "cg" else 0, rng)
+    if test.empty:
+        raise SetiError(f"task {task} {setting}: no test item is left after reserving {len(few)} D_few items")
+    if config == "id":
+        everything = pd.concat([train, dev, test], ignore_index=True)
+        order = rng.permutation(len(everything))
+        cut = [len(test), len(test) + len(dev)]
+        test, dev, train = (everything.iloc[i].reset_index(drop=True) for i in np.split(order, cut))
+    data = SetiData(task, setting, config, train, dev, test, few)
+    check_invariants(data)
+    return data
+
+
+def check_invariants(data: SetiData) -> None:
+    """The invariants of §3.2; raises AssertionError naming the broken one: CI labels follow Table 3; D_few
+    shares no item or sentence with D_test; ``cg`` tests CI only, with :data:`TEST_RULES` (D_few too), and trains
+    on :data:`TRAIN_RULES`; non-trivial ``cg`` tests sentences unseen in training (its natural premise ``s`` and its
+    hypothesis), Task 1 non-trivial with substitution rules seen in training."""
+    key = (data.task, data.setting)
+    for name, frame in (("train", data.train), ("dev", data.dev), ("test", data.test), ("few", data.few)):
+        ci = frame[frame["kind"] == "CI"]
+        expected = np.array([0, 1, 0, 0, 0])[ci["rule"].to_numpy().astype(int)]
+        assert ci["rule"].between(1, 4).all(), f"{data.name} {name}: a CI rule outside 1-4"
+        assert (ci["label"].to_numpy().astype(int) == expected).all(), f"{data.name} {name}: a CI label breaks its rule"
+        assert set(frame["kind"]) <= set(KINDS), f"{data.name} {name}: unknown kind {set(frame['kind'])}"
+        assert set(frame["label"].astype(int)) <= {0, 1}, f"{data.name} {name}: labels must be 0/1"
+    few_items = set(zip(_texts(data.few["premise"]), _texts(data.few["hypothesis"])))
+    test_items = set(zip(_texts(data.test["premise"]), _texts(data.test["hypothesis"])))
+    assert not few_items & test_items, f"{data.name}: D_few ∩ D_test ≠ ∅"
+    test_sentences = _strings(data.test["s"], data.test["hypothesis"])
+    assert not _strings(data.few["s"], data.few["hypothesis"]) & test_sentences, f"{data.name}: D_few shares a sentence"
+    if data.config != "cg":
+        return
+    assert set(data.test["kind"]) == {"CI"}, f"{data.name}: the CG test set must be compositional only"
+    test_rules = set(data.test["rule"].astype(int))
+    assert test_rules <= TEST_RULES[key], f"{data.name}: test rules {sorted(test_rules)} outside {set(TEST_RULES[key])}"
+    assert set(data.few["rule"].astype(int)) <= TEST_RULES[key], f"{data.name}: D_few rules outside the test's"
+    trained = pd.concat([data.train, data.dev])
+    train_rules = set(trained.loc[trained["kind"] == "CI", "rule"].astype(int))
+    assert train_rules <= TRAIN_RULES[key], f"{data.name}: training rules {sorted(train_rules)} outside the setting's"
+    if "non-trivial" in data.setting:
+        clash = test_sentences & _strings(trained["s"], trained["hypothesis"])
+        assert not clash, f"{data.name}: {len(clash)} test sentences occur in training, e.g. {sorted(clash)[:2]}"
+    if key == (1, "non-trivial"):
+        known = _strings(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
+        assert _strings(data.test["nat_rule"]) <= known, f"{data.name}: a test substitution rule is unseen in training"
