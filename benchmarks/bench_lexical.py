@@ -30,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
     # imported once the cache folder is set
-    from mtlib.experiments.lexical import pair_features, prediction_matrix
+    from mtlib.models import pair_features, prediction_matrix
     from mtlib.models.training.frozen import train_head
     from mtlib.relations import count_transitivity_violations
 

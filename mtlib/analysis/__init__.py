@@ -4,6 +4,7 @@
   :mod:`mtlib.relations.bootstrap`).
 - :mod:`~mtlib.analysis.plots`: one seaborn style, every figure as PNG and PDF.
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
+- :mod:`~mtlib.analysis.class_scores`: per-class precision, recall, F1, balanced accuracy, a shared task's F1.
 """
 
 from mtlib.utils.faces import Face
@@ -14,6 +15,7 @@ _face = Face(
         "stats": [],
         "plots": [],
         "claims": [],
+        "class_scores": [],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -9,9 +9,8 @@ the truth on the bundled data, on the real data and on a user's model:
   baseline and balanced accuracy, with a one-sided binomial test of "better
   than always answering the majority class";
 - :func:`misclassified_at_top` (notebook 01), :func:`compositionality_sentence`
-  (02), :func:`transitivity_contrast` (03), :func:`fidelity_sentence` and
-  :func:`type_difference_sentence` (04) state each notebook's conclusions
-  from its tables.
+  (02), :func:`fidelity_sentence` and :func:`type_difference_sentence` (04)
+  state each notebook's conclusions from its tables.
 
 Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
 """
@@ -173,19 +172,6 @@ def accuracy_from_counts(
     )
 
 
-def binary_scores_report(scores: pd.DataFrame) -> dict[str, AccuracyReport]:
-    """Reports for each row of a binary score table (``accuracy, recall, gold_positive, pairs`` columns).
-
-    This is the table :func:`mtlib.experiments.lexical.evaluate` returns, one row per relation.
-    """
-    out = {}
-    for rel, row in scores.iterrows():
-        n, pos = int(row["pairs"]), int(row["gold_positive"])
-        tp = int(round(row["recall"] * pos)) if pos else 0
-        out[rel] = accuracy_from_counts(n, pos, tp, int(round(row["accuracy"] * n)))
-    return out
-
-
 def misclassified_at_top(
     table: pd.DataFrame, n_top: int, p_value: float = float("nan"), test: str = "one-sided Mann-Whitney U"
 ) -> str:
@@ -215,61 +201,6 @@ def misclassified_at_top(
         else "do not take part in significantly more violated pairs"
     )
     return text + f" Over every review, misclassified ones {verdict} ({test}, p = {p_value:.3g})."
-
-
-def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], AccuracyReport]) -> str:
-    """Notebook 03: does an accurate head still break transitivity? One line per language and relation.
-
-    Args:
-        table5: Rows indexed by ``(language, relation)`` with ``rate, ci_low, ci_high, cases``.
-        reports: :class:`AccuracyReport` of each ``(language, relation)`` head on the gold test pairs.
-
-    Returns:
-        Markdown: a bullet per head, then the conclusion the run supports.
-    """
-    lines, contrast, below = [], [], []
-    for (lang, rel), row in table5.iterrows():
-        rep = reports.get((lang, rel))
-        if rep is None:
-            continue
-        rate = (
-            f"violation rate {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] over "
-            f"{int(row['cases']):,} cases"
-            if np.isfinite(row["rate"])
-            else "no transitivity case"
-        )
-        side = (
-            "above"
-            if rep.beats_baseline
-            else "not significantly above"
-            if rep.accuracy > rep.majority_baseline
-            else "not above"
-        )
-        lines.append(
-            f"- {md_escape(lang)} · {md_escape(rel)}: accuracy {rep.accuracy:.3f} vs "
-            f'always-"{md_escape(rep.majority_label)}" '
-            f"{rep.majority_baseline:.3f} (balanced {rep.balanced_accuracy:.3f}; {side} the baseline, "
-            f"p = {rep.p_above_baseline:.3g}); {rate}."
-        )
-        name = f"{md_escape(lang)} · {md_escape(rel)}"
-        if not rep.beats_baseline:
-            below.append(name)
-        elif np.isfinite(row["ci_low"]) and row["ci_low"] > 0:
-            contrast.append(f"{name} ({row['rate']:.1%} of cases violated)")
-    if contrast:
-        end = (
-            "Heads that beat their majority baseline and still break transitivity (interval above 0): "
-            + "; ".join(contrast)
-            + ". For them, supervised accuracy does not reveal what the relation finds."
-        )
-    else:
-        end = "No head of this run both beats its majority baseline and breaks transitivity with an interval above 0."
-    if below:
-        end += (
-            " Heads that do not beat always answering the majority class, so this run cannot show the paper's "
-            "contrast for them: " + ", ".join(below) + "."
-        )
-    return "\n".join(lines + ["", end])
 
 
 def fidelity_sentence(fidelity: pd.DataFrame) -> str:
@@ -372,9 +303,7 @@ __all__ = [
     "AccuracyReport",
     "accuracy_vs_baseline",
     "accuracy_from_counts",
-    "binary_scores_report",
     "misclassified_at_top",
-    "transitivity_contrast",
     "fidelity_sentence",
     "compositionality_sentence",
     "type_difference_sentence",

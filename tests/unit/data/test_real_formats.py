@@ -320,18 +320,6 @@ def test_counts_give_the_same_report_as_predictions() -> None:
     assert b.majority_label == "no"
 
 
-def test_transitivity_contrast_is_stated_from_the_numbers() -> None:
-    table5 = pd.DataFrame(
-        {"rate": [0.3, 0.2], "ci_low": [0.2, 0.1], "ci_high": [0.4, 0.3], "cases": [100, 50]},
-        index=pd.MultiIndex.from_tuples([("english", "syn"), ("english", "hyp")]),
-    )
-    weak = claims.accuracy_from_counts(100, 20, 0, 75)  # below always-no (0.8)
-    strong = claims.accuracy_from_counts(100, 20, 18, 97)  # well above
-    text = claims.transitivity_contrast(table5, {("english", "syn"): weak, ("english", "hyp"): strong})
-    assert "english · hyp (20.0% of cases violated)" in text
-    assert "cannot show the paper's contrast for them: english · syn" in text
-
-
 # --------------------------------------------------------------------------- runner on the fixtures
 
 

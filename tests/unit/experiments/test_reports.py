@@ -1,4 +1,4 @@
-"""Experiment reports of notebooks 01 and 03: their counts come from the relations, their keys follow the scheme."""
+"""Experiment reports of notebook 01: their counts come from the relations, their keys follow the scheme."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from mtlib.data import papers
 from mtlib.data.sample import subsample
-from mtlib.experiments import lexical, sentiment
-from mtlib.relations import PairwiseSystematicity, ThreeWayTransitivity
+from mtlib.experiments import sentiment
+from mtlib.relations import PairwiseSystematicity
 from mtlib.run import results
 
 
@@ -67,51 +67,6 @@ def test_systematicity_report_without_gold_labels_says_so(sources):
     assert "accuracy" not in m and np.isnan(m["misclassified_vs_violations_p"])
     assert "No gold labels" in report.misclassified_sentence(3)
     assert report.figure_violations() is not None
-
-
-class _PairModel:
-    """A fake lexical-relation model: fixed random prediction matrices (the interface of a fine-tuned one)."""
-
-    def __init__(self, words, seed=0):
-        rng = np.random.default_rng(seed)
-        self.index = {w: i for i, w in enumerate(words)}
-        self.probs = {rel: rng.random((len(words), len(words))) for rel in lexical.RELATIONS}
-
-    def predict_pairs(self, words_i, words_j, batch_size=256):
-        i = [self.index[w] for w in words_i]
-        j = [self.index[w] for w in words_j]
-        return {rel: p[i, j] for rel, p in self.probs.items()}
-
-    def prediction_matrices(self, words, threshold=0.5, batch_size=256):
-        out = {}
-        for rel, p in self.probs.items():
-            adj = p > threshold
-            np.fill_diagonal(adj, False)
-            out[rel] = adj
-        return out
-
-
-def test_transitivity_report_keys_put_the_language_before_the_relation():
-    words = [f"w{i}" for i in range(12)]
-    test = pd.DataFrame(
-        {"word1": words[:6], "word2": words[6:], "relation": ["SYN", "HYP", "RANDOM"] * 2, "split": "test"}
-    )
-    data = lexical.LexicalData({"english": {"train": test, "test": test, "words": words}}, "bundled")
-    model = _PairModel(words)
-    per_language = lexical.check_transitivity(model, words, max_pairs=10**6, n_sample=500, n_boot=10, seed=1)
-    report = lexical.LexicalTransitivityReport(
-        "fake", data, {"english": per_language}, {"english": lexical.evaluate_heads(model, test)}, n_top=2
-    )
-    m = report.metrics()
-    direct = ThreeWayTransitivity("syn").check(model.prediction_matrices(words)["syn"], n_boot=0)
-    assert m["violation_rate/english/syn"] == direct.rate and m["cases/english/syn"] == direct.cases
-    assert m["count_seconds/english/syn"] >= 0 and m["vocabulary/english"] == 12 and m["dataset"] == "bundled"
-    assert {"accuracy/english/hyp", "accuracy/english/hyp_majority_baseline", "f1/english/syn"} <= set(m)
-    assert len(m["top_words/english"]["syn"]) == 2
-    assert report.headline == ["violation_rate/english/syn", "violation_rate/english/hyp"]
-    assert report.table5.loc[("english", "syn"), "paper_rate"] == papers.MANINO_TABLE5["english"][0]
-    assert set(report.tables()) >= {"table5_violation_rate", "supervised_accuracy", "top_words_english"}
-    assert results.timing_key("models/fake/count_seconds/english/syn") == "timing/models/fake/count_seconds/english/syn"
 
 
 def test_subsample_keeps_groups_and_order():

@@ -17,6 +17,8 @@ from mtlib.models.base import label_position
 from mtlib.models.training.frozen import HeadClassifier
 from mtlib.models.training.heads import pair_features
 
+__all__ = ["pair_probability_matrix", "prediction_matrix"]
+
 
 def _feature_head(head: Any, positive: Any) -> tuple[Any, int, tuple[np.ndarray, float] | None]:
     """``(predict_proba on pair features, positive column, linear parts or None)`` of any head.
