@@ -147,31 +147,6 @@ def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None
     )
 
 
-def accuracy_from_counts(
-    n: int, gold_positive: int, true_positive: int, correct: int, names: tuple[str, str] = ("no", "yes")
-) -> AccuracyReport:
-    """:func:`accuracy_vs_baseline` for a binary task given as counts (no per-item predictions).
-
-    Args:
-        n: Items scored.
-        gold_positive: Items whose gold label is positive.
-        true_positive: Positive items predicted positive.
-        correct: Items predicted correctly.
-        names: Display names of the negative and the positive label.
-    """
-    if not n:
-        return AccuracyReport(float("nan"), float("nan"), "", float("nan"), 0, float("nan"))
-    negatives = n - gold_positive
-    recall_pos = true_positive / gold_positive if gold_positive else float("nan")
-    recall_neg = (correct - true_positive) / negatives if negatives else float("nan")
-    balanced = float(np.nanmean([recall_pos, recall_neg]))
-    positive_major = gold_positive > negatives
-    baseline = max(gold_positive, negatives) / n
-    return AccuracyReport(
-        correct / n, baseline, names[1] if positive_major else names[0], balanced, n, _binomial_p(correct, n, baseline)
-    )
-
-
 def misclassified_at_top(
     table: pd.DataFrame, n_top: int, p_value: float = float("nan"), test: str = "one-sided Mann-Whitney U"
 ) -> str:
@@ -302,7 +277,6 @@ __all__ = [
     "ALPHA",
     "AccuracyReport",
     "accuracy_vs_baseline",
-    "accuracy_from_counts",
     "misclassified_at_top",
     "fidelity_sentence",
     "compositionality_sentence",

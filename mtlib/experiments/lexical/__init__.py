@@ -10,7 +10,7 @@ predictions are tested against each other.
 
 The method is notebook 03's cells: heads and fine-tunes come from
 :func:`mtlib.models.classifier`, a frozen head's ``n x n`` predictions from
-:func:`mtlib.models.prediction_matrix`, the exact count, its bootstrap and the
+:func:`mtlib.models.pair_probability_matrix`, the exact count, its bootstrap and the
 paper's sampled procedure from :class:`mtlib.relations.ThreeWayTransitivity`,
 and the supervised scores from :mod:`mtlib.analysis.class_scores`. This package
 keeps what the notebook reads:

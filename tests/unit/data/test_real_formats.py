@@ -309,17 +309,6 @@ def test_accuracy_beside_its_majority_baseline_and_sentence() -> None:
     }
 
 
-def test_counts_give_the_same_report_as_predictions() -> None:
-    rng = np.random.default_rng(0)
-    gold, pred = rng.random(200) < 0.2, rng.random(200) < 0.3
-    a = claims.accuracy_vs_baseline(gold, pred)
-    b = claims.accuracy_from_counts(200, int(gold.sum()), int((gold & pred).sum()), int((gold == pred).sum()))
-    assert (a.accuracy, a.majority_baseline, a.balanced_accuracy) == pytest.approx(
-        (b.accuracy, b.majority_baseline, b.balanced_accuracy)
-    )
-    assert b.majority_label == "no"
-
-
 # --------------------------------------------------------------------------- runner on the fixtures
 
 
