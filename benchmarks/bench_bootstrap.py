@@ -23,9 +23,9 @@ script exits 1. It prints the ratio baseline / host (the issue's floor is
 The default matrices are random with the size and positive share of
 CogALex-VI English under the quick models (1,604 words; 18.1% of ordered
 pairs predicted synonyms, 17.2% hypernyms, as measured from the real profile's
-frozen MiniLM heads). Real matrices can be passed with ``--adj``: the
-``matrices`` of a :class:`mtlib.experiments.lexical.TransitivityReport`
-(``report.reports["english"].matrices["syn"]``), saved with ``np.save``.
+frozen MiniLM heads). Real matrices can be passed with ``--adj``: a
+prediction matrix of notebook 03 (``adjacency["minilm", "english"]["syn"]``),
+saved with ``np.save``.
 """
 
 from __future__ import annotations

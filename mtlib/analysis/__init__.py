@@ -8,6 +8,7 @@
 - :mod:`~mtlib.analysis.type_difference`: do the types of clustered items differ (chi-square, label permutations).
 - :mod:`~mtlib.analysis.rank_correlation`: Spearman with a bootstrap interval, and partial Spearman.
 - :mod:`~mtlib.analysis.tree_reconstruction`: Tree Reconstruction Error (TRE) of sentence vectors.
+- :mod:`~mtlib.analysis.class_scores`: per-class precision, recall, F1, balanced accuracy, a shared task's F1.
 """
 
 from mtlib.utils.faces import Face
@@ -22,6 +23,7 @@ _face = Face(
         "type_difference": ["type_difference_test"],
         "rank_correlation": [],
         "tree_reconstruction": [],
+        "class_scores": [],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -8,9 +8,8 @@ the truth on the bundled data, on the real data and on a user's model:
 - :func:`accuracy_vs_baseline` puts an accuracy beside its majority-class
   baseline and balanced accuracy, with a one-sided binomial test of "better
   than always answering the majority class";
-- :func:`compositionality_sentence` (notebook 02) and
-  :func:`transitivity_contrast` (03) state a notebook's conclusions from its
-  tables (notebooks 01 and 04 state theirs in a few pandas lines of their own).
+- :func:`compositionality_sentence` (notebook 02) states a notebook's conclusions from its tables
+  (notebooks 01, 03 and 04 state theirs in a few pandas lines of their own).
 
 Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
 """
@@ -147,97 +146,6 @@ def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None
     )
 
 
-def accuracy_from_counts(
-    n: int, gold_positive: int, true_positive: int, correct: int, names: tuple[str, str] = ("no", "yes")
-) -> AccuracyReport:
-    """:func:`accuracy_vs_baseline` for a binary task given as counts (no per-item predictions).
-
-    Args:
-        n: Items scored.
-        gold_positive: Items whose gold label is positive.
-        true_positive: Positive items predicted positive.
-        correct: Items predicted correctly.
-        names: Display names of the negative and the positive label.
-    """
-    if not n:
-        return AccuracyReport(float("nan"), float("nan"), "", float("nan"), 0, float("nan"))
-    negatives = n - gold_positive
-    recall_pos = true_positive / gold_positive if gold_positive else float("nan")
-    recall_neg = (correct - true_positive) / negatives if negatives else float("nan")
-    balanced = float(np.nanmean([recall_pos, recall_neg]))
-    positive_major = gold_positive > negatives
-    baseline = max(gold_positive, negatives) / n
-    return AccuracyReport(
-        correct / n, baseline, names[1] if positive_major else names[0], balanced, n, _binomial_p(correct, n, baseline)
-    )
-
-
-def binary_scores_report(scores: pd.DataFrame) -> dict[str, AccuracyReport]:
-    """Reports for each row of a binary score table (``accuracy, recall, gold_positive, pairs`` columns).
-
-    This is the table :func:`mtlib.experiments.lexical.evaluate` returns, one row per relation.
-    """
-    out = {}
-    for rel, row in scores.iterrows():
-        n, pos = int(row["pairs"]), int(row["gold_positive"])
-        tp = int(round(row["recall"] * pos)) if pos else 0
-        out[rel] = accuracy_from_counts(n, pos, tp, int(round(row["accuracy"] * n)))
-    return out
-
-
-def transitivity_contrast(table5: pd.DataFrame, reports: dict[tuple[str, str], AccuracyReport]) -> str:
-    """Notebook 03: does an accurate head still break transitivity? One line per language and relation.
-
-    Args:
-        table5: Rows indexed by ``(language, relation)`` with ``rate, ci_low, ci_high, cases``.
-        reports: :class:`AccuracyReport` of each ``(language, relation)`` head on the gold test pairs.
-
-    Returns:
-        Markdown: a bullet per head, then the conclusion the run supports.
-    """
-    lines, contrast, below = [], [], []
-    for (lang, rel), row in table5.iterrows():
-        rep = reports.get((lang, rel))
-        if rep is None:
-            continue
-        rate = (
-            f"violation rate {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] over "
-            f"{int(row['cases']):,} cases"
-            if np.isfinite(row["rate"])
-            else "no transitivity case"
-        )
-        side = (
-            "above"
-            if rep.beats_baseline
-            else "not significantly above"
-            if rep.accuracy > rep.majority_baseline
-            else "not above"
-        )
-        lines.append(
-            f"- {md_escape(lang)} · {md_escape(rel)}: accuracy {rep.accuracy:.3f} vs "
-            f'always-"{md_escape(rep.majority_label)}" '
-            f"{rep.majority_baseline:.3f} (balanced {rep.balanced_accuracy:.3f}; {side} the baseline, "
-            f"p = {rep.p_above_baseline:.3g}); {rate}."
-        )
-        name = f"{md_escape(lang)} · {md_escape(rel)}"
-        if not rep.beats_baseline:
-            below.append(name)
-        elif np.isfinite(row["ci_low"]) and row["ci_low"] > 0:
-            contrast.append(f"{name} ({row['rate']:.1%} of cases violated)")
-    if contrast:
-        end = (
-            "Heads that beat their majority baseline and still break transitivity (interval above 0): "
-            + "; ".join(contrast)
-            + ". For them, supervised accuracy does not reveal what the relation finds."
-        )
-    else:
-        end = "No head of this run both beats its majority baseline and breaks transitivity with an interval above 0."
-    if below:
-        end += (
-            " Heads that do not beat always answering the majority class, so this run cannot show the paper's "
-            "contrast for them: " + ", ".join(below) + "."
-        )
-    return "\n".join(lines + ["", end])
 
 
 def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
@@ -295,8 +203,5 @@ __all__ = [
     "ALPHA",
     "AccuracyReport",
     "accuracy_vs_baseline",
-    "accuracy_from_counts",
-    "binary_scores_report",
-    "transitivity_contrast",
     "compositionality_sentence",
 ]

@@ -57,6 +57,7 @@ _face = Face(
         "training.frozen": ["HeadClassifier", "frozen_features"],
         "training.finetune": ["FineTunedClassifier"],
         "training.siamese": ["pair_logit_matrix"],
+        "training.pair_matrix": ["pair_probability_matrix"],
         "factory": ["classifier"],
         "catalog": ["available"],
     },

@@ -1,4 +1,4 @@
-"""Three-way transitivity of a lexical-relation model (Manino et al. 2022, §6.1).
+"""Three-way transitivity of a lexical-relation model (Manino et al. 2022, §6.1): notebook 03's data and spec.
 
 Intuition: a model that reads lexical relations off word pairs predicts, for
 every ordered pair ``(x_i, x_j)`` of a vocabulary, two Boolean outputs:
@@ -8,24 +8,17 @@ model obeys ``v(x_i, x_j) and v(x_j, x_k) => v(x_i, x_k)`` on every ordered
 triple of distinct words. No gold label is needed: the model's own
 predictions are tested against each other.
 
-The pieces, lowest first:
+The method is notebook 03's cells: heads and fine-tunes come from
+:func:`mtlib.models.classifier`, a frozen head's ``n x n`` predictions from
+:func:`mtlib.models.pair_probability_matrix`, the exact count, its bootstrap and the
+paper's sampled procedure from :class:`mtlib.relations.ThreeWayTransitivity`,
+and the supervised scores from :mod:`mtlib.analysis.class_scores`. This package
+keeps what the notebook reads:
 
-- :mod:`~mtlib.experiments.lexical._data`: the pairs of every language, their
-  split, the vocabulary under test and the paper's Table 5;
-- :mod:`~mtlib.experiments.lexical._matrix`: a head's ``n x n`` prediction
-  matrix in matrix form, never by ``n^2`` head calls;
-- :mod:`~mtlib.experiments.lexical._scores`: precision, recall, F1 and
-  balanced accuracy per relation, the shared task's summary F1, and the
-  claim that uses them;
-- :mod:`~mtlib.experiments.lexical._pair_models`: the quick model
-  (:class:`FrozenPairHeads`) and the paper's (:class:`FineTunedPairClassifier`),
-  with one interface and their supervised scores (:func:`evaluate_heads`);
-- :mod:`~mtlib.experiments.lexical._check`: the exact count and the paper's
-  sampled procedure on one vocabulary;
-- :mod:`~mtlib.experiments.lexical._report`: the experiment of one model,
-  ``report = transitivity(model, load_data(languages), ...)``;
-- :mod:`~mtlib.experiments.lexical.spec` and :mod:`~mtlib.experiments.lexical._experiment`: notebook 03's
-  parameters and ``run(spec)`` (the notebook: ``load(spec)`` then ``analyse(spec, data)``).
+- :mod:`~mtlib.experiments.lexical.spec`: the notebook's parameters;
+- :mod:`~mtlib.experiments.lexical._data`: every language's pairs, their split,
+  the vocabulary under test, the labels a head or a fine-tune trains on, and
+  the paper's Table 5 (:func:`load` reads them for a spec).
 """
 
 from mtlib.utils.faces import Face
@@ -34,22 +27,19 @@ _face = Face(
     __name__,
     {
         "spec": ["Spec"],
-        "_data": ["LexicalData", "RELATIONS", "relation_labels", "split_pairs", "table5_frame", "vocabulary"],
-        "_matrix": ["pair_probability_matrix", "prediction_matrix"],
-        "_scores": ["f1_summary", "relation_scores"],
-        "_pair_models": [
+        "_data": [
             "COGALEX_CLASSES",
+            "LexicalData",
             "PAIR_CLASSES",
-            "evaluate_heads",
-            "finetune_pair_classifier",
-            "predict_pairs",
-            "prediction_matrices",
-            "relation_probabilities",
-            "train_frozen_heads",
+            "RELATIONS",
+            "load",
+            "load_data",
+            "pair_classes",
+            "relation_labels",
+            "split_pairs",
+            "table5_frame",
+            "vocabulary",
         ],
-        "_check": ["TransitivityReport", "check_transitivity", "sampled_transitivity"],
-        "_report": ["LexicalTransitivityReport"],
-        "_experiment": ["analyse", "load", "run"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -4,7 +4,9 @@ Intuition: the transitivity test needs only a vocabulary (the words of the gold
 test pairs, in the paper) and a model; the training pairs build the model and
 the gold pairs score it. This module reads every language's pairs
 (:func:`mtlib.data.cogalex.load_lexical_relations`), splits them into training
-and gold test pairs, and takes the vocabulary under test.
+and gold test pairs, takes the vocabulary under test, and gives each pair the
+label a head (:func:`relation_labels`) or a fine-tuned classifier
+(:func:`pair_classes`) trains on.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 
 from mtlib.data import cogalex, papers
 from mtlib.data.cogalex import stable_split
+from mtlib.experiments.lexical.spec import Spec
 
 #: The two heads: short name -> relation label in the data.
 RELATIONS: dict[str, str] = {"syn": "SYN", "hyp": "HYP"}
@@ -29,6 +32,11 @@ TRAIN_SPLITS = ("train",)
 TEST_SPLITS = ("test", "gold")
 #: Validation pairs (CogALex-VI ``validgold_``): early stopping of a fine-tuned model, never its score.
 VALID_SPLITS = ("validgold",)
+
+#: Classes of a fine-tuned pair classifier (``finetune_classes: 3``): the two relations and everything else.
+PAIR_CLASSES = ("SYN", "HYP", "OTHER")
+#: The four classes of CogALex-VI (``finetune_classes: 4``, as in the shared task); any other label is RANDOM.
+COGALEX_CLASSES = ("SYN", "ANT", "HYP", "RANDOM")
 
 
 def table5_frame(dataset: str = "CogALex-VI") -> pd.DataFrame:
@@ -101,6 +109,20 @@ def relation_labels(pairs: pd.DataFrame, relation: str) -> np.ndarray:
         Shape ``(m,)`` bool.
     """
     return (pairs["relation"] == RELATIONS[relation]).to_numpy()
+
+
+def pair_classes(pairs: pd.DataFrame, classes: Sequence[str] = PAIR_CLASSES) -> np.ndarray:
+    """The label of each pair for a fine-tuned classifier, shape ``(m,)``.
+
+    With :data:`PAIR_CLASSES`: ``SYN``, ``HYP`` or ``OTHER``; with :data:`COGALEX_CLASSES`: the pair's own
+    relation, any label outside them (``PART_OF`` of CogALex-V) counted as ``RANDOM``.
+    """
+    rel = pairs["relation"].to_numpy()
+    if tuple(classes) == PAIR_CLASSES:
+        return np.where(np.isin(rel, list(RELATIONS.values())), rel, "OTHER").astype(object)
+    if tuple(classes) == COGALEX_CLASSES:
+        return np.where(np.isin(rel, list(COGALEX_CLASSES)), rel, "RANDOM").astype(object)
+    raise ValueError(f"classes must be {PAIR_CLASSES} or {COGALEX_CLASSES}, got {tuple(classes)}")
 
 
 @dataclass
@@ -181,3 +203,14 @@ def load_data(
         splits[lang] = {"train": train, "test": test, "words": words, "valid": validation_pairs(pairs)}
         attrs = attrs or dict(pairs.attrs)
     return LexicalData(splits, attrs.get("dataset", "bundled"), attrs.get("note", ""))
+
+
+def load(spec: Spec) -> LexicalData:
+    """The word pairs of every language of notebook 03's spec, split, with the vocabulary under test."""
+    return load_data(
+        spec.languages,
+        spec.data_dir,
+        vocabulary_split=spec.vocabulary_split,
+        max_vocabulary=spec.max_vocabulary,
+        seed=spec.seed,
+    )

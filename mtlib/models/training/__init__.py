@@ -13,6 +13,7 @@ Lowest first:
   model's ``embed``, or any feature matrix);
 - :mod:`~mtlib.models.training.networks`, :mod:`~mtlib.models.training.finetune`,
   :mod:`~mtlib.models.training.siamese`: the trainable networks, fine-tuning them, the siamese matrix form;
+- :mod:`~mtlib.models.training.pair_matrix`: a frozen head's predictions on every ordered word pair, in matrix form;
 - :mod:`~mtlib.models.training.native`: a model's own classification head as a classifier.
 """
 
@@ -32,6 +33,7 @@ _face = Face(
         "networks": [],
         "finetune": [],
         "siamese": [],
+        "pair_matrix": [],
         "native": [],
     },
 )

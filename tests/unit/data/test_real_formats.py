@@ -309,29 +309,6 @@ def test_accuracy_beside_its_majority_baseline_and_sentence() -> None:
     }
 
 
-def test_counts_give_the_same_report_as_predictions() -> None:
-    rng = np.random.default_rng(0)
-    gold, pred = rng.random(200) < 0.2, rng.random(200) < 0.3
-    a = claims.accuracy_vs_baseline(gold, pred)
-    b = claims.accuracy_from_counts(200, int(gold.sum()), int((gold & pred).sum()), int((gold == pred).sum()))
-    assert (a.accuracy, a.majority_baseline, a.balanced_accuracy) == pytest.approx(
-        (b.accuracy, b.majority_baseline, b.balanced_accuracy)
-    )
-    assert b.majority_label == "no"
-
-
-def test_transitivity_contrast_is_stated_from_the_numbers() -> None:
-    table5 = pd.DataFrame(
-        {"rate": [0.3, 0.2], "ci_low": [0.2, 0.1], "ci_high": [0.4, 0.3], "cases": [100, 50]},
-        index=pd.MultiIndex.from_tuples([("english", "syn"), ("english", "hyp")]),
-    )
-    weak = claims.accuracy_from_counts(100, 20, 0, 75)  # below always-no (0.8)
-    strong = claims.accuracy_from_counts(100, 20, 18, 97)  # well above
-    text = claims.transitivity_contrast(table5, {("english", "syn"): weak, ("english", "hyp"): strong})
-    assert "english · hyp (20.0% of cases violated)" in text
-    assert "cannot show the paper's contrast for them: english · syn" in text
-
-
 # --------------------------------------------------------------------------- runner on the fixtures
 
 

@@ -1,19 +1,23 @@
-"""Lexical-relation models for three-way transitivity (notebook 03)."""
+"""Notebook 03's data (word pairs, splits, vocabularies, labels) and its method end to end on a fine-tuned model.
+
+The building blocks have their own tests: the prediction matrices in ``tests/unit/models/test_pair_matrix.py``,
+the per-class scores in ``tests/unit/analysis/test_class_scores.py``, the sampled draw in
+``tests/unit/relations/test_sample_triples.py``; the frozen-head route runs in the smoke profile
+(``tests/notebooks``).
+"""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from mtlib import run as runner
 from mtlib.experiments import lexical as L
-from mtlib.models import ClassifierSettings, Model, pair_features
-from mtlib.models.training.frozen import train_head
-from mtlib.relations import ThreeWayTransitivity, count_transitivity_violations
-from mtlib.relations.counting import sample_triples
-from mtlib.utils.context import RunContext
-
-CPU = RunContext.resolve(device="cpu")
+from mtlib.run.results import RunLayout, model_slug
+from mtlib.utils.paths import project_root
 
 PAIRS = pd.DataFrame(
     {
@@ -88,48 +92,6 @@ PAIRS = pd.DataFrame(
 )
 
 
-def _random_head(kind: str, W: np.ndarray, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    i, j = rng.integers(0, len(W), 300), rng.integers(0, len(W), 300)
-    y = rng.random(300) < 0.4
-    extra = {"epochs": 3, "hidden": (16,)} if kind == "mlp" else {}
-    return train_head(pair_features(W[i], W[j]), y, kind=kind, seed=seed, use_cache=False, **extra)
-
-
-@pytest.mark.parametrize("kind", ["logreg", "mlp"])
-def test_prediction_matrix_equals_pairwise_head_calls(kind):
-    rng = np.random.default_rng(1)
-    W = rng.normal(size=(30, 12)).astype(np.float32)
-    head = _random_head(kind, W)
-    P = L.pair_probability_matrix(head, W, block=3, tile=7)  # blocks and tiles that do not divide 30
-    i, j = np.nonzero(~np.eye(30, dtype=bool))
-    expected = head.predict_proba(pair_features(W[i], W[j]))[:, 1]
-    np.testing.assert_allclose(P[i, j], expected, atol=1e-5)
-    adj = L.prediction_matrix(head, W)
-    assert adj.dtype == bool and adj.shape == (30, 30) and not adj.diagonal().any()
-    clear = np.abs(expected - 0.5) > 1e-5
-    assert np.array_equal(adj[i, j][clear], (expected > 0.5)[clear])
-    assert 0 < adj.sum() < 30 * 29  # the random head is not constant
-
-
-def test_prediction_matrix_folds_a_negative_positive_class_and_a_bare_estimator():
-    rng = np.random.default_rng(2)
-    W = rng.normal(size=(15, 6)).astype(np.float32)
-    head = _random_head("logreg", W)
-    P_true = L.pair_probability_matrix(head, W)
-    P_false = L.pair_probability_matrix(head, W, positive=False)
-    off = ~np.eye(15, dtype=bool)
-    np.testing.assert_allclose(P_true[off] + P_false[off], 1.0, atol=1e-9)
-    np.testing.assert_allclose(L.pair_probability_matrix(head.estimator, W), P_true, atol=1e-12)
-
-
-def test_pair_features_and_shapes():
-    U, V = np.array([[1.0, -2.0]]), np.array([[3.0, 1.0]])
-    np.testing.assert_allclose(pair_features(U, V), [[1, -2, 3, 1, 2, 3, 3, -2]])
-    with pytest.raises(ValueError, match="U and V"):
-        pair_features(U, V.T)
-
-
 def test_vocabulary_split_and_labels():
     train, test = L.split_pairs(PAIRS)
     assert len(train) == 14 and len(test) == 6
@@ -145,91 +107,60 @@ def test_vocabulary_split_and_labels():
     assert list(L.table5_frame().loc["english"]) == [0.809, 0.723]
 
 
-def test_sampled_transitivity_from_matrices_matches_the_relation_on_a_complete_graph():
-    n = 12
-    complete = ~np.eye(n, dtype=bool)
-    rng = np.random.default_rng(4)
-    noisy = rng.random((n, n)) < 0.3
-    mats = {"syn": complete, "hyp": noisy}
-    frame = L.sampled_transitivity(mats, [f"w{i}" for i in range(n)], 5000, seed=0)
-    assert frame.loc["syn", "cases"] == 5000 and frame.loc["syn", "violations"] == 0
-    exact = ThreeWayTransitivity("hyp").check(noisy, n_boot=0).rate
-    assert abs(frame.loc["hyp", "rate"] - exact) < 0.05
-    i, j, k = sample_triples(5, 1000, seed=1)
-    assert ((i != j) & (j != k) & (i != k)).all()
-    engine = count_transitivity_violations(noisy, sample=5000, seed=0, per_item=False)
-    assert (frame.loc["hyp", "cases"], frame.loc["hyp", "violations"]) == (engine.cases, engine.violations)
+def test_pair_classes_for_a_three_or_four_class_fine_tune():
+    labelled = PAIRS.assign(relation=PAIRS["relation"].replace({"RANDOM": "PART_OF"}))
+    assert list(L.pair_classes(labelled.head(11))) == ["HYP"] * 2 + ["SYN"] * 2 + ["HYP"] * 4 + [
+        "OTHER",
+        "SYN",
+        "OTHER",
+    ]
+    four = L.pair_classes(labelled, L.COGALEX_CLASSES)
+    assert set(four) == {"SYN", "ANT", "HYP", "RANDOM"} and (four[labelled["relation"] == "PART_OF"] == "RANDOM").all()
+    with pytest.raises(ValueError, match="classes must be"):
+        L.pair_classes(PAIRS, ("SYN", "HYP"))
 
 
-def test_frozen_heads_end_to_end_with_a_stub_encoder():
-    class Stub(Model):
-        def __init__(self):
-            super().__init__("stub", "stub@1", use_cache=False)
+def test_load_reads_every_language_of_the_spec():
+    data = L.load(L.Spec(languages=["english"], max_vocabulary=12))
+    assert data.languages == ["english"] and data.dataset == "bundled"
+    assert len(data.splits["english"]["words"]) == 12 and data.metrics()["vocabulary/english"] == 12
+    assert set(data.overview().index) >= {"train pairs", "test pairs", "vocabulary n"}
 
-        def embed(self, texts):
-            return np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts])
 
-    train, test = L.split_pairs(PAIRS)
-    model = L.train_frozen_heads(
-        Stub(),
-        train,
-        test,
-        settings=ClassifierSettings(),
-        seed=0,
-        context=CPU,
-        use_cache=False,
+@pytest.mark.notebook
+def test_notebook_fine_tunes_a_siamese_four_class_model_per_language(tiny_bert_dir, tmp_path):
+    """The real profile's route on a tiny model beside a frozen one: a siamese fine-tune per language, early
+    stopping on a held-out part of train (the bundled pairs have no validgold), its matrices in matrix form
+    whatever max_pairs says, the shared task's table of a 4-class model; the frozen model stays the primary."""
+    settings = (
+        "{architecture: siamese, pooling: mean, class_weight: balanced, epochs: 2, lr: 1.0e-3, head_lr: 1.0e-2,"
+        " batch_size: 64, eval_every: 1, patience: 2, select_by: macro_f1, max_length: 16}"
     )
-    words = L.vocabulary(PAIRS)
-    mats = L.prediction_matrices(model, words, max_pairs=10**6)
-    probs = L.predict_pairs(model, [words[0]], [words[1]])
-    for rel in L.RELATIONS:
-        assert mats[rel].shape == (len(words), len(words))
-        assert mats[rel][0, 1] == (probs[rel][0] > 0.5)
-    scores = L.evaluate_heads(model, test)
-    assert list(scores.index) == ["syn", "hyp"] and scores["pairs"].tolist() == [6, 6]
-    # notebook 03's head_settings (C, class_weight) reach every logistic head (and its cache key)
-    weighted = L.train_frozen_heads(
-        Stub(),
-        train,
-        test,
-        settings=ClassifierSettings(C=0.1, class_weight="balanced"),
-        seed=0,
-        context=CPU,
-        use_cache=False,
-    )
-    for rel in L.RELATIONS:
-        assert weighted.heads[rel].training.settings["C"] == 0.1
-        assert weighted.heads[rel].training.settings["class_weight"] == "balanced"
-        assert weighted.heads[rel].training.key != model.heads[rel].training.key
-
-
-def test_finetuned_pair_classifier_runs_and_is_seeded(tiny_bert_dir):
-    train, test = L.split_pairs(PAIRS)
-    words = L.vocabulary(PAIRS, max_words=8, seed=0)
-    runs = []
-    for _ in range(2):  # trained twice (no cache): seeded, so identical
-        settings = ClassifierSettings(epochs=1, batch_size=8, lr=1e-3, pooling="first", max_length=32)
-        clf = L.finetune_pair_classifier(
-            str(tiny_bert_dir),
-            train,
-            settings=settings,
-            seed=5,
-            context=CPU,
-            use_cache=False,
-            heldout_fraction=L.Spec().finetune_heldout_fraction,
-        )
-        probs = L.predict_pairs(clf, test["word1"], test["word2"], batch_size=4)
-        mats = L.prediction_matrices(clf, words, max_pairs=100, batch_size=16)
-        runs.append((probs, mats, clf.losses))
-    (p1, m1, loss1), (p2, m2, loss2) = runs
-    assert len(loss1) == 1 and loss1 == loss2
-    for rel in L.RELATIONS:
-        assert p1[rel].shape == (6,) and np.array_equal(p1[rel], p2[rel])
-        assert m1[rel].dtype == bool and m1[rel].shape == (8, 8) and not m1[rel].diagonal().any()
-        assert np.array_equal(m1[rel], m2[rel])
-    probs = L.predict_pairs(clf, [words[2]], [words[5]])
-    assert all(m1[rel][2, 5] == (probs[rel][0] > 0.5) for rel in L.RELATIONS)
-    assert L.prediction_matrices(clf, words, max_pairs=55) is None  # 8 x 7 = 56 ordered pairs
-    sampled_model = L.sampled_transitivity(clf, words, 300, seed=2, batch_size=64)
-    sampled_matrix = L.sampled_transitivity(m1, words, 300, seed=2)
-    pd.testing.assert_frame_equal(sampled_model, sampled_matrix)
+    overrides = {
+        "models": f"[minilm, {tiny_bert_dir}-ft]",
+        "languages": "[english]",
+        "max_vocabulary": "40",
+        "n_boot": "2",
+        "n_sample": "500",
+        "max_pairs": "10",
+        "finetune_classes": "4",
+        "finetune_per_language": "true",
+        "finetune_settings": settings,
+    }
+    args = [a for k, v in overrides.items() for a in ("-p", f"03.{k}={v}")]
+    root = project_root()
+    status = runner.main(["--profile", "smoke", "--only", "03", "--root", str(root), "--out-dir", str(tmp_path), *args])
+    layout = RunLayout(tmp_path, "smoke", "03_cogalex_transitivity")
+    assert status == 0, layout.report_path.read_text() if layout.report_path.exists() else "no REPORT.md"
+    m = json.loads(layout.metrics_path.read_text())
+    tuned = f"models/{model_slug(f'{tiny_bert_dir}-ft')}/"
+    assert m[tuned + "method/english/syn"] == "exhaustive"  # matrix form despite max_pairs=10
+    assert m[tuned + "best_epoch/english"] in (1, 2) and 0 <= m[tuned + "f1_without_random/english"] <= 1
+    for key in ("balanced_accuracy", "f1", "precision", "recall"):  # the 4-class model scores ANT too
+        assert f"{tuned}{key}/english/ant" in m and f"{key}/english/ant" not in m
+    assert m["method/english/syn"] == "exhaustive" and 0 <= m["f1_summary/english"] <= 1
+    tables = {p.name for p in layout.tables_dir.glob("*.csv")}
+    assert f"shared_task_scores__{model_slug(f'{tiny_bert_dir}-ft')}.csv" in tables
+    shared = pd.read_csv(layout.tables_dir / f"shared_task_scores__{model_slug(f'{tiny_bert_dir}-ft')}.csv")
+    assert list(shared["class"]) == ["SYN", "ANT", "HYP", "RANDOM", "weighted (SYN, ANT, HYP)"]
+    assert np.isclose(shared["reference_f1"].iloc[-1], 0.543)

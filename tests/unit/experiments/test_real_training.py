@@ -1,13 +1,13 @@
 """Training on real-format files: 01's ``train_path`` (heads and fine-tuning), 02's external sets (SICK TRAIN
 trains, SICK TEST tests; MED: the head and the fine-tuned cross-encoder trained on them are notebook 02's cells,
-tested in ``test_nli_ablation.py``), 03's 4-class fine-tune and its per-relation scores.
+tested in ``test_nli_ablation.py``). 03's 4-class fine-tune runs through its notebook
+(``tests/unit/experiments/test_lexical.py``); its per-class scores: ``tests/unit/analysis/test_class_scores.py``.
 
 Small fixtures in the real layouts (``tests/fixtures/real_formats/``) and tiny models keep these fast and offline.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +16,7 @@ import pytest
 
 from mtlib import models
 from mtlib.data import sick
-from mtlib.experiments import lexical, nli, sentiment
+from mtlib.experiments import nli, sentiment
 from mtlib.models.training.finetune import split_name
 from mtlib.utils.context import RunContext
 from mtlib.utils.rules import ParameterError
@@ -137,61 +137,3 @@ def test_sick_without_split_column_is_refused(tmp_path):
 
 
 # --------------------------------------------------------------------------- 03: lexical
-
-
-def test_relation_scores_and_summary_f1():
-    gold = pd.Series(["SYN", "SYN", "HYP", "ANT", "RANDOM", "RANDOM"])
-    probs = {"syn": np.array([0.9, 0.2, 0.1, 0.1, 0.6, 0.1]), "hyp": np.array([0.1, 0.1, 0.8, 0.1, 0.1, 0.1])}
-    s = lexical.relation_scores(probs, gold)
-    assert s.loc["syn", "precision"] == 0.5 and s.loc["syn", "recall"] == 0.5 and s.loc["syn", "f1"] == 0.5
-    assert s.loc["hyp", "f1"] == 1.0 and s.loc["hyp", "balanced_accuracy"] == 1.0
-    assert s.loc["syn", "balanced_accuracy"] == pytest.approx((0.5 + 3 / 4) / 2)
-    # weights: SYN 2, HYP 1, ANT 1 (not predicted: F1 0); RANDOM left out
-    assert lexical.f1_summary(s, gold) == pytest.approx((2 * 0.5 + 1 * 1.0 + 0) / 4)
-    never = lexical.relation_scores({"syn": np.zeros(6)}, gold)
-    assert never.loc["syn", "balanced_accuracy"] == 0.5 and never.loc["syn", "learnt_p"] == 1.0
-    assert never.loc["syn", "accuracy"] == never.loc["syn", "majority_baseline"]
-
-
-def test_four_class_finetune_on_bundled_pairs(tiny_bert_dir):
-    base = dict(languages=["english"], max_vocabulary=12, n_sample=500, n_boot=1, device="cpu")
-    data = lexical.load(lexical.Spec(**base))
-    frozen = lexical.analyse(lexical.Spec(models=["minilm-static"], **base), data).report
-    ft = {"epochs": 1, "lr": 1e-3, "batch_size": 64, "pooling": "first", "max_length": 32}
-    tuned_spec = lexical.Spec(models=[str(tiny_bert_dir) + "-ft"], finetune_classes=4, finetune_settings=ft, **base)
-    tuned = lexical.analyse(tuned_spec, data).report
-    assert tuned.model.endswith("-ft") and tuned.finetuned and not frozen.finetuned
-    clf = tuned.relation_scores["english"]
-    assert list(clf.index) == ["syn", "ant", "hyp", "random"] and list(frozen.relation_scores["english"].index) == [
-        "syn",
-        "hyp",
-    ]
-    # the 4-class model's v_c is its single-label answer: exactly one class above 0.5 per pair, the argmax
-    test = data.splits["english"]["test"]
-    scores = lexical.relation_probabilities(
-        tuned_model := lexical.finetune_pair_classifier(
-            str(tiny_bert_dir),
-            data.splits["english"]["train"],
-            settings=tuned_spec.finetune(),
-            seed=0,
-            context=RunContext.resolve(device="cpu"),
-            classes=lexical.COGALEX_CLASSES,
-            heldout_fraction=lexical.Spec().finetune_heldout_fraction,
-        ),
-        test,
-    )
-    above = np.stack([scores[c] > 0.5 for c in ("syn", "ant", "hyp", "random")], axis=1)
-    assert (above.sum(axis=1) == 1).all()
-    probs = tuned_model.model.classify(list(test["word1"]), list(test["word2"]))
-    order = [tuned_model.model.label_index(c) for c in lexical.COGALEX_CLASSES]
-    assert np.array_equal(above.argmax(axis=1), probs[:, order].argmax(axis=1))
-    m, f = tuned.metrics(), frozen.metrics()
-    for key in ("balanced_accuracy", "f1", "precision", "recall"):
-        assert f"{key}/english/ant" in m and f"{key}/english/syn" in f and f"{key}/english/ant" not in f
-    assert 0 <= m["f1_summary/english"] <= 1 and 0 <= f["f1_summary/english"] <= 1
-    # the binary syn/hyp keys agree with the existing evaluation where both exist
-    assert f["f1/english/syn"] == pytest.approx(frozen.scores["english"].loc["syn", "f1"], nan_ok=True)
-    assert "balanced accuracy" in frozen.sentence() and 'always-"no"' in tuned.sentence()
-    with pytest.raises(ParameterError, match="finetune_classes = 5: expected one of 3, 4"):
-        lexical.Spec(finetune_classes=5)
-    assert math.isfinite(m["accuracy/english/syn"])

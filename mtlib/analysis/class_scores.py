@@ -1,16 +1,16 @@
-"""Per-relation precision, recall, F1 and balanced accuracy of a lexical-relation model, and the shared task's F1.
+"""Per-class precision, recall, F1 and balanced accuracy of a one-vs-rest model, and a shared task's F1.
 
-Intuition: on CogALex-VI most gold pairs are RANDOM, so a head that always
-answers "no" for a relation has a high accuracy (0.85 for English synonymy)
-and has learnt nothing. Accuracy cannot tell a model from that baseline;
-balanced accuracy (0.5 for any constant answer) and F1 (0 for always-"no")
-can. The shared tasks (CogALex-V, CogALex-VI) ranked systems by the F1 of
-each relation averaged over the relations other than RANDOM, weighted by
-their support in the gold pairs (:func:`f1_summary`); a relation the model
-does not predict (ANT for the frozen heads) counts with F1 0.
+Intuition: when most gold items are a control class (CogALex-VI's RANDOM word
+pairs), a head that always answers "no" for a class has a high accuracy (0.85
+for English synonymy) and has learnt nothing. Accuracy cannot tell a model
+from that baseline; balanced accuracy (0.5 for any constant answer) and F1 (0
+for always-"no") can (:func:`per_class_scores`). The CogALex shared tasks ranked
+systems by the F1 of each class averaged over the classes other than RANDOM,
+weighted by their support in the gold pairs (:func:`f1_summary`); a class the
+model does not predict (ANT for notebook 03's frozen heads) counts with F1 0.
 
-A relation is "predicted" for a pair when its probability is above the
-threshold, as in the transitivity test (``v_rel = p_rel > 0.5``).
+A class is "predicted" for an item when its probability is above the
+threshold (notebook 03: ``v_rel = p_rel > 0.5``, as in its transitivity test).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.analysis import claims
+__all__ = ["RANDOM", "f1_summary", "learnt_p", "per_class_scores", "shared_task_table"]
 
 #: The control class of the shared tasks: left out of the summary F1.
 RANDOM = "RANDOM"
@@ -46,17 +46,17 @@ def learnt_p(tp: int, fn: int, fp: int, tn: int) -> float:
     return float(fisher_exact([[tp, fn], [fp, tn]], alternative="greater")[1])
 
 
-def relation_scores(probs: Mapping[str, np.ndarray], gold: pd.Series, threshold: float = 0.5) -> pd.DataFrame:
-    """Binary scores of each relation the model predicts, against the gold relation of each pair.
+def per_class_scores(probs: Mapping[str, np.ndarray], gold: pd.Series, threshold: float = 0.5) -> pd.DataFrame:
+    """Binary scores of each class the model predicts, against the gold class of each item.
 
     Args:
-        probs: Short relation name (``syn``, ``hyp``, ``ant``, ``random``) -> probability per pair, each
-            shape ``(m,)``.
-        gold: Gold relation of each pair (``SYN``, ``HYP``, ``ANT``, ``RANDOM``...), shape ``(m,)``.
-        threshold: A relation is predicted when its probability is above it.
+        probs: Lower-case class name (``syn``, ``hyp``, ``ant``, ``random``) -> probability per item, each
+            shape ``(m,)``; the gold class of the same name is its upper case (``SYN``).
+        gold: Gold class of each item (``SYN``, ``HYP``, ``ANT``, ``RANDOM``...), shape ``(m,)``.
+        threshold: A class is predicted when its probability is above it.
 
     Returns:
-        One row per relation of ``probs``: ``precision, recall, f1, balanced_accuracy, accuracy,
+        One row per class of ``probs`` (index ``relation``): ``precision, recall, f1, balanced_accuracy, accuracy,
         majority_baseline, support, predicted_positive, pairs, learnt_p`` (precision is nan when nothing is
         predicted, recall when nothing is gold).
     """
@@ -91,7 +91,7 @@ def f1_summary(scores: pd.DataFrame, gold: pd.Series) -> float:
     weighted by their support; a gold relation the model does not predict counts with F1 0.
 
     Args:
-        scores: :func:`relation_scores` (index: short relation names).
+        scores: :func:`per_class_scores` (index: lower-case class names).
         gold: Gold relation of each pair, shape ``(m,)``.
 
     Returns:
@@ -124,7 +124,7 @@ def shared_task_table(
 
     Args:
         probs: Short class name (``syn``, ``ant``, ``hyp``, ``random``) -> score per pair, above 0.5 when it is
-            the model's answer (``FineTunedPairClassifier.class_probabilities``).
+            the model's answer (notebook 03's 4-class rule).
         gold: Gold relation per pair, shape ``(m,)``.
         reference: Class (``SYN``...) or ``weighted`` -> a reference F1.
 
@@ -137,9 +137,9 @@ def shared_task_table(
         [0.667, 0.667, 0.667]
     """
     gold_arr = np.asarray(gold).astype(str)
-    full = relation_scores(probs, gold)
+    full = per_class_scores(probs, gold)
     keep = gold_arr != RANDOM
-    without = relation_scores({rel: np.asarray(p)[keep] for rel, p in probs.items()}, pd.Series(gold_arr[keep]))
+    without = per_class_scores({rel: np.asarray(p)[keep] for rel, p in probs.items()}, pd.Series(gold_arr[keep]))
     table = pd.DataFrame(
         {
             "precision": full["precision"],
@@ -162,59 +162,3 @@ def shared_task_table(
     ]
     table.index.name = "class"
     return table
-
-
-def learnt_contrast(table5: pd.DataFrame, scores: Mapping[str, pd.DataFrame], alpha: float = claims.ALPHA) -> str:
-    """Notebook 03: does a head that has learnt its relation still break transitivity? Per language and relation.
-
-    "Learnt" is measured so that always-"no" cannot pass: balanced accuracy above 0.5 with the one-sided Fisher
-    test of :func:`learnt_p` below ``alpha`` (accuracy is not used: on CogALex-VI always-"no" beats the
-    frozen heads on it).
-
-    Args:
-        table5: Rows indexed by ``(language, relation)`` with ``rate, ci_low, ci_high, cases``.
-        scores: Language -> :func:`relation_scores` on its gold test pairs.
-
-    Returns:
-        Markdown: a bullet per head, then the conclusion the run supports.
-    """
-    lines, contrast, unlearnt = [], [], []
-    for (lang, rel), row in table5.iterrows():
-        if lang not in scores or rel not in scores[lang].index:
-            continue
-        s = scores[lang].loc[rel]
-        rate = (
-            f"violation rate {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] over "
-            f"{int(row['cases']):,} cases"
-            if np.isfinite(row["rate"])
-            else "no transitivity case"
-        )
-        learnt = bool(s["balanced_accuracy"] > 0.5 and s["learnt_p"] < alpha)
-        lines.append(
-            f'- {lang} · {rel}: balanced accuracy {s["balanced_accuracy"]:.3f} (0.5 for always-"no"; '
-            f"p = {s['learnt_p']:.3g}), F1 {s['f1']:.3f}, accuracy {s['accuracy']:.3f} vs "
-            f"{s['majority_baseline']:.3f} for the majority answer; {rate}."
-        )
-        name = f"{lang} · {rel}"
-        if not learnt:
-            unlearnt.append(name)
-        elif np.isfinite(row["ci_low"]) and row["ci_low"] > 0:
-            contrast.append(f"{name} ({row['rate']:.1%} of cases violated)")
-    if contrast:
-        end = (
-            'Heads that tell their relation apart better than always-"no" (balanced accuracy above 0.5, '
-            "one-sided Fisher test) and still break transitivity (interval above 0): "
-            + "; ".join(contrast)
-            + ". For them, the supervised score does not reveal what the relation finds."
-        )
-    else:
-        end = (
-            'No head of this run both tells its relation apart better than always-"no" and breaks transitivity '
-            "with an interval above 0."
-        )
-    if unlearnt:
-        end += (
-            " Heads whose balanced accuracy is not significantly above 0.5 (no better than a constant answer), "
-            "so this run cannot show the paper's contrast for them: " + ", ".join(unlearnt) + "."
-        )
-    return "\n".join(lines + ["", end])

@@ -17,6 +17,8 @@ from mtlib.models.base import label_position
 from mtlib.models.training.frozen import HeadClassifier
 from mtlib.models.training.heads import pair_features
 
+__all__ = ["pair_probability_matrix"]
+
 
 def _feature_head(head: Any, positive: Any) -> tuple[Any, int, tuple[np.ndarray, float] | None]:
     """``(predict_proba on pair features, positive column, linear parts or None)`` of any head.
@@ -107,24 +109,3 @@ def pair_probability_matrix(
             P[lo:hi] = predict_proba(X)[:, col].reshape(hi - lo, n)
     np.fill_diagonal(P, 0.0)
     return P
-
-
-def prediction_matrix(
-    head: Any, W: np.ndarray, threshold: float = 0.5, *, positive: Any = True, block: int = 4, tile: int = 256
-) -> np.ndarray:
-    """The Boolean prediction matrix ``adj[i, j] = P(head | w_i, w_j) > threshold``.
-
-    See :func:`pair_probability_matrix` for how it is computed (n = 2,000
-    words of d = 384 in about a second on two CPU cores).
-
-    Args:
-        head: A binary head on :func:`pair_features`.
-        W: Word vectors, shape ``(n, d)``.
-        threshold: Decision threshold on the positive probability.
-
-    Returns:
-        Shape ``(n, n)`` bool, diagonal False.
-    """
-    adj = pair_probability_matrix(head, W, positive=positive, block=block, tile=tile) > threshold
-    np.fill_diagonal(adj, False)
-    return adj
