@@ -49,10 +49,6 @@ GATE_HELP = (
 )
 
 
-def _interval(mean: float, low: float, high: float) -> str:
-    return f"{mean:.4f} [{low:.4f}, {high:.4f}]"
-
-
 def shown(c: Comparison) -> pd.DataFrame:
     """The table as a user reads it: means and difference with their intervals, the test, p-values, the gate."""
     t = c.table
@@ -60,8 +56,11 @@ def shown(c: Comparison) -> pd.DataFrame:
     out["n"] = t["n_items"].astype(int).astype(str) + [
         f" ({g} groups)" if g != n else "" for g, n in zip(t["n_groups"], t["n_items"])
     ]
-    out[c.model_a] = [_interval(*r) for r in t[["mean_a", "a_low", "a_high"]].to_numpy()]
-    out[c.model_b] = [_interval(*r) for r in t[["mean_b", "b_low", "b_high"]].to_numpy()]
+    for name, side in ((c.model_a, "a"), (c.model_b, "b")):
+        out[name] = [
+            f"{m:.4f} [{lo:.4f}, {hi:.4f}]"
+            for m, lo, hi in t[[f"mean_{side}", f"{side}_low", f"{side}_high"]].to_numpy()
+        ]
     out["diff (b - a) [95%]"] = [
         f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]" for d, lo, hi in t[["diff", "diff_low", "diff_high"]].to_numpy()
     ]

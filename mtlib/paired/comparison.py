@@ -1,14 +1,11 @@
 """Two runs paired by item id, compared per task and metric, and gated on the difference's interval.
 
-:func:`pair_items` matches the two long tables of :mod:`mtlib.paired.readers`
-on ``(task, metric, id)`` and reports everything left unmatched (a task, a
-metric or an item on one side only, naming the file and, for an item, its
-line); :func:`compare_runs` computes one row of
-:func:`mtlib.paired.stats.paired_stats` per task and metric, Holm-adjusts the
-p-values across all rows, and applies the gate: a row passes when the lower
-end of the difference's 95% interval (``diff_low``, for ``b - a``) is above
-``min_diff``. ``min_diff=-0.01`` reads: "b may be worse than a by less than one
-point, with 97.5% confidence"; ``0`` asks b to be better.
+:func:`pair_items` matches the two long tables of :mod:`mtlib.paired.readers` on ``(task, metric, id)`` and reports
+everything left unmatched (a task, a metric or an item on one side only, naming the file and, for an item, its
+line); :func:`compare_runs` computes one row of :func:`mtlib.paired.stats.paired_stats` per task and metric,
+Holm-adjusts the p-values across all rows, and applies the gate: a row passes when the lower end of the difference's
+95% interval (``diff_low``, for ``b - a``) is above ``min_diff``. ``min_diff=-0.01`` reads: "b may be worse than a
+by less than one point, with 97.5% confidence"; ``0`` asks b to be better.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ import pandas as pd
 from mtlib.paired.readers import read_items
 from mtlib.paired.stats import holm, paired_stats
 from mtlib.relations.errors import MtlibInputError
+from mtlib.suite.outcome import plain
 
 __all__ = ["Comparison", "compare_runs", "pair_items"]
 
@@ -63,23 +61,9 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values (NaN as null)."""
-        rows = self.table.reset_index().astype(object).where(self.table.reset_index().notna(), None)
-        return {
-            "format": "mtlib.paired-comparison/1",
-            "model_a": self.model_a,
-            "model_b": self.model_b,
-            "min_diff": self.min_diff,
-            "n_boot": self.n_boot,
-            "seed": self.seed,
-            "passed": self.passed,
-            "rows": rows.to_dict(orient="records"),
-            "unmatched": self.unmatched,
-            "notes": self.notes,
-        }
-
-
-def _name(path: Path) -> str:
-    return path.name if path.is_dir() else path.stem
+        fields = {k: v for k, v in vars(self).items() if k != "table"}
+        rows = self.table.reset_index().to_dict(orient="records")
+        return plain({"format": "mtlib.paired-comparison/1", **fields, "passed": self.passed, "rows": rows})
 
 
 def pair_items(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -164,7 +148,9 @@ def compare_runs(
     table["p_holm"] = holm(table["p"].to_numpy(float))
     low = table["diff_low"].to_numpy(float)
     table["passed"] = True if min_diff is None else np.nan_to_num(low, nan=-np.inf) > min_diff
-    name_a = names[0] or str(getattr(a, "attrs", {}).get("model") or _name(Path(path_a)))
-    name_b = names[1] or str(getattr(b, "attrs", {}).get("model") or _name(Path(path_b)))
+    name_a, name_b = (
+        given or str(x.attrs.get("model") or (Path(p).name if Path(p).is_dir() else Path(p).stem))
+        for given, x, p in zip(names, (a, b), (path_a, path_b))
+    )
     notes = list(a.attrs.get("notes", [])) + list(b.attrs.get("notes", []))
     return Comparison(table, name_a, name_b, unmatched, notes, min_diff, n_boot, seed)

@@ -1,37 +1,29 @@
 """Per-item results from any evaluation tool, read with each item's identity and its file and line kept.
 
-Every reader returns the same long table (:data:`COLUMNS`): one row per
-item and metric, ``task, metric, id, group, value, n, line``, with the file in
-``attrs["path"]`` and what was left out in ``attrs["notes"]``. An item's mean
-contribution is ``value / n`` (``n = 1`` except for a suite item, whose value
-is its violations over its ``n`` cases). Three formats:
+Every reader returns the same long table (:data:`COLUMNS`): one row per item and metric, ``task, metric, id, group,
+value, n, line``, with the file in ``attrs["path"]`` and what was left out in ``attrs["notes"]``. An item's mean
+contribution is ``value / n`` (``n = 1`` except for a suite item, whose value is its violations over its ``n``
+cases). Three formats:
 
-- **lm-evaluation-harness** ``--log_samples`` files, ``samples_<task>_<date>.jsonl``
-  (a file, or the folder lm-eval wrote them to). The fields are those of the
-  sample dict built in ``lm_eval/evaluator.py`` (``evaluate``, "if
-  log_samples": ``doc_id, doc, target, arguments, resps, filtered_resps,
-  filter, metrics, doc_hash, prompt_hash, target_hash``, then
-  ``example.update(metrics)``: one key per metric name listed in ``metrics``),
-  and the file name is the one ``lm_eval/loggers/evaluation_tracker.py``
-  (``save_results_samples``) writes; read from lm-eval 0.4.13. The id is
-  ``doc_id``; the metric is ``<name>,<filter>`` as lm-eval's results JSON names
-  it (``acc,none``), with one line per document and filter. A metric whose
-  value is not a number (``bleu``'s and ``perplexity``'s per-item tuples,
-  aggregated by the corpus) is left out and said so. Several sample files of
-  one task in a folder are repeated runs (``--seed``, sampled generation):
-  their items of one document form one group (``id = <doc_id>#<run>``).
-- **CSV or JSON Lines** (``.jsonl``/``.ndjson``) of ``id``, optional ``task``
-  and ``group``, and metric columns: every other column whose values are
-  numbers (others, like a prediction text, are left out and said so).
-- **a saved mtlib suite result** (``SuiteResult.save``, format
-  ``mtlib.suite-result/1``): per test, per source item, the metrics
-  ``violation_rate`` (the item's violations over its cases, so the mean is the
-  suite's rate) and ``item_failed`` (0/1: any case violated, what
-  :func:`mtlib.suite.compare`'s McNemar counts).
+- **lm-evaluation-harness** ``--log_samples`` files, ``samples_<task>_<date>.jsonl`` (a file, or the folder lm-eval
+  wrote them to). The fields are those of the sample dict built in ``lm_eval/evaluator.py`` (``evaluate``, "if
+  log_samples": ``doc_id, doc, target, arguments, resps, filtered_resps, filter, metrics, doc_hash, prompt_hash,
+  target_hash``, then ``example.update(metrics)``: one key per metric name listed in ``metrics``), and the file name
+  is the one ``lm_eval/loggers/evaluation_tracker.py`` (``save_results_samples``) writes; read from lm-eval 0.4.13.
+  The id is ``doc_id``; the metric is ``<name>,<filter>`` as lm-eval's results JSON names it (``acc,none``), with
+  one line per document and filter. A metric whose value is not a number (``bleu``'s and ``perplexity``'s per-item
+  tuples, aggregated by the corpus) is left out and said so. Several sample files of one task in a folder are
+  repeated runs (``--seed``, sampled generation): their items of one document form one group (``id =
+  <doc_id>#<run>``).
+- **CSV or JSON Lines** (``.jsonl``/``.ndjson``) of ``id``, optional ``task`` and ``group``, and metric columns:
+  every other column whose values are numbers (others, like a prediction text, are left out and said so).
+- **a saved mtlib suite result** (``SuiteResult.save``, format ``mtlib.suite-result/1``): per test, per source item,
+  the metrics ``violation_rate`` (the item's violations over its cases, so the mean is the suite's rate) and
+  ``item_failed`` (0/1: any case violated, what :func:`mtlib.suite.compare`'s McNemar counts).
 
-Refused, naming the file and the line: a line that is not JSON, a missing or
-empty id, a metric that is not a finite number (NaN, null, a word), an id given
-twice with different values. Given twice with the same values, it is kept once.
+Refused, naming the file and the line: a line that is not JSON, a missing or empty id, a metric that is not a finite
+number (NaN, null, a word), an id given twice with different values. Given twice with the same values, it is kept
+once.
 """
 
 from __future__ import annotations
@@ -113,7 +105,9 @@ def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], n
 def _read_lmeval(path: Path) -> pd.DataFrame:
     files = sorted(path.glob("samples_*.jsonl")) if path.is_dir() else [path]
     if not files:
-        raise MtlibInputError(f"{path}: a folder without lm-eval sample files (samples_<task>_<date>.jsonl)")
+        models = sorted({f.parent.name for f in path.glob("*/samples_*.jsonl")})
+        hint = f"; give one of its model folders: {models}" if models else ""
+        raise MtlibInputError(f"{path}: no lm-eval sample files (samples_<task>_<date>.jsonl) in this folder{hint}")
     by_task: dict[str, list[Path]] = {}
     for f in files:
         match = _SAMPLES.search(f.name)
@@ -141,29 +135,23 @@ def _fast_csv(path: Path) -> pd.DataFrame | None:
                 return None
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
         return None
-    metrics = [c for c in frame if c not in ("id", "task", "group")]
-    values = {m: pd.to_numeric(frame[m], errors="coerce").to_numpy(float) for m in metrics}
-    if not all(np.isfinite(v).all() for v in values.values()):
-        return None
+    values: dict[str, np.ndarray] = {}
+    notes = []
+    for m in (c for c in frame if c not in ("id", "task", "group")):
+        v = pd.to_numeric(frame[m], errors="coerce").to_numpy(float)
+        bad = ~np.isfinite(v)
+        if bad.any() and frame[m][bad].map(_is_word).any():
+            notes.append(f"{path}: column {m!r} is not numeric: left out")
+        elif bad.any():
+            return None  # NaN or an empty cell: the slow reader names the line
+        else:
+            values[m] = v
     record_input(path)
     ids = frame["id"].str.strip()
     group = frame["group"].where(frame["group"].str.strip() != "", ids) if "group" in frame else ids
     task = frame["task"] if "task" in frame else "all"
-    parts = [
-        pd.DataFrame(
-            {
-                "task": task,
-                "metric": m,
-                "id": ids,
-                "group": group,
-                "value": v,
-                "n": 1.0,
-                "line": np.arange(2, len(frame) + 2),
-            }
-        )
-        for m, v in values.items()
-    ]
-    return _table(path, parts, [])
+    base = pd.DataFrame({"task": task, "id": ids, "group": group, "n": 1.0, "line": np.arange(2, len(frame) + 2)})
+    return _table(path, [base.assign(metric=m, value=v)[COLUMNS] for m, v in values.items()], notes)
 
 
 def _read_plain(path: Path) -> pd.DataFrame:
@@ -231,7 +219,7 @@ def read_items(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise MtlibInputError(f"{path}: no such file or folder")
-    if path.is_dir() or _SAMPLES.search(path.name) or path.name.startswith("samples_"):
+    if path.is_dir() or (path.name.startswith("samples_") and path.suffix.lower() == ".jsonl"):
         return _read_lmeval(path)
     if path.suffix.lower() == ".json":
         try:

@@ -1,35 +1,29 @@
 """Two models' per-item results paired by id, and the statistics of their difference per task and metric.
 
-Intuition: both models answered the same items, so the honest comparison is
-*paired*: resample items (or whole groups of items) once and recompute both
-means from the same resample. Pairing removes the item-difficulty variance
-that an unpaired z-test on two standard errors keeps, so a paired interval is
-narrower when the models agree on most items, and honest when they do not.
+Intuition: both models answered the same items, so the honest comparison is *paired*: resample items (or whole
+groups of items) once and recompute both means from the same resample. Pairing removes the item-difficulty variance
+that an unpaired z-test on two standard errors keeps, so a paired interval is narrower when the models agree on most
+items, and honest when they do not.
 
 Per task and metric (:func:`paired_stats`):
 
-- each model's mean with a 95% interval: Wilson for a 0/1 metric on
-  independent items, else the percentile interval of the bootstrap below;
-- the difference ``mean_b - mean_a`` with a paired bootstrap interval: the
-  replicates are :func:`mtlib.relations.bootstrap.bootstrap_weights` over
-  groups (a group, resampled whole, is a document asked several ways, a
-  repeat, one source text under several transformations; by default each item
-  is its own group), collapsed over groups with identical sums (the same
-  multinomial, drawn over kinds: exact in distribution and thousands of times
-  cheaper for 0/1 metrics), and their totals are the counting engine's
-  :func:`~mtlib.relations.replicates.weighted_sums` (exact integers) when
-  the values are counts. A mean is a ratio ``sum(values) / sum(n)``, so a suite
-  item (violations over its cases) compares as the suite's own rate does;
-- for a 0/1 metric on independent items, McNemar's exact test
-  (:func:`mtlib.suite.mcnemar_test`) on the discordant counts ``a_only`` (a
-  scores 1, b 0) and ``b_only``; otherwise (a continuous metric, or groups)
-  a paired sign-flip permutation test over groups of ``sum(d)``, ``d`` a
-  group's mean difference (signs of equal ``|d|`` are drawn together as one
-  binomial);
+- each model's mean with a 95% interval: Wilson for a 0/1 metric on independent items, else the percentile interval
+  of the bootstrap below;
+- the difference ``mean_b - mean_a`` with a paired bootstrap interval: the replicates are
+  :func:`mtlib.relations.bootstrap.bootstrap_weights` over groups (a group, resampled whole, is a document asked
+  several ways, a repeat, one source text under several transformations; by default each item is its own group),
+  collapsed over groups with identical sums (the same multinomial, drawn over kinds: exact in distribution and
+  thousands of times cheaper for 0/1 metrics), and their totals are the counting engine's
+  :func:`~mtlib.relations.replicates.weighted_sums` (exact integers) when the values are counts. A mean is a ratio
+  ``sum(values) / sum(n)``, so a suite item (violations over its cases) compares as the suite's own rate does;
+- for a 0/1 metric on independent items, McNemar's exact test (:func:`mtlib.suite.mcnemar_test`) on the discordant
+  counts ``a_only`` (a scores 1, b 0) and ``b_only``; otherwise (a continuous metric, or groups) a paired sign-flip
+  permutation test over groups of ``sum(d)``, ``d`` a group's mean difference (signs of equal ``|d|`` are drawn
+  together as one binomial);
 - across all rows, Holm-adjusted p-values (:func:`holm`).
 
-The same ``seed`` gives the same numbers: every row draws its replicates with
-``seed``, its permutations with ``seed + 1``.
+The same ``seed`` gives the same numbers: every row draws its replicates with ``seed``, its permutations with ``seed
++ 1``.
 """
 
 from __future__ import annotations

@@ -107,3 +107,21 @@ def test_a_saved_suite_result_compares_as_the_suite_does(tmp_path):
     assert (failed["a_only"], failed["b_only"]) == (suite_row["a_only_fail"], suite_row["b_only_fail"])
     assert failed["p"] == pytest.approx(suite_row["mcnemar_p"])
     assert c.model_a == a.model
+
+
+def test_the_fast_csv_reader_and_the_line_by_line_one_agree(tmp_path):
+    text = "id,task,group,acc,note\n1,t,g,1,ok\n2,t,,0.5,bad\n3,u,g,0,ok\n"
+    fast = read_items(_write(tmp_path / "fast.csv", text))
+    slow = read_items(_write(tmp_path / "slow.csv", text.replace("\n3,", "\n\n3,")))  # a blank line: line by line
+    assert fast.drop(columns="line").equals(slow.drop(columns="line"))
+    assert list(fast["line"]) == [2, 3, 4] and list(slow["line"]) == [2, 3, 5]
+    assert list(fast["group"]) == ["g", "2", "g"] and fast.attrs["notes"] == [
+        f"{tmp_path / 'fast.csv'}: column 'note' is not numeric: left out"
+    ]
+
+
+def test_lm_eval_output_root_names_its_model_folders(tmp_path):
+    (tmp_path / "org__model").mkdir()
+    _write(tmp_path / "org__model" / "samples_t_2026-01-01T00-00-00.jsonl", '{"doc_id": 0, "acc": 1}\n')
+    with pytest.raises(MtlibInputError, match=r"give one of its model folders: \['org__model'\]"):
+        read_items(tmp_path)
