@@ -9,8 +9,7 @@
 BASELINE and CANDIDATE are lm-eval ``--log_samples`` files or their folder,
 CSV/JSON Lines files of ``id`` and metric columns, or saved mtlib suite
 results (:mod:`mtlib.paired.readers`). The exit codes are the suite's
-(:data:`EXIT_CODES`); ``--junit`` is written on every exit but a refused
-command line.
+(:data:`EXIT_CODES`); ``--junit`` is written on every exit.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ import pandas as pd
 from mtlib.data.errors import DataFormatError
 from mtlib.paired.comparison import Comparison, compare_runs
 from mtlib.relations.errors import MtlibInputError
+from mtlib.suite.cli import _junit_option
 from mtlib.suite.junit import _clean
 from mtlib.suite.report import _STYLE, table_html
 
@@ -45,7 +45,8 @@ GATE_HELP = (
     "the gate: on every task and metric compared, the LOWER end of the 95%% paired bootstrap interval of the "
     "difference (candidate - baseline) must be above X. --min-diff -0.01 passes when the candidate is, with "
     "97.5%% confidence, worse by less than 0.01; --min-diff 0 asks it to be better. The point estimate never "
-    "decides: a candidate whose mean is higher but whose interval reaches below X fails"
+    "decides: a candidate whose mean is higher but whose interval reaches below X fails. For a --lower-better "
+    "metric the gate reads the improvement a - b the same way (the upper end of b - a must be below -X)"
 )
 
 
@@ -74,8 +75,8 @@ def _verdict(c: Comparison) -> str:
     if c.min_diff is None:
         return f"no gate (--min-diff): {c.model_b} vs {c.model_a} on {len(c.table)} task/metric rows"
     if c.passed:
-        return f"PASS: on every row the difference's lower 95% bound is above {c.min_diff:+g}"
-    return f"FAIL: the difference's lower 95% bound is at or below {c.min_diff:+g} on: {', '.join(c.failing())}"
+        return f"PASS: on every row the improvement's lower 95% bound is above {c.min_diff:+g}"
+    return f"FAIL: the improvement's lower 95% bound is at or below {c.min_diff:+g} on: {', '.join(c.failing())}"
 
 
 def markdown(c: Comparison) -> str:
@@ -116,7 +117,7 @@ def _junit(c: Comparison | None, error: str = "") -> str:
         )
         if not r["passed"]:
             assert c is not None and c.min_diff is not None
-            message = f"lower bound {r['diff_low']:+.4f} <= gate {c.min_diff:+g}: {text}"
+            message = f"gate bound {r['gate_bound']:+.4f} <= {c.min_diff:+g}: {text}"
             ET.SubElement(case, "failure", {"message": _clean(message), "type": "PairedGate"}).text = _clean(text)
         ET.SubElement(case, "system-out").text = _clean(text)
     if error:
@@ -162,6 +163,13 @@ def _parser() -> argparse.ArgumentParser:
         help="metrics to compare "
         "(comma-separated; lm-eval's acc matches acc,none); default: every metric both runs have",
     )
+    parser.add_argument(
+        "--lower-better",
+        type=lambda s: [m for m in s.split(",") if m],
+        default=[],
+        metavar="METRICS",
+        help="metrics where lower is better (a loss, an error rate): the gate reads b's improvement a - b",
+    )
     parser.add_argument("--n-boot", type=int, default=10_000, help="bootstrap replicates and sign flips (10000)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the replicates: the same seed, the same numbers")
     parser.add_argument(
@@ -178,20 +186,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit code (:data:`EXIT_CODES`)."""
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # argparse refused the command line: CI still gets its JUnit file
+        junit = _junit_option(argv)
+        if stop.code not in (0, None) and junit:
+            write_outputs(None, argparse.Namespace(junit=junit), f"usage error: {' '.join(argv)} was refused")
+        raise
     try:
         if args.n_boot < 1:
             raise MtlibInputError(f"--n-boot must be at least 1, got {args.n_boot}")
-        c = compare_runs(
-            args.baseline,
-            args.candidate,
-            metrics=args.metrics,
-            n_boot=args.n_boot,
-            seed=args.seed,
-            min_diff=args.min_diff,
-            require_all=args.require_all,
-            names=(args.name_a, args.name_b),
-        )
+        options = {k: getattr(args, k) for k in ("metrics", "n_boot", "seed", "min_diff", "require_all")}
+        names = (args.name_a, args.name_b)
+        c = compare_runs(args.baseline, args.candidate, lower_better=args.lower_better, names=names, **options)
     except (MtlibInputError, DataFormatError, OSError) as err:
         print(f"python -m mtlib.paired: error: {err}", file=sys.stderr)
         write_outputs(None, args, f"bad input: {err}")

@@ -3,9 +3,10 @@
 :func:`pair_items` matches the two long tables of :mod:`mtlib.paired.readers` on ``(task, metric, id)`` and reports
 everything left unmatched (a task, a metric or an item on one side only, naming the file and, for an item, its
 line); :func:`compare_runs` computes one row of :func:`mtlib.paired.stats.paired_stats` per task and metric,
-Holm-adjusts the p-values across all rows, and applies the gate: a row passes when the lower end of the difference's
-95% interval (``diff_low``, for ``b - a``) is above ``min_diff``. ``min_diff=-0.01`` reads: "b may be worse than a
-by less than one point, with 97.5% confidence"; ``0`` asks b to be better.
+Holm-adjusts the p-values across all rows, and applies the gate: a row passes when the lower end of the 95% interval
+of b's improvement over a (``gate_bound``: ``diff_low`` of ``b - a``, or ``-diff_high`` for a lower-is-better
+metric) is above ``min_diff``. ``min_diff=-0.01`` reads: "b may be worse than a by less than one point, with 97.5%
+confidence"; ``0`` asks b to be better.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Comparison:
 
     Attributes:
         table: One row per ``(task, metric)``: ``n_items, n_groups, mean_a, a_low, a_high, mean_b, b_low, b_high,
-            diff, diff_low, diff_high, a_only, b_only, test, p, p_holm, ci_method, passed``.
+            diff, diff_low, diff_high, a_only, b_only, test, p, ci_method, p_holm, gate_bound, passed``.
         model_a, model_b: The runs' names (a is the baseline; ``diff`` is ``b - a``).
         unmatched: What one side has and the other lacks, one line each (file and line named).
         notes: What the readers left out and why.
@@ -105,6 +106,11 @@ def pair_items(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, list[str
     return paired[["task", "metric", "id", "group", "value_a", "n_a", "value_b", "n_b"]], unmatched
 
 
+def _named(metric: pd.Series, names: list[str]) -> pd.Series:
+    """Whether each metric is one of ``names``, by its full name or its name before lm-eval's filter (``acc,none``)."""
+    return metric.isin(names) | metric.str.split(",").str[0].isin(names)
+
+
 def compare_runs(
     path_a: str | Path,
     path_b: str | Path,
@@ -114,6 +120,7 @@ def compare_runs(
     seed: int = 0,
     min_diff: float | None = None,
     require_all: bool = False,
+    lower_better: list[str] | None = None,
     names: tuple[str | None, str | None] = (None, None),
 ) -> Comparison:
     """Read two runs' per-item files, pair them, compare per task and metric, gate.
@@ -123,8 +130,9 @@ def compare_runs(
         metrics: Metric names to compare (lm-eval's ``acc`` matches ``acc,none``); None: every shared one.
         n_boot: Bootstrap replicates (and sign flips of the permutation test).
         seed: Seeds both: the same seed gives the same numbers.
-        min_diff: The gate: every row's ``diff_low`` must be above it (None: no gate).
+        min_diff: The gate: every row's ``gate_bound`` must be above it (None: no gate).
         require_all: Refuse (rather than report and leave out) items on one side only.
+        lower_better: Metrics (named as ``metrics``) where lower is better (a loss): b improves when ``b - a < 0``.
         names: The runs' names (default: the file's stem or the folder's name, a suite result's model).
 
     Raises:
@@ -132,8 +140,7 @@ def compare_runs(
     """
     a, b = read_items(path_a), read_items(path_b)
     if metrics:
-        wanted = {m.split(",")[0] for m in metrics} | set(metrics)
-        a, b = (x[x["metric"].isin(wanted) | x["metric"].str.split(",").str[0].isin(wanted)] for x in (a, b))
+        a, b = (x[_named(x["metric"], metrics)] for x in (a, b))
     paired, unmatched = pair_items(a, b)
     if require_all and any(" items only in " in u for u in unmatched):
         raise MtlibInputError("items on one side only (--require-all):\n" + "\n".join(unmatched))
@@ -146,8 +153,9 @@ def compare_runs(
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index = pd.MultiIndex.from_tuples(list(rows), names=["task", "metric"])
     table["p_holm"] = holm(table["p"].to_numpy(float))
-    low = table["diff_low"].to_numpy(float)
-    table["passed"] = True if min_diff is None else np.nan_to_num(low, nan=-np.inf) > min_diff
+    lower = _named(table.index.get_level_values("metric").to_series(), lower_better or []).to_numpy()
+    table["gate_bound"] = np.where(lower, -table["diff_high"], table["diff_low"])
+    table["passed"] = True if min_diff is None else np.nan_to_num(table["gate_bound"], nan=-np.inf) > min_diff
     name_a, name_b = (
         given or str(x.attrs.get("model") or (Path(p).name if Path(p).is_dir() else Path(p).stem))
         for given, x, p in zip(names, (a, b), (path_a, path_b))

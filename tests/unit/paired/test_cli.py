@@ -50,7 +50,7 @@ def test_the_gate_reads_the_lower_bound_and_decides_the_exit_code(runs, tmp_path
     suite = ET.parse(tmp_path / "out.junit").getroot().find("testsuite")
     assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
     failure = suite.find("testcase[@name='t2/acc']/failure")
-    assert failure is not None and "<= gate +0.001" in failure.get("message", "")
+    assert failure is not None and "gate bound +0.0000 <= +0.001" in failure.get("message", "")
     assert "FAIL" in capsys.readouterr().out
 
 
@@ -62,6 +62,24 @@ def test_bad_input_exits_2_and_still_writes_junit(tmp_path, capsys):
     error = ET.parse(tmp_path / "j.xml").getroot().find("testsuite/testcase/error")
     assert error is not None and "line 3" in error.get("message", "")
     assert main([str(tmp_path / "missing.csv"), str(bad)]) == 2
+
+
+def test_a_lower_is_better_metric_is_gated_on_the_improvement_a_minus_b(tmp_path):
+    rng = np.random.default_rng(1)
+    loss_a = rng.random(300)
+    for name, loss in (("a", loss_a), ("b", loss_a - 0.05 + rng.normal(0, 0.01, 300))):  # b: lower loss
+        pd.DataFrame({"id": range(300), "loss": loss}).to_csv(tmp_path / f"{name}.csv", index=False)
+    a, b = str(tmp_path / "a.csv"), str(tmp_path / "b.csv")
+    assert main([a, b, "--min-diff", "0", "--n-boot", "500"]) == 1  # read as higher-is-better: b is worse
+    assert main([a, b, "--min-diff", "0", "--n-boot", "500", "--lower-better", "loss", "--json", f"{a}.json"]) == 0
+    row = json.loads(Path(f"{a}.json").read_text())["rows"][0]
+    assert row["gate_bound"] == -row["diff_high"] > 0.04 and row["test"] == "sign-flip permutation"
+
+
+def test_a_refused_command_line_still_writes_junit(tmp_path):
+    with pytest.raises(SystemExit):
+        main(["only-one-file", "--junit", str(tmp_path / "j.xml")])
+    assert ET.parse(tmp_path / "j.xml").getroot().find("testsuite/testcase/error") is not None
 
 
 def test_an_internal_error_exits_3(runs, monkeypatch, capsys):
