@@ -21,6 +21,7 @@ import sys
 import traceback
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -157,26 +158,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("baseline", help="run a: lm-eval samples_*.jsonl (or their folder), CSV/JSONL, suite JSON")
     parser.add_argument("candidate", help="run b, the same way")
     parser.add_argument("--min-diff", type=float, metavar="X", help=GATE_HELP)
-    parser.add_argument(
-        "--metrics",
-        type=lambda s: [m for m in s.split(",") if m],
-        help="metrics to compare "
-        "(comma-separated; lm-eval's acc matches acc,none); default: every metric both runs have",
-    )
-    parser.add_argument(
-        "--lower-better",
-        type=lambda s: [m for m in s.split(",") if m],
-        default=[],
-        metavar="METRICS",
-        help="metrics where lower is better (a loss, an error rate): the gate reads b's improvement a - b",
-    )
+    names: dict[str, Any] = {"type": lambda s: [m for m in s.split(",") if m], "metavar": "M1,M2"}
+    what = "comma-separated; lm-eval's acc matches acc,none"
+    parser.add_argument("--metrics", **names, help=f"metrics to compare ({what}; default: every one both runs have)")
+    parser.add_argument("--lower-better", **names, default=[], help=f"metrics where lower is better ({what})")
     parser.add_argument("--n-boot", type=int, default=10_000, help="bootstrap replicates and sign flips (10000)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the replicates: the same seed, the same numbers")
-    parser.add_argument(
-        "--require-all",
-        action="store_true",
-        help="exit 2 when an item is on one side only (default: report it and compare the paired items)",
-    )
+    parser.add_argument("--require-all", action="store_true", help="exit 2 when an item is on one side only")
     parser.add_argument("--name-a", help="the baseline's name in the outputs")
     parser.add_argument("--name-b", help="the candidate's name in the outputs")
     for option, what in (("json", "JSON"), ("markdown", "Markdown"), ("html", "HTML"), ("junit", "JUnit XML")):
