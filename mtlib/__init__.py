@@ -26,7 +26,7 @@ from mtlib.utils.faces import Face
 __version__ = "0.2.0"
 
 #: The wings, imported on first use.
-WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run", "testing", "suite")
+WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run", "testing", "suite", "paired")
 
 #: Names of the suite wing reachable from the top: ``mtlib.compare`` (a function), ``mtlib.generate`` (a module).
 SHORTCUTS = {"compare": "mtlib.suite", "generate": "mtlib.suite"}

@@ -39,10 +39,10 @@ __all__ = ["EXACT_BELOW", "compare", "compare_outcomes", "mcnemar_test"]
 EXACT_BELOW = 25
 
 
-def mcnemar_test(a_only: int, b_only: int) -> tuple[float, float, bool]:
+def mcnemar_test(a_only: int, b_only: int, *, exact: bool | None = None) -> tuple[float, float, bool]:
     """McNemar's test from the discordant counts: ``(statistic, p-value, exact)``.
 
-    Exact (fewer than ``EXACT_BELOW`` discordant items): the two-sided binomial
+    Exact (``exact=True``, or by default fewer than ``EXACT_BELOW`` discordant items): the two-sided binomial
     test of ``min(a, b)`` successes in ``a + b`` trials at 1/2, the statistic
     being ``min(a, b)``. Otherwise ``(|a - b| - 1)^2 / (a + b)`` against a
     chi-square with one degree of freedom. These are statsmodels' readings.
@@ -56,7 +56,7 @@ def mcnemar_test(a_only: int, b_only: int) -> tuple[float, float, bool]:
     if a_only + b_only == 0:
         return float("nan"), 1.0, True
     n, small = a_only + b_only, min(a_only, b_only)
-    if n < EXACT_BELOW:
+    if (n < EXACT_BELOW) if exact is None else exact:
         return float(small), float(min(1.0, 2 * stats.binom.cdf(small, n, 0.5))), True
     statistic = (abs(a_only - b_only) - 1) ** 2 / n
     return float(statistic), float(stats.chi2.sf(statistic, 1)), False

@@ -168,8 +168,10 @@ def _csv_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str
     return header, records
 
 
-def _jsonl_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str], list[tuple[int, list[Any]]]]:
-    """The keys of the first object and ``(line, values)`` of every line (each must hold those keys)."""
+def _jsonl_records(
+    path: Path, lines: Iterator[tuple[int, str]], key: str = "text"
+) -> tuple[list[str], list[tuple[int, list[Any]]]]:
+    """The keys of the first object and ``(line, values)`` of every line (each must hold those keys, ``key`` too)."""
     keys: list[str] | None = None
     records: list[tuple[int, list[Any]]] = []
     for number, line in lines:
@@ -185,8 +187,8 @@ def _jsonl_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[s
             raise _refused(path, number, f"expected a JSON object per line, got {type(obj).__name__} {line[:60]!r}")
         if keys is None:
             keys = list(obj)
-            if "text" not in keys:
-                raise _refused(path, number, f"each JSON object needs a 'text' key; this one has {keys}")
+            if key not in keys:
+                raise _refused(path, number, f"each JSON object needs a {key!r} key; this one has {keys}")
         missing = [k for k in keys if k not in obj]
         if missing:
             raise _refused(path, number, f"the object lacks {missing}; every line needs the keys of the first {keys}")

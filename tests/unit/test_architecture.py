@@ -25,6 +25,7 @@ LEVELS = {
     "relations": 3,
     "analysis": 4,
     "suite": 5,
+    "paired": 6,
     "experiments": 5,
     "run": 6,
     "testing": 7,

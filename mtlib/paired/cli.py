@@ -1,0 +1,209 @@
+"""``python -m mtlib.paired A B``: two runs' per-item results compared, printed, written, and gated for CI.
+
+::
+
+    python -m mtlib.paired BASELINE CANDIDATE [--metrics acc,exact_match] [--min-diff -0.01]
+        [--n-boot 10000] [--seed 0] [--require-all] [--json OUT.json] [--markdown OUT.md]
+        [--html OUT.html] [--junit OUT.xml]
+
+BASELINE and CANDIDATE are lm-eval ``--log_samples`` files or their folder,
+CSV/JSON Lines files of ``id`` and metric columns, or saved mtlib suite
+results (:mod:`mtlib.paired.readers`). The exit codes are the suite's
+(:data:`EXIT_CODES`); ``--junit`` is written on every exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+import traceback
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mtlib.data.errors import DataFormatError
+from mtlib.paired.comparison import Comparison, compare_runs
+from mtlib.relations.errors import MtlibInputError
+from mtlib.suite.cli import _junit_option
+from mtlib.suite.junit import _clean
+from mtlib.suite.report import _STYLE, table_html
+
+__all__ = ["EXIT_CODES", "GATE_HELP", "main", "markdown", "shown", "write_outputs"]
+
+#: The command's exit codes (the suite command's numbers).
+EXIT_CODES = {
+    0: "every row passes the gate (or no gate was given)",
+    1: "the gate fails on some task and metric",
+    2: "bad input: a missing or malformed file, a bad option, nothing shared (the message names the file and line)",
+    3: "internal error (traceback printed): not a gate result",
+}
+
+GATE_HELP = (
+    "the gate: on every task and metric compared, the LOWER end of the 95%% paired bootstrap interval of the "
+    "difference (candidate - baseline) must be above X. --min-diff -0.01 passes when the candidate is, with "
+    "97.5%% confidence, worse by less than 0.01; --min-diff 0 asks it to be better. The point estimate never "
+    "decides: a candidate whose mean is higher but whose interval reaches below X fails. For a --lower-better "
+    "metric the gate reads the improvement a - b the same way (the upper end of b - a must be below -X)"
+)
+
+
+def shown(c: Comparison) -> pd.DataFrame:
+    """The table as a user reads it: means and difference with their intervals, the test, p-values, the gate."""
+    t = c.table
+    out = pd.DataFrame(index=t.index)
+    out["n"] = t["n_items"].astype(int).astype(str) + [
+        f" ({g} groups)" if g != n else "" for g, n in zip(t["n_groups"], t["n_items"])
+    ]
+    for name, side in ((c.model_a, "a"), (c.model_b, "b")):
+        out[name] = [
+            f"{m:.4f} [{lo:.4f}, {hi:.4f}]"
+            for m, lo, hi in t[[f"mean_{side}", f"{side}_low", f"{side}_high"]].to_numpy()
+        ]
+    out["diff (b - a) [95%]"] = [
+        f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]" for d, lo, hi in t[["diff", "diff_low", "diff_high"]].to_numpy()
+    ]
+    out["a_only/b_only"] = ["" if pd.isna(x) else f"{int(x)}/{int(y)}" for x, y in zip(t["a_only"], t["b_only"])]
+    out["test"], out["p"], out["p_holm"] = t["test"], t["p"].map("{:.3g}".format), t["p_holm"].map("{:.3g}".format)
+    out["gate"] = "" if c.min_diff is None else t["passed"].map({True: "pass", False: "FAIL"})
+    return out
+
+
+def _verdict(c: Comparison) -> str:
+    if c.min_diff is None:
+        return f"no gate (--min-diff): {c.model_b} vs {c.model_a} on {len(c.table)} task/metric rows"
+    if c.passed:
+        return f"PASS: on every row the improvement's lower 95% bound is above {c.min_diff:+g}"
+    return f"FAIL: the improvement's lower 95% bound is at or below {c.min_diff:+g} on: {', '.join(c.failing())}"
+
+
+def markdown(c: Comparison) -> str:
+    """The comparison as a Markdown page (table, verdict, unmatched items, notes)."""
+    frame = shown(c).reset_index()
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in frame.to_numpy()]
+    extra = [f"- {u}" for u in c.unmatched + c.notes]
+    head = f"# {c.model_b} (b) vs {c.model_a} (a)\n\n{_verdict(c)}\n\n"
+    return head + "\n".join(lines) + "\n" + ("\n## Left out, and notes\n\n" + "\n".join(extra) + "\n" if extra else "")
+
+
+def _html(c: Comparison) -> str:
+    title = f"{c.model_b} (b) vs {c.model_a} (a)"
+    extra = "".join(f"<li>{html.escape(u)}</li>" for u in c.unmatched + c.notes)
+    extra = f"<h2>Left out, and notes</h2><ul>{extra}</ul>" if extra else ""
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{html.escape(_verdict(c))}</p>"
+        f"{table_html(shown(c).reset_index(), index=False)}{extra}"
+        "</body></html>\n"
+    )
+
+
+def _junit(c: Comparison | None, error: str = "") -> str:
+    """One test case per task and metric (a failure when its gate fails); an ``<error>`` case for a stopped run."""
+    rows = [] if c is None else list(c.table.iterrows())
+    failures = sum(not r["passed"] for _, r in rows)
+    counts = {"tests": str(len(rows) + bool(error)), "failures": str(failures), "errors": str(int(bool(error)))}
+    name = "mtlib paired comparison" + ("" if c is None else f": {c.model_b} vs {c.model_a}")
+    root = ET.Element("testsuites", {"name": _clean(name), **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": _clean(name), **counts, "skipped": "0"})
+    for (task, metric), r in rows:
+        case = ET.SubElement(suite, "testcase", {"name": _clean(f"{task}/{metric}"), "classname": "mtlib.paired"})
+        text = (
+            f"b - a = {r['diff']:+.4f}, 95% interval [{r['diff_low']:+.4f}, {r['diff_high']:+.4f}]; "
+            f"{r['test']} p = {r['p']:.3g} (Holm {r['p_holm']:.3g}); {int(r['n_items'])} items"
+        )
+        if not r["passed"]:
+            assert c is not None and c.min_diff is not None
+            message = f"gate bound {r['gate_bound']:+.4f} <= {c.min_diff:+g}: {text}"
+            ET.SubElement(case, "failure", {"message": _clean(message), "type": "PairedGate"}).text = _clean(text)
+        ET.SubElement(case, "system-out").text = _clean(text)
+    if error:
+        case = ET.SubElement(suite, "testcase", {"name": "(the comparison)", "classname": "mtlib.paired"})
+        ET.SubElement(case, "error", {"message": _clean(error.splitlines()[-1]), "type": "Error"}).text = _clean(error)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_outputs(c: Comparison | None, args: argparse.Namespace, error: str = "") -> None:
+    """Write the files asked for (only JUnit, with an error case, when the comparison stopped)."""
+    writers = {"junit": lambda: _junit(c, error)}
+    if c is not None:
+        writers.update(
+            json=lambda: json.dumps(c.to_json(), indent=1, allow_nan=False) + "\n",
+            markdown=lambda: markdown(c),
+            html=lambda: _html(c),
+        )
+    for option, write in writers.items():
+        target = getattr(args, option, None)
+        if target:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            Path(target).write_text(write(), encoding="utf-8")
+            print(f"wrote {target}", file=sys.stderr)
+
+
+def _parser() -> argparse.ArgumentParser:
+    codes = "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items())
+    parser = argparse.ArgumentParser(
+        prog="python -m mtlib.paired",
+        description="Compare two models' per-item results, paired by item id: each model's mean with a 95% "
+        "interval, the paired difference (b - a) with a paired bootstrap interval (groups resampled together), "
+        "McNemar's exact test for 0/1 metrics, a sign-flip permutation test otherwise, Holm-adjusted p-values "
+        "across tasks; then a gate for CI.",
+        epilog=f"Exit codes: {codes}.",
+    )
+    parser.add_argument("baseline", help="run a: lm-eval samples_*.jsonl (or their folder), CSV/JSONL, suite JSON")
+    parser.add_argument("candidate", help="run b, the same way")
+    parser.add_argument("--min-diff", type=float, metavar="X", help=GATE_HELP)
+    names: dict[str, Any] = {"type": lambda s: [m for m in s.split(",") if m], "metavar": "M1,M2"}
+    what = "comma-separated; lm-eval's acc matches acc,none"
+    parser.add_argument("--metrics", **names, help=f"metrics to compare ({what}; default: every one both runs have)")
+    parser.add_argument("--lower-better", **names, default=[], help=f"metrics where lower is better ({what})")
+    parser.add_argument("--n-boot", type=int, default=10_000, help="bootstrap replicates and sign flips (10000)")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the replicates: the same seed, the same numbers")
+    parser.add_argument("--require-all", action="store_true", help="exit 2 when an item is on one side only")
+    parser.add_argument("--name-a", help="the baseline's name in the outputs")
+    parser.add_argument("--name-b", help="the candidate's name in the outputs")
+    for option, what in (("json", "JSON"), ("markdown", "Markdown"), ("html", "HTML"), ("junit", "JUnit XML")):
+        parser.add_argument(f"--{option}", metavar="OUT", help=f"write the comparison as {what}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit code (:data:`EXIT_CODES`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # argparse refused the command line: CI still gets its JUnit file
+        junit = _junit_option(argv)
+        if stop.code not in (0, None) and junit:
+            write_outputs(None, argparse.Namespace(junit=junit), f"usage error: {' '.join(argv)} was refused")
+        raise
+    try:
+        if args.n_boot < 1:
+            raise MtlibInputError(f"--n-boot must be at least 1, got {args.n_boot}")
+        options = {k: getattr(args, k) for k in ("metrics", "n_boot", "seed", "min_diff", "require_all")}
+        names = (args.name_a, args.name_b)
+        c = compare_runs(args.baseline, args.candidate, lower_better=args.lower_better, names=names, **options)
+    except (MtlibInputError, DataFormatError, OSError) as err:
+        print(f"python -m mtlib.paired: error: {err}", file=sys.stderr)
+        write_outputs(None, args, f"bad input: {err}")
+        return 2
+    except Exception:
+        print(traceback.format_exc(), file=sys.stderr, end="")
+        print("python -m mtlib.paired: internal error (exit 3), not a gate result", file=sys.stderr)
+        write_outputs(None, args, traceback.format_exc())
+        return 3
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 40):
+        print(f"a = {c.model_a}, b = {c.model_b}; {c.n_boot:,} paired bootstrap replicates, seed {c.seed}")
+        print(shown(c).to_string())
+    for line in c.unmatched:
+        print(f"left out: {line}")
+    for line in c.notes:
+        print(f"note: {line}")
+    write_outputs(c, args)
+    print(_verdict(c))
+    return 0 if c.passed else 1
