@@ -146,8 +146,6 @@ def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None
     )
 
 
-
-
 def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
     if not np.isfinite(p):
         return "untested"

@@ -1,4 +1,4 @@
-"""One sub-package per notebook: its spec, its method, its builders and its report, split along their seams.
+"""One sub-package per notebook: its spec, its data loading and the paper's values; the method is the notebook's.
 
 ========== ==================================================== ==========
 package    experiment                                           notebook
@@ -14,8 +14,9 @@ tour       the teaching tour: a suite, a failure, a comparison  00
 template   the template a new notebook starts from              00
 ========== ==================================================== ==========
 
-Each package exposes ``Spec`` (its parameters, declared once: :mod:`mtlib.experiments.spec`)
-and ``run(spec)``, which runs the whole experiment and returns its outcome.
+Each package exposes ``Spec`` (its parameters, declared once: :mod:`mtlib.experiments.spec`) and
+its data loading; no function runs a whole experiment: the notebook's cells take its steps over the
+generic wings (a relation, a probe, a metric or a dataset builder lives there, with its tests).
 :func:`spec_for` finds the spec of a notebook by its key (``"01"``) or file stem;
 a new package is found without being listed anywhere.
 

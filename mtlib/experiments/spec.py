@@ -18,9 +18,8 @@ declares its parameters once, as a frozen dataclass that subclasses
   which the runner sets);
 - the documentation table (:meth:`Spec.markdown`).
 
-Each experiment package exposes its spec as ``Spec`` and ``run(spec) ->
-Report``; :func:`mtlib.experiments.spec_for` finds a spec by notebook key or
-stem.
+Each experiment package exposes its spec as ``Spec``; :func:`mtlib.experiments.spec_for` finds a
+spec by notebook key or stem.
 
 Example:
     >>> from dataclasses import dataclass
@@ -285,9 +284,9 @@ class Spec:
         """Where and in what numerics this run computes: a :class:`~mtlib.utils.context.RunContext`, resolved once.
 
         From the spec's ``device`` and ``precision`` (and ``backend`` where the experiment has one);
-        ``auto`` reads the environment the runner gave the process, then the defaults. The experiment's
-        ``run(spec)`` / ``analyse(spec, data)`` and the notebook's ``Run.from_spec(spec)`` take this same
-        object, and it is handed down to every model load, training and statistic.
+        ``auto`` reads the environment the runner gave the process, then the defaults. The notebook's
+        ``Run.from_spec(spec)`` and its cells take this same object, and hand it down to every model
+        load, training and statistic.
         """
         found = self.__dict__.get("_context")
         if found is None:

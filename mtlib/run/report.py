@@ -113,11 +113,6 @@ def _href(path: str) -> str:
     return urllib.parse.quote(path.replace(os.sep, "/"), safe="/.-_~")
 
 
-def _md_alt(text: str) -> str:
-    """Alt text safe inside markdown image brackets and emphasis."""
-    return md(text)
-
-
 def provenance_line(manifest: dict[str, Any]) -> str:
     """What a run ran on, in one line: its commit, machine (CPU and torch's kernel set), device and precision.
 

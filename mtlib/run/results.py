@@ -99,7 +99,7 @@ SKIPPED_KEY = "_skipped"
 
 @runtime_checkable
 class Report(Protocol):
-    """What an experiment function returns (e.g. ``sentiment.systematicity``).
+    """What a report object gives to :meth:`Run.record_report` (a plain mapping of metrics works too).
 
     ``metrics()`` gives flat keys ``<metric>/<group...>`` without a model
     prefix; :meth:`Run.record_report` adds it. ``tables()`` (optional) gives
@@ -290,7 +290,7 @@ class Run:
         In a notebook: ``spec = lexical.Spec.from_notebook(globals()); run = results.Run.from_spec(spec)``.
         The spec's values go to ``params.json``; the run records the spec's context
         (:meth:`mtlib.experiments.spec.Spec.context`: device, precision, backend), the same object the
-        experiment's ``analyse(spec, data)`` hands to every model it loads. Nothing is written to the
+        notebook's cells hand to every model they load. Nothing is written to the
         environment, so a later run in the same kernel starts from its own spec.
         """
         values = spec.values()
@@ -465,21 +465,6 @@ class Run:
         if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
             for name, frame in report.tables().items():
                 self.save_table(frame, name if plain else f"{name}__{model_slug(str(model))}")
-        return out
-
-    def record_outcome(self, outcome: Any, *, tables: bool = True) -> dict[str, Any]:
-        """Record everything an experiment's ``run(spec)`` (or one of its steps) returned.
-
-        ``outcome.entries()`` gives ``(report, model, primary)`` triples
-        (:class:`mtlib.experiments.outcome.Outcome`); each is recorded by :meth:`record_report`,
-        so the keys are those ``outcome.metrics()`` gives.
-
-        Returns:
-            The keys and values recorded.
-        """
-        out: dict[str, Any] = {}
-        for report, model, primary in outcome.entries():
-            out.update(self.record_report(report, model=model, primary=primary, tables=tables))
         return out
 
     def save_figure(

@@ -2,10 +2,9 @@
 
 Intuition: where and in what numerics a run computes used to be process
 state: a notebook's ``Run`` wrote its precision into ``$MTLIB_PRECISION`` and
-every later ``load`` read it back, so a script's ``run(Spec(precision="bf16"))``
-ran in whatever the environment said and a JupyterLab kernel carried one run's
-numerics into the next. Now the entry of a run (an experiment's ``run(spec)``,
-a notebook's spec, a user's ``load``) resolves one :class:`RunContext` from its
+every later ``load`` read it back, so a script asking for bf16 ran in whatever
+the environment said and a JupyterLab kernel carried one run's numerics into
+the next. Now the entry of a run (a notebook's spec, a user's ``load``) resolves one :class:`RunContext` from its
 arguments, falling back to the environment and then to the defaults, and hands
 that object down: :func:`mtlib.models.load`, the classifier factory, training,
 the statistics and the run's manifest all read the same values, and nothing

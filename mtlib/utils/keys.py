@@ -10,8 +10,8 @@ test) relies on one scheme:
   notebook's models), e.g. ``violation_rate/T1``;
 - ``timing/...``: durations, the only keys that differ between two runs of one profile.
 
-:func:`scheme` applies it to one report's values; the run (:class:`mtlib.run.results.Run`) and an
-experiment's outcome (:class:`mtlib.experiments.outcome.Outcome`) both call it, so they cannot disagree.
+:func:`scheme` applies it to one report's values; the run (:class:`mtlib.run.results.Run`) and the
+notebooks that record per-model values call it, so they cannot disagree.
 """
 
 from __future__ import annotations
