@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from mtlib.experiments import pss
-from mtlib.models.training.settings import ClassifierSettings
 from mtlib.relations import MtlibInputError
 from mtlib.utils.context import RunContext
 
