@@ -45,6 +45,7 @@ from typing import Any
 
 from mtlib.run import profiles
 from mtlib.run.params import read_yaml
+from mtlib.utils.paths import project_root
 
 __all__ = ["code_cells", "display", "main", "run_cells", "run_notebook"]
 
@@ -171,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parameters", type=Path, help="a YAML mapping of the values, passed as they are")
     parser.add_argument("--device", help="the torch device (default: the profile's, else auto)")
     parser.add_argument("--quiet", action="store_true", help="do not print the cells' shown values")
+    parser.add_argument("--out-dir", help="where figures/ and papermill_runs/ go (default: the project folder)")
     parser.add_argument("--cwd", type=Path, help="working directory of the cells (default: the notebook's folder)")
     args = parser.parse_args(argv)
     nb = args.notebook.resolve()
@@ -184,11 +186,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     else:
         # no profile: the parameters cell's values; -p KEY=VALUE applies to this notebook alone (its stem)
-        data = profiles.load_profile(nb.parent, args.profile) if args.profile else {}
+        # a copy of a notebook outside notebooks/ (a researcher's variant) takes the project's profiles
+        profiles_dir = nb.parent if (nb.parent / "profiles").is_dir() else project_root() / "notebooks"
+        data = profiles.load_profile(profiles_dir, args.profile) if args.profile else {}
         data = profiles.apply_overrides(data, [f"{nb.stem}.{p}" for p in args.param])
         name = profiles.profile_name(args.profile) if args.profile else "quick"
         raw = profiles.notebook_parameters(nb, data, name, args.device, Path(""))
-        raw.pop("out_dir", None)  # the notebook's default: the project folder
+        raw.pop("out_dir", None)  # the notebook's default (the project folder) unless --out-dir says
+        if args.out_dir:
+            raw["out_dir"] = str(Path(args.out_dir).resolve())
         if not args.profile:
             raw.pop("profile", None)
         values, problems = profiles.check_parameters(nb, data, raw)
