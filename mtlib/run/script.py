@@ -7,7 +7,7 @@ first, then the profile's values are assigned after it (where papermill injects
 them), then every other code cell. As in a kernel, a cell whose last statement
 is a bare expression shows that value (unless the cell ends with ``;``), and
 ``display`` shows objects: text for tables, a Markdown object's source.
-Markdown cells are skipped. Figures are saved by the notebook's own
+Markdown cells are skipped (matplotlib draws without a display where there is none). Figures are saved by the notebook's own
 ``run.save_figure`` as in a papermill run; ``metrics.json`` is written the same way.
 
 Where IPython is missing, a small ``IPython.display`` stand-in (``display``,
@@ -154,7 +154,6 @@ def _ipython_display_stand_in() -> None:
 
 def run_notebook(notebook: str | Path, parameters: Mapping[str, Any], *, quiet: bool = False) -> dict[str, Any]:
     """Run one notebook as a script in this process (see the module docstring); returns its namespace."""
-    os.environ.setdefault("MPLBACKEND", "Agg")
     _ipython_display_stand_in()
     cells, index = code_cells(notebook)
     show: Callable[[Any], None] = (lambda v: None) if quiet else display
