@@ -25,6 +25,7 @@ nb_mime_priority_overrides = [
     ("html", "image/svg+xml", None),
 ]
 myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True  # a displayed $$...$$ inside a paragraph (the notebooks write them so)
 smartquotes = False  # a value from a run is shown as it is ("Pos", not “Pos”)
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type"]

@@ -282,6 +282,8 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
         from sphinx.application import Sphinx
         from sphinx.errors import SphinxError
         from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+        from mtlib.run.book_sphinx import MATHS_LEFT
     except ImportError as err:
         raise BookError(
             f"the book needs Sphinx, MyST-NB, the book theme and nh3 ({err}): pip install -e '.[book]' "
@@ -298,8 +300,9 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
             app.build()
     except SphinxError as err:
         raise BookError(f"Sphinx failed: {err}") from err
-    if app.statuscode:
-        raise BookError("Sphinx failed:\n" + warnings.getvalue())
+    maths = [line for line in warnings.getvalue().splitlines() if MATHS_LEFT in line]
+    if app.statuscode or maths:
+        raise BookError("Sphinx failed:\n" + "\n".join(maths or [warnings.getvalue()]))
     return [line for line in warnings.getvalue().splitlines() if line.strip()]
 
 

@@ -24,6 +24,7 @@ warnings) and its outputs come from data. :func:`prepare` returns a copy that
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import sys
@@ -35,6 +36,7 @@ from typing import Any
 
 import nbformat
 
+from mtlib.run.book_pages import table_cell
 from mtlib.run.notebooks import INJECTED_TAG
 
 __all__ = [
@@ -60,6 +62,8 @@ _DROPPED_MIME = (
     "application/vnd.jupyter.widget-view+json",
     "application/vnd.jupyter.widget-state+json",
 )
+#: A plain cell of a table output (pandas writes them so): set again by :func:`table_cell`.
+_TD = re.compile(r"<td>([^<]*)</td>")
 #: Output types holding text (scrubbed of paths); images stay as they are.
 _TEXT_MIME = re.compile(r"^(text/|application/json$)")
 
@@ -207,6 +211,8 @@ def _clean_outputs(outputs: list, scrub: Scrubber) -> list:
             for mime in list(data):
                 if _TEXT_MIME.match(mime) and isinstance(data[mime], (str, list)):
                     data[mime] = scrub(source_text(data[mime]))
+            if isinstance(data.get("text/html"), str):  # numbers on one line, long texts cut (whole on hover)
+                data["text/html"] = _TD.sub(lambda m: table_cell(html.unescape(m.group(1))), data["text/html"])
             if not data:
                 continue
         if isinstance(output.get("metadata"), dict):

@@ -41,10 +41,12 @@ __all__ = [
     "headline",
     "html_table",
     "link",
+    "paper_beside_ours",
     "paper_of",
     "parameter_rows",
     "preface",
     "read_csv",
+    "table_cell",
     "run_files",
     "text",
     "toctree",
@@ -142,10 +144,26 @@ def link(label: str, target: str) -> str:
     return f"[{text(label)}]({target})"
 
 
-def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
-    """An HTML table on one line (a MyST raw block ends at a blank line), every cell escaped.
+#: Characters of a table cell shown before it is cut (the whole text is its tooltip and in the CSV download).
+CELL_CHARS = 80
+_NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:e[-+]?\d+)?%?|nan|inf", re.I)
 
-    >>> print(html_table(["a", "<b>"], [["1", "<img src=x onerror=y()>"]]).replace("><", ">\\n<"))
+
+def table_cell(val: Any) -> str:
+    """A table cell, escaped: a number kept on one line, a long text cut with the whole of it on hover."""
+    cell = str(val)
+    if _NUMBER.fullmatch(cell.strip()):
+        return f'<td class="num">{html.escape(cell)}</td>'
+    if len(cell) > CELL_CHARS:
+        cut = cell[: CELL_CHARS - 1].rsplit(" ", 1)[0] + "\u2026"
+        return f'<td class="text" title="{html.escape(cell)}">{html.escape(cut)}</td>'
+    return f'<td class="text">{html.escape(cell)}</td>' if len(cell) > 24 else f"<td>{html.escape(cell)}</td>"
+
+
+def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
+    """An HTML table on one line (a MyST raw block ends at a blank line), every cell escaped (:func:`table_cell`).
+
+    >>> print(html_table(["a", "<b>"], [["1.5", "<img src=x onerror=y()>"]]).replace("><", ">\\n<"))
     <div class="book-table">
     <table class="table">
     <thead>
@@ -156,20 +174,45 @@ def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: st
     </thead>
     <tbody>
     <tr>
-    <td>1</td>
+    <td class="num">1.5</td>
     <td>&lt;img src=x onerror=y()&gt;</td>
     </tr>
     </tbody>
     </table>
     </div>
+    >>> html_table(["t"], [["word " * 30]]).count("\u2026"), 'title="word word' in html_table(["t"], [["word " * 30]])
+    (1, True)
     """
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(table_cell(c) for c in row) + "</tr>" for row in rows)
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return (
         f'<div class="book-table"><table class="table">{cap}<thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
     )
+
+
+def _base(column: str) -> str:
+    return re.sub(r"[\W_]+", " ", re.sub(r"(?i)paper|ours", " ", column)).strip().lower()
+
+
+def paper_beside_ours(header: Sequence[str]) -> list[int]:
+    """The column order that sets each published column beside ours: ``paper_rate`` after ``rate``,
+    ``ti_paper`` after ``ti_ours``, ``paper`` after ``ours``, ``paper (all)`` after ``all``.
+
+    >>> h = ["x", "rate", "ci", "paper_rate", "ti_ours", "ti_paper", "ours", "gap", "paper", "paper_other"]
+    >>> [h[i] for i in paper_beside_ours(h)]
+    ['x', 'rate', 'paper_rate', 'ci', 'ti_ours', 'ti_paper', 'ours', 'paper', 'gap', 'paper_other']
+    """
+    order = [i for i, h in enumerate(header) if "paper" not in h.lower()]
+    for i, h in enumerate(header):
+        if "paper" in h.lower():
+            mates = [j for j, o in enumerate(header) if "paper" not in o.lower() and _base(o) == _base(h)]
+            at = order.index(mates[0]) + 1 if mates else len(order)
+            while at < len(order) and "paper" in header[order[at]].lower():
+                at += 1
+            order.insert(at, i)
+    return order
 
 
 def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -194,7 +237,8 @@ def compares_with_paper(path: Path, header: Sequence[str], rows: Sequence[Sequen
 
 
 def csv_table(path: Path, download: str, limit: int = 20) -> str:
-    """A run's CSV table as an escaped HTML table of its first ``limit`` rows, and a link to the whole file.
+    """A run's CSV table as an escaped HTML table of its first ``limit`` rows (the paper's columns beside ours:
+    :func:`paper_beside_ours`), and a link to the whole file.
 
     Args:
         path: The CSV file.
@@ -204,7 +248,9 @@ def csv_table(path: Path, download: str, limit: int = 20) -> str:
     header, rows = read_csv(path)
     if not header:
         return f"{link(path.name, download)}: no rows."
-    shown = html_table(header, ([_cell(c) for c in row] for row in rows[:limit]))
+    order = paper_beside_ours(header)
+    cells = ([_cell(row[i]) if i < len(row) else "" for i in order] for row in rows[:limit])
+    shown = html_table([header[i] for i in order], cells)
     more = f"the first {limit} of {len(rows):,} rows; " if len(rows) > limit else ""
     return f"**{text(path.stem)}** ({more}the whole table: {link(path.name, download)})\n\n{shown}\n"
 
@@ -214,8 +260,7 @@ def claims_html(claims: Sequence[str]) -> str:
 
     >>> print(claims_html(["**a** <script>x()</script> ```{include} /etc/passwd```"]).replace("> ", ">\\n"))
     <div class="book-claims"><p><strong>a</strong>
-    &lt;script&gt;x()&lt;/script&gt;
-    <code>{include} /etc/passwd</code></p></div>
+    &lt;script&gt;x()&lt;/script&gt; <code>{include} /etc/passwd</code></p></div>
     """
     from markdown_it import MarkdownIt
 

@@ -255,3 +255,51 @@ def test_no_script_runs_from_data(site):
     assert f"&lt;script&gt;window.{MARK}=1&lt;/script&gt;" in chapter  # the planted table cell, escaped
     failed = " ".join(pages[site / "experiments" / "01_pairwise_sentiment_systematicity.html"].shown)
     assert f"<script>window.{MARK}=1</script>" in failed  # the runner's error, shown as text
+
+
+def _prose(page_html: str) -> str:
+    """A page's text outside code, maths, scripts and styles (what a reader reads as prose)."""
+    import html as html_module
+    import re
+
+    body = re.sub(r"(?s)<(pre|code|math|script|style)\b.*?</\1>", "", page_html)
+    return html_module.unescape(re.sub(r"(?s)<[^>]+>", " ", body))
+
+
+def test_maths_renders_and_no_source_is_left(site):
+    from mtlib.run.book_sphinx import UNRENDERED
+
+    left = {str(p.relative_to(site)): UNRENDERED.findall(_prose(p.read_text(encoding="utf-8"))) for p in _pages(site)}
+    assert not {k: v for k, v in left.items() if v}, left
+    for nb in NOTEBOOKS:  # every displayed formula of a notebook is MathML in its chapter
+        source = "".join(c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "markdown")
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = (site / folder / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert page.count('display="block"') >= source.count("$$") // 2, nb.stem
+
+
+def test_a_page_with_maths_left_unrendered_fails_the_build(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "index.md").write_text("# Page\n\nFine: $x$ and $$y$$ inline.\n\nBroken: \\mathbf{x} is left.\n")
+    with pytest.raises(book.BookError, match=r"maths left unrendered in index: .*\\mathbf"):
+        book._sphinx(src, ROOT / "book", tmp_path / "html", tmp_path / "doctrees", 1)
+
+
+def test_tables_keep_numbers_whole_cut_long_texts_and_set_the_paper_beside_ours(site):
+    import re
+
+    css = (site / "_static" / "book.css").read_text(encoding="utf-8")
+    assert re.search(r"td\.num \{[^}]*white-space: nowrap", css) and "anywhere" not in css
+    chapter = (site / "experiments" / "04_montague_adjectives.html").read_text(encoding="utf-8")
+    planted = re.search(r'<td class="text" title="([^"]*)">([^<]*)</td>', chapter)
+    assert planted and planted.group(2).endswith("\u2026") and MARK in planted.group(1), "the long cell is not cut"
+    checked = 0
+    for path in (site / "papers").glob("*.html"):
+        for head in re.findall(r"<thead><tr>(.*?)</tr></thead>", path.read_text(encoding="utf-8")):
+            names = re.findall(r"<th>(.*?)</th>", head)
+            for i, name in enumerate(names):
+                if name.startswith("paper_") and name[6:] in names:
+                    assert names.index(name[6:]) == i - 1, (path.name, names)
+                    checked += 1
+    assert checked, "no paper_* column beside ours on the paper pages"
