@@ -160,7 +160,8 @@ def _chapter(stem: str, committed: Any, root: Path, profile: str, ledger: dict[s
 
 
 def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_notebooks.Scrubber) -> Chapter:
-    """Copy a chapter's tables (scrubbed of paths) and figure PDFs into the sources; the chapter with them."""
+    """Copy a chapter's tables and metrics (scrubbed of paths) and figure PDFs into the sources; the chapter
+    with them."""
     layout = RunLayout(root, profile, ch.stem)
     tables = []
     for csv in sorted(layout.tables_dir.glob("*.csv")):
@@ -174,7 +175,12 @@ def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_not
         if relative:
             src.write(relative, pdf.read_bytes())
         shown.append((name, scrub(alt), relative))
-    return replace(ch, tables=tuple(tables), figures=tuple(shown))
+    downloads = []
+    if layout.metrics_path.exists():
+        relative = f"files/{ch.stem}/metrics.json"
+        src.write(relative, scrub(layout.metrics_path.read_text(encoding="utf-8", errors="replace")))
+        downloads.append(("every metric of this run", relative))
+    return replace(ch, tables=tuple(tables), figures=tuple(shown), downloads=tuple(downloads))
 
 
 def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Chapter]:
@@ -230,7 +236,7 @@ def _framed(nb: Any, ch: Chapter, profile: str, scrub: book_notebooks.Scrubber) 
     nb.cells.insert(1, cell(scrub(book_pages.preface(ch, profile, provenance_line(ch.manifest)))))
     if ch.number != "00":
         nb.cells.append(cell(scrub(book_pages.comparison(ch))))
-    if ch.tables or any(pdf for _, _, pdf in ch.figures):
+    if ch.tables or ch.downloads or any(pdf for _, _, pdf in ch.figures):
         nb.cells.append(cell(scrub(book_pages.run_files(ch))))
     return nb
 

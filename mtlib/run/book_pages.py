@@ -51,6 +51,7 @@ __all__ = [
     "text",
     "toctree",
     "value",
+    "words",
 ]
 
 
@@ -307,6 +308,7 @@ class Chapter:
         claims: The sentences it computed (:func:`mtlib.run.book_notebooks.claims`).
         tables: Its CSV tables, with the path of each copy in the book (relative to the book's root).
         figures: ``(name, alt text, path of the PDF copy in the book or "")`` of each figure.
+        downloads: ``(what it is, path of the copy in the book)`` of its other files (notebooks, metrics).
         words: Words of its markdown (the reading it asks).
         executed: Whether the book shows its executed notebook (else a page saying it was not run).
     """
@@ -324,6 +326,7 @@ class Chapter:
     claims: tuple[str, ...] = ()
     tables: tuple[tuple[Path, str], ...] = ()
     figures: tuple[tuple[str, str, str], ...] = ()
+    downloads: tuple[tuple[str, str], ...] = ()
     words: int = 0
     executed: bool = False
 
@@ -345,9 +348,19 @@ class Chapter:
 
 
 def headline(metrics: Mapping[str, Any], limit: int = 4) -> str:
-    """The run's headline metrics (``_headline`` in ``metrics.json``), as escaped ``key = value`` text."""
+    """The run's headline metrics (``_headline`` in ``metrics.json``), as escaped ``key in words: value`` text."""
     keys = [k for k in metrics.get("_headline") or [] if k in metrics][:limit]
-    return "; ".join(f"{text(k)} = {text(value(metrics[k]))}" for k in keys)
+    return "; ".join(f"{text(words(k))}: {text(value(metrics[k]))}" for k in keys)
+
+
+def words(key: str) -> str:
+    """A metric's key as words: its measure, then what it is measured on.
+
+    >>> words("rate/vader/table1_order"), words("pss"), words("violation_rate/english/syn")
+    ('rate (vader, table1 order)', 'pss', 'violation rate (english, syn)')
+    """
+    first, *rest = [part.replace("_", " ").strip() for part in str(key).split("/")]
+    return f"{first} ({', '.join(rest)})" if rest else first
 
 
 def paper_of(number: str) -> Paper | None:
@@ -374,17 +387,19 @@ def preface(ch: Chapter, profile: str, provenance: str) -> str:
     paper = paper_of(ch.number)
     if paper:
         files.append(f"The paper: {link(paper.citation, f'{ch.up}papers/{paper.key}.md')}.")
-    if ch.tables or any(pdf for _, _, pdf in ch.figures):
-        files.append("Its tables as CSV and figures as PDF: [files of this run](#files-of-this-run).")
+    if ch.tables or ch.downloads or any(pdf for _, _, pdf in ch.figures):
+        files.append("Its tables as CSV, figures as PDF and metrics: [files of this run](#files-of-this-run).")
     files.append(f"Run it yourself: make lab NB={text(ch.number)} (a scratch copy in JupyterLab).")
     return "\n".join(lines + ["", " ".join(files), "```"]) + "\n"
 
 
 def run_files(ch: Chapter) -> str:
-    """The chapter's closing section: links to its tables (CSV) and figures (PDF) as the run saved them."""
+    """The chapter's closing section: links to its tables (CSV), figures (PDF) and other files as the run saved
+    them."""
     out = ["## Files of this run", ""]
     out += [f"- {link(p.name, ch.up + copy)}" for p, copy in ch.tables]
     out += [f"- {link(f'{name}.pdf', ch.up + pdf)}: {text(alt)}" for name, alt, pdf in ch.figures if pdf]
+    out += [f"- {link(copy.rsplit('/', 1)[-1], ch.up + copy)}: {text(what)}" for what, copy in ch.downloads]
     return "\n".join(out) + "\n"
 
 

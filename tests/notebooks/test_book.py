@@ -303,3 +303,23 @@ def test_tables_keep_numbers_whole_cut_long_texts_and_set_the_paper_beside_ours(
                     assert names.index(name[6:]) == i - 1, (path.name, names)
                     checked += 1
     assert checked, "no paper_* column beside ours on the paper pages"
+
+
+def test_no_echoed_paths_metric_dumps_or_raw_headline_keys(site):
+    import html as html_module
+    import re
+
+    for nb in NOTEBOOKS:
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = (site / folder / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert "PosixPath(" not in page and "run_dir=" not in page, nb.stem
+        dumps = [
+            p
+            for p in re.findall(r"(?s)<pre>(.*?)</pre>", page)
+            if html_module.unescape(p).startswith(("{", "[")) and p.count("\n") >= 10
+        ]
+        assert not dumps, f"{nb.stem}: a dict or list dump is shown: {dumps[0][:200]}"
+        assert "metrics.json</span></a>" in page, f"{nb.stem}: no link to its metrics"
+    index = _pages(site)[site / "index.html"]
+    headlines = [t for t in index.shown if re.search(r"\w+/\w+\S* = ", t)]
+    assert not headlines, f"raw metric keys on the landing page: {headlines[:3]}"
