@@ -46,4 +46,4 @@ html_css_files = ["book.css"]
 html_copy_source = False  # the sources are generated; students get the notebooks from the repository
 html_show_sourcelink = False
 html_last_updated_fmt = None
-exclude_patterns = ["**.ipynb_checkpoints"]
+exclude_patterns = ["**.ipynb_checkpoints", "files/**"]  # files/: downloads (the notebooks as .ipynb), not pages

@@ -159,9 +159,11 @@ def _chapter(stem: str, committed: Any, root: Path, profile: str, ledger: dict[s
     )
 
 
-def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_notebooks.Scrubber) -> Chapter:
-    """Copy a chapter's tables and metrics (scrubbed of paths) and figure PDFs into the sources; the chapter
-    with them."""
+def _files(
+    ch: Chapter, project: Path, root: Path, profile: str, src: _Sources, scrub: book_notebooks.Scrubber
+) -> Chapter:
+    """Copy a chapter's tables, metrics and notebooks (executed and clean; scrubbed of paths) and figure PDFs into
+    the sources; the chapter with them."""
     layout = RunLayout(root, profile, ch.stem)
     tables = []
     for csv in sorted(layout.tables_dir.glob("*.csv")):
@@ -176,6 +178,14 @@ def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_not
             src.write(relative, pdf.read_bytes())
         shown.append((name, scrub(alt), relative))
     downloads = []
+    notebooks = (
+        ("executed, as the run left it", layout.notebook_path, f"{ch.stem}.executed.ipynb"),
+        ("clean, to run yourself", project / "notebooks" / f"{ch.stem}.ipynb", f"{ch.stem}.ipynb"),
+    )
+    for what, path, name in notebooks:
+        if path.exists() and (ch.executed or path.parent.name == "notebooks"):
+            src.write(f"files/{ch.stem}/{name}", scrub(path.read_text(encoding="utf-8", errors="replace")))
+            downloads.append((what, f"files/{ch.stem}/{name}"))
     if layout.metrics_path.exists():
         relative = f"files/{ch.stem}/metrics.json"
         src.write(relative, scrub(layout.metrics_path.read_text(encoding="utf-8", errors="replace")))
@@ -207,7 +217,8 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
     committed = {path.stem: nbformat.read(path, as_version=4) for path in paths}
     chapters, prepared = [], {}
     for stem, notebook in committed.items():
-        ch = _files(_chapter(stem, notebook, root, profile, ledger, stem in executed), root, profile, src, scrub)
+        ch = _chapter(stem, notebook, root, profile, ledger, stem in executed)
+        ch = _files(ch, project, root, profile, src, scrub)
         if ch.executed:
             nb = book_notebooks.prepare(executed[ch.stem], scrub)
             ch = replace(ch, claims=tuple(book_notebooks.claims(nb)))
@@ -277,6 +288,7 @@ def _guides(
         tasks = book_guides.exercises(committed[tour], prepared.get(tour), book_notebooks.ANSWER_TAG)
     src.write("teachers.md", scrub(book_guides.teachers_page(chapters, tasks, profile)))
     src.write("index.md", scrub(book_guides.index_page(chapters, profile, provenance)))
+    src.write("bibliography.md", scrub(book_pages.bibliography_page(chapters)))
     params = project / "notebooks" / "PARAMETERS.md"
     reference = params.read_text(encoding="utf-8") if params.exists() else "# Notebook parameters\n\nNot found.\n"
     src.write("reference/parameters.md", scrub(reference))

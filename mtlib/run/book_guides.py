@@ -32,6 +32,7 @@ from mtlib.run.book_pages import (
     headline,
     html_table,
     link,
+    paper_links,
     parameter_rows,
     read_csv,
     text,
@@ -103,7 +104,7 @@ def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, pape
         profile: The profile the book shows.
         paper_profile: The ``paper`` profile's block per notebook number (the papers' setting).
     """
-    out = [f"# {text(paper.citation)}", "", f"*{text(paper.title)}*", ""]
+    out = [f"# {text(paper.citation)}", "", f"*{text(paper.title)}*. {text(paper.venue)}. {paper_links(paper)}.", ""]
     mine = [chapters[n] for n in paper.notebooks if n in chapters]
     out += [
         "Reproduced by "
@@ -314,6 +315,6 @@ def index_page(chapters: Sequence[Chapter], profile: str, provenance: str) -> st
         toctree("Lesson", [c.docname for c in chapters if c.number == "00"] + ["teachers"]),
         toctree("Experiments", [c.docname for c in chapters if c.number != "00"]),
         toctree("Papers", [f"papers/{p.key}" for p in PAPERS]),
-        toctree("Reference", ["reference/parameters"]),
+        toctree("Reference", ["reference/parameters", "bibliography"]),
     ]
     return "\n".join(out) + "\n"

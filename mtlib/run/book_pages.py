@@ -34,14 +34,17 @@ __all__ = [
     "PAPERS",
     "Chapter",
     "Paper",
+    "bibliography_page",
     "claims_html",
     "comparison",
     "compares_with_paper",
     "csv_table",
+    "download",
     "headline",
     "html_table",
     "link",
     "paper_beside_ours",
+    "paper_links",
     "paper_of",
     "parameter_rows",
     "preface",
@@ -64,12 +67,18 @@ class Paper:
         citation: Authors and year, as the README cites them.
         title: The paper's title.
         notebooks: The numbers of its notebooks.
+        authors: Every author, as the paper lists them.
+        venue: Where it was published.
+        links: ``(label, URL)``: its DOI or ACL Anthology page, then its arXiv preprint where there is one.
     """
 
     key: str
     citation: str
     title: str
     notebooks: tuple[str, ...]
+    authors: str = ""
+    venue: str = ""
+    links: tuple[tuple[str, str], ...] = ()
 
 
 #: The papers, in notebook order (the README's table and ``mtlib/data/papers.py`` name the same four).
@@ -79,21 +88,72 @@ PAPERS: tuple[Paper, ...] = (
         "Manino et al. 2022",
         "Systematicity, Compositionality and Transitivity of Deep NLP Models: a Metamorphic Testing Perspective",
         ("01", "02", "03"),
+        "Edoardo Manino, Julia Rozanova, Danilo Carvalho, André Freitas, Lucas Cordeiro",
+        "Findings of the Association for Computational Linguistics: ACL 2022, pages 2355-2366",
+        (
+            ("doi:10.18653/v1/2022.findings-acl.185", "https://doi.org/10.18653/v1/2022.findings-acl.185"),
+            ("arXiv:2204.12316", "https://arxiv.org/abs/2204.12316"),
+        ),
     ),
     Paper(
         "carvalho",
         "Carvalho et al. 2023",
         "Montague semantics and modifier consistency measurement in neural language models",
         ("04",),
+        "Danilo S. Carvalho, Edoardo Manino, Julia Rozanova, Lucas Cordeiro, André Freitas",
+        "arXiv preprint 2022 (revised 2023); Proceedings of COLING 2025, pages 5515-5529",
+        (
+            ("ACL Anthology 2025.coling-main.370", "https://aclanthology.org/2025.coling-main.370/"),
+            ("arXiv:2212.04310", "https://arxiv.org/abs/2212.04310"),
+        ),
     ),
     Paper(
         "bhathena",
         "Bhathena, Willis and Dass",
         "Evaluating Compositionality of Sentence Representation Models",
         ("05", "06"),
+        "Hanoz Bhathena, Angelica Willis, Nathan Dass",
+        "Proceedings of the 5th Workshop on Representation Learning for NLP (RepL4NLP 2020), pages 185-193",
+        (("ACL Anthology 2020.repl4nlp-1.22", "https://aclanthology.org/2020.repl4nlp-1.22/"),),
     ),
-    Paper("fu-frank", "Fu and Frank 2023", "SETI: Systematicity Evaluation of Textual Inference", ("07",)),
+    Paper(
+        "fu-frank",
+        "Fu and Frank 2023",
+        "SETI: Systematicity Evaluation of Textual Inference",
+        ("07",),
+        "Xiyan Fu, Anette Frank",
+        "Findings of the Association for Computational Linguistics: ACL 2023, pages 4101-4114",
+        (
+            ("doi:10.18653/v1/2023.findings-acl.252", "https://doi.org/10.18653/v1/2023.findings-acl.252"),
+            ("arXiv:2305.15045", "https://arxiv.org/abs/2305.15045"),
+        ),
+    ),
 )
+
+
+def paper_links(paper: Paper) -> str:
+    """The paper's DOI or anthology page and its preprint, as MyST links (the URLs are the constants above)."""
+    return ", ".join(link(label, url) for label, url in paper.links)
+
+
+def bibliography_page(chapters: Sequence[Chapter]) -> str:
+    """The bibliography: each paper in full, its links, and the chapters that reproduce it."""
+    out = ["# Bibliography", "", "The four papers whose experiments the chapters reproduce, in chapter order.", ""]
+    by_number = {ch.number: ch for ch in chapters}
+    for p in PAPERS:
+        mine = [link(by_number[n].title, by_number[n].source) for n in p.notebooks if n in by_number]
+        out += [
+            f"({p.key})=",
+            f"## {text(p.citation)}",
+            "",
+            f"{text(p.authors)}. *{text(p.title)}*. {text(p.venue)}. {paper_links(p)}.",
+            "",
+            f"Reproduced by {', '.join(mine)}; what is reproduced and what differs: "
+            + link("its page", f"papers/{p.key}.md")
+            + ".",
+            "",
+        ]
+    return "\n".join(out)
 
 
 def text(val: Any) -> str:
@@ -159,6 +219,15 @@ def table_cell(val: Any) -> str:
         cut = cell[: CELL_CHARS - 1].rsplit(" ", 1)[0] + "\u2026"
         return f'<td class="text" title="{html.escape(cell)}">{html.escape(cut)}</td>'
     return f'<td class="text">{html.escape(cell)}</td>' if len(cell) > 24 else f"<td>{html.escape(cell)}</td>"
+
+
+def download(target: str) -> str:
+    """A MyST download link to a file this module copied into the book (a notebook is a file here, not a page).
+
+    >>> download("../files/00_tour/00_tour.ipynb")
+    '{download}`00_tour.ipynb <../files/00_tour/00_tour.ipynb>`'
+    """
+    return f"{{download}}`{target.rsplit('/', 1)[-1]} <{target}>`"
 
 
 def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
@@ -386,7 +455,10 @@ def preface(ch: Chapter, profile: str, provenance: str) -> str:
     files = []
     paper = paper_of(ch.number)
     if paper:
-        files.append(f"The paper: {link(paper.citation, f'{ch.up}papers/{paper.key}.md')}.")
+        files.append(f"The paper: {link(paper.citation, f'{ch.up}papers/{paper.key}.md')} ({paper_links(paper)}).")
+    notebooks = [f"{download(ch.up + copy)} ({what})" for what, copy in ch.downloads if copy.endswith(".ipynb")]
+    if notebooks:
+        files.append(f"Its notebook: {', '.join(notebooks)}.")
     if ch.tables or ch.downloads or any(pdf for _, _, pdf in ch.figures):
         files.append("Its tables as CSV, figures as PDF and metrics: [files of this run](#files-of-this-run).")
     files.append(f"Run it yourself: make lab NB={text(ch.number)} (a scratch copy in JupyterLab).")
@@ -399,7 +471,7 @@ def run_files(ch: Chapter) -> str:
     out = ["## Files of this run", ""]
     out += [f"- {link(p.name, ch.up + copy)}" for p, copy in ch.tables]
     out += [f"- {link(f'{name}.pdf', ch.up + pdf)}: {text(alt)}" for name, alt, pdf in ch.figures if pdf]
-    out += [f"- {link(copy.rsplit('/', 1)[-1], ch.up + copy)}: {text(what)}" for what, copy in ch.downloads]
+    out += [f"- {download(ch.up + copy)}: {text(what)}" for what, copy in ch.downloads]
     return "\n".join(out) + "\n"
 
 

@@ -323,3 +323,24 @@ def test_no_echoed_paths_metric_dumps_or_raw_headline_keys(site):
     index = _pages(site)[site / "index.html"]
     headlines = [t for t in index.shown if re.search(r"\w+/\w+\S* = ", t)]
     assert not headlines, f"raw metric keys on the landing page: {headlines[:3]}"
+
+
+def test_each_chapter_offers_its_notebooks_and_its_paper_and_the_book_a_bibliography(site):
+    import re
+
+    for nb in NOTEBOOKS:
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = site / folder / f"{nb.stem}.html"
+        hrefs = re.findall(r'href="([^"]+\.ipynb)"', page.read_text(encoding="utf-8"))
+        names = {h.rsplit("/", 1)[-1]: (page.parent / h).resolve() for h in hrefs}
+        assert {f"{nb.stem}.ipynb", f"{nb.stem}.executed.ipynb"} <= set(names), (nb.stem, hrefs)
+        clean = nbformat.read(names[f"{nb.stem}.ipynb"], as_version=4)
+        executed = nbformat.read(names[f"{nb.stem}.executed.ipynb"], as_version=4)
+        assert len(clean.cells) == len(nbformat.read(nb, as_version=4).cells)
+        assert any(c.get("outputs") for c in executed.cells if c.cell_type == "code"), f"{nb.stem}: not executed"
+        if not nb.stem.startswith("00"):
+            assert re.search(r'href="https://(doi\.org|arxiv\.org|aclanthology\.org)/', page.read_text()), nb.stem
+    bibliography = " ".join(_pages(site)[site / "bibliography.html"].shown)
+    for citation in ("Manino", "Carvalho", "Bhathena", "Fu"):
+        assert citation in bibliography
+    assert bibliography.count("doi:10.18653") >= 2 and bibliography.count("arXiv:") >= 3
