@@ -1,5 +1,6 @@
 """Sphinx configuration of the course book. Build it with ``make book`` (``python -m mtlib.run.book``), which
-writes the sources under ``book/_build/src`` from a run and builds ``book/_build/html``.
+writes the sources under ``book/_build/src/<edition>`` from a run and builds ``book/_build/html/student`` and
+``book/_build/html/teacher``.
 
 Nothing here fetches anything: no intersphinx, no MathJax (maths is MathML, rendered by
 ``mtlib.run.book_sphinx``), no widget or require.js loader from a CDN; MyST-NB never executes a notebook.

@@ -34,7 +34,6 @@ __all__ = [
     "PAPERS",
     "Chapter",
     "Paper",
-    "bibliography_page",
     "claims_html",
     "comparison",
     "compares_with_paper",
@@ -60,27 +59,25 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Paper:
-    """One of the four papers and the notebooks that reproduce it.
+    """One of the four papers and the notebooks that reproduce it (``book/bibliography.md`` cites them in full).
 
     Attributes:
         key: The page's file name (``papers/<key>.md``).
         citation: Authors and year, as the README cites them.
         title: The paper's title.
         notebooks: The numbers of its notebooks.
-        authors: Every author, as the paper lists them.
-        venue: Where it was published.
-        links: ``(label, URL)``: its DOI or ACL Anthology page, then its arXiv preprint where there is one.
+        ids: Its DOI or ACL Anthology identifier, then its arXiv preprint where there is one (``doi:...``).
     """
 
     key: str
     citation: str
     title: str
     notebooks: tuple[str, ...]
-    authors: str = ""
-    venue: str = ""
-    links: tuple[tuple[str, str], ...] = ()
+    ids: tuple[str, ...] = ()
 
 
+#: Where an identifier of :attr:`Paper.ids` resolves, by its prefix.
+_RESOLVER = {"doi": "https://doi.org/", "ACL Anthology": "https://aclanthology.org/", "arXiv": "https://arxiv.org/abs/"}
 #: The papers, in notebook order (the README's table and ``mtlib/data/papers.py`` name the same four).
 PAPERS: tuple[Paper, ...] = (
     Paper(
@@ -88,72 +85,39 @@ PAPERS: tuple[Paper, ...] = (
         "Manino et al. 2022",
         "Systematicity, Compositionality and Transitivity of Deep NLP Models: a Metamorphic Testing Perspective",
         ("01", "02", "03"),
-        "Edoardo Manino, Julia Rozanova, Danilo Carvalho, André Freitas, Lucas Cordeiro",
-        "Findings of the Association for Computational Linguistics: ACL 2022, pages 2355-2366",
-        (
-            ("doi:10.18653/v1/2022.findings-acl.185", "https://doi.org/10.18653/v1/2022.findings-acl.185"),
-            ("arXiv:2204.12316", "https://arxiv.org/abs/2204.12316"),
-        ),
+        ("doi:10.18653/v1/2022.findings-acl.185", "arXiv:2204.12316"),
     ),
     Paper(
         "carvalho",
         "Carvalho et al. 2023",
         "Montague semantics and modifier consistency measurement in neural language models",
         ("04",),
-        "Danilo S. Carvalho, Edoardo Manino, Julia Rozanova, Lucas Cordeiro, André Freitas",
-        "arXiv preprint 2022 (revised 2023); Proceedings of COLING 2025, pages 5515-5529",
-        (
-            ("ACL Anthology 2025.coling-main.370", "https://aclanthology.org/2025.coling-main.370/"),
-            ("arXiv:2212.04310", "https://arxiv.org/abs/2212.04310"),
-        ),
+        ("ACL Anthology:2025.coling-main.370", "arXiv:2212.04310"),
     ),
     Paper(
         "bhathena",
         "Bhathena, Willis and Dass",
         "Evaluating Compositionality of Sentence Representation Models",
         ("05", "06"),
-        "Hanoz Bhathena, Angelica Willis, Nathan Dass",
-        "Proceedings of the 5th Workshop on Representation Learning for NLP (RepL4NLP 2020), pages 185-193",
-        (("ACL Anthology 2020.repl4nlp-1.22", "https://aclanthology.org/2020.repl4nlp-1.22/"),),
+        ("ACL Anthology:2020.repl4nlp-1.22",),
     ),
     Paper(
         "fu-frank",
         "Fu and Frank 2023",
         "SETI: Systematicity Evaluation of Textual Inference",
         ("07",),
-        "Xiyan Fu, Anette Frank",
-        "Findings of the Association for Computational Linguistics: ACL 2023, pages 4101-4114",
-        (
-            ("doi:10.18653/v1/2023.findings-acl.252", "https://doi.org/10.18653/v1/2023.findings-acl.252"),
-            ("arXiv:2305.15045", "https://arxiv.org/abs/2305.15045"),
-        ),
+        ("doi:10.18653/v1/2023.findings-acl.252", "arXiv:2305.15045"),
     ),
 )
 
 
 def paper_links(paper: Paper) -> str:
-    """The paper's DOI or anthology page and its preprint, as MyST links (the URLs are the constants above)."""
-    return ", ".join(link(label, url) for label, url in paper.links)
+    """The paper's DOI or anthology page and its preprint, as MyST links (the identifiers are the constants above).
 
-
-def bibliography_page(chapters: Sequence[Chapter]) -> str:
-    """The bibliography: each paper in full, its links, and the chapters that reproduce it."""
-    out = ["# Bibliography", "", "The four papers whose experiments the chapters reproduce, in chapter order.", ""]
-    by_number = {ch.number: ch for ch in chapters}
-    for p in PAPERS:
-        mine = [link(by_number[n].title, by_number[n].source) for n in p.notebooks if n in by_number]
-        out += [
-            f"({p.key})=",
-            f"## {text(p.citation)}",
-            "",
-            f"{text(p.authors)}. *{text(p.title)}*. {text(p.venue)}. {paper_links(p)}.",
-            "",
-            f"Reproduced by {', '.join(mine)}; what is reproduced and what differs: "
-            + link("its page", f"papers/{p.key}.md")
-            + ".",
-            "",
-        ]
-    return "\n".join(out)
+    >>> paper_links(Paper("k", "c", "t", (), ("doi:10.1/x", "arXiv:1.2")))
+    '[doi:10.1/x](https://doi.org/10.1/x), [arXiv:1.2](https://arxiv.org/abs/1.2)'
+    """
+    return ", ".join(link(i, _RESOLVER[i.split(":")[0]] + i.split(":", 1)[1]) for i in paper.ids)
 
 
 def text(val: Any) -> str:

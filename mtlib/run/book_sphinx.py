@@ -130,26 +130,17 @@ def unrendered(doctree: nodes.Node) -> list[str]:
     >>> unrendered(page)
     ['$P: \\mathbf{x}$']
     """
-    found = []
-    for node in doctree.findall(nodes.Text):
-        if not any(isinstance(a, _CODE) for a in _ancestors(node)):
-            found += [m.group(0) for m in UNRENDERED.finditer(node.astext())]
-    return found
-
-
-def _ancestors(node: nodes.Node) -> list[nodes.Node]:
-    out = []
-    while node.parent is not None:
-        node = node.parent
-        out.append(node)
-    return out
+    if isinstance(doctree, _CODE):
+        return []
+    if isinstance(doctree, nodes.Text):
+        return UNRENDERED.findall(doctree.astext())
+    return [found for child in doctree.children for found in unrendered(child)]
 
 
 def _check_maths(app: Any, doctree: nodes.document, docname: str) -> None:
-    left = unrendered(doctree)
-    if left:
-        from sphinx.util import logging
+    from sphinx.util import logging
 
+    if left := unrendered(doctree):
         shown = "; ".join(dict.fromkeys(s[:60] for s in left))
         logging.getLogger(__name__).warning(f"{MATHS_LEFT} in {docname}: {shown}", location=docname)
 
