@@ -1,5 +1,6 @@
 """Sphinx configuration of the course book. Build it with ``make book`` (``python -m mtlib.run.book``), which
-writes the sources under ``book/_build/src`` from a run and builds ``book/_build/html``.
+writes the sources under ``book/_build/src/<edition>`` from a run and builds ``book/_build/html/student`` and
+``book/_build/html/teacher``.
 
 Nothing here fetches anything: no intersphinx, no MathJax (maths is MathML, rendered by
 ``mtlib.run.book_sphinx``), no widget or require.js loader from a CDN; MyST-NB never executes a notebook.
@@ -25,6 +26,7 @@ nb_mime_priority_overrides = [
     ("html", "image/svg+xml", None),
 ]
 myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True  # a displayed $$...$$ inside a paragraph (the notebooks write them so)
 smartquotes = False  # a value from a run is shown as it is ("Pos", not “Pos”)
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type"]
@@ -45,4 +47,4 @@ html_css_files = ["book.css"]
 html_copy_source = False  # the sources are generated; students get the notebooks from the repository
 html_show_sourcelink = False
 html_last_updated_fmt = None
-exclude_patterns = ["**.ipynb_checkpoints"]
+exclude_patterns = ["**.ipynb_checkpoints", "files/**"]  # files/: downloads (the notebooks as .ipynb), not pages

@@ -9,10 +9,15 @@ and builds them with Sphinx, MyST-NB (which never executes a notebook here)
 and the book theme, configured in ``book/conf.py``:
 
 - Lesson 1 is the tour, its exercises' answers folded until clicked; then one
-  chapter per experiment (the executed notebook between a note on its run and
-  the tables that set the paper's values beside ours), a page per paper
-  (:mod:`mtlib.run.book_guides`), the parameters reference
-  (``notebooks/PARAMETERS.md``) and a page for teachers;
+  chapter per experiment (the executed notebook between a note on its run, with
+  its paper's links and its notebook as ``.ipynb``, and the tables that set the
+  paper's values beside ours), a page per paper (:mod:`mtlib.run.book_guides`),
+  the parameters reference (``notebooks/PARAMETERS.md``) and a bibliography;
+- two editions from one build: ``html/student`` (never links to a teacher's
+  page) and ``html/teacher``, which adds the lesson plan and, per lesson, its
+  objectives, minutes, exercises with their checks, common wrong answers and
+  discussion questions (``book/teaching.yaml``);
+- the build fails when a page still shows maths source (:mod:`mtlib.run.book_sphinx`);
 - no absolute path of the machines that ran or built it
   (:class:`mtlib.run.book_notebooks.Scrubber`) and no script from data (outputs
   made inert, pages escaped, raw HTML cleaned: :mod:`mtlib.run.book_sphinx`);
@@ -20,7 +25,7 @@ and the book theme, configured in ``book/conf.py``:
 
 The site is built beside the last one and replaces it only when the build succeeds::
 
-    python -m mtlib.run.book --profile quick          # -> book/_build/html/index.html
+    python -m mtlib.run.book --profile quick          # -> book/_build/html/{student,teacher}/index.html
     python -m mtlib.run.book --profile quick --run-if-absent   # run the profile first when it has no run
 """
 
@@ -40,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import yaml
 
 from mtlib.run import book_guides, book_notebooks, book_pages
 from mtlib.run.book_pages import Chapter, text
@@ -53,8 +59,10 @@ __all__ = ["BookError", "BookResult", "assemble", "build_book", "has_run", "main
 
 #: Where the book's configuration lives, relative to the project (``conf.py``, ``_static/``).
 CONF_DIR = Path("book")
-#: Where it is built, relative to the project: ``src/`` (generated sources), ``html/`` (the site), ``doctrees/``.
+#: Where it is built, relative to the project: ``src/`` (generated sources), ``html/`` (the sites), ``doctrees/``.
 BUILD_DIR = CONF_DIR / "_build"
+#: The editions, each a site under ``html/``: the student's (answers folded) and the teacher's (plus lesson pages).
+EDITIONS = ("student", "teacher")
 
 
 class BookError(RuntimeError):
@@ -66,16 +74,18 @@ class BookResult:
     """A built book.
 
     Attributes:
-        html: The site's folder (open ``index.html``).
-        pages: HTML pages written.
+        html: The student edition's folder (open ``index.html``): answers folded, no teacher's page.
+        pages: HTML pages of the student edition.
         seconds: Wall time of the assembly and the Sphinx build.
         warnings: Sphinx's warnings, paths of the build rewritten.
+        teacher: The teacher edition's folder: the same book plus the lesson plan and a page per lesson.
     """
 
     html: Path
     pages: int
     seconds: float
     warnings: tuple[str, ...]
+    teacher: Path
 
 
 def has_run(root: Path, profile: str, project: Path | None = None) -> bool:
@@ -159,8 +169,11 @@ def _chapter(stem: str, committed: Any, root: Path, profile: str, ledger: dict[s
     )
 
 
-def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_notebooks.Scrubber) -> Chapter:
-    """Copy a chapter's tables (scrubbed of paths) and figure PDFs into the sources; the chapter with them."""
+def _files(
+    ch: Chapter, project: Path, root: Path, profile: str, src: _Sources, scrub: book_notebooks.Scrubber
+) -> Chapter:
+    """Copy a chapter's tables, metrics and notebooks (executed and clean; scrubbed of paths) and figure PDFs into
+    the sources; the chapter with them."""
     layout = RunLayout(root, profile, ch.stem)
     tables = []
     for csv in sorted(layout.tables_dir.glob("*.csv")):
@@ -174,10 +187,23 @@ def _files(ch: Chapter, root: Path, profile: str, src: _Sources, scrub: book_not
         if relative:
             src.write(relative, pdf.read_bytes())
         shown.append((name, scrub(alt), relative))
-    return replace(ch, tables=tuple(tables), figures=tuple(shown))
+    downloads = []
+    notebooks = (
+        ("executed, as the run left it", layout.notebook_path, f"{ch.stem}.executed.ipynb"),
+        ("clean, to run yourself", project / "notebooks" / f"{ch.stem}.ipynb", f"{ch.stem}.ipynb"),
+    )
+    for what, path, name in notebooks:
+        if path.exists() and (ch.executed or path.parent.name == "notebooks"):
+            src.write(f"files/{ch.stem}/{name}", scrub(path.read_text(encoding="utf-8", errors="replace")))
+            downloads.append((what, f"files/{ch.stem}/{name}"))
+    if layout.metrics_path.exists():
+        relative = f"files/{ch.stem}/metrics.json"
+        src.write(relative, scrub(layout.metrics_path.read_text(encoding="utf-8", errors="replace")))
+        downloads.append(("every metric of this run", relative))
+    return replace(ch, tables=tuple(tables), figures=tuple(shown), downloads=tuple(downloads))
 
 
-def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Chapter]:
+def assemble(project: Path, root: Path, profile: str, src_dir: Path, teacher: bool = False) -> list[Chapter]:
     """Write the book's sources for ``profile``'s run under ``root`` into ``src_dir``.
 
     Args:
@@ -186,6 +212,8 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
         profile: The profile whose run the book shows.
         src_dir: The sources folder (rewritten; files of an earlier assembly that are no longer part of
             the book are removed).
+        teacher: The teacher edition: the student's book plus a page per lesson for the teacher
+            (:func:`mtlib.run.book_guides.lesson_page`, with ``book/teaching.yaml``).
 
     Returns:
         The chapters, in notebook order.
@@ -201,7 +229,8 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
     committed = {path.stem: nbformat.read(path, as_version=4) for path in paths}
     chapters, prepared = [], {}
     for stem, notebook in committed.items():
-        ch = _files(_chapter(stem, notebook, root, profile, ledger, stem in executed), root, profile, src, scrub)
+        ch = _chapter(stem, notebook, root, profile, ledger, stem in executed)
+        ch = _files(ch, project, root, profile, src, scrub)
         if ch.executed:
             nb = book_notebooks.prepare(executed[ch.stem], scrub)
             ch = replace(ch, claims=tuple(book_notebooks.claims(nb)))
@@ -219,7 +248,7 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path) -> list[Cha
             src.write(ch.source, nbformat.writes(nb))
         else:
             src.write(ch.source, scrub(_not_run(ch, profile)))
-    _guides(project, chapters, committed, prepared, profile, provenance, src, scrub)
+    _guides(project, chapters, committed, prepared, profile, provenance, src, scrub, teacher)
     src.prune()
     return chapters
 
@@ -230,7 +259,7 @@ def _framed(nb: Any, ch: Chapter, profile: str, scrub: book_notebooks.Scrubber) 
     nb.cells.insert(1, cell(scrub(book_pages.preface(ch, profile, provenance_line(ch.manifest)))))
     if ch.number != "00":
         nb.cells.append(cell(scrub(book_pages.comparison(ch))))
-    if ch.tables or any(pdf for _, _, pdf in ch.figures):
+    if ch.tables or ch.downloads or any(pdf for _, _, pdf in ch.figures):
         nb.cells.append(cell(scrub(book_pages.run_files(ch))))
     return nb
 
@@ -256,8 +285,10 @@ def _guides(
     provenance: str,
     src: _Sources,
     scrub: book_notebooks.Scrubber,
+    teacher: bool,
 ) -> None:
-    """The landing page, the paper pages, the teachers' page and the parameters reference."""
+    """The landing page, the paper pages, the bibliography and the parameters reference; in the teacher edition,
+    the lesson plan and, per lesson, its objectives, minutes and exercises (with ``book/teaching.yaml``)."""
     by_number = {ch.number: ch for ch in chapters}
     try:
         paper_profile = load_profile(project / "notebooks", "paper").get("notebooks") or {}
@@ -265,15 +296,21 @@ def _guides(
         paper_profile = {}
     for paper in book_pages.PAPERS:
         src.write(f"papers/{paper.key}.md", scrub(book_guides.paper_page(paper, by_number, profile, paper_profile)))
-    tour = next((ch.stem for ch in chapters if ch.number == "00"), None)
-    tasks = []
-    if tour is not None:
-        tasks = book_guides.exercises(committed[tour], prepared.get(tour), book_notebooks.ANSWER_TAG)
-    src.write("teachers.md", scrub(book_guides.teachers_page(chapters, tasks, profile)))
-    src.write("index.md", scrub(book_guides.index_page(chapters, profile, provenance)))
+    src.write("index.md", scrub(book_guides.index_page(chapters, profile, provenance, teacher)))
+    src.write("bibliography.md", (project / CONF_DIR / "bibliography.md").read_text(encoding="utf-8"))
     params = project / "notebooks" / "PARAMETERS.md"
     reference = params.read_text(encoding="utf-8") if params.exists() else "# Notebook parameters\n\nNot found.\n"
     src.write("reference/parameters.md", scrub(reference))
+    if not teacher:
+        return
+    tag = book_notebooks.ANSWER_TAG
+    notes = yaml.safe_load((project / CONF_DIR / "teaching.yaml").read_text(encoding="utf-8")) or {}
+    times = {ch.number: book_guides.minutes(prepared.get(ch.stem) or committed[ch.stem], tag) for ch in chapters}
+    for ch in chapters:
+        tasks = book_guides.exercises(committed[ch.stem], prepared.get(ch.stem), tag)
+        page = book_guides.lesson_page(ch, tasks, notes.get(ch.number) or {}, times[ch.number], profile)
+        src.write(f"teachers/{ch.stem}.md", scrub(page))
+    src.write("teachers/index.md", scrub(book_guides.teachers_page(chapters, times, profile)))
 
 
 def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> list[str]:
@@ -282,6 +319,8 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
         from sphinx.application import Sphinx
         from sphinx.errors import SphinxError
         from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+        from mtlib.run.book_sphinx import MATHS_LEFT
     except ImportError as err:
         raise BookError(
             f"the book needs Sphinx, MyST-NB, the book theme and nh3 ({err}): pip install -e '.[book]' "
@@ -298,8 +337,9 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
             app.build()
     except SphinxError as err:
         raise BookError(f"Sphinx failed: {err}") from err
-    if app.statuscode:
-        raise BookError("Sphinx failed:\n" + warnings.getvalue())
+    maths = [line for line in warnings.getvalue().splitlines() if MATHS_LEFT in line]
+    if app.statuscode or maths:
+        raise BookError("Sphinx failed:\n" + "\n".join(maths or [warnings.getvalue()]))
     return [line for line in warnings.getvalue().splitlines() if line.strip()]
 
 
@@ -321,8 +361,9 @@ def build_book(
         jobs: Sphinx's parallel processes.
 
     Returns:
-        :class:`BookResult`; the site is ``<build_dir>/html``. A failed build raises :class:`BookError` and
-        leaves the previous site as it was.
+        :class:`BookResult`; the editions are ``<build_dir>/html/student`` and ``html/teacher``. A failed build
+        raises :class:`BookError` and
+        leaves the previous sites as they were.
     """
     start = time.perf_counter()
     project = Path(project or project_root()).resolve()
@@ -333,23 +374,30 @@ def build_book(
             f"no executed notebook in {RunLayout(root, profile, '').profile_dir}: run python -m mtlib.run "
             f"--profile {profile} first (make book does when the run is missing)"
         )
-    assemble(project, root, profile, build / "src")
     fresh, html = build / "html.new", build / "html"
     shutil.rmtree(fresh, ignore_errors=True)
     scrub = book_notebooks.Scrubber.for_build(project, root)
-    try:
-        warnings = _sphinx(build / "src", project / CONF_DIR, fresh, build / "doctrees", jobs)
-    except BookError:
-        shutil.rmtree(fresh, ignore_errors=True)
-        raise
+    warnings: list[str] = []
+    for edition in EDITIONS:
+        assemble(project, root, profile, build / "src" / edition, teacher=edition == "teacher")
+        try:
+            warnings += _sphinx(
+                build / "src" / edition, project / CONF_DIR, fresh / edition, build / "doctrees" / edition, jobs
+            )
+        except BookError:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
     old = build / "html.old"
     shutil.rmtree(old, ignore_errors=True)
     if html.exists():
         html.rename(old)
     fresh.rename(html)
     shutil.rmtree(old, ignore_errors=True)
+    html = html / "student"
     pages = sum(1 for _ in html.rglob("*.html"))
-    return BookResult(html, pages, time.perf_counter() - start, tuple(scrub(w) for w in warnings))
+    return BookResult(
+        html, pages, time.perf_counter() - start, tuple(scrub(w) for w in warnings), html.parent / "teacher"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -390,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in result.warnings:
         print(f"  warning: {line}", file=sys.stderr)
     print(f"book: {result.pages} pages in {result.seconds:.1f} s -> {os.path.relpath(result.html / 'index.html')}")
+    print(f"book: the teacher edition -> {os.path.relpath(result.teacher / 'index.html')}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The course book's guide pages: the landing page, a page per paper, the teachers' page.
+"""The course book's guide pages: the landing page, a page per paper, the teacher edition's pages.
 
 Intuition: these pages say what a run shows without asserting anything in
 advance. A paper's page gathers, per notebook, what was reproduced exactly
@@ -6,13 +6,16 @@ advance. A paper's page gathers, per notebook, what was reproduced exactly
 ``notebooks/profiles/expected.yaml``), the tables that set the paper's values
 beside ours, the notebook's own computed claims, and why the numbers can differ:
 the parameters of this run that differ from the ``paper`` profile's (the papers'
-models and data). The teachers' page reads the tour's exercises from the
-notebook itself (cells tagged ``answer``) and the check each one calls. Every
-value from a run is escaped (:mod:`mtlib.run.book_pages`).
+models and data). The teacher edition's pages read each lesson's exercises
+from the notebook itself (cells tagged ``answer``) and the check each one
+calls, count its minutes part by part (:func:`minutes`), and add the notes of
+``book/teaching.yaml``. Every value from a run is escaped
+(:mod:`mtlib.run.book_pages`).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 import re
@@ -20,7 +23,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mtlib.experiments import tour as tour_module
 from mtlib.run import expected
 from mtlib.run.book_notebooks import source_text
 from mtlib.run.book_pages import (
@@ -32,16 +34,36 @@ from mtlib.run.book_pages import (
     headline,
     html_table,
     link,
+    paper_links,
     parameter_rows,
     read_csv,
     text,
     toctree,
 )
 
-__all__ = ["Exercise", "exact_lines", "exercises", "index_page", "paper_page", "reading_minutes", "teachers_page"]
+__all__ = [
+    "PACE",
+    "Exercise",
+    "exact_lines",
+    "exercises",
+    "index_page",
+    "lesson_page",
+    "minutes",
+    "paper_page",
+    "teachers_page",
+]
 
-#: Reading speed behind the teachers' page's estimate (words a minute).
-WORDS_PER_MINUTE = 200
+#: The time model of a lesson (:func:`minutes`): prose words a minute (technical prose read closely, below the
+#: 200-250 of plain prose), and minutes per displayed formula, code cell (read it, run it), figure and table
+#: shown, and exercise (write an answer, run the check, read the hint).
+PACE = {
+    "prose words": 130,
+    "displayed formulas": 1.0,
+    "code cells": 0.5,
+    "figures": 1.0,
+    "tables": 0.5,
+    "exercises": 5.0,
+}
 
 
 def exact_lines(ch: Chapter, profile: str) -> list[str]:
@@ -103,7 +125,7 @@ def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, pape
         profile: The profile the book shows.
         paper_profile: The ``paper`` profile's block per notebook number (the papers' setting).
     """
-    out = [f"# {text(paper.citation)}", "", f"*{text(paper.title)}*", ""]
+    out = [f"# {text(paper.citation)}", "", f"*{text(paper.title)}*. {paper_links(paper)}.", ""]
     mine = [chapters[n] for n in paper.notebooks if n in chapters]
     out += [
         "Reproduced by "
@@ -155,11 +177,12 @@ class Exercise:
 
 
 def exercises(tour: Mapping[str, Any], executed: Mapping[str, Any] | None, answer_tag: str) -> list[Exercise]:
-    """The tour's exercises, read from the committed notebook's cells tagged ``answer_tag``.
+    """A lesson's exercises, read from the committed notebook's cells tagged ``answer_tag`` (the check a cell
+    calls, ``<module>.check_<name>``, is looked up in ``mtlib.experiments``).
 
     Args:
-        tour: The committed tour notebook (no outputs).
-        executed: The executed tour (its answer cells' printed verdicts), or None.
+        tour: The committed notebook (no outputs).
+        executed: The executed notebook (its answer cells' printed verdicts), or None.
         answer_tag: The tag of an answer cell.
     """
 
@@ -176,38 +199,54 @@ def exercises(tour: Mapping[str, Any], executed: Mapping[str, Any] | None, answe
             continue
         code = src(cell)
         answer = next((ln for ln in code.splitlines() if "your answer" in ln), code.splitlines()[0] if code else "")
-        found = re.search(r"tour\.(check_\w+)", code)
-        name = found.group(1) if found else ""
-        doc = inspect.getdoc(getattr(tour_module, name, None)) if name else ""
+        found = re.search(r"\b(\w+)\.(check_\w+)", code)
         printed = [
             "".join(o.get("text", "")) for o in ran.get(code, {}).get("outputs", []) if o.get("name") == "stdout"
         ]
+        name = ".".join(found.groups()) if found else ""
         out.append(
-            Exercise(
-                question, answer, f"tour.{name}" if name else "", (doc or "").split("\n")[0], "".join(printed).strip()
-            )
+            Exercise(question, answer, name, _summary(*found.groups()) if found else "", "".join(printed).strip())
         )
     return out
 
 
-def reading_minutes(words: int) -> int:
-    """Minutes to read ``words`` at :data:`WORDS_PER_MINUTE`, rounded up.
+def _summary(module: str, function: str) -> str:
+    """The first line of the docstring of ``mtlib.experiments.<module>.<function>`` (empty when not found)."""
+    try:
+        return (inspect.getdoc(getattr(importlib.import_module(f"mtlib.experiments.{module}"), function)) or "").split(
+            "\n"
+        )[0]
+    except (ImportError, AttributeError):
+        return ""
 
-    >>> reading_minutes(900), reading_minutes(10)
-    (5, 1)
+
+def minutes(nb: Mapping[str, Any], answer_tag: str) -> list[tuple[str, int, float]]:
+    """A lesson's time by part, ``(part, count, minutes)``, at :data:`PACE`: prose words (formulas left out), the
+    displayed formulas, the code cells, the figures and tables it shows (outputs of the executed notebook), and
+    its exercises (cells tagged ``answer_tag``).
+
+    >>> nb = {"cells": [{"cell_type": "markdown", "source": "Read " * 260 + "$$a$$"},
+    ...                 {"cell_type": "code", "source": "", "outputs": [{"data": {"image/png": ""}}]}]}
+    >>> [(part, n, round(m, 1)) for part, n, m in minutes(nb, "answer") if n]
+    [('prose words', 260, 2.0), ('displayed formulas', 1, 1.0), ('code cells', 1, 0.5), ('figures', 1, 1.0)]
     """
-    return max(1, math.ceil(words / WORDS_PER_MINUTE))
+    cells = nb.get("cells", [])
+    prose = "\n".join(source_text(c.get("source", "")) for c in cells if c.get("cell_type") == "markdown")
+    code = [c for c in cells if c.get("cell_type") == "code"]
+    shown = [o.get("data") or {} for c in code for o in c.get("outputs") or []]
+    counts = {
+        "prose words": len(re.sub(r"(?s)\$\$.*?\$\$", " ", prose).split()),
+        "displayed formulas": prose.count("$$") // 2,
+        "code cells": len(code),
+        "figures": sum("image/png" in d for d in shown),
+        "tables": sum("<table" in source_text(d.get("text/html", "")) for d in shown),
+        "exercises": sum(answer_tag in (c.get("metadata") or {}).get("tags", []) for c in code),
+    }
+    return [(part, n, n / PACE[part] if part == "prose words" else n * PACE[part]) for part, n in counts.items()]
 
 
-def _lesson_rows(chapters: Sequence[Chapter], n_exercises: int) -> list[str]:
-    rows = ["| lesson | reading | its notebook's run time | exercises |", "| --- | --- | --- | --- |"]
-    for ch in chapters:
-        took = f"{ch.seconds:.0f} s" if ch.seconds is not None else "not recorded"
-        rows.append(
-            f"| {link(ch.title, ch.source)} | {ch.words:,} words, about {reading_minutes(ch.words)} min | {took} | "
-            f"{n_exercises if ch.number == '00' else 0} |"
-        )
-    return rows
+def _total(parts: Sequence[tuple[str, int, float]]) -> int:
+    return max(1, math.ceil(sum(m for _, _, m in parts)))
 
 
 _BOLD_LEAD = re.compile(r"^\*\*(Exercise[^*]*?)\.?\*\*\s*")
@@ -229,16 +268,21 @@ def _question(markdown: str, default: str) -> tuple[str, str]:
     return (lead.group(1) if lead else default), "\n\n".join(kept)
 
 
-def teachers_page(chapters: Sequence[Chapter], tasks: Sequence[Exercise], profile: str) -> str:
-    """The teachers' page: how to run the class, the time per lesson, what each exercise checks."""
+def teachers_page(
+    chapters: Sequence[Chapter], times: Mapping[str, Sequence[tuple[str, int, float]]], profile: str
+) -> str:
+    """The teacher edition's first page: how to run the class and the lesson plan (``times``: each chapter's
+    :func:`minutes` by number)."""
     tour = next((ch for ch in chapters if ch.number == "00"), None)
-    first = link(tour.title, tour.source) if tour else "the tour"
+    first = link(tour.title, f"../{tour.source}") if tour else "the tour"
+    pace = ", ".join(f"{v:g} min per {k[:-1]}" for k, v in PACE.items() if k != "prose words")
     out = [
         "# For teachers",
         "",
         f"Lesson 1 is {first}: metamorphic relations on one sentence, a suite of tests, a failing case read "
-        "closely, two real sentiment tools compared, and three exercises. Each later chapter is one paper's "
-        "experiment, for a class that goes further. Everything runs offline on a laptop's CPU.",
+        "closely, two real sentiment tools compared, and its exercises. Each later chapter is one paper's "
+        "experiment, for a class that goes further. Everything runs offline on a laptop's CPU. This is the "
+        "teacher edition: the student edition (book/_build/html/student) is the same book without these pages.",
         "",
         "## Running the class",
         "",
@@ -252,21 +296,56 @@ def teachers_page(chapters: Sequence[Chapter], tasks: Sequence[Exercise], profil
         "A student replaces the line marked `# your answer` in an exercise's cell and reruns it: the check prints "
         '"Correct" or a hint, computed from the student\'s own run.',
         "",
-        "**From this site**, nobody installs anything: `make book` builds it into `book/_build/html` (from the quick "
-        "run, made first when it is missing; `make book PROFILE=smoke` for a fast one). Hand out that folder, zipped "
-        "or on any static web server: its pages open offline from `index.html`, and each exercise's answer stays "
-        'folded under "Show the answer" until it is clicked.',
+        "**From the student edition**, nobody installs anything: `make book` builds it into "
+        "`book/_build/html/student` (from the quick run; `make book PROFILE=smoke` for a fast one). Hand out that "
+        "folder, zipped or on any static web server: its pages open offline from `index.html`, each exercise's "
+        'answer stays folded under "Show the answer", and nothing in it links to these pages.',
         "",
-        "## Time per lesson",
+        "## Lesson plan",
         "",
-        f"Reading is estimated at {WORDS_PER_MINUTE} words a minute over the notebook's text; the run time is what "
-        f"the runner measured for the {text(profile)} run this book shows (on the machine that ran it).",
+        f"Minutes are counted from each notebook, not guessed from its length: prose at {PACE['prose words']} "
+        f"words a minute (formulas left out), plus {pace}. The run time is what the runner measured for the "
+        f"{text(profile)} run (a student who runs the notebook waits that long on a similar machine).",
         "",
-        *_lesson_rows(chapters, len(tasks)),
-        "",
-        "## What each exercise checks",
-        "",
+        "| lesson | for the teacher | minutes | its notebook's run time | exercises |",
+        "| --- | --- | --- | --- | --- |",
     ]
+    for ch in chapters:
+        parts = times.get(ch.number, [])
+        took = f"{ch.seconds:.0f} s" if ch.seconds is not None else "not recorded"
+        n_ex = next((n for part, n, _ in parts if part == "exercises"), 0)
+        out.append(
+            f"| {link(ch.title, f'../{ch.source}')} | {link('objectives, checks, questions', f'{ch.stem}.md')} | "
+            f"{_total(parts) if parts else '?'} | {took} | {n_ex} |"
+        )
+    total = sum(_total(times[ch.number]) for ch in chapters if ch.number in times)
+    out += ["", f"All lessons: about {total} minutes of class time, before running any notebook.", ""]
+    return "\n".join(out) + "\n"
+
+
+def lesson_page(
+    ch: Chapter,
+    tasks: Sequence[Exercise],
+    notes: Mapping[str, Any],
+    parts: Sequence[tuple[str, int, float]],
+    profile: str,
+) -> str:
+    """The teacher's page of one lesson: objectives, prerequisites, minutes (``parts``: :func:`minutes`), the
+    exercises with their checks and common wrong answers, and questions for discussion (``notes``: the lesson's
+    entry of ``book/teaching.yaml``)."""
+
+    def bullets(key: str, none: str) -> list[str]:
+        items = [f"- {item}" for item in notes.get(key) or []]
+        return (items or [none]) + [""]
+
+    out = [f"# {text(ch.title)}: for the teacher", "", f"The lesson: {link(ch.title, f'../{ch.source}')}.", ""]
+    out += ["## Objectives", "", "After this lesson a student can:", "", *bullets("objectives", "Not written yet.")]
+    out += ["## Prerequisites", "", *bullets("prerequisites", "Lesson 00.")]
+    out += ["## Minutes", "", "| part | count | minutes |", "| --- | --- | --- |"]
+    out += [f"| {part} | {n:,} | {m:.1f} |" for part, n, m in parts if n]
+    out += [f"| **total** | | **{_total(parts)}** |", ""]
+    out += ["## Exercises", ""]
+    wrong = {str(k): v for k, v in (notes.get("wrong_answers") or {}).items()}
     for i, task in enumerate(tasks, 1):
         heading, question = _question(task.question, f"Exercise {i}")
         out += [f"### {heading}", "", question, "", "The answer shipped in the notebook:", ""]
@@ -275,9 +354,12 @@ def teachers_page(chapters: Sequence[Chapter], tasks: Sequence[Exercise], profil
             out += [f"Checked by `{task.check}`: {task.checks}", ""]
         if task.verdict:
             out += [f"In the {text(profile)} run: {text(task.verdict)}", ""]
+        if wrong.get(str(i)):
+            out += ["Common wrong answers:", "", *[f"- {w}" for w in wrong[str(i)]], ""]
     if not tasks:
-        out.append("The tour has no cell tagged as an answer.")
-    return "\n".join(out) + "\n"
+        out += ["This lesson's notebook has no exercise cell yet (a cell tagged `answer`).", ""]
+    out += ["## Questions for discussion", "", *bullets("discussion", "Not written yet.")]
+    return "\n".join(out)
 
 
 _INTRO = (
@@ -288,8 +370,9 @@ _INTRO = (
 )
 
 
-def index_page(chapters: Sequence[Chapter], profile: str, provenance: str) -> str:
-    """The landing page: what the book is, which run it shows, every chapter's status, and the tables of contents."""
+def index_page(chapters: Sequence[Chapter], profile: str, provenance: str, teacher: bool = False) -> str:
+    """The landing page: what the book is, which run it shows, every chapter's status, and the tables of contents
+    (with the teachers' pages in the teacher edition)."""
     ran = [ch for ch in chapters if ch.executed]
     out = [
         "# Metamorphic testing of NLP models",
@@ -311,9 +394,10 @@ def index_page(chapters: Sequence[Chapter], profile: str, provenance: str) -> st
         "its tables as CSV and figures as PDF) and closed by the tables that set the paper's values beside "
         "ours. Exercise answers in the tour are folded until clicked.",
         "",
-        toctree("Lesson", [c.docname for c in chapters if c.number == "00"] + ["teachers"]),
+        toctree("Lesson", [c.docname for c in chapters if c.number == "00"]),
+        *([toctree("For teachers", ["teachers/index"] + [f"teachers/{c.stem}" for c in chapters])] if teacher else []),
         toctree("Experiments", [c.docname for c in chapters if c.number != "00"]),
         toctree("Papers", [f"papers/{p.key}" for p in PAPERS]),
-        toctree("Reference", ["reference/parameters"]),
+        toctree("Reference", ["reference/parameters", "bibliography"]),
     ]
     return "\n".join(out) + "\n"

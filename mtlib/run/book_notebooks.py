@@ -10,6 +10,8 @@ warnings) and its outputs come from data. :func:`prepare` returns a copy that
   home and temporary folders, and the folders the run itself recorded) is
   rewritten (:class:`Scrubber`), in cell sources, every text output and the
   metadata; papermill's metadata is dropped;
+- drops a returned value echoed with no meaning for a reader (:func:`echo`: a list of saved paths, a metrics
+  dump; they stay in the run's files);
 - keeps no output that could run code: widget views and state, JavaScript, and
   SVG (which may carry script) are removed; HTML outputs are cleaned later, at
   build time (:mod:`mtlib.run.book_sphinx`);
@@ -24,6 +26,7 @@ warnings) and its outputs come from data. :func:`prepare` returns a copy that
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import sys
@@ -35,6 +38,7 @@ from typing import Any
 
 import nbformat
 
+from mtlib.run.book_pages import table_cell
 from mtlib.run.notebooks import INJECTED_TAG
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "HIDE_TAG",
     "Scrubber",
     "claims",
+    "echo",
     "markdown_cell",
     "prepare",
     "recorded_folders",
@@ -60,6 +65,12 @@ _DROPPED_MIME = (
     "application/vnd.jupyter.widget-view+json",
     "application/vnd.jupyter.widget-state+json",
 )
+#: A plain cell of a table output (pandas writes them so): set again by :func:`table_cell`.
+_TD = re.compile(r"<td>([^<]*)</td>")
+#: A returned value echoed where it means nothing to a reader: file paths (``save_figure``'s list), an object
+#: recording where it writes (``Run(..., run_dir=...)``); a long dict or list is a dump (``run.metrics``).
+_PATH_ECHO = re.compile(r"\b(?:Posix|Windows)?Path\(|\brun_dir=")
+_DUMP_LINES = 10
 #: Output types holding text (scrubbed of paths); images stay as they are.
 _TEXT_MIME = re.compile(r"^(text/|application/json$)")
 
@@ -185,11 +196,29 @@ def _fold(cell: nbformat.NotebookNode, what: str) -> None:
     cell.metadata["mystnb"] = {"code_prompt_show": f"Show {what}", "code_prompt_hide": f"Hide {what}"}
 
 
+def echo(output: Mapping[str, Any]) -> bool:
+    """Whether an output is a returned value echoed with no meaning for a reader: a plain-text result holding
+    file paths or a run's folder, or a dict or list dump of more than ten lines (the run's files keep them).
+
+    >>> echo({"output_type": "execute_result", "data": {"text/plain": "[PosixPath('figures/a.png')]"}})
+    True
+    >>> echo({"output_type": "execute_result", "data": {"text/plain": "(732, 43920)"}})
+    False
+    """
+    data = output.get("data") or {}
+    if output.get("output_type") != "execute_result" or set(data) != {"text/plain"}:
+        return False
+    shown = source_text(data["text/plain"])
+    return bool(_PATH_ECHO.search(shown)) or (shown[:1] in "{[" and shown.count("\n") >= _DUMP_LINES)
+
+
 def _clean_outputs(outputs: list, scrub: Scrubber) -> list:
-    """Outputs with text scrubbed, no script-carrying type, and SVG replaced where nothing else shows (changed in
-    place: they belong to the notebook's copy)."""
+    """Outputs with text scrubbed, no script-carrying type, no meaningless echo (:func:`echo`), and SVG replaced
+    where nothing else shows (changed in place: they belong to the notebook's copy)."""
     kept = []
     for output in outputs:
+        if echo(output):
+            continue
         if "text" in output:
             output["text"] = scrub(source_text(output["text"]))
         if "traceback" in output:
@@ -207,6 +236,8 @@ def _clean_outputs(outputs: list, scrub: Scrubber) -> list:
             for mime in list(data):
                 if _TEXT_MIME.match(mime) and isinstance(data[mime], (str, list)):
                     data[mime] = scrub(source_text(data[mime]))
+            if isinstance(data.get("text/html"), str):  # numbers on one line, long texts cut (whole on hover)
+                data["text/html"] = _TD.sub(lambda m: table_cell(html.unescape(m.group(1))), data["text/html"])
             if not data:
                 continue
         if isinstance(output.get("metadata"), dict):

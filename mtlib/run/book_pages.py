@@ -38,37 +38,46 @@ __all__ = [
     "comparison",
     "compares_with_paper",
     "csv_table",
+    "download",
     "headline",
     "html_table",
     "link",
+    "paper_beside_ours",
+    "paper_links",
     "paper_of",
     "parameter_rows",
     "preface",
     "read_csv",
+    "table_cell",
     "run_files",
     "text",
     "toctree",
     "value",
+    "words",
 ]
 
 
 @dataclass(frozen=True)
 class Paper:
-    """One of the four papers and the notebooks that reproduce it.
+    """One of the four papers and the notebooks that reproduce it (``book/bibliography.md`` cites them in full).
 
     Attributes:
         key: The page's file name (``papers/<key>.md``).
         citation: Authors and year, as the README cites them.
         title: The paper's title.
         notebooks: The numbers of its notebooks.
+        ids: Its DOI or ACL Anthology identifier, then its arXiv preprint where there is one (``doi:...``).
     """
 
     key: str
     citation: str
     title: str
     notebooks: tuple[str, ...]
+    ids: tuple[str, ...] = ()
 
 
+#: Where an identifier of :attr:`Paper.ids` resolves, by its prefix.
+_RESOLVER = {"doi": "https://doi.org/", "ACL Anthology": "https://aclanthology.org/", "arXiv": "https://arxiv.org/abs/"}
 #: The papers, in notebook order (the README's table and ``mtlib/data/papers.py`` name the same four).
 PAPERS: tuple[Paper, ...] = (
     Paper(
@@ -76,21 +85,39 @@ PAPERS: tuple[Paper, ...] = (
         "Manino et al. 2022",
         "Systematicity, Compositionality and Transitivity of Deep NLP Models: a Metamorphic Testing Perspective",
         ("01", "02", "03"),
+        ("doi:10.18653/v1/2022.findings-acl.185", "arXiv:2204.12316"),
     ),
     Paper(
         "carvalho",
         "Carvalho et al. 2023",
         "Montague semantics and modifier consistency measurement in neural language models",
         ("04",),
+        ("ACL Anthology:2025.coling-main.370", "arXiv:2212.04310"),
     ),
     Paper(
         "bhathena",
         "Bhathena, Willis and Dass",
         "Evaluating Compositionality of Sentence Representation Models",
         ("05", "06"),
+        ("ACL Anthology:2020.repl4nlp-1.22",),
     ),
-    Paper("fu-frank", "Fu and Frank 2023", "SETI: Systematicity Evaluation of Textual Inference", ("07",)),
+    Paper(
+        "fu-frank",
+        "Fu and Frank 2023",
+        "SETI: Systematicity Evaluation of Textual Inference",
+        ("07",),
+        ("doi:10.18653/v1/2023.findings-acl.252", "arXiv:2305.15045"),
+    ),
 )
+
+
+def paper_links(paper: Paper) -> str:
+    """The paper's DOI or anthology page and its preprint, as MyST links (the identifiers are the constants above).
+
+    >>> paper_links(Paper("k", "c", "t", (), ("doi:10.1/x", "arXiv:1.2")))
+    '[doi:10.1/x](https://doi.org/10.1/x), [arXiv:1.2](https://arxiv.org/abs/1.2)'
+    """
+    return ", ".join(link(i, _RESOLVER[i.split(":")[0]] + i.split(":", 1)[1]) for i in paper.ids)
 
 
 def text(val: Any) -> str:
@@ -142,10 +169,35 @@ def link(label: str, target: str) -> str:
     return f"[{text(label)}]({target})"
 
 
-def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
-    """An HTML table on one line (a MyST raw block ends at a blank line), every cell escaped.
+#: Characters of a table cell shown before it is cut (the whole text is its tooltip and in the CSV download).
+CELL_CHARS = 80
+_NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:e[-+]?\d+)?%?|nan|inf", re.I)
 
-    >>> print(html_table(["a", "<b>"], [["1", "<img src=x onerror=y()>"]]).replace("><", ">\\n<"))
+
+def table_cell(val: Any) -> str:
+    """A table cell, escaped: a number kept on one line, a long text cut with the whole of it on hover."""
+    cell = str(val)
+    if _NUMBER.fullmatch(cell.strip()):
+        return f'<td class="num">{html.escape(cell)}</td>'
+    if len(cell) > CELL_CHARS:
+        cut = cell[: CELL_CHARS - 1].rsplit(" ", 1)[0] + "\u2026"
+        return f'<td class="text" title="{html.escape(cell)}">{html.escape(cut)}</td>'
+    return f'<td class="text">{html.escape(cell)}</td>' if len(cell) > 24 else f"<td>{html.escape(cell)}</td>"
+
+
+def download(target: str) -> str:
+    """A MyST download link to a file this module copied into the book (a notebook is a file here, not a page).
+
+    >>> download("../files/00_tour/00_tour.ipynb")
+    '{download}`00_tour.ipynb <../files/00_tour/00_tour.ipynb>`'
+    """
+    return f"{{download}}`{target.rsplit('/', 1)[-1]} <{target}>`"
+
+
+def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str = "") -> str:
+    """An HTML table on one line (a MyST raw block ends at a blank line), every cell escaped (:func:`table_cell`).
+
+    >>> print(html_table(["a", "<b>"], [["1.5", "<img src=x onerror=y()>"]]).replace("><", ">\\n<"))
     <div class="book-table">
     <table class="table">
     <thead>
@@ -156,20 +208,45 @@ def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]], caption: st
     </thead>
     <tbody>
     <tr>
-    <td>1</td>
+    <td class="num">1.5</td>
     <td>&lt;img src=x onerror=y()&gt;</td>
     </tr>
     </tbody>
     </table>
     </div>
+    >>> html_table(["t"], [["word " * 30]]).count("\u2026"), 'title="word word' in html_table(["t"], [["word " * 30]])
+    (1, True)
     """
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(table_cell(c) for c in row) + "</tr>" for row in rows)
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return (
         f'<div class="book-table"><table class="table">{cap}<thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
     )
+
+
+def _base(column: str) -> str:
+    return re.sub(r"[\W_]+", " ", re.sub(r"(?i)paper|ours", " ", column)).strip().lower()
+
+
+def paper_beside_ours(header: Sequence[str]) -> list[int]:
+    """The column order that sets each published column beside ours: ``paper_rate`` after ``rate``,
+    ``ti_paper`` after ``ti_ours``, ``paper`` after ``ours``, ``paper (all)`` after ``all``.
+
+    >>> h = ["x", "rate", "ci", "paper_rate", "ti_ours", "ti_paper", "ours", "gap", "paper", "paper_other"]
+    >>> [h[i] for i in paper_beside_ours(h)]
+    ['x', 'rate', 'paper_rate', 'ci', 'ti_ours', 'ti_paper', 'ours', 'paper', 'gap', 'paper_other']
+    """
+    order = [i for i, h in enumerate(header) if "paper" not in h.lower()]
+    for i, h in enumerate(header):
+        if "paper" in h.lower():
+            mates = [j for j, o in enumerate(header) if "paper" not in o.lower() and _base(o) == _base(h)]
+            at = order.index(mates[0]) + 1 if mates else len(order)
+            while at < len(order) and "paper" in header[order[at]].lower():
+                at += 1
+            order.insert(at, i)
+    return order
 
 
 def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -194,7 +271,8 @@ def compares_with_paper(path: Path, header: Sequence[str], rows: Sequence[Sequen
 
 
 def csv_table(path: Path, download: str, limit: int = 20) -> str:
-    """A run's CSV table as an escaped HTML table of its first ``limit`` rows, and a link to the whole file.
+    """A run's CSV table as an escaped HTML table of its first ``limit`` rows (the paper's columns beside ours:
+    :func:`paper_beside_ours`), and a link to the whole file.
 
     Args:
         path: The CSV file.
@@ -204,7 +282,9 @@ def csv_table(path: Path, download: str, limit: int = 20) -> str:
     header, rows = read_csv(path)
     if not header:
         return f"{link(path.name, download)}: no rows."
-    shown = html_table(header, ([_cell(c) for c in row] for row in rows[:limit]))
+    order = paper_beside_ours(header)
+    cells = ([_cell(row[i]) if i < len(row) else "" for i in order] for row in rows[:limit])
+    shown = html_table([header[i] for i in order], cells)
     more = f"the first {limit} of {len(rows):,} rows; " if len(rows) > limit else ""
     return f"**{text(path.stem)}** ({more}the whole table: {link(path.name, download)})\n\n{shown}\n"
 
@@ -214,8 +294,7 @@ def claims_html(claims: Sequence[str]) -> str:
 
     >>> print(claims_html(["**a** <script>x()</script> ```{include} /etc/passwd```"]).replace("> ", ">\\n"))
     <div class="book-claims"><p><strong>a</strong>
-    &lt;script&gt;x()&lt;/script&gt;
-    <code>{include} /etc/passwd</code></p></div>
+    &lt;script&gt;x()&lt;/script&gt; <code>{include} /etc/passwd</code></p></div>
     """
     from markdown_it import MarkdownIt
 
@@ -262,6 +341,7 @@ class Chapter:
         claims: The sentences it computed (:func:`mtlib.run.book_notebooks.claims`).
         tables: Its CSV tables, with the path of each copy in the book (relative to the book's root).
         figures: ``(name, alt text, path of the PDF copy in the book or "")`` of each figure.
+        downloads: ``(what it is, path of the copy in the book)`` of its other files (notebooks, metrics).
         words: Words of its markdown (the reading it asks).
         executed: Whether the book shows its executed notebook (else a page saying it was not run).
     """
@@ -279,6 +359,7 @@ class Chapter:
     claims: tuple[str, ...] = ()
     tables: tuple[tuple[Path, str], ...] = ()
     figures: tuple[tuple[str, str, str], ...] = ()
+    downloads: tuple[tuple[str, str], ...] = ()
     words: int = 0
     executed: bool = False
 
@@ -300,9 +381,19 @@ class Chapter:
 
 
 def headline(metrics: Mapping[str, Any], limit: int = 4) -> str:
-    """The run's headline metrics (``_headline`` in ``metrics.json``), as escaped ``key = value`` text."""
+    """The run's headline metrics (``_headline`` in ``metrics.json``), as escaped ``key in words: value`` text."""
     keys = [k for k in metrics.get("_headline") or [] if k in metrics][:limit]
-    return "; ".join(f"{text(k)} = {text(value(metrics[k]))}" for k in keys)
+    return "; ".join(f"{text(words(k))}: {text(value(metrics[k]))}" for k in keys)
+
+
+def words(key: str) -> str:
+    """A metric's key as words: its measure, then what it is measured on.
+
+    >>> words("rate/vader/table1_order"), words("pss"), words("violation_rate/english/syn")
+    ('rate (vader, table1 order)', 'pss', 'violation rate (english, syn)')
+    """
+    first, *rest = [part.replace("_", " ").strip() for part in str(key).split("/")]
+    return f"{first} ({', '.join(rest)})" if rest else first
 
 
 def paper_of(number: str) -> Paper | None:
@@ -328,18 +419,23 @@ def preface(ch: Chapter, profile: str, provenance: str) -> str:
     files = []
     paper = paper_of(ch.number)
     if paper:
-        files.append(f"The paper: {link(paper.citation, f'{ch.up}papers/{paper.key}.md')}.")
-    if ch.tables or any(pdf for _, _, pdf in ch.figures):
-        files.append("Its tables as CSV and figures as PDF: [files of this run](#files-of-this-run).")
+        files.append(f"The paper: {link(paper.citation, f'{ch.up}papers/{paper.key}.md')} ({paper_links(paper)}).")
+    notebooks = [f"{download(ch.up + copy)} ({what})" for what, copy in ch.downloads if copy.endswith(".ipynb")]
+    if notebooks:
+        files.append(f"Its notebook: {', '.join(notebooks)}.")
+    if ch.tables or ch.downloads or any(pdf for _, _, pdf in ch.figures):
+        files.append("Its tables as CSV, figures as PDF and metrics: [files of this run](#files-of-this-run).")
     files.append(f"Run it yourself: make lab NB={text(ch.number)} (a scratch copy in JupyterLab).")
     return "\n".join(lines + ["", " ".join(files), "```"]) + "\n"
 
 
 def run_files(ch: Chapter) -> str:
-    """The chapter's closing section: links to its tables (CSV) and figures (PDF) as the run saved them."""
+    """The chapter's closing section: links to its tables (CSV), figures (PDF) and other files as the run saved
+    them."""
     out = ["## Files of this run", ""]
     out += [f"- {link(p.name, ch.up + copy)}" for p, copy in ch.tables]
     out += [f"- {link(f'{name}.pdf', ch.up + pdf)}: {text(alt)}" for name, alt, pdf in ch.figures if pdf]
+    out += [f"- {download(ch.up + copy)}: {text(what)}" for what, copy in ch.downloads]
     return "\n".join(out) + "\n"
 
 

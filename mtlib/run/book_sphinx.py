@@ -24,7 +24,7 @@ from docutils import nodes
 
 from mtlib.run.export import latex_to_mathml
 
-__all__ = ["MATH_RENDERER", "clean_html", "clean_mathml", "mathml", "setup"]
+__all__ = ["MATHS_LEFT", "MATH_RENDERER", "clean_html", "clean_mathml", "mathml", "setup", "unrendered"]
 
 #: The name ``book/conf.py`` gives ``html_math_renderer``.
 MATH_RENDERER = "mathml"
@@ -111,8 +111,38 @@ def _visit_math(self: Any, node: nodes.math) -> None:
 
 
 def _visit_math_block(self: Any, node: nodes.math_block) -> None:
-    self.body.append(f'<div class="math">{mathml(node.astext(), display=True)}</div>\n')
+    tag = "span" if isinstance(node.parent, nodes.TextElement) else "div"  # ``$$..$$`` inside a paragraph
+    self.body.append(f'<{tag} class="math display">{mathml(node.astext(), display=True)}</{tag}>\n')
     raise nodes.SkipNode
+
+
+#: Maths a reader would see as source: a ``$$``, a ``$...$`` pair or a LaTeX command left in a page's text.
+UNRENDERED = re.compile(r"\$\$|\$[^\s$][^$]*\$|\\[A-Za-z]{2,}")
+#: The start of the warning :func:`_check_maths` gives (:mod:`mtlib.run.book` fails the build on it).
+MATHS_LEFT = "maths left unrendered"
+_CODE = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.raw, nodes.comment)
+
+
+def unrendered(doctree: nodes.Node) -> list[str]:
+    r"""The text of a page (outside code, maths and raw HTML) that still holds maths source.
+
+    >>> page = nodes.section("", nodes.paragraph("", r"Broken: $P: \mathbf{x}$, 5 $."), nodes.literal_block("", "$x$"))
+    >>> unrendered(page)
+    ['$P: \\mathbf{x}$']
+    """
+    if isinstance(doctree, _CODE):
+        return []
+    if isinstance(doctree, nodes.Text):
+        return UNRENDERED.findall(doctree.astext())
+    return [found for child in doctree.children for found in unrendered(child)]
+
+
+def _check_maths(app: Any, doctree: nodes.document, docname: str) -> None:
+    from sphinx.util import logging
+
+    if left := unrendered(doctree):
+        shown = "; ".join(dict.fromkeys(s[:60] for s in left))
+        logging.getLogger(__name__).warning(f"{MATHS_LEFT} in {docname}: {shown}", location=docname)
 
 
 def _clean_raw(app: Any, doctree: nodes.document, docname: str) -> None:
@@ -130,4 +160,5 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the MathML renderer and the raw-HTML cleaner (Sphinx's extension entry point)."""
     app.add_html_math_renderer(MATH_RENDERER, (_visit_math, None), (_visit_math_block, None))
     app.connect("doctree-resolved", _clean_raw)
+    app.connect("doctree-resolved", _check_maths)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -78,7 +78,7 @@ def _plant(root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(smoke_runs, tmp_path_factory) -> Path:
+def built(smoke_runs, tmp_path_factory) -> book.BookResult:
     """The book of every notebook's smoke run, copied into one output root with hostile data planted."""
     root = tmp_path_factory.mktemp("book-root")
     ledger: dict = {}
@@ -95,7 +95,19 @@ def site(smoke_runs, tmp_path_factory) -> Path:
     _plant(root)
     result = book.build_book("smoke", project=ROOT, root=root, build_dir=tmp_path_factory.mktemp("book"))
     assert result.pages >= len(NOTEBOOKS) + 6, result
-    return result.html
+    return result
+
+
+@pytest.fixture(scope="module")
+def site(built) -> Path:
+    """The student edition."""
+    return built.html
+
+
+@pytest.fixture(scope="module")
+def teacher_site(built) -> Path:
+    """The teacher edition of the same build."""
+    return built.teacher
 
 
 class _Page(HTMLParser):
@@ -165,7 +177,9 @@ def _pages(site: Path) -> dict[Path, _Page]:
     return out
 
 
-def test_every_local_link_and_image_resolves(site):
+@pytest.mark.parametrize("edition", ["site", "teacher_site"])
+def test_every_local_link_and_image_resolves(edition, request):
+    site = request.getfixturevalue(edition)
     broken = []
     for path, page in _pages(site).items():
         for url in page.urls:
@@ -205,11 +219,7 @@ def test_chapters_papers_and_reference_carry_their_titles(site):
         assert heading in index, f"{heading} not on the landing page"
     for key, citation in (("manino", "Manino"), ("carvalho", "Carvalho"), ("bhathena", "Bhathena"), ("fu-frank", "Fu")):
         assert citation in titles[f"papers/{key}.html"]
-    assert "teachers" in titles["teachers.html"].lower()
     assert "parameters" in titles["reference/parameters.html"].lower()
-    teachers = " ".join(pages[site / "teachers.html"].shown)
-    assert "Time per lesson" in teachers and "What each exercise checks" in teachers
-    assert "tour.check_invariance" in teachers and "tour.check_prediction" in teachers
 
 
 def test_tour_answers_are_folded_until_clicked(site):
@@ -229,8 +239,8 @@ def test_tour_answers_are_folded_until_clicked(site):
 def test_no_path_of_the_build_machine_in_any_file(site, tmp_path_factory):
     paths = {str(ROOT), sys.prefix, str(tmp_path_factory.getbasetemp())}
     found = [
-        f"{p.relative_to(site)} holds {path}"
-        for p in site.rglob("*")
+        f"{p.relative_to(site.parent)} holds {path}"
+        for p in site.parent.rglob("*")  # both editions
         if p.is_file()
         for path in paths
         if path.encode() in p.read_bytes()
@@ -255,3 +265,111 @@ def test_no_script_runs_from_data(site):
     assert f"&lt;script&gt;window.{MARK}=1&lt;/script&gt;" in chapter  # the planted table cell, escaped
     failed = " ".join(pages[site / "experiments" / "01_pairwise_sentiment_systematicity.html"].shown)
     assert f"<script>window.{MARK}=1</script>" in failed  # the runner's error, shown as text
+
+
+def _prose(page_html: str) -> str:
+    """A page's text outside code, maths, scripts and styles (what a reader reads as prose)."""
+    import html as html_module
+    import re
+
+    body = re.sub(r"(?s)<(pre|code|math|script|style)\b.*?</\1>", "", page_html)
+    return html_module.unescape(re.sub(r"(?s)<[^>]+>", " ", body))
+
+
+def test_maths_renders_and_no_source_is_left(site):
+    from mtlib.run.book_sphinx import UNRENDERED
+
+    left = {str(p.relative_to(site)): UNRENDERED.findall(_prose(p.read_text(encoding="utf-8"))) for p in _pages(site)}
+    assert not {k: v for k, v in left.items() if v}, left
+    for nb in NOTEBOOKS:  # every displayed formula of a notebook is MathML in its chapter
+        source = "".join(c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "markdown")
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = (site / folder / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert page.count('display="block"') >= source.count("$$") // 2, nb.stem
+
+
+def test_a_page_with_maths_left_unrendered_fails_the_build(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "index.md").write_text("# Page\n\nFine: $x$ and $$y$$ inline.\n\nBroken: \\mathbf{x} is left.\n")
+    with pytest.raises(book.BookError, match=r"maths left unrendered in index: .*\\mathbf"):
+        book._sphinx(src, ROOT / "book", tmp_path / "html", tmp_path / "doctrees", 1)
+
+
+def test_tables_keep_numbers_whole_cut_long_texts_and_set_the_paper_beside_ours(site):
+    import re
+
+    css = (site / "_static" / "book.css").read_text(encoding="utf-8")
+    assert re.search(r"td\.num \{[^}]*white-space: nowrap", css) and not re.search(r"td[^{}]*\{[^}]*anywhere", css)
+    chapter = (site / "experiments" / "04_montague_adjectives.html").read_text(encoding="utf-8")
+    planted = re.search(r'<td class="text" title="([^"]*)">([^<]*)</td>', chapter)
+    assert planted and planted.group(2).endswith("\u2026") and MARK in planted.group(1), "the long cell is not cut"
+    checked = 0
+    for path in (site / "papers").glob("*.html"):
+        for head in re.findall(r"<thead><tr>(.*?)</tr></thead>", path.read_text(encoding="utf-8")):
+            names = re.findall(r"<th>(.*?)</th>", head)
+            for i, name in enumerate(names):
+                if name.startswith("paper_") and name[6:] in names:
+                    assert names.index(name[6:]) == i - 1, (path.name, names)
+                    checked += 1
+    assert checked, "no paper_* column beside ours on the paper pages"
+
+
+def test_no_echoed_paths_metric_dumps_or_raw_headline_keys(site):
+    import html as html_module
+    import re
+
+    for nb in NOTEBOOKS:
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = (site / folder / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert "PosixPath(" not in page and "run_dir=" not in page, nb.stem
+        dumps = [
+            p
+            for p in re.findall(r"(?s)<pre>(.*?)</pre>", page)
+            if html_module.unescape(p).startswith(("{", "[")) and p.count("\n") >= 10
+        ]
+        assert not dumps, f"{nb.stem}: a dict or list dump is shown: {dumps[0][:200]}"
+        assert re.search(r'href="[^"]+/metrics\.json"', page), f"{nb.stem}: no link to its metrics"
+    index = _pages(site)[site / "index.html"]
+    headlines = [t for t in index.shown if re.search(r"\w+/\w+\S* = ", t)]
+    assert not headlines, f"raw metric keys on the landing page: {headlines[:3]}"
+
+
+def test_each_chapter_offers_its_notebooks_and_its_paper_and_the_book_a_bibliography(site):
+    import re
+
+    for nb in NOTEBOOKS:
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = site / folder / f"{nb.stem}.html"
+        hrefs = re.findall(r'href="([^"]+\.ipynb)"', page.read_text(encoding="utf-8"))
+        names = {h.rsplit("/", 1)[-1]: (page.parent / h).resolve() for h in hrefs}
+        assert {f"{nb.stem}.ipynb", f"{nb.stem}.executed.ipynb"} <= set(names), (nb.stem, hrefs)
+        clean = nbformat.read(names[f"{nb.stem}.ipynb"], as_version=4)
+        executed = nbformat.read(names[f"{nb.stem}.executed.ipynb"], as_version=4)
+        assert len(clean.cells) == len(nbformat.read(nb, as_version=4).cells)
+        assert any(c.get("outputs") for c in executed.cells if c.cell_type == "code"), f"{nb.stem}: not executed"
+        if not nb.stem.startswith("00"):
+            assert re.search(r'href="https://(doi\.org|arxiv\.org|aclanthology\.org)/', page.read_text()), nb.stem
+    bibliography = " ".join(_pages(site)[site / "bibliography.html"].shown)
+    for citation in ("Manino", "Carvalho", "Bhathena", "Fu"):
+        assert citation in bibliography
+    assert bibliography.count("doi:10.18653") >= 2 and bibliography.count("arXiv:") >= 3
+
+
+def test_the_student_edition_never_links_to_the_teachers_and_the_teacher_edition_adds_a_page_per_lesson(
+    site, teacher_site
+):
+    assert not (site / "teachers").exists()
+    for path, page in _pages(site).items():
+        assert not [u for u in page.urls if "teachers" in u], f"{path.relative_to(site)} links to a teacher's page"
+        assert "For teachers" not in " ".join(page.shown), path.relative_to(site)
+    pages = _pages(teacher_site)
+    plan = " ".join(pages[teacher_site / "teachers" / "index.html"].shown)
+    assert "Lesson plan" in plan and "words a minute" in plan and "All lessons: about" in plan
+    for nb in NOTEBOOKS:
+        lesson = " ".join(pages[teacher_site / "teachers" / f"{nb.stem}.html"].shown)
+        for heading in ("Objectives", "Prerequisites", "Minutes", "Exercises", "Questions for discussion"):
+            assert heading in lesson, (nb.stem, heading)
+    tour = " ".join(pages[teacher_site / "teachers" / "00_tour.html"].shown)
+    assert "tour.check_invariance" in tour and "tour.check_prediction" in tour and "Common wrong answers" in tour
+    assert tour.count("your answer") >= 3  # the answers, unfolded for the teacher

@@ -127,8 +127,11 @@ def test_the_teachers_page_reads_the_tours_exercises_from_the_notebook():
     assert [t.check for t in tasks] == ["tour.check_invariance", "tour.check_decrease", "tour.check_prediction"]
     assert all(t.checks.startswith("Exercise") and "# your answer" in t.answer for t in tasks)
     chapter = book_pages.Chapter("00", "00_tour", "00 · Tour", "lessons/00_tour", words=1000, executed=True)
-    page = book_guides.teachers_page([chapter], tasks, "quick")
-    assert "make lab NB=00" in page and "about 5 min" in page and page.count("### Exercise") == 3
+    times = {"00": book_guides.minutes(tour, book_notebooks.ANSWER_TAG)}
+    page = book_guides.teachers_page([chapter], times, "quick")
+    assert "make lab NB=00" in page and "All lessons: about" in page
+    lesson = book_guides.lesson_page(chapter, tasks, {"objectives": ["Say it."]}, times["00"], "quick")
+    assert "- Say it." in lesson and lesson.count("### Exercise") == 3 and "| exercises | 3 | 15.0 |" in lesson
 
 
 def test_no_run_is_refused_with_the_command_to_make_one(tmp_path):
