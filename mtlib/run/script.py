@@ -7,8 +7,9 @@ first, then the profile's values are assigned after it (where papermill injects
 them), then every other code cell. As in a kernel, a cell whose last statement
 is a bare expression shows that value (unless the cell ends with ``;``), and
 ``display`` shows objects: text for tables, a Markdown object's source.
-Markdown cells are skipped (matplotlib draws without a display where there is none). Figures are saved by the notebook's own
-``run.save_figure`` as in a papermill run; ``metrics.json`` is written the same way.
+Markdown cells are skipped. Figures are saved by the notebook's own ``run.save_figure`` as in a
+papermill run (matplotlib draws without a display where there is none); ``metrics.json`` is written
+the same way.
 
 Where IPython is missing, a small ``IPython.display`` stand-in (``display``,
 ``Markdown``, ``HTML``) is registered, so ``from IPython.display import Markdown,

@@ -62,7 +62,11 @@ def test_no_module_of_mtlib_writes_the_environment() -> None:
 def test_a_spec_precision_reaches_the_forward_pass_without_a_run(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """``run(Spec(precision="bf16"))`` from a script runs in bf16; the next run in the same process does not."""
+    """The template notebook run as a script with ``precision=bf16`` runs in bf16; the next run in the same
+    process does not."""
+    from mtlib.run.script import run_notebook
+    from mtlib.utils.paths import project_root
+
     monkeypatch.setenv("MTLIB_CACHE", str(tmp_path))
     monkeypatch.delenv("MTLIB_PRECISION", raising=False)
     seen: list[str | None] = []
@@ -74,9 +78,10 @@ def test_a_spec_precision_reaches_the_forward_pass_without_a_run(
         return model
 
     monkeypatch.setattr(loading, "build", spy)
-    texts = dict(models=["minilm"], device="cpu", n_examples=3)
-    bf16 = template.run(template.Spec(precision="bf16", **texts)).reports["minilm"].similarities
-    fp32 = template.run(template.Spec(**texts)).reports["minilm"].similarities
+    nb = project_root() / "notebooks" / "00_template.ipynb"
+    values = dict(models=["minilm"], device="cpu", n_examples=3, out_dir=str(tmp_path / "out"))
+    bf16 = run_notebook(nb, {**values, "precision": "bf16"}, quiet=True)["embeddings"]["minilm"]
+    fp32 = run_notebook(nb, values, quiet=True)["embeddings"]["minilm"]
     assert seen == ["bf16", "fp32"]
     assert "MTLIB_PRECISION" not in os.environ
     assert not np.array_equal(bf16, fp32)  # the forward passes really ran in two precisions
