@@ -80,7 +80,7 @@ lab: install
 	  $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. $$dst; \
 	else $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=.; fi
 
-# the course book: a static site (book/_build/html, git-ignored) built offline from the executed notebooks of
+# the course book: a static site, student and teacher editions (book/_build/html/{student,teacher}, git-ignored) built offline from the executed notebooks of
 # papermill_runs/$(PROFILE)/, which `python -m mtlib.run --profile $(PROFILE)` makes first only when they are absent
 book: install
 	$(PY) -m mtlib.run.book --profile $(PROFILE) --run-if-absent
