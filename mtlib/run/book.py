@@ -48,7 +48,7 @@ import nbformat
 import yaml
 
 from mtlib.run import book_guides, book_notebooks, book_pages
-from mtlib.run.book_pages import Chapter, text
+from mtlib.run.book_pages import MATHS_LEFT, Chapter, text
 from mtlib.run.layout import RunLayout, read_json_object, read_metrics, safe_component
 from mtlib.run.manifest import read_manifest
 from mtlib.run.profiles import discover, load_profile
@@ -319,8 +319,6 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
         from sphinx.application import Sphinx
         from sphinx.errors import SphinxError
         from sphinx.util.docutils import docutils_namespace, patch_docutils
-
-        from mtlib.run.book_sphinx import MATHS_LEFT
     except ImportError as err:
         raise BookError(
             f"the book needs Sphinx, MyST-NB, the book theme and nh3 ({err}): pip install -e '.[book]' "

@@ -30,6 +30,9 @@ from typing import Any
 
 from mtlib.run.report import md
 
+#: How the book's build names maths left unrendered on a page (a warning the build turns into its failure).
+MATHS_LEFT = "maths left unrendered"
+
 __all__ = [
     "PAPERS",
     "Chapter",

@@ -22,6 +22,7 @@ from typing import Any
 
 from docutils import nodes
 
+from mtlib.run.book_pages import MATHS_LEFT
 from mtlib.run.export import latex_to_mathml
 
 __all__ = ["MATHS_LEFT", "MATH_RENDERER", "clean_html", "clean_mathml", "mathml", "setup", "unrendered"]
@@ -119,7 +120,6 @@ def _visit_math_block(self: Any, node: nodes.math_block) -> None:
 #: Maths a reader would see as source: a ``$$``, a ``$...$`` pair or a LaTeX command left in a page's text.
 UNRENDERED = re.compile(r"\$\$|\$[^\s$][^$]*\$|\\[A-Za-z]{2,}")
 #: The start of the warning :func:`_check_maths` gives (:mod:`mtlib.run.book` fails the build on it).
-MATHS_LEFT = "maths left unrendered"
 _CODE = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.raw, nodes.comment)
 
 
