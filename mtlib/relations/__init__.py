@@ -29,7 +29,6 @@ _face = Face(
             "count_transitivity_violations",
             "sample_triples",
         ],
-        "counting_naive": ["count_order_violations_naive", "count_transitivity_violations_naive"],
         "counting_torch": ["statistics_device"],
         "replicates": ["ReplicateCounts", "order_replicates", "transitivity_replicates", "weighted_sums"],
         "errors": ["MtlibInputError"],

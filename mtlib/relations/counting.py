@@ -22,8 +22,8 @@ diagonal where A is False. The products run in float32 (exact for integer counts
 blocks of rows, so memory stays near one n x n float matrix. A sampled mode
 draws random triples instead, as the paper does.
 
-The reference loops the tests compare with are in
-:mod:`~mtlib.relations.counting_naive`.
+The reference loops the tests compare with are in the tests
+(``tests/unit/relations/counting_naive.py``), not in the package.
 
 Both counts accept integer item multiplicities (``weights``) so that a bootstrap
 resample can be counted exactly without materialising the repeated items; a

@@ -16,7 +16,7 @@ from mtlib.relations.counting import (
     count_order_violations,
     count_transitivity_violations,
 )
-from mtlib.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
+from tests.unit.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
 
 # Value pools with many ties (tiny integer sets, one-decimal floats) and one
 # with few, so that every tie path of the counts is exercised.

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from mtlib import relations as R
 from mtlib.analysis import stats
 from mtlib.relations import transformations as T
+from tests.unit.relations.counting_naive import count_order_violations_naive, count_transitivity_violations_naive
 
 
 def test_concatenation_positions_and_bad_position():
@@ -28,7 +29,7 @@ def test_pairwise_check_matches_the_naive_count_and_per_item_adds_up():
     src = rng.integers(0, 6, 80).astype(float)
     flw = src + rng.integers(-2, 3, 80)
     res = R.PairwiseSystematicity("p").check(src, flw, n_boot=50)
-    naive = R.count_order_violations_naive(src, flw)
+    naive = count_order_violations_naive(src, flw)
     assert (res.cases, res.violations) == (naive.cases, naive.violations)
     assert res.per_item["violations"].sum() == 2 * res.violations
     assert res.ci_low <= res.rate <= res.ci_high
@@ -70,7 +71,7 @@ def test_compositionality_counts_pairs_inside_each_group_with_its_direction():
     expected_v = 0
     for g, d in direction.items():
         mask = groups == g
-        expected_v += R.count_order_violations_naive(hid[mask], out[mask], expected=d).violations
+        expected_v += count_order_violations_naive(hid[mask], out[mask], expected=d).violations
     assert res.violations == expected_v
     assert res.groups.loc["down1", "expected"] == "same"
     assert res.per_item["violations"].sum() == 2 * res.violations
@@ -82,7 +83,7 @@ def test_transitivity_exact_and_sampled():
     rng = np.random.default_rng(4)
     adj = rng.random((25, 25)) < 0.3
     res = R.ThreeWayTransitivity("t").check(adj, items=[f"w{i}" for i in range(25)], n_boot=20)
-    naive = R.count_transitivity_violations_naive(adj)
+    naive = count_transitivity_violations_naive(adj)
     assert (res.cases, res.violations) == (naive.cases, naive.violations)
     assert res.per_item["violations"].sum() == 3 * res.violations
     sampled = R.ThreeWayTransitivity("t").check(adj, sample=20000, seed=1)
@@ -189,7 +190,7 @@ def test_pairwise_check_equals_naive_count_with_ties(data):
     flw = np.array(data.draw(st.lists(st.integers(0, 4), min_size=len(src), max_size=len(src))), float)
     expected = data.draw(st.sampled_from(["same", "opposite"]))
     res = R.PairwiseSystematicity("p", expected=expected).check(src, flw, n_boot=0)
-    naive = R.count_order_violations_naive(src, flw, expected=expected)
+    naive = count_order_violations_naive(src, flw, expected=expected)
     assert (res.cases, res.violations) == (naive.cases, naive.violations)
     np.testing.assert_array_equal(res.per_item["violations"], naive.per_item)
     np.testing.assert_array_equal(res.per_item["cases"], naive.per_item_cases)
@@ -207,7 +208,7 @@ def test_compositionality_check_equals_naive_count_per_group(data):
     cases = violations = 0
     for g, d in direction.items():
         m = groups == g
-        naive = R.count_order_violations_naive(src[m], flw[m], expected=d)
+        naive = count_order_violations_naive(src[m], flw[m], expected=d)
         cases, violations = cases + naive.cases, violations + naive.violations
     assert (res.cases, res.violations) == (cases, violations)
 
@@ -219,7 +220,7 @@ def test_compositionality_check_equals_naive_count_per_group(data):
 def test_transitivity_check_equals_naive_count(n, p, seed):
     adj = np.random.default_rng(seed).random((n, n)) < p
     res = R.ThreeWayTransitivity("t").check(adj, n_boot=0)
-    naive = R.count_transitivity_violations_naive(adj)
+    naive = count_transitivity_violations_naive(adj)
     assert (res.cases, res.violations) == (naive.cases, naive.violations)
     np.testing.assert_array_equal(res.per_item["violations"], naive.per_item)
 
@@ -253,7 +254,7 @@ def test_evaluate_equals_check_on_precomputed_scores(texts):
     rel = R.PairwiseSystematicity("p", t)
     res = rel.evaluate(texts, fn, n_boot=0)
     src, flw = fn(texts), fn([x + "!" for x in texts])
-    naive = R.count_order_violations_naive(src, flw)
+    naive = count_order_violations_naive(src, flw)
     assert (res.cases, res.violations, res.extra["skipped"]) == (naive.cases, naive.violations, 0)
 
 

@@ -1,4 +1,4 @@
-"""Reference counts by plain Python loops over every pair or triple; for tests only.
+"""Reference counts by plain Python loops over every pair or triple: the tests' slow, obviously right counts.
 
 The same definitions and validation as :func:`~mtlib.relations.counting.count_order_violations`
 and :func:`~mtlib.relations.counting.count_transitivity_violations`, in O(n^2) and
