@@ -66,7 +66,8 @@ def check_decrease(
 def check_prediction(
     prediction: str, table: pd.DataFrame, model_a: str, model_b: str, *, inputs: str = "reviews"
 ) -> str:
-    """Exercise 3: which model keeps Table 1's order more often on ``inputs``? Judged on this run's comparison."""
+    """Exercise 3: which model keeps Table 1's order more often (on the reviews, or the inputs named)? Judged on
+    this run's comparison."""
     row = table.loc["table1_order"]
     winner = model_a if row["rate_a"] <= row["rate_b"] else model_b
     head = (
