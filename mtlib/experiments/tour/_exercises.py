@@ -63,13 +63,19 @@ def check_decrease(
     return float(mine.rate), f"{head}. Correct."
 
 
-def check_prediction(prediction: str, table: pd.DataFrame, model_a: str, model_b: str) -> str:
-    """Exercise 3: which model keeps Table 1's order more often? Judged on this run's comparison."""
+def check_prediction(
+    prediction: str, table: pd.DataFrame, model_a: str, model_b: str, *, inputs: str = "reviews"
+) -> str:
+    """Exercise 3: which model keeps Table 1's order more often (on the reviews, or the inputs named)? Judged on
+    this run's comparison."""
     row = table.loc["table1_order"]
     winner = model_a if row["rate_a"] <= row["rate_b"] else model_b
-    head = f"Table 1: {model_a} {row['rate_a']:.3f}, {model_b} {row['rate_b']:.3f}, McNemar p = {row['mcnemar_p']:.3g}"
+    head = (
+        f"Table 1's order on the {inputs}: {model_a} {row['rate_a']:.3f}, {model_b} {row['rate_b']:.3f}, "
+        f"McNemar p = {row['mcnemar_p']:.3g}"
+    )
     if prediction not in (model_a, model_b):
         return f"{head}. Answer with one of {model_a!r} and {model_b!r}."
     if prediction != winner:
-        return f"{head}. Not this time: {winner} has the lower violation rate (rate_a and rate_b, row table1_order)."
+        return f"{head}. Not this time: {winner} has the lower violation rate."
     return f"{head}. Correct: {winner} violates fewer pairs."
