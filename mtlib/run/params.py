@@ -158,6 +158,8 @@ def load_yaml_text(text: str, where: str) -> Any:
             return None
         _check_nodes(node, where)
         return loader.construct_document(node)
+    except RecursionError:
+        raise ConfigError(f"{where}: the value is nested too deeply") from None
     finally:
         loader.dispose()
 

@@ -75,3 +75,8 @@ def test_a_scheduler_that_echoes_is_refused_without_a_late_traceback(capfd: pyte
         connect(f"tcp://127.0.0.1:{server.getsockname()[1]}", timeout=2.0)
     gc.collect()
     assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_an_override_nested_thousands_deep_is_refused() -> None:
+    with pytest.raises(SystemExit, match="nested too deeply"):
+        profiles.apply_overrides({"defaults": {}, "notebooks": {}}, ["01.n_boot=" + "[" * 3000 + "]" * 3000])
