@@ -24,7 +24,9 @@ Each case also names the outcome wanted once issue 36 is fixed (``either``: a re
 for arbitrary file content); the cases that miss it are printed with their detail. The family ``last-mile``
 holds issue 43's classes of input (blank texts, predictions files that are not what they say, booleans, a
 model call that hangs, messages that must name the line or the parameter, negative seeds, a kernel killed by
-SIGTERM, a damaged metrics.json, runaway lines, a deep bracketing, a scheduler answering garbage).
+SIGTERM, a damaged metrics.json, runaway lines, a deep bracketing, a scheduler answering garbage); the family
+``round-five`` (``benchmarks/_hostile_round5.py``) issue 49's: the statistics' own arguments, one exit code per
+fault of the suite command, JUnit when CI cancels, seeds, the runner's raw tracebacks.
 
 Usage::
 
@@ -174,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     code = Path(args.code).resolve()
     _prepare(code)
+    import _hostile_round5  # noqa: F401 - registers issue 49's cases
     from _hostile_cases import CASES
 
     cases = [c for c in CASES if args.family in c.family and args.case in c.name]

@@ -26,12 +26,17 @@ from mtlib.relations.bootstrap import (
     bootstrap_rates,
     bootstrap_transitivity_rates,
     bootstrap_weights,
+    check_resampling,
     percentile_interval,
     rate_table,
     rate_text,
     wilson_interval,
 )
+from mtlib.relations.errors import MtlibInputError, check_scores
 from mtlib.relations.replicates import weighted_sums
+
+# Label entries per block of shuffles in a permutation test (int64: about 64 MB).
+_SHUFFLE_BLOCK = 8 * 2**20
 
 
 def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
@@ -81,17 +86,17 @@ def permutation_test(
         and is left out rather than counted as "less extreme", which would
         make ``p`` too small. An undefined observation gives ``p = NaN``.
     """
+    permutations, seed = check_resampling(permutations, seed, "permutation_test", argument="permutations")
     rng = np.random.default_rng(seed)
     labels = np.asarray(labels)
-    shuffles = [rng.permutation(labels) for _ in range(permutations)]
+    rows = max(1, _SHUFFLE_BLOCK // max(labels.size, 1))  # shuffles per block: memory bounded whatever B is
+    parts = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        if batched:
-            observed = float(np.asarray(statistic(labels[None, :]), dtype=float)[0])
-            matrix = np.stack(shuffles) if shuffles else np.empty((0, labels.size), labels.dtype)
-            null = np.asarray(statistic(matrix), dtype=float)
-        else:
-            observed = float(statistic(labels))
-            null = np.array([statistic(x) for x in shuffles], dtype=float)
+        observed = float(np.asarray(statistic(labels[None, :]), dtype=float)[0] if batched else statistic(labels))
+        for lo in range(0, permutations, rows):
+            block = [rng.permutation(labels) for _ in range(min(rows, permutations - lo))]
+            parts.append(statistic(np.stack(block)) if batched else [statistic(x) for x in block])
+    null = np.concatenate([np.asarray(p, dtype=float) for p in parts])
     null = null[np.isfinite(null)]
     if not np.isfinite(observed) or not len(null):
         return observed, float("nan")
@@ -127,8 +132,23 @@ def cluster_permutation_test(
     Returns:
         ``{"test", "groups", "difference", "p_value"}`` (two-sided).
     """
-    counts = np.stack([np.asarray(violations, float), np.asarray(cases, float)], axis=1)  # (c, 2)
+    where = "cluster_permutation_test"
+    v, c = check_scores(violations, where, "violations"), check_scores(cases, where, "cases")
     labels = np.asarray(labels)
+    if not v.size == c.size == labels.size:
+        raise MtlibInputError(
+            f"{where}: violations, cases and labels must have one entry per cluster, got "
+            f"{v.size}, {c.size} and {labels.size}"
+        )
+    bad = np.flatnonzero((v < 0) | (v > c))
+    if bad.size:
+        i = int(bad[0])
+        raise MtlibInputError(
+            f"{where}: cluster {i} has {v[i]:g} violations of {c[i]:g} cases; expected 0 <= violations <= cases",
+            argument="violations",
+        )
+    check_resampling(permutations, seed, where, argument="permutations")
+    counts = np.stack([v, c], axis=1)  # (c, 2)
     groups = np.unique(labels)
     if len(groups) != 2:
         raise ValueError(f"need exactly two groups of clusters, got {groups.tolist()}")

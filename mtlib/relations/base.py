@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.relations import bootstrap, notation
-from mtlib.relations.errors import MtlibInputError, check_count, check_texts
+from mtlib.relations.errors import MtlibInputError, check_texts
 from mtlib.relations.result import RelationResult, interval_from_boot, item_ratio_boot, per_item_frame, single_result
 from mtlib.relations.scorers import as_scorer, unique_outputs
 from mtlib.relations.transformations.base import Transformation, apply, as_transformation
@@ -83,9 +83,8 @@ def _protocol(check: Callable[..., Any]) -> Callable[..., RelationResult]:
     @functools.wraps(check)
     def wrapper(self: Relation, *args: Any, **kwargs: Any) -> RelationResult:
         where = f"{type(self).__name__}.check"
-        for key in ("n_boot", "seed"):
-            if key in kwargs:
-                kwargs[key] = check_count(kwargs[key], where, key)
+        checked = bootstrap.check_resampling(kwargs.get("n_boot", 0), kwargs.get("seed", 0), where, skip=True)
+        kwargs.update((k, v) for k, v in zip(("n_boot", "seed"), checked) if k in kwargs)
         for old, new in _RENAMED.items():
             if old in kwargs:
                 warnings.warn(
@@ -299,7 +298,7 @@ class Relation:
             pairs a transformation did not apply to; ``examples()`` shows texts.
         """
         inputs = self._enough_inputs(inputs)
-        n_boot, seed = check_count(n_boot, "evaluate", "n_boot"), check_count(seed, "evaluate", "seed")
+        n_boot, seed = bootstrap.check_resampling(n_boot, seed, "evaluate", skip=True)
         src, flws, masks, flw_text = self._follow_ups(inputs, scorer)
         labels = per_item if per_item is not None else inputs
         res = self.check_many(src, flws, applied=masks, per_item=labels, n_boot=n_boot, seed=seed, **kwargs)

@@ -11,13 +11,16 @@ for rates over genuinely independent cases.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from mtlib.relations.counting import _as_adjacency
+from mtlib.relations.errors import check_count
 from mtlib.relations.replicates import ReplicateCounts, order_replicates, transitivity_replicates
+from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "bootstrap_order_rate",
@@ -25,11 +28,44 @@ __all__ = [
     "bootstrap_rates",
     "bootstrap_transitivity_rates",
     "bootstrap_weights",
+    "check_resampling",
     "percentile_interval",
     "rate_table",
     "rate_text",
+    "weight_blocks",
     "wilson_interval",
 ]
+
+# Bytes of one block of replicate weights (int64): memory stays bounded whatever n_boot is.
+_BLOCK_BYTES = 64 * 2**20
+
+
+def check_resampling(
+    n_boot: Any, seed: Any, where: str, *, argument: str = "n_boot", skip: bool = False
+) -> tuple[int, int]:
+    """The one check of a resampling's arguments (bootstraps, replicates, permutation tests).
+
+    Args:
+        n_boot: The replicate (or permutation) count: an integer >= 1, or >= 0 with ``skip`` (0 skips the
+            interval).
+        seed: An integer seed per :data:`mtlib.utils.inputs.SEED_RULE`.
+        where: The public function, named in the error.
+        argument: The count's name in that function.
+        skip: Whether 0 is allowed.
+
+    Returns:
+        ``(n_boot, seed)`` as ints.
+
+    Raises:
+        MtlibInputError: naming ``where``, the argument and what was expected.
+
+    Example:
+        >>> check_resampling(0, 1, "bootstrap_rate")
+        Traceback (most recent call last):
+        ...
+        mtlib.utils.inputs.MtlibInputError: bootstrap_rate: n_boot must be an integer >= 1, got int 0
+    """
+    return check_count(n_boot, where, argument, 0 if skip else 1), check_seed(seed, where)
 
 
 def wilson_interval(k: Any, n: Any, alpha: float = 0.05) -> tuple[Any, Any]:
@@ -58,6 +94,38 @@ def rate_text(rate: float, low: float, high: float, digits: int = 4) -> str:
     return f"{rate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def weight_blocks(
+    n_items: int,
+    n_boot: int,
+    seed: int,
+    *,
+    rows: int | None = None,
+    where: str = "bootstrap_weights",
+    multiplicity: Any = None,
+) -> Iterator[np.ndarray]:
+    """The rows of :func:`bootstrap_weights`, ``rows`` at a time (by default a block of about 64 MB).
+
+    One generator draws the blocks one after another, so they are the same replicates as one draw of
+    ``size=n_boot``, and memory stays bounded whatever ``n_boot`` is.
+
+    Yields:
+        Blocks of shape ``(rows, n_items)`` int64 (``(rows, k)`` with a ``multiplicity`` of ``k`` kinds), the
+        last one shorter.
+    """
+    n_boot, seed = check_resampling(n_boot, seed, where)
+    n_items = check_count(n_items, where, "n_items")
+    counts = np.ones(n_items) if multiplicity is None else np.asarray(multiplicity, dtype=float)
+    rows = rows or max(1, _BLOCK_BYTES // (8 * max(counts.size, 1)))
+    rng = np.random.default_rng(seed)
+    p = counts / max(n_items, 1)
+    for lo in range(0, n_boot, rows):
+        size = min(rows, n_boot - lo)
+        if counts.size and n_items:
+            yield rng.multinomial(n_items, p, size=size).astype(np.int64)
+        else:
+            yield np.zeros((size, counts.size), np.int64)
+
+
 def bootstrap_weights(n_items: int, n_boot: int, seed: int, *, multiplicity: Any = None) -> np.ndarray:
     """Multinomial resampling weights, shape ``(n_boot, n_items)``, each row summing to ``n_items``.
 
@@ -65,18 +133,22 @@ def bootstrap_weights(n_items: int, n_boot: int, seed: int, *, multiplicity: Any
     ``k`` identical values), the weights of the ``k`` kinds, shape ``(n_boot, k)``: the item weights summed
     within each kind, drawn directly (a multinomial summed over categories is the multinomial of the sums), so
     ``n_boot`` replicates of 100,000 items of four kinds cost ``n_boot x 4`` draws. All ones gives the same
-    numbers as without.
+    numbers as without. Drawn in blocks (:func:`weight_blocks`): the same replicates as one draw.
 
     Example:
         >>> w = bootstrap_weights(5, 3, 0, multiplicity=[3, 2])
         >>> w.shape, w.sum(1).tolist()
         ((3, 2), [5, 5, 5])
     """
-    rng = np.random.default_rng(seed)
-    counts = np.ones(n_items) if multiplicity is None else np.asarray(multiplicity, dtype=float)
-    if counts.size == 0 or n_items == 0:
-        return np.zeros((n_boot, counts.size), dtype=np.int64)
-    return rng.multinomial(n_items, counts / n_items, size=n_boot).astype(np.int64)
+    return np.concatenate(list(weight_blocks(n_items, n_boot, seed, multiplicity=multiplicity)))
+
+
+def _blocked(n_items: int, n_boot: int, seed: int, where: str, count: Callable[[np.ndarray], Any]) -> Any:
+    """``count`` (a block of weights to ReplicateCounts, or to an array) over every block, joined in order."""
+    parts = [count(w) for w in weight_blocks(n_items, n_boot, seed, where=where)]
+    if isinstance(parts[0], ReplicateCounts):
+        return ReplicateCounts(*(np.concatenate([getattr(r, k) for r in parts]) for k in ("violations", "cases")))
+    return np.concatenate(parts)
 
 
 def percentile_interval(samples: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
@@ -108,9 +180,10 @@ def bootstrap_rates(
         Shape ``(n_boot,)`` rates, ``nan`` for a replicate without cases.
     """
     rates = []
-    for w in bootstrap_weights(n_items, n_boot, seed):
-        v, c = count(w)
-        rates.append(v / c if c else np.nan)
+    for block in weight_blocks(n_items, n_boot, seed, where="bootstrap_rates"):
+        for w in block:
+            v, c = count(w)
+            rates.append(v / c if c else np.nan)
     return np.array(rates, dtype=float)
 
 
@@ -148,13 +221,16 @@ def bootstrap_order_rate(
     flws = [flw] if isinstance(flw, np.ndarray) else list(flw)
     exps = [expected] * len(srcs) if isinstance(expected, str) else list(expected)
     n = len(srcs[0]) if srcs else 0
-    weights = bootstrap_weights(n, n_boot, seed)
-    violations, cases = np.zeros(n_boot, np.int64), np.zeros(n_boot, np.int64)
-    for s, f, e in zip(srcs, flws, exps):
-        counts = order_replicates(s, f, weights, expected=e, device=device)
-        violations += counts.violations
-        cases += counts.cases
-    return percentile_interval(ReplicateCounts(violations, cases).rates, alpha)
+
+    def count(weights: np.ndarray) -> ReplicateCounts:
+        violations, cases = np.zeros(len(weights), np.int64), np.zeros(len(weights), np.int64)
+        for s, f, e in zip(srcs, flws, exps):
+            counts = order_replicates(s, f, weights, expected=e, device=device)
+            violations += counts.violations
+            cases += counts.cases
+        return ReplicateCounts(violations, cases)
+
+    return percentile_interval(_blocked(n, n_boot, seed, "bootstrap_order_rate", count).rates, alpha)
 
 
 def bootstrap_transitivity_rates(
@@ -172,8 +248,9 @@ def bootstrap_transitivity_rates(
         >>> bootstrap_transitivity_rates(a, n_boot=3).tolist()
         [0.0, 0.0, 0.0]
     """
-    adj = np.asarray(adj, dtype=bool)
-    return transitivity_replicates(adj, bootstrap_weights(len(adj), n_boot, seed), device=device).rates
+    a = _as_adjacency(adj)  # a NaN or a 2 is refused, not cast to an edge
+    where = "bootstrap_transitivity_rates"
+    return _blocked(len(a), n_boot, seed, where, lambda w: transitivity_replicates(a, w, device=device)).rates
 
 
 def rate_table(frame: pd.DataFrame, *, violations: str = "violations", cases: str = "cases") -> pd.DataFrame:

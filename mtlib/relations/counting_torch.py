@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.utils.batching import resolve_device
+from mtlib.utils.inputs import MtlibInputError
 
 __all__ = [
     "statistics_device",
@@ -79,6 +80,11 @@ def _torch() -> Any:
     return torch
 
 
+def _device(device: str) -> Any:
+    """``device`` as a torch device, refused in the run context's words when it is not there (no CUDA...)."""
+    return _torch().device(resolve_device(str(device)))
+
+
 @contextlib.contextmanager
 def _exact_products() -> Iterator[None]:
     """Matrix products in full float32 (no TF32) for the duration."""
@@ -98,7 +104,7 @@ def _product_dtype(total: int) -> Any:
     """float32 while every product entry (at most ``total``) is an exact float32 integer, else float64."""
     torch = _torch()
     if total**2 >= _FLOAT64_EXACT:
-        raise ValueError(f"total weight {total:,} is too large to count exactly (the engine needs total**2 < 2**53)")
+        raise MtlibInputError(f"total weight {total:,} is too large to count exactly (needs total**2 < 2**53)")
     return torch.float32 if total < _FLOAT32_EXACT else torch.float64
 
 
@@ -125,7 +131,7 @@ def exact_transitivity(
         ``(cases, violations, per-item violations (n,) or None, per-item cases (n,) or None)``.
     """
     torch = _torch()
-    dev = torch.device(device)
+    dev = _device(device)
     n = a.shape[0]
     mult_np = np.ones(n, np.int64) if w is None else w
     ft = _product_dtype(int(mult_np.sum()))
@@ -188,7 +194,7 @@ def transitivity_replicates(a: np.ndarray, weights: np.ndarray, device: str) -> 
         ``(violations (B,), cases (B,))`` int64.
     """
     torch = _torch()
-    dev = torch.device(device)
+    dev = _device(device)
     n_boot, n = weights.shape
     total = int(weights.sum(1).max(initial=0))
     ft = _product_dtype(total)
@@ -322,7 +328,7 @@ def order_counts(
         ``per_item_cases`` (shape (n,) int64 arrays, or None).
     """
     torch = _torch()
-    dev = torch.device(device)
+    dev = _device(device)
     n = src.size
     s = torch.as_tensor(np.asarray(src, np.float64), device=dev)
     f = torch.as_tensor(np.asarray(flw, np.float64), device=dev)
@@ -383,7 +389,7 @@ def order_replicates(
         ``(violations (B,), cases (B,))`` int64.
     """
     torch = _torch()
-    dev = torch.device(device)
+    dev = _device(device)
     n_boot, n = weights.shape
     ft = _product_dtype(int(weights.sum(1).max(initial=0)))
     s = torch.as_tensor(np.asarray(src, np.float64), device=dev)
@@ -426,10 +432,10 @@ def weighted_sums(weights: np.ndarray, values: np.ndarray, device: str) -> np.nd
         Shape (B, k) int64.
     """
     torch = _torch()
-    dev = torch.device(device)
+    dev = _device(device)
     bound = int(np.abs(weights).sum(1).max(initial=0)) * int(np.abs(values).max(initial=0))
     if bound >= _FLOAT64_EXACT:
-        raise ValueError(f"weighted sums up to {bound:,} are too large to count exactly in float64")
+        raise MtlibInputError(f"weighted sums up to {bound:,} are too large to count exactly in float64")
     w = torch.as_tensor(np.asarray(weights, np.float64), device=dev)
     v = torch.as_tensor(np.asarray(values, np.float64), device=dev)
     with _exact_products(), torch.inference_mode():

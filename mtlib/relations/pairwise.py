@@ -44,15 +44,16 @@ def _order_segments_boot(
     """
     if not n_boot or not segments:
         return None, [None] * len(segments)
-    weights = bootstrap.bootstrap_weights(n, n_boot, seed)
-    v_tot, c_tot = np.zeros(n_boot, np.int64), np.zeros(n_boot, np.int64)
-    parts: list[np.ndarray | None] = []
-    for s in segments:
-        counts = order_replicates(s["src"], s["flw"], weights[:, s["wkey"]], expected=s["expected"], device=device)
-        v_tot += counts.violations
-        c_tot += counts.cases
-        parts.append(counts.rates)
-    return ReplicateCounts(v_tot, c_tot).rates, parts
+    pooled, parts = [], []
+    for weights in bootstrap.weight_blocks(n, n_boot, seed, where="PairwiseSystematicity.check"):
+        counts = [
+            order_replicates(s["src"], s["flw"], weights[:, s["wkey"]], expected=s["expected"], device=device)
+            for s in segments
+        ]
+        v, c = (np.sum([getattr(r, k) for r in counts], axis=0) for k in ("violations", "cases"))
+        pooled.append(ReplicateCounts(v, c).rates)
+        parts.append([c.rates for c in counts])
+    return np.concatenate(pooled), [np.concatenate(p) for p in zip(*parts)]
 
 
 class PairwiseSystematicity(Relation):

@@ -45,6 +45,7 @@ __all__ = [
     "DENSE_ORDER_MAX",
     "ReplicateCounts",
     "as_weight_matrix",
+    "exact_total",
     "order_replicates",
     "transitivity_replicates",
     "weighted_sums",
@@ -92,6 +93,21 @@ def as_weight_matrix(weights: Any, n: int) -> np.ndarray:
     return integer_weights(arr)
 
 
+def exact_total(w: np.ndarray, power: int, where: str, what: str) -> int:
+    """The largest row sum of replicate weights ``w``, if ``total**power`` (the largest count) fits in int64.
+
+    Raises:
+        MtlibInputError: past the bound, naming ``where``: a count there would wrap around, never be exact.
+    """
+    total = int(w.sum(1).max(initial=0))
+    if total**power >= 2**63:
+        raise MtlibInputError(
+            f"{where}: a replicate's total weight {total:,} is too large to count its {what} exactly "
+            f"(needs total**{power} < 2**63)"
+        )
+    return total
+
+
 def transitivity_replicates(adj: Any, weights: Any, *, device: str | None = None) -> ReplicateCounts:
     """Exact weighted three-way transitivity counts for every row of ``weights``.
 
@@ -113,9 +129,7 @@ def transitivity_replicates(adj: Any, weights: Any, *, device: str | None = None
     """
     a = _as_adjacency(adj)
     w = as_weight_matrix(weights, a.shape[0])
-    total = int(w.sum(1).max(initial=0))
-    if total**3 >= 2**63:
-        raise MtlibInputError(f"a replicate's total weight {total:,} is too large to count its triples in int64")
+    total = exact_total(w, 3, "transitivity_replicates", "triples")
     if device is not None:
         v, c = counting_torch.transitivity_replicates(a, w, device)
         return ReplicateCounts(v, c)
@@ -194,6 +208,7 @@ def order_replicates(
     """
     s, f = _as_score_pair(src, flw, expected)
     w = as_weight_matrix(weights, s.size)
+    exact_total(w, 2, "order_replicates", "pairs")
     rows = max(1, _BLOCK_BYTES // (16 * max(s.size, 1)))
     if device is not None:
         v, c = counting_torch.order_replicates(s, f, expected, w, rows, device)
@@ -215,9 +230,13 @@ def _order_replicates_dense(s: np.ndarray, f: np.ndarray, expected: str, w: np.n
     up_f = f[:, None] > f[None, :] if expected == "same" else f[:, None] < f[None, :]
     bad = up_s & ~up_f
     bad |= bad.T
-    ft: type[np.floating[Any]] = np.float32 if int(w.sum(1).max(initial=0)) < _FLOAT32_EXACT else np.float64
+    largest = int(w.sum(1).max(initial=0))
+    ft: type[np.floating[Any]] = np.float32 if largest < _FLOAT32_EXACT else np.float64
     reach = (w.astype(ft) @ bad.astype(ft)).astype(np.float64)  # (B, n), each at most the total weight
-    twice = np.einsum("bi,bi->b", reach, w.astype(np.float64)).astype(np.int64)
+    if largest**2 < _FLOAT64_EXACT:  # the float64 sum (at most total**2) is exact
+        twice = np.einsum("bi,bi->b", reach, w.astype(np.float64)).astype(np.int64)
+    else:  # past 2**53 a float64 sum rounds: sum the int64 products instead
+        twice = (reach.astype(np.int64) * w).sum(1)
     order = np.argsort(s, kind="stable")
     starts = np.flatnonzero(np.r_[True, s[order][1:] != s[order][:-1]])
     per_tie = np.add.reduceat(w[:, order], starts, axis=1)  # (B, groups) int64
@@ -246,6 +265,8 @@ def weighted_sums(weights: Any, values: Any, *, device: str | None = None) -> np
         raise MtlibInputError(f"values must have shape (n,) or (n, k), got {vals.shape}")
     vals = vals.astype(np.int64)
     w = as_weight_matrix(weights, vals.shape[0])
+    if int(w.sum(1).max(initial=0)) * int(np.abs(vals).max(initial=0)) >= 2**63:
+        raise MtlibInputError("weighted_sums: the sums would pass 2**63 and wrap around in int64")
     two_d = vals.reshape(vals.shape[0], -1)
     out = w @ two_d if device is None else counting_torch.weighted_sums(w, two_d, device)
     return out if vals.ndim == 2 else out[:, 0]

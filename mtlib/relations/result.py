@@ -34,6 +34,7 @@ import pandas as pd
 
 from mtlib.relations import bootstrap
 from mtlib.relations.errors import MtlibInputError, check_count, check_open_unit, check_rate, refuse
+from mtlib.relations.replicates import weighted_sums
 
 __all__ = [
     "RelationResult",
@@ -261,10 +262,13 @@ def item_ratio_boot(v: np.ndarray, c: np.ndarray, n_boot: int, seed: int) -> np.
     """Bootstrap of ``sum(v) / sum(c)`` resampling items (for relations given as per-item counts)."""
     if not n_boot:
         return None
-    v, c = np.asarray(v, float), np.asarray(c, float)
-    w = bootstrap.bootstrap_weights(len(v), n_boot, seed).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (w @ v) / np.where(w @ c > 0, w @ c, np.nan)
+    counts = np.stack([v, c], axis=1)
+    rates = []
+    for w in bootstrap.weight_blocks(len(v), n_boot, seed, where="Relation.check"):
+        in_w = weighted_sums(w, counts).astype(float)  # exact integer sums, then one division
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates.append(in_w[:, 0] / np.where(in_w[:, 1] > 0, in_w[:, 1], np.nan))
+    return np.concatenate(rates)
 
 
 def single_result(

@@ -160,6 +160,14 @@ def check_outputs(
         arr = np.asarray(raw)
     except (TypeError, ValueError):  # ragged rows
         raise refuse(where, f"the output of {what}", expected, raw) from None
+    nones = [i for i, row in enumerate(arr.reshape(len(arr), -1)) if None in list(row)] if arr.ndim else []
+    if arr.dtype == object and nones and len(arr) == len(texts):
+        raise MtlibInputError(
+            f"{where}: {what} must return numbers (a score or class probabilities per text), got None for "
+            f"{len(nones):,} of {len(texts):,} texts; the first: {str(texts[nones[0]])[:80]!r}",
+            argument="scorer",
+            expected=expected,
+        )
     if arr.dtype.kind not in "biuf":
         flat = arr.ravel()
         first = flat[0].item() if len(flat) and isinstance(flat[0], np.generic) else (flat[0] if len(flat) else None)

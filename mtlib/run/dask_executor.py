@@ -22,6 +22,7 @@ LocalCluster started here).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -206,6 +207,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
             box["client"] = Client(address, timeout=timeout, set_as_default=False)
         except BaseException as err:  # reported by the caller's thread
             box["error"] = err
+            _close_half_made(err, Client)
 
     thread = threading.Thread(target=attempt, name="mtlib-dask-connect", daemon=True)
     thread.start()
@@ -214,7 +216,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         return box["client"]
     failure = box.get("error")
     what = (
-        f"{type(failure).__name__}: {' '.join(str(failure).split())[:200]}"
+        f"{type(failure).__name__}: {' '.join(str(failure).split())[:200] or 'no message'}"
         if failure
         else f"no answer in {timeout:.0f} s"
     )
@@ -223,6 +225,23 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         f"answer as a Dask scheduler within {timeout:.0f} s ({what}); expected a Dask scheduler "
         "(`dask scheduler`, default port 8786); check the address, or raise --connect-timeout"
     )
+
+
+def _close_half_made(err: BaseException, client_class: Any) -> None:
+    """Close the Client a failed constructor left in ``err``'s frames (an echoing server gets that far).
+
+    Else its ``__del__`` would close it at some later garbage collection, waiting out its timeout and printing
+    ``Exception ignored ... TimeoutError`` after the command's own message.
+    """
+    tb = err.__traceback__
+    while tb is not None:
+        half = tb.tb_frame.f_locals.get("self")
+        if isinstance(half, client_class):
+            with contextlib.suppress(Exception):
+                half.close(timeout=1)
+            half.status = "closed"  # what close() checks first: __del__ has nothing left to do
+            return
+        tb = tb.tb_next
 
 
 def _handshake(address: str, timeout: float) -> str | None:

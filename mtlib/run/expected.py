@@ -222,13 +222,21 @@ def load(path: str | Path | None = None) -> dict[str, dict[str, dict[str, Expect
             pinned twice in one profile (also across its ``exact:`` and ``model:`` blocks).
     """
     path = Path(path) if path else project_root() / EXPECTED_FILE
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        raise ExpectedFormatError(path, line, f"not UTF-8 text ({err.reason}); save the file as UTF-8") from None
+    except OSError as err:
+        raise ExpectedFormatError(path, 0, f"cannot read it ({err.strerror or err}); expected a YAML file") from None
     loader = yaml.SafeLoader(text)
     try:
         root = loader.get_single_node()
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         raise ExpectedFormatError(path, mark.line + 1 if mark else 0, f"not valid YAML ({err})") from None
+    except RecursionError:
+        raise ExpectedFormatError(path, 0, "nested too deeply to be pins (notebook: profile: key: entry)") from None
     finally:
         loader.dispose()
     out: dict[str, dict[str, dict[str, Expectation]]] = {}

@@ -135,6 +135,8 @@ def read_yaml(path: str | Path, *, raw_keys_under: Sequence[str] = ()) -> tuple[
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         problem = " ".join(str(getattr(err, "problem", None) or err).split())
         raise ConfigError(f"{where}: not valid YAML: {problem}") from None
+    except RecursionError:  # thousands of nested brackets: the YAML reader recurses once per level
+        raise ConfigError(f"{path}: nested too deeply; expected a mapping of parameter: value") from None
     finally:
         loader.dispose()
     return data, lines
@@ -156,6 +158,8 @@ def load_yaml_text(text: str, where: str) -> Any:
             return None
         _check_nodes(node, where)
         return loader.construct_document(node)
+    except RecursionError:
+        raise ConfigError(f"{where}: the value is nested too deeply") from None
     finally:
         loader.dispose()
 

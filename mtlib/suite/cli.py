@@ -17,10 +17,12 @@ print the summary and exit (:data:`EXIT_CODES`) **0** when every gate passes,
 answering NaN, booleans or label names: the message says what and where), and
 **3** when the model failed: it raised (its traceback is printed: the model
 itself, or a bug) or a call ran past ``--timeout`` seconds (the call is
-abandoned in a daemon thread, so the command exits at once). ``--junit`` is
-written on every exit, also 2 and 3 (an ``<error>`` case saying what stopped
-the run, the tests after it skipped), and for a command line argparse
-refuses.
+abandoned in a daemon thread, so the command exits at once). A bad output is
+exit 2 whatever wraps the model (a function or a ``predict_proba`` object).
+A run cancelled by SIGTERM (a CI job cancelled) or SIGINT exits 143 or 130.
+``--junit`` is written on every exit, also 2, 3 and a cancel (an ``<error>``
+case saying what stopped the run, the tests after it skipped with the same
+reason), and for a command line argparse refuses (with argparse's reason).
 
 What ``--model`` may be:
 
@@ -43,11 +45,13 @@ import argparse
 import dataclasses
 import importlib
 import importlib.util
+import signal
 import sys
+import threading
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pandas as pd
 
@@ -69,7 +73,16 @@ EXIT_CODES = {
     2: "bad input: a missing or tampered file, a bad option, an unknown model, a model answering NaN, "
     "booleans or label names (the message says what and where)",
     3: "the model failed: it raised (traceback printed) or a call ran past --timeout",
+    130: "cancelled by SIGINT (Ctrl-C)",
+    143: "cancelled by SIGTERM (a CI job cancelled)",
 }
+
+#: How a test's gate reads its interval, as ``--help`` says it.
+GATE = (
+    "A test passes when its gate bound is at most its threshold. The gate bound is the top of the 95% "
+    "interval of its violation rate (or the item-level Wilson bound, when higher), not the rate itself: a "
+    "rate of 0.17 whose interval reaches 0.23 fails a threshold of 0.2 (more inputs narrow the interval)."
+)
 
 #: File endings of pickled models, which the command refuses to load.
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".sav", ".dill")
@@ -80,6 +93,32 @@ _SHOWN = ["rate", "ci_low", "ci_high", "gate_bound", "threshold", "passed", "cas
 
 class BadInput(Exception):
     """Bad input to the command (exit 2); the message says what and where."""
+
+
+class Cancelled(Exception):
+    """The run was cancelled by a signal (CI's SIGTERM, a Ctrl-C's SIGINT): exit 128 + its number, JUnit written.
+
+    An ``Exception`` (not a ``KeyboardInterrupt``), so a stopped suite run still attaches its finished tests.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"the run was cancelled by {signal.Signals(signum).name}")
+
+
+def _cancel(signum: int, frame: Any) -> None:
+    raise Cancelled(signum)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, keeping the reason it refused a command line (for the JUnit file)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        stop = SystemExit(2)
+        stop.reason = f"{self.prog}: error: {message}"  # type: ignore[attr-defined]
+        self._print_message(stop.reason + "\n", sys.stderr)  # type: ignore[attr-defined]
+        raise stop
 
 
 def load_model_spec(spec: str) -> Any:
@@ -140,14 +179,14 @@ def _labels(text: str) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     codes = "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items())
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m mtlib.suite",
         description="Run a saved mtlib suite in CI: exit 0 when every gate passes, 1 when one fails, 2 on bad "
         "input, 3 when the model raised or ran past --timeout.",
-        epilog=f"Exit codes: {codes}. --junit is written on every exit.",
+        epilog=f"{GATE} Exit codes: {codes}. --junit is written on every exit.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run a saved suite on a model", epilog=f"Exit codes: {codes}.")
+    run = sub.add_parser("run", help="run a saved suite on a model", epilog=f"{GATE} Exit codes: {codes}.")
     run.add_argument("suite", help="a suite saved by Suite.save (JSON)")
     run.add_argument("--model", required=True, help="a registry name, a model folder, or FILE.py:NAME / module:NAME")
     run.add_argument(
@@ -164,7 +203,9 @@ def _parser() -> argparse.ArgumentParser:
         help="class names of the columns of a function returning class probabilities (n, k)",
     )
     score = sub.add_parser(
-        "score", help="score a saved suite from a file of a model's saved outputs", epilog=f"Exit codes: {codes}."
+        "score",
+        help="score a saved suite from a file of a model's saved outputs",
+        epilog=f"{GATE} Exit codes: {codes}.",
     )
     score.add_argument("suite", help="a suite saved by Suite.save (JSON)")
     score.add_argument(
@@ -280,13 +321,19 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:
         junit = _junit_option(argv)
         if stop.code not in (0, None) and junit:
-            error = RunError("UsageError", f"python -m mtlib.suite {' '.join(argv)}: the command line was refused")
+            why = getattr(stop, "reason", "the command line was refused")
+            error = RunError("UsageError", f"python -m mtlib.suite {' '.join(argv)}: {why}")
             _error_junit(junit, None, {}, error, None)
         raise
     state: dict[str, Any] = {}
     caught: BaseException
+    trapped = (signal.SIGTERM, signal.SIGINT) if threading.current_thread() is threading.main_thread() else ()
+    before = {s: signal.signal(s, _cancel) for s in trapped}
     try:
         return _command(args, state)
+    except Cancelled as err:
+        print(f"python -m mtlib.suite: {err} (exit {128 + err.signum})", file=sys.stderr)
+        code, error, caught = 128 + err.signum, RunError("Cancelled", str(err)), err
     except ModelTimeout as err:
         print(f"python -m mtlib.suite: error (exit 3): {err}", file=sys.stderr)
         code, error, caught = 3, RunError("ModelTimeout", str(err), f"{err}; the call was abandoned"), err
@@ -300,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         print(details, file=sys.stderr, end="")
         print("python -m mtlib.suite: error while running (exit 3), not a gate result", file=sys.stderr)
         code, error, caught = 3, RunError("ModelError", f"{type(err).__name__}: {err}", details), err
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
     if getattr(args, "junit", None):
         _error_junit(args.junit, args, state, error, caught)
     return code

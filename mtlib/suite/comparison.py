@@ -30,6 +30,7 @@ import pandas as pd
 
 from mtlib.relations import bootstrap
 from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.replicates import weighted_sums
 from mtlib.relations.result import RelationResult
 from mtlib.suite.outcome import TestOutcome
 
@@ -63,14 +64,15 @@ def mcnemar_test(a_only: int, b_only: int, *, exact: bool | None = None) -> tupl
 
 
 def _paired_boot(a: TestOutcome, b: TestOutcome, n_boot: int, seed: int) -> tuple[float, float]:
-    va, ca = a.per_item["violations"].to_numpy(float), a.per_item["cases"].to_numpy(float)
-    vb, cb = b.per_item["violations"].to_numpy(float), b.per_item["cases"].to_numpy(float)
-    if not n_boot or len(va) == 0:
+    counts = np.concatenate([x.per_item[["violations", "cases"]].to_numpy() for x in (a, b)], axis=1)
+    if not n_boot or len(counts) == 0:
         return float("nan"), float("nan")
-    w = bootstrap.bootstrap_weights(len(va), n_boot, seed).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diff = (w @ vb) / (w @ cb) - (w @ va) / (w @ ca)
-    return bootstrap.percentile_interval(diff)
+    diffs = []
+    for w in bootstrap.weight_blocks(len(counts), n_boot, seed, where="compare"):
+        va, ca, vb, cb = weighted_sums(w, counts).astype(float).T  # exact integer sums, then the rates
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diffs.append(vb / cb - va / ca)
+    return bootstrap.percentile_interval(np.concatenate(diffs))
 
 
 def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -79,6 +81,7 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
     Raises:
         ValueError: the two outcomes were computed on different inputs.
     """
+    n_boot, seed = bootstrap.check_resampling(n_boot, seed, "compare_outcomes", skip=True)
     same = (
         a.inputs_digest == b.inputs_digest
         and len(a.per_item) == len(b.per_item)
@@ -160,6 +163,7 @@ def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) 
         MtlibInputError: something else than these; a result without cases.
         ValueError: the results have different tests, or a test was run on different inputs.
     """
+    n_boot, seed = bootstrap.check_resampling(n_boot, seed, "compare", skip=True)
     tests_a, tests_b = _tests_of(result_a, "a"), _tests_of(result_b, "b")
     if isinstance(result_a, RelationResult) and isinstance(result_b, RelationResult):
         tests_b = {next(iter(tests_a)): next(iter(tests_b.values()))}  # one relation each: paired by position

@@ -129,7 +129,8 @@ def junit_xml(result: SuiteResult, *, k: int = 5, error: RunError | None = None)
         failed.text = _clean(error.details or error.message)
         for name in not_run:
             skipped = ET.SubElement(suite, "testcase", {"name": _clean(name), "classname": classname, "time": "0.000"})
-            why = f"not run: the run stopped at {error.test!r} ({error.kind})" if error.test else "not run"
+            at = f" at {error.test!r}" if error.test else ""
+            why = f"not run: the run stopped{at} ({error.kind}: {error.message})"
             ET.SubElement(skipped, "skipped", {"message": _clean(why)})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -160,10 +160,15 @@ class LabelledFunction:
         arr = _as_array(out)
         if arr is None or arr.ndim != 1 or arr.dtype.kind not in "iuf" or len(self.labels) != 2:
             return out
-        if len(arr) and not ((arr >= 0) & (arr <= 1)).all():
+        outside = np.flatnonzero((arr < 0) | (arr > 1))  # NaN is left to check_outputs, which names its text
+        if outside.size:
+            i = int(outside[0])
+            text = str(texts[i]) if i < len(texts) else "?"
+            place = getattr(self.fn, "where", None)
             raise MtlibInputError(
                 f"model {self.name!r}: with labels {self.labels!r} its score is read as the probability of "
-                f"{self.labels[1]!r} and must lie in [0, 1]; got {float(arr[(arr < 0) | (arr > 1)][0]):g}",
+                f"{self.labels[1]!r} and must lie in [0, 1]; got {float(arr[i]):g} for {text[:80]!r}"
+                + (f" ({place(text)})" if callable(place) else ""),
                 argument="model",
                 expected="probabilities in [0, 1]",
             )

@@ -52,7 +52,7 @@ import pandas as pd
 from mtlib.models.base import label_position
 from mtlib.relations import bootstrap
 from mtlib.relations.base import Relation
-from mtlib.relations.errors import MtlibInputError, check_rate, check_texts, refuse
+from mtlib.relations.errors import MtlibInputError, check_count, check_rate, check_texts, refuse
 from mtlib.suite.generate import Template
 from mtlib.suite.memo import ModelTimeout, ScoreMemo, check_labels
 from mtlib.suite.mft import MFT
@@ -219,10 +219,8 @@ class Suite:
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise refuse("Suite", "name", "a non-empty text (str)", name)
-        for arg, value, least in (("n_boot", n_boot, 0), ("seed", seed, 0), ("k", k, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise refuse("Suite", arg, f"an integer >= {least}", value)
-        self.name, self.n_boot, self.seed, self.k = name, n_boot, seed, k
+        n_boot, seed = bootstrap.check_resampling(n_boot, seed, "Suite", skip=True)
+        self.name, self.n_boot, self.seed, self.k = name, n_boot, seed, check_count(k, "Suite", "k")
         self.labels = check_labels(labels, "Suite")
         self.tests: list[SuiteTest] = []
 

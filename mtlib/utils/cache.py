@@ -400,6 +400,9 @@ class ArrayCache:
         except FileNotFoundError:
             return _VANISHED
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as err:
+            if path.is_dir():  # not ours to remove: left alone, its rows recomputed into a shard of their own
+                warnings.warn(f"mtlib cache: {path} is a folder, not a cache file; it is skipped", stacklevel=2)
+                return None
             warnings.warn(f"mtlib cache: damaged entry {path} ({err}); it is removed and recomputed", stacklevel=2)
             path.unlink(missing_ok=True)
             return None

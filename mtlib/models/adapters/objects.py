@@ -27,6 +27,7 @@ import numpy as np
 from mtlib.models.base import Model
 from mtlib.models.inference.numerics import check_finite
 from mtlib.utils.cache import cached_rows
+from mtlib.utils.inputs import MtlibInputError
 
 __all__ = [
     "OBJECT_ADAPTERS",
@@ -95,6 +96,14 @@ class ObjectModel(Model):
             def compute(batch: list[str]) -> np.ndarray:
                 self.calls += 1
                 probs = np.asarray(self._probs(batch), dtype=np.float64)
+                if probs.shape != (len(batch), len(self.labels)):
+                    raise MtlibInputError(
+                        f"model {self.name!r}: its class probabilities have shape {probs.shape} for "
+                        f"{len(batch):,} texts; expected ({len(batch)}, {len(self.labels)}): one row per text, "
+                        f"one column per class {self.labels}",
+                        argument="model",
+                        expected="one row of class probabilities per text",
+                    )
                 return check_finite(probs, self.name, batch, what="class probabilities")  # before it is cached
 
             rows = cached_rows(self._cache("classify"), missing, compute, desc=f"classify {self.name}")

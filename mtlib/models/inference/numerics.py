@@ -49,6 +49,7 @@ from mtlib.utils.context import (
     PRECISIONS,
     resolve_precision,
 )
+from mtlib.utils.inputs import MtlibInputError
 
 __all__ = [
     "AUTO",
@@ -199,8 +200,11 @@ def run_numerics(device: str | None = "auto", precision: str | None = None) -> d
     return {"device": resolved, "device_name": device_name(resolved), "precision": resolve_precision(precision)}
 
 
-class NonFiniteOutputError(ValueError):
-    """A model gave NaN or infinite values; the message names the model, how many and the first input."""
+class NonFiniteOutputError(MtlibInputError):
+    """A model gave NaN or infinite values; the message names the model, how many and the first input.
+
+    A bad output, as a wrong argument is a bad input (an ``MtlibInputError``, so a ``ValueError``): the
+    suite's command exits 2 on it, whatever wraps the model."""
 
 
 def check_finite(

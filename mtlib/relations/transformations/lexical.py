@@ -11,13 +11,13 @@ from mtlib.relations.transformations.base import (
     NotApplicable,
     Transformation,
     check_choice,
-    check_int,
     check_name,
     check_table,
     check_word,
     match_case,
     rng_for,
 )
+from mtlib.utils.inputs import check_seed
 
 __all__ = ["CONTRACTIONS", "NAMES", "Contractions", "NameSwap", "NumberSwap", "Synonyms"]
 
@@ -135,7 +135,7 @@ class NameSwap(Transformation):
         name: Short id.
 
     Raises:
-        MtlibInputError: fewer than two names, an empty or non-text name, a seed that is not an integer.
+        MtlibInputError: fewer than two names, an empty or non-text name, a seed not in [0, 2**32 - 1].
         NotApplicable: (on a call) no listed name in the input.
 
     Example:
@@ -156,7 +156,7 @@ class NameSwap(Transformation):
         if len(set(names)) < 2:
             raise refuse("NameSwap", "names", "a list of at least two distinct first names", names)
         object.__setattr__(self, "names", tuple(names))
-        check_int(self.seed, "NameSwap", "seed")
+        check_seed(self.seed, "NameSwap")
         check_name(self.name, "NameSwap")
 
     @property
@@ -181,7 +181,7 @@ class NumberSwap(Transformation):
     """Replace every number (digits, or the words one..ten) by a different one (seeded per input).
 
     Raises:
-        MtlibInputError: a seed that is not an integer, an empty name.
+        MtlibInputError: a seed outside [0, 2**32 - 1] or not an integer, an empty name.
         NotApplicable: (on a call) no number in the input.
 
     Example:
@@ -193,7 +193,7 @@ class NumberSwap(Transformation):
     name: str = "number_swap"
 
     def __post_init__(self) -> None:
-        check_int(self.seed, "NumberSwap", "seed")
+        check_seed(self.seed, "NumberSwap")
         check_name(self.name, "NumberSwap")
 
     @property
@@ -208,6 +208,9 @@ class NumberSwap(Transformation):
 
         def repl(m: re.Match) -> str:
             tok = m.group(0)
+            if tok.isdigit() and len(tok) > 18:  # past int64 (and Python's int-from-text limit): a new first digit
+                digits = [d for d in "123456789" if d != tok[0]]
+                return digits[int(rng.integers(len(digits)))] + tok[1:]
             if tok.isdigit():
                 v = int(tok)
                 new = v + int(rng.integers(1, max(10, v // 2 + 2)))
@@ -244,7 +247,7 @@ class Synonyms(Transformation):
 
     def __post_init__(self) -> None:
         check_table(self.table, "Synonyms")
-        check_int(self.seed, "Synonyms", "seed")
+        check_seed(self.seed, "Synonyms")
         check_name(self.name, "Synonyms")
 
     @property

@@ -7,6 +7,7 @@ import string
 from dataclasses import dataclass
 
 from mtlib.relations.transformations.base import NotApplicable, Transformation, check_choice, check_int, rng_for
+from mtlib.utils.inputs import check_seed
 
 __all__ = ["Casing", "Punctuation", "Typos"]
 
@@ -21,7 +22,7 @@ class Typos(Transformation):
         seed: With the text, seeds the choice of positions (an integer).
 
     Raises:
-        MtlibInputError: a kind that is none of these, ``n`` or ``seed`` not an integer, ``n < 1``.
+        MtlibInputError: a kind that is none of these, ``n`` or ``seed`` not an integer in [0, 2**32 - 1], ``n < 1``.
         NotApplicable: (on a call) no word of 4+ letters.
 
     Example:
@@ -36,7 +37,7 @@ class Typos(Transformation):
     def __post_init__(self) -> None:
         check_choice(self.kind, ("swap", "delete", "mixed"), "Typos", "kind")
         check_int(self.n, "Typos", "n", minimum=1)
-        check_int(self.seed, "Typos", "seed")
+        check_seed(self.seed, "Typos")
 
     @property
     def name(self) -> str:
