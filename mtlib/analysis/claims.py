@@ -8,8 +8,7 @@ the truth on the bundled data, on the real data and on a user's model:
 - :func:`accuracy_vs_baseline` puts an accuracy beside its majority-class
   baseline and balanced accuracy, with a one-sided binomial test of "better
   than always answering the majority class";
-- :func:`compositionality_sentence` (notebook 02) states a notebook's conclusions from its tables
-  (notebooks 01, 03 and 04 state theirs in a few pandas lines of their own).
+- each notebook states its own conclusions from its tables, in a few lines of its own.
 
 Sentences are Markdown strings: show them with ``IPython.display.Markdown``.
 """
@@ -21,9 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-
-from mtlib.data import papers
 
 #: Characters that start Markdown or HTML in a notebook's Markdown output.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
@@ -146,60 +142,9 @@ def accuracy_vs_baseline(gold: Sequence, predicted: Sequence, names: dict | None
     )
 
 
-def _side(p: float, effect: float, below: str, above: str, neither: str) -> str:
-    if not np.isfinite(p):
-        return "untested"
-    return (below if effect < 0 else above) if p < ALPHA else neither
-
-
-def compositionality_sentence(
-    result, chance: pd.DataFrame, by_mono: pd.DataFrame, p_permutation: float = float("nan")
-) -> str:
-    """Notebook 02: the overall rate against chance and up versus down, stated from the run.
-
-    Args:
-        result: The overall :class:`mtlib.relations.RelationResult` (``rate``, ``ci_low``, ``ci_high``, ``cases``).
-        chance: :func:`mtlib.analysis.stats.one_sample_test` of the per-context rates against 0.5 (first row used).
-        by_mono: Rows ``up``/``down`` (index ``monotonicity``) with ``rate, ci_low, ci_high``.
-        p_permutation: The context-label permutation test of up versus down (NaN when not run).
-    """
-    paper = papers.MANINO_S51
-    text = (
-        f"Overall violation rate **{result.rate:.3f}** [{result.ci_low:.3f}, {result.ci_high:.3f}] over "
-        f"{int(result.cases):,} cases (paper: {paper['violation_rate/overall']})."
-    )
-    if len(chance):
-        row = chance.iloc[0]
-        verdict = _side(
-            row["p_value"],
-            row["effect"],
-            "significantly below chance (0.5)",
-            "significantly above chance (0.5)",
-            "not distinguishable from chance (0.5)",
-        )
-        text += f" Per-context rates are {verdict} ({row['test']}, p = {row['p_value']:.3g})."
-    else:
-        text += " Too few contexts to test the rate against chance."
-    if {"up", "down"} <= set(by_mono.index):
-        up, down = by_mono.loc["up"], by_mono.loc["down"]
-        order = "lower" if up["rate"] < down["rate"] else "higher"
-        text += (
-            f" Upward contexts {up['rate']:.3f} [{up['ci_low']:.3f}, {up['ci_high']:.3f}] vs downward "
-            f"{down['rate']:.3f} [{down['ci_low']:.3f}, {down['ci_high']:.3f}]: up is {order} than down "
-            f"(paper: {paper['violation_rate/up']} vs {paper['violation_rate/down']}, up lower)"
-        )
-        if np.isfinite(p_permutation):
-            sig = "significant" if p_permutation < ALPHA else "not significant"
-            text += f"; the difference is {sig} (context-label permutation test, p = {p_permutation:.3g})."
-        else:
-            text += "; the difference was not tested."
-    return text
-
-
 __all__ = [
     "md_escape",
     "ALPHA",
     "AccuracyReport",
     "accuracy_vs_baseline",
-    "compositionality_sentence",
 ]

@@ -66,7 +66,6 @@ __all__ = [
     "load_yaml_text",
     "namespace_values",
     "notebook_file",
-    "notebook_key",
     "parse_clause",
     "read_yaml",
     "spec_of",
@@ -285,11 +284,6 @@ def _declared(path: str, mtime_ns: int) -> dict[str, Declared]:
             f"{notebook.name} parameters cell, line {node.lineno}",
         )
     return out
-
-
-def notebook_key(stem: str) -> str:
-    """The key of a notebook in profiles: its two-digit number (``"01"``)."""
-    return stem[:2]
 
 
 # -- the check ----------------------------------------------------------------------------------------------------

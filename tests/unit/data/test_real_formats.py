@@ -386,15 +386,3 @@ def test_progress_bars_are_text_in_headless_runs_and_auto_otherwise(monkeypatch)
     bar.close()
     monkeypatch.setenv("MTLIB_PROGRESS", "0")
     assert progress_bar(10**6, "embed") is None
-
-
-def test_compositionality_sentence_follows_the_numbers() -> None:
-    from types import SimpleNamespace
-
-    result = SimpleNamespace(rate=0.4, ci_low=0.35, ci_high=0.45, cases=1000)
-    chance = pd.DataFrame(
-        [{"test": "one-sample t-test vs 0.5 (9 clusters)", "statistic": -3.0, "p_value": 0.01, "effect": -0.1}]
-    )
-    by_mono = pd.DataFrame({"rate": [0.3, 0.5], "ci_low": [0.2, 0.4], "ci_high": [0.4, 0.6]}, index=["up", "down"])
-    text = claims.compositionality_sentence(result, chance, by_mono, 0.2)
-    assert "significantly below chance" in text and "up is lower than down" in text and "not significant" in text
