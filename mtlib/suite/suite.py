@@ -71,7 +71,8 @@ class TooFewInputs(UserWarning):
 
 
 def inputs_needed(threshold: float, confidence: float = 0.95) -> int | None:
-    """The fewest inputs whose gate can pass ``threshold`` (no violation at all); ``None`` if none can.
+    """The fewest inputs whose gate can pass ``threshold`` (no violation at all); ``None`` if none can (a
+    threshold of 0, or one so close to 0 that it would take more than 2**53 inputs).
 
     The gate compares the upper end of a 95% interval with the threshold; with
     no violation among n inputs that end is the Wilson bound ``z^2 / (n + z^2)``.
@@ -87,7 +88,10 @@ def inputs_needed(threshold: float, confidence: float = 0.95) -> int | None:
     from scipy.special import ndtri  # the normal quantile, imported on use (scipy.stats is slow to import)
 
     z2 = float(ndtri(1 - (1 - confidence) / 2)) ** 2
-    n = max(1, math.floor(z2 * (1 - threshold) / threshold))
+    first = z2 * (1 - threshold) / threshold
+    if not first < 2**53:  # a threshold so close to 0 (1e-309) that no suite holds enough inputs, or inf
+        return None
+    n = max(1, math.floor(first))
     while bootstrap.wilson_interval(0, n, alpha=1 - confidence)[1] > threshold:
         n += 1
     return n
@@ -449,6 +453,8 @@ def _warn_if_too_few(name: str, n: int, threshold: float) -> None:
     bound = bootstrap.wilson_interval(0, n)[1]
     how = (
         "no number of inputs can reach a threshold of 0: the interval's upper end is always above 0"
+        if threshold <= 0
+        else "it would take more than 2**53 inputs"
         if needed is None
         else f"at least {needed} inputs are needed"
     )

@@ -13,7 +13,7 @@ import math
 import warnings
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mtlib.relations import MtlibInputError, PairwiseSystematicity, SingleInput
@@ -38,6 +38,7 @@ RELATIONS = {
     kind=st.sampled_from(sorted(RELATIONS)),
     threshold=st.one_of(st.floats(allow_nan=True), st.integers(-1, 2)),
 )
+@example(inputs=["0"], values=[float("nan")], kind="mft", threshold=2.225073858507203e-309)  # overflowed once
 def test_a_suite_on_arbitrary_inputs_and_outputs_is_finite_or_refused(inputs, values, kind, threshold):
     suite = Suite("p", n_boot=20)
     with warnings.catch_warnings():

@@ -199,6 +199,9 @@ def test_too_few_inputs_for_the_threshold_warns_with_the_number_needed():
         Suite("s").add("t", MFT("positive"), TEXTS[:40], threshold=0.05)
     with pytest.warns(TooFewInputs, match="no number of inputs can reach a threshold of 0"):
         Suite("s").add("t", MFT("positive"), TEXTS, threshold=0.0)
+    assert inputs_needed(2.2e-309) is None  # 3.84 / 2.2e-309 overflows: more inputs than any suite holds
+    with pytest.warns(TooFewInputs, match=r"more than 2\*\*53 inputs"):
+        Suite("s").add("t", MFT("positive"), TEXTS, threshold=2.2e-309)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Suite("s").add("t", MFT("positive"), TEXTS[:73], threshold=0.05)  # enough: no warning
