@@ -301,6 +301,9 @@ def _guides(
     params = project / "notebooks" / "PARAMETERS.md"
     reference = params.read_text(encoding="utf-8") if params.exists() else "# Notebook parameters\n\nNot found.\n"
     src.write("reference/parameters.md", scrub(reference))
+    compare = project / "notebooks" / "COMPARING_RUNS.md"  # the paired comparison of two runs (mtlib.paired)
+    if compare.exists():
+        src.write("reference/comparing-runs.md", scrub(compare.read_text(encoding="utf-8")))
     if not teacher:
         return
     tag = book_notebooks.ANSWER_TAG

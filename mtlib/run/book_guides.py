@@ -399,6 +399,6 @@ def index_page(chapters: Sequence[Chapter], profile: str, provenance: str, teach
         *([toctree("For teachers", ["teachers/index"] + [f"teachers/{c.stem}" for c in chapters])] if teacher else []),
         toctree("Experiments", [c.docname for c in chapters if c.number != "00"]),
         toctree("Papers", [f"papers/{p.key}" for p in PAPERS]),
-        toctree("Reference", ["reference/parameters", "bibliography"]),
+        toctree("Reference", ["reference/parameters", "reference/comparing-runs", "bibliography"]),
     ]
     return "\n".join(out) + "\n"

@@ -220,6 +220,7 @@ def test_chapters_papers_and_reference_carry_their_titles(site):
     for key, citation in (("manino", "Manino"), ("carvalho", "Carvalho"), ("bhathena", "Bhathena"), ("fu-frank", "Fu")):
         assert citation in titles[f"papers/{key}.html"]
     assert "parameters" in titles["reference/parameters.html"].lower()
+    assert "Comparing two models" in titles["reference/comparing-runs.html"]
 
 
 def test_tour_answers_are_folded_until_clicked(site):
