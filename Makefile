@@ -82,6 +82,7 @@ lab: install
 
 # the course book: a static site, student and teacher editions (book/_build/html/{student,teacher}, git-ignored) built offline from the executed notebooks of
 # papermill_runs/$(PROFILE)/, which `python -m mtlib.run --profile $(PROFILE)` makes first only when they are absent
+# (and book/_build/latex/mtlib-course-book.pdf when latexmk and xelatex are installed: TeX Live, not on PyPI)
 book: install
 	$(PY) -m mtlib.run.book --profile $(PROFILE) --run-if-absent
 

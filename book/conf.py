@@ -11,7 +11,12 @@ author = "the mtlib authors"
 copyright = "the mtlib authors, MIT licence"  # noqa: A001 (Sphinx's name)
 html_title = "mtlib course book"
 
-extensions = ["myst_nb", "mtlib.run.book_sphinx"]
+# sphinx_copybutton: a copy button on every code block (its own static JavaScript, nothing fetched); it leaves
+# out the prompts and the output lines of a console block (">>> ", "... ", "$ ")
+extensions = ["myst_nb", "mtlib.run.book_sphinx", "sphinx_copybutton"]
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_exclude = ".linenos, .gp, .go"
 
 # MyST-NB: show the run's outputs as they are; never run a kernel
 nb_execution_mode = "off"
@@ -48,3 +53,12 @@ html_copy_source = False  # the sources are generated; students get the notebook
 html_show_sourcelink = False
 html_last_updated_fmt = None
 exclude_patterns = ["**.ipynb_checkpoints", "files/**"]  # files/: downloads (the notebooks as .ipynb), not pages
+
+# the printed book (python -m mtlib.run.book, when latexmk and XeLaTeX are installed): the student edition as one
+# PDF. XeLaTeX reads the notebooks' Unicode (ρ, →, ✓) with the system's OpenType fonts; no package is fetched.
+latex_engine = "xelatex"
+latex_documents = [("index", "mtlib-course-book.tex", html_title, author, "manual")]
+# tables in a smaller type, no column narrower than a number (tabulary would break "0.1620" over two lines)
+_PRINT_TABLES = r"\usepackage{etoolbox}\AtBeginEnvironment{tabulary}{\footnotesize}\setlength{\tymin}{3.3em}"
+latex_elements = {"papersize": "a4paper", "pointsize": "10pt", "printindex": "", "preamble": _PRINT_TABLES}
+latex_show_urls = "no"

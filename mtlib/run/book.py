@@ -17,6 +17,8 @@ and the book theme, configured in ``book/conf.py``:
   page) and ``html/teacher``, which adds the lesson plan and, per lesson, its
   objectives, minutes, exercises with their checks, common wrong answers and
   discussion questions (``book/teaching.yaml``);
+- the student edition printed as one PDF (Sphinx's LaTeX builder, then latexmk with XeLaTeX, answers left
+  out), linked from both landing pages, when TeX Live is installed; otherwise the build says why not;
 - the build fails when a page still shows maths source (:mod:`mtlib.run.book_sphinx`);
 - no absolute path of the machines that ran or built it
   (:class:`mtlib.run.book_notebooks.Scrubber`) and no script from data (outputs
@@ -63,6 +65,11 @@ CONF_DIR = Path("book")
 BUILD_DIR = CONF_DIR / "_build"
 #: The editions, each a site under ``html/``: the student's (answers folded) and the teacher's (plus lesson pages).
 EDITIONS = ("student", "teacher")
+#: The printed book (``book/conf.py``'s ``latex_documents`` names its ``.tex``), in ``<build_dir>/latex/`` and, as a
+#: download, in each edition's ``files/``.
+PDF_NAME = "mtlib-course-book.pdf"
+#: What the PDF needs besides the book's extra: TeX Live's XeLaTeX and latexmk (Debian's packages).
+LATEX_PACKAGES = "latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended tex-gyre"
 
 
 class BookError(RuntimeError):
@@ -79,6 +86,8 @@ class BookResult:
         seconds: Wall time of the assembly and the Sphinx build.
         warnings: Sphinx's warnings, paths of the build rewritten.
         teacher: The teacher edition's folder: the same book plus the lesson plan and a page per lesson.
+        pdf: The student edition as one PDF (None when it was not made: ``no_pdf`` says why).
+        no_pdf: Why there is no PDF ("" when there is one).
     """
 
     html: Path
@@ -86,6 +95,8 @@ class BookResult:
     seconds: float
     warnings: tuple[str, ...]
     teacher: Path
+    pdf: Path | None = None
+    no_pdf: str = ""
 
 
 def has_run(root: Path, profile: str, project: Path | None = None) -> bool:
@@ -124,10 +135,6 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
-def _words(nb: Any) -> int:
-    return sum(len(str(c.source).split()) for c in nb.cells if c.cell_type == "markdown")
-
-
 def _read_executed(paths: list[Path], root: Path, profile: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The executed notebooks of the run by stem, and a ledger entry for each one that cannot be read (its
     chapter then says so, naming the file; the rest of the book is built)."""
@@ -164,7 +171,6 @@ def _chapter(stem: str, committed: Any, root: Path, profile: str, ledger: dict[s
         error=str(entry.get("error") or ""),
         metrics=read_metrics(layout.metrics_path) if executed else {},
         manifest=read_manifest(layout.manifest_path) if executed else {},
-        words=_words(committed),
         executed=executed,
     )
 
@@ -203,7 +209,9 @@ def _files(
     return replace(ch, tables=tuple(tables), figures=tuple(shown), downloads=tuple(downloads))
 
 
-def assemble(project: Path, root: Path, profile: str, src_dir: Path, teacher: bool = False) -> list[Chapter]:
+def assemble(
+    project: Path, root: Path, profile: str, src_dir: Path, teacher: bool = False, pdf: Path | None = None
+) -> list[Chapter]:
     """Write the book's sources for ``profile``'s run under ``root`` into ``src_dir``.
 
     Args:
@@ -214,6 +222,7 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path, teacher: bo
             the book are removed).
         teacher: The teacher edition: the student's book plus a page per lesson for the teacher
             (:func:`mtlib.run.book_guides.lesson_page`, with ``book/teaching.yaml``).
+        pdf: The printed book, copied into ``files/`` and linked from the landing page (None: no link).
 
     Returns:
         The chapters, in notebook order.
@@ -248,7 +257,9 @@ def assemble(project: Path, root: Path, profile: str, src_dir: Path, teacher: bo
             src.write(ch.source, nbformat.writes(nb))
         else:
             src.write(ch.source, scrub(_not_run(ch, profile)))
-    _guides(project, chapters, committed, prepared, profile, provenance, src, scrub, teacher)
+    if pdf:
+        src.write(f"files/{PDF_NAME}", pdf.read_bytes())
+    _guides(project, chapters, committed, prepared, profile, provenance, src, scrub, teacher, bool(pdf))
     src.prune()
     return chapters
 
@@ -286,6 +297,7 @@ def _guides(
     src: _Sources,
     scrub: book_notebooks.Scrubber,
     teacher: bool,
+    pdf: bool,
 ) -> None:
     """The landing page, the paper pages, the bibliography and the parameters reference; in the teacher edition,
     the lesson plan and, per lesson, its objectives, minutes and exercises (with ``book/teaching.yaml``)."""
@@ -296,7 +308,8 @@ def _guides(
         paper_profile = {}
     for paper in book_pages.PAPERS:
         src.write(f"papers/{paper.key}.md", scrub(book_guides.paper_page(paper, by_number, profile, paper_profile)))
-    src.write("index.md", scrub(book_guides.index_page(chapters, profile, provenance, teacher)))
+    printed = f"files/{PDF_NAME}" if pdf else ""
+    src.write("index.md", scrub(book_guides.index_page(chapters, profile, provenance, teacher, printed)))
     src.write("bibliography.md", (project / CONF_DIR / "bibliography.md").read_text(encoding="utf-8"))
     params = project / "notebooks" / "PARAMETERS.md"
     reference = params.read_text(encoding="utf-8") if params.exists() else "# Notebook parameters\n\nNot found.\n"
@@ -313,11 +326,11 @@ def _guides(
         tasks = book_guides.exercises(committed[ch.stem], prepared.get(ch.stem), tag)
         page = book_guides.lesson_page(ch, tasks, notes.get(ch.number) or {}, times[ch.number], profile)
         src.write(f"teachers/{ch.stem}.md", scrub(page))
-    src.write("teachers/index.md", scrub(book_guides.teachers_page(chapters, times, profile)))
+    src.write("teachers/index.md", scrub(book_guides.teachers_page(chapters, times, profile, notes)))
 
 
-def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> list[str]:
-    """Run Sphinx's HTML builder; its warnings, or :class:`BookError` when it fails."""
+def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int, builder: str = "html") -> list[str]:
+    """Run a Sphinx builder (HTML, or LaTeX for the PDF); its warnings, or :class:`BookError` when it fails."""
     try:
         from sphinx.application import Sphinx
         from sphinx.errors import SphinxError
@@ -332,7 +345,7 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
     try:
         with patch_docutils(conf), docutils_namespace():
             app = Sphinx(
-                str(src), str(conf), str(html), str(doctrees), "html",
+                str(src), str(conf), str(html), str(doctrees), builder,
                 status=None, warning=warnings, parallel=jobs, keep_going=True,
             )  # fmt: skip
             app.build()
@@ -344,6 +357,27 @@ def _sphinx(src: Path, conf: Path, html: Path, doctrees: Path, jobs: int) -> lis
     return [line for line in warnings.getvalue().splitlines() if line.strip()]
 
 
+def _pdf(project: Path, root: Path, profile: str, build: Path, jobs: int) -> tuple[Path | None, str]:
+    """The student edition printed (its own sources, ``src/print``, with no link to a PDF): Sphinx's LaTeX
+    builder, then latexmk with XeLaTeX in ``<build>/latex``. The PDF, or None and why not."""
+    missing = [tool for tool in ("latexmk", "xelatex") if shutil.which(tool) is None]
+    if missing:
+        return None, f"no {' or '.join(missing)} on PATH (Debian: apt-get install {LATEX_PACKAGES})"
+    tex = build / "latex"
+    assemble(project, root, profile, build / "src" / "print")
+    try:
+        _sphinx(build / "src" / "print", project / CONF_DIR, tex, build / "doctrees" / "latex", jobs, builder="latex")
+    except BookError as err:
+        return None, f"Sphinx's LaTeX builder failed: {err}"
+    (tex / PDF_NAME).unlink(missing_ok=True)
+    cmd = ["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error", Path(PDF_NAME).with_suffix(".tex").name]
+    done = subprocess.run(cmd, cwd=tex, capture_output=True, text=True, errors="replace", check=False)
+    if done.returncode or not (tex / PDF_NAME).exists():
+        errors = [line for line in done.stdout.splitlines() if line.startswith("!")][:3]
+        return None, f"LaTeX failed (exit {done.returncode}; {tex.name}/{Path(PDF_NAME).stem}.log): {' '.join(errors)}"
+    return tex / PDF_NAME, ""
+
+
 def build_book(
     profile: str = "quick",
     *,
@@ -351,6 +385,7 @@ def build_book(
     root: Path | None = None,
     build_dir: Path | None = None,
     jobs: int = 1,
+    pdf: bool = True,
 ) -> BookResult:
     """Assemble and build the book of ``profile``'s run.
 
@@ -360,6 +395,7 @@ def build_book(
         root: The run's output root (default: the project).
         build_dir: Where ``src/``, ``doctrees/`` and ``html/`` go (default: ``<project>/book/_build``).
         jobs: Sphinx's parallel processes.
+        pdf: Also print the student edition as one PDF, when latexmk and XeLaTeX are installed.
 
     Returns:
         :class:`BookResult`; the editions are ``<build_dir>/html/student`` and ``html/teacher``. A failed build
@@ -378,9 +414,10 @@ def build_book(
     fresh, html = build / "html.new", build / "html"
     shutil.rmtree(fresh, ignore_errors=True)
     scrub = book_notebooks.Scrubber.for_build(project, root)
+    printed, no_pdf = _pdf(project, root, profile, build, jobs) if pdf else (None, "not asked for (--no-pdf)")
     warnings: list[str] = []
     for edition in EDITIONS:
-        assemble(project, root, profile, build / "src" / edition, teacher=edition == "teacher")
+        assemble(project, root, profile, build / "src" / edition, teacher=edition == "teacher", pdf=printed)
         try:
             warnings += _sphinx(
                 build / "src" / edition, project / CONF_DIR, fresh / edition, build / "doctrees" / edition, jobs
@@ -396,9 +433,8 @@ def build_book(
     shutil.rmtree(old, ignore_errors=True)
     html = html / "student"
     pages = sum(1 for _ in html.rglob("*.html"))
-    return BookResult(
-        html, pages, time.perf_counter() - start, tuple(scrub(w) for w in warnings), html.parent / "teacher"
-    )
+    took = time.perf_counter() - start
+    return BookResult(html, pages, took, tuple(scrub(w) for w in warnings), html.parent / "teacher", printed, no_pdf)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -414,6 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--build-dir", default=None, help="where the book is built (default: book/_build)")
     parser.add_argument("--jobs", type=int, default=1, help="Sphinx processes (default 1)")
+    parser.add_argument("--no-pdf", action="store_true", help="skip the PDF (made when latexmk and xelatex exist)")
     parser.add_argument(
         "--run-if-absent", action="store_true", help="run the profile first (python -m mtlib.run) when it has no run"
     )
@@ -432,7 +469,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if code:
             print(f"book: the run exited with {code}; building from what it wrote", file=sys.stderr)
     try:
-        result = build_book(args.profile, project=project, root=root, build_dir=args.build_dir, jobs=args.jobs)
+        result = build_book(
+            args.profile, project=project, root=root, build_dir=args.build_dir, jobs=args.jobs, pdf=not args.no_pdf
+        )
     except BookError as err:
         print(f"book: {err}", file=sys.stderr)
         return 2 if "no executed notebook" in str(err) else 1
@@ -440,6 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  warning: {line}", file=sys.stderr)
     print(f"book: {result.pages} pages in {result.seconds:.1f} s -> {os.path.relpath(result.html / 'index.html')}")
     print(f"book: the teacher edition -> {os.path.relpath(result.teacher / 'index.html')}")
+    print(f"book: the PDF -> {os.path.relpath(result.pdf)}" if result.pdf else f"book: no PDF: {result.no_pdf}")
     return 0
 
 

@@ -269,11 +269,27 @@ def _question(markdown: str, default: str) -> tuple[str, str]:
     return (lead.group(1) if lead else default), "\n\n".join(kept)
 
 
+def _timed(notes: Mapping[str, Any]) -> int | None:
+    """A lesson's minutes as a reader timed them (``timed: {minutes, by}`` in its notes), or None."""
+    minutes = (notes.get("timed") or {}).get("minutes")
+    return int(minutes) if isinstance(minutes, (int, float)) and minutes > 0 else None
+
+
+def _plan_minutes(notes: Mapping[str, Any], parts: Sequence[tuple[str, int, float]]) -> int:
+    timed = _timed(notes)
+    return timed if timed is not None else _total(parts)
+
+
 def teachers_page(
-    chapters: Sequence[Chapter], times: Mapping[str, Sequence[tuple[str, int, float]]], profile: str
+    chapters: Sequence[Chapter],
+    times: Mapping[str, Sequence[tuple[str, int, float]]],
+    profile: str,
+    notes: Mapping[str, Any] | None = None,
 ) -> str:
-    """The teacher edition's first page: how to run the class and the lesson plan (``times``: each chapter's
-    :func:`minutes` by number)."""
+    """The teacher edition's first page: how to run the class, what installing costs, and the lesson plan
+    (``times``: each chapter's :func:`minutes` by number; ``notes``: ``book/teaching.yaml``, whose ``install``
+    text is measured, and whose lessons' ``timed`` minutes replace the estimate)."""
+    notes = notes or {}
     tour = next((ch for ch in chapters if ch.number == "00"), None)
     first = link(tour.title, f"../{tour.source}") if tour else "the tour"
     pace = ", ".join(f"{v:g} min per {k[:-1]}" for k, v in PACE.items() if k != "prose words")
@@ -302,11 +318,18 @@ def teachers_page(
         "folder, zipped or on any static web server: its pages open offline from `index.html`, each exercise's "
         'answer stays folded under "Show the answer", and nothing in it links to these pages.',
         "",
+        "## What installing costs",
+        "",
+        str(notes.get("install") or "Not measured yet.").strip(),
+        "",
         "## Lesson plan",
         "",
-        f"Minutes are counted from each notebook, not guessed from its length: prose at {PACE['prose words']} "
-        f"words a minute (formulas left out), plus {pace}. The run time is what the runner measured for the "
-        f"{text(profile)} run (a student who runs the notebook waits that long on a similar machine).",
+        f"A lesson's minutes are estimated from its notebook, part by part, not from its length alone: prose at "
+        f"{PACE['prose words']} words a minute (formulas left out), plus {pace}. This is a model, not a measured "
+        f"reading: {sum(_timed(notes.get(ch.number) or {}) is not None for ch in chapters)} of {len(chapters)} lessons "
+        "have been timed by a reader so far (a `timed:` entry in book/teaching.yaml replaces the estimate). The "
+        f"run time is what the runner measured for the {text(profile)} run (a student who runs the notebook "
+        "waits that long on a similar machine).",
         "",
         "| lesson | for the teacher | minutes | its notebook's run time | exercises |",
         "| --- | --- | --- | --- | --- |",
@@ -317,9 +340,9 @@ def teachers_page(
         n_ex = next((n for part, n, _ in parts if part == "exercises"), 0)
         out.append(
             f"| {link(ch.title, f'../{ch.source}')} | {link('objectives, checks, questions', f'{ch.stem}.md')} | "
-            f"{_total(parts) if parts else '?'} | {took} | {n_ex} |"
+            f"{_plan_minutes(notes.get(ch.number) or {}, parts) if parts else '?'} | {took} | {n_ex} |"
         )
-    total = sum(_total(times[ch.number]) for ch in chapters if ch.number in times)
+    total = sum(_plan_minutes(notes.get(ch.number) or {}, times[ch.number]) for ch in chapters if ch.number in times)
     out += ["", f"All lessons: about {total} minutes of class time, before running any notebook.", ""]
     return "\n".join(out) + "\n"
 
@@ -345,6 +368,9 @@ def lesson_page(
     out += ["## Minutes", "", "| part | count | minutes |", "| --- | --- | --- |"]
     out += [f"| {part} | {n:,} | {m:.1f} |" for part, n, m in parts if n]
     out += [f"| **total** | | **{_total(parts)}** |", ""]
+    if (timed := _timed(notes)) is not None:
+        who = text(str((notes.get("timed") or {}).get("by") or "a reader"))
+        out += [f"Timed by reading: {timed} minutes ({who}); the lesson plan uses this, not the estimate.", ""]
     out += ["## Exercises", ""]
     wrong = {str(k): v for k, v in (notes.get("wrong_answers") or {}).items()}
     for i, task in enumerate(tasks, 1):
@@ -371,9 +397,10 @@ _INTRO = (
 )
 
 
-def index_page(chapters: Sequence[Chapter], profile: str, provenance: str, teacher: bool = False) -> str:
-    """The landing page: what the book is, which run it shows, every chapter's status, and the tables of contents
-    (with the teachers' pages in the teacher edition)."""
+def index_page(chapters: Sequence[Chapter], profile: str, provenance: str, teacher: bool = False, pdf: str = "") -> str:
+    """The landing page: what the book is, which run it shows, every chapter's status, the printed book (``pdf``:
+    its link, "" when there is none) and the tables of contents (with the teachers' pages in the teacher
+    edition)."""
     ran = [ch for ch in chapters if ch.executed]
     out = [
         "# Metamorphic testing of NLP models",
@@ -393,8 +420,13 @@ def index_page(chapters: Sequence[Chapter], profile: str, provenance: str, teach
         "",
         "Each chapter is its notebook as executed, opened by a note on its run (where it ran, its headline, "
         "its tables as CSV and figures as PDF) and closed by the tables that set the paper's values beside "
-        "ours. Exercise answers in the tour are folded until clicked.",
+        "ours. Exercise answers are folded until clicked.",
         "",
+        *(
+            [f"The whole book for print: {link('one PDF', pdf)} (the student edition; answers left out).", ""]
+            if pdf
+            else []
+        ),
         toctree("Lesson", [c.docname for c in chapters if c.number == "00"]),
         *([toctree("For teachers", ["teachers/index"] + [f"teachers/{c.stem}" for c in chapters])] if teacher else []),
         toctree("Experiments", [c.docname for c in chapters if c.number != "00"]),

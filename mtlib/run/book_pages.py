@@ -345,7 +345,6 @@ class Chapter:
         tables: Its CSV tables, with the path of each copy in the book (relative to the book's root).
         figures: ``(name, alt text, path of the PDF copy in the book or "")`` of each figure.
         downloads: ``(what it is, path of the copy in the book)`` of its other files (notebooks, metrics).
-        words: Words of its markdown (the reading it asks).
         executed: Whether the book shows its executed notebook (else a page saying it was not run).
     """
 
@@ -363,7 +362,6 @@ class Chapter:
     tables: tuple[tuple[Path, str], ...] = ()
     figures: tuple[tuple[str, str, str], ...] = ()
     downloads: tuple[tuple[str, str], ...] = ()
-    words: int = 0
     executed: bool = False
 
     @property

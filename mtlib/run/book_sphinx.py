@@ -11,6 +11,11 @@ as MathML at build time (the converter of :mod:`mtlib.run.export`), so no page
 loads MathJax from a CDN and the site reads offline. The theme's own static
 JavaScript is untouched.
 
+For the PDF (Sphinx's LaTeX builder, :func:`mtlib.run.book.build_book`) the
+same pages are printed: an answer cell, which a page folds, is left out (a
+print cannot fold), and an HTML table (the paper's values beside ours) becomes
+a table of its cells' text, since LaTeX drops raw HTML.
+
 ``book/conf.py`` lists this module as an extension and sets
 ``html_math_renderer = "mathml"``.
 """
@@ -18,6 +23,7 @@ JavaScript is untouched.
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 from docutils import nodes
@@ -25,7 +31,17 @@ from docutils import nodes
 from mtlib.run.book_pages import MATHS_LEFT
 from mtlib.run.export import latex_to_mathml
 
-__all__ = ["MATHS_LEFT", "MATH_RENDERER", "clean_html", "clean_mathml", "mathml", "setup", "unrendered"]
+__all__ = [
+    "MATHS_LEFT",
+    "MATH_RENDERER",
+    "PRINT_ANSWER",
+    "clean_html",
+    "clean_mathml",
+    "mathml",
+    "setup",
+    "table_from_html",
+    "unrendered",
+]
 
 #: The name ``book/conf.py`` gives ``html_math_renderer``.
 MATH_RENDERER = "mathml"
@@ -156,9 +172,74 @@ def _clean_raw(app: Any, doctree: nodes.document, docname: str) -> None:
         node.replace_self(nodes.raw(cleaned, cleaned, format="html"))
 
 
+#: What the printed book says where a page folds an exercise's answer (the cell tagged ``answer``).
+PRINT_ANSWER = "The answer is not printed: it is folded in the HTML book and in the notebook."
+
+
+class _Rows(HTMLParser):
+    """The rows of an HTML table as the text each cell shows (a long text cut as on the page: whole in the CSV)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._text: str | None = None  # the open cell's text; None outside a cell
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th") and self.rows:
+            self._text = ""
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._text is not None:
+            self.rows[-1].append(self._text.strip())
+            self._text = None
+
+
+def table_from_html(markup: str) -> nodes.table | None:
+    """A docutils table of the first row's width from an HTML table (None when ``markup`` holds no table row).
+
+    >>> table = table_from_html("<table><tr><th>k</th><th>v</th></tr><tr><td title='a long text'>a lo…</td>"
+    ...                         "<td>0.5</td></tr></table>")
+    >>> [entry.astext() for entry in table.findall(nodes.entry)]
+    ['k', 'v', 'a lo…', '0.5']
+    """
+    parser = _Rows()
+    parser.feed(markup)
+    rows = [r for r in parser.rows if r]
+    if not rows:
+        return None
+    width = len(rows[0])
+    group = nodes.tgroup(cols=width)
+    group += [nodes.colspec(colwidth=1) for _ in range(width)]
+    for part, chunk in ((nodes.thead(), rows[:1]), (nodes.tbody(), rows[1:])):
+        for cells in chunk:
+            row = nodes.row()
+            row += [nodes.entry("", nodes.paragraph("", c)) for c in (cells + [""] * width)[:width]]
+            part += row
+        group += part
+    return nodes.table("", group)
+
+
+def _print(app: Any, doctree: nodes.document, docname: str) -> None:
+    """A page for print (a builder other than HTML): answers left out, HTML tables as tables."""
+    if app.builder.format == "html":
+        return
+    for cell in list(doctree.findall(lambda n: isinstance(n, nodes.container) and "tag_answer" in n["classes"])):
+        cell.replace_self(nodes.paragraph("", "", nodes.emphasis("", PRINT_ANSWER)))
+    for node in list(doctree.findall(nodes.raw)):
+        if "html" in str(node.get("format", "")).split() and (table := table_from_html(node.astext())):
+            node.replace_self(table)
+
+
 def setup(app: Any) -> dict[str, Any]:
-    """Register the MathML renderer and the raw-HTML cleaner (Sphinx's extension entry point)."""
+    """Register the MathML renderer, the raw-HTML cleaner and the print pages (Sphinx's extension entry point)."""
     app.add_html_math_renderer(MATH_RENDERER, (_visit_math, None), (_visit_math_block, None))
+    app.connect("doctree-resolved", _print)
     app.connect("doctree-resolved", _clean_raw)
     app.connect("doctree-resolved", _check_maths)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

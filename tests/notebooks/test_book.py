@@ -374,3 +374,38 @@ def test_the_student_edition_never_links_to_the_teachers_and_the_teacher_edition
     tour = " ".join(pages[teacher_site / "teachers" / "00_tour.html"].shown)
     assert "tour.check_invariance" in tour and "tour.check_prediction" in tour and "Common wrong answers" in tour
     assert tour.count("your answer") >= 3  # the answers, unfolded for the teacher
+    assert "What installing costs" in plan and "Measured on" in plan and "of 8 lessons have been timed" in plan
+
+
+def test_code_blocks_get_a_copy_button_served_from_the_site(site):
+    for nb in NOTEBOOKS:
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = _pages(site)[site / folder / f"{nb.stem}.html"]
+        copy = [urlsplit(s).path for s, _ in page.scripts if urlsplit(s).path.endswith("copybutton.js")]
+        assert copy and (site / folder / copy[0]).resolve().exists(), f"{nb.stem}: no copy button script"
+    assert "div.highlight pre" in (site / "_static" / "copybutton.js").read_text(encoding="utf-8")
+
+
+def test_the_printed_book_leaves_answers_out_and_keeps_the_paper_beside_ours(built, tmp_path):
+    """The LaTeX sources of the student edition (Sphinx's LaTeX builder needs no TeX, so this runs everywhere);
+    the PDF itself where latexmk and XeLaTeX are installed, else the build says why there is none."""
+    from mtlib.run.book_sphinx import PRINT_ANSWER
+
+    build = built.html.parent.parent
+    book._sphinx(build / "src" / "student", ROOT / "book", tmp_path / "tex", tmp_path / "doctrees", 1, "latex")
+    tex = (tmp_path / "tex" / "mtlib-course-book.tex").read_text(encoding="utf-8")
+    answers = sum(
+        "answer" in c.metadata.get("tags", []) for nb in NOTEBOOKS for c in nbformat.read(nb, as_version=4).cells
+    )
+    assert answers >= 2 * 7 and tex.count(PRINT_ANSWER) == answers
+    assert "# your answer" not in tex and "\\$\\$" not in tex
+    assert tex.count("paper\\_rate") >= 3 and "\\begin{tabulary}" in tex  # the HTML tables, printed as tables
+    index = (built.html / "index.html").read_text(encoding="utf-8")
+    if built.pdf is None:
+        assert "latexmk" in built.no_pdf and "apt-get install" in built.no_pdf
+        assert book.PDF_NAME not in index
+        return
+    assert built.pdf.read_bytes()[:5] == b"%PDF-" and not built.no_pdf
+    for edition in (built.html, built.teacher):
+        links = [u for u in _pages(edition)[edition / "index.html"].urls if u.endswith(book.PDF_NAME)]
+        assert links and (edition / unquote(links[0])).read_bytes() == built.pdf.read_bytes(), edition.name

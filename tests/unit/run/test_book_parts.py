@@ -126,12 +126,26 @@ def test_the_teachers_page_reads_the_tours_exercises_from_the_notebook():
     tasks = book_guides.exercises(tour, None, book_notebooks.ANSWER_TAG)
     assert [t.check for t in tasks] == ["tour.check_invariance", "tour.check_decrease", "tour.check_prediction"]
     assert all(t.checks.startswith("Exercise") and "# your answer" in t.answer for t in tasks)
-    chapter = book_pages.Chapter("00", "00_tour", "00 · Tour", "lessons/00_tour", words=1000, executed=True)
+    chapter = book_pages.Chapter("00", "00_tour", "00 · Tour", "lessons/00_tour", executed=True)
     times = {"00": book_guides.minutes(tour, book_notebooks.ANSWER_TAG)}
     page = book_guides.teachers_page([chapter], times, "quick")
     assert "make lab NB=00" in page and "All lessons: about" in page
     lesson = book_guides.lesson_page(chapter, tasks, {"objectives": ["Say it."]}, times["00"], "quick")
     assert "- Say it." in lesson and lesson.count("### Exercise") == 3 and "| exercises | 3 | 15.0 |" in lesson
+
+
+def test_a_lesson_timed_by_a_reader_replaces_the_estimate_and_the_count_of_timed_lessons_is_said():
+    tour = nbformat.read(ROOT / "notebooks" / "00_tour.ipynb", as_version=4)
+    chapter = book_pages.Chapter("00", "00_tour", "00 · Tour", "lessons/00_tour", executed=True)
+    times = {"00": book_guides.minutes(tour, book_notebooks.ANSWER_TAG)}
+    estimate = book_guides.teachers_page([chapter], times, "quick", {"install": "It took 4 min."})
+    assert "0 of 1 lessons have been timed by a reader" in estimate and "It took 4 min." in estimate
+    notes = {"00": {"timed": {"minutes": 97, "by": "two teachers, 2026"}}}
+    timed = book_guides.teachers_page([chapter], times, "quick", notes)
+    assert "1 of 1 lessons have been timed" in timed and "| 97 |" in timed and "about 97 minutes" in timed
+    assert "Not measured yet." in timed  # no install text: said so, no number made up
+    lesson = book_guides.lesson_page(chapter, [], notes["00"], times["00"], "quick")
+    assert "Timed by reading: 97 minutes (two teachers, 2026)" in lesson
 
 
 def test_no_run_is_refused_with_the_command_to_make_one(tmp_path):
@@ -171,3 +185,10 @@ def test_an_unreadable_executed_notebook_is_named_and_the_rest_is_assembled(tmp_
     assert str(tmp_path) not in page
     assert (tmp_path / "src" / "experiments" / "01_pairwise_sentiment_systematicity.ipynb").exists()
     assert "00_tour.ipynb cannot be read as a notebook" in capsys.readouterr().err
+
+
+def test_without_tex_live_the_pdf_is_skipped_with_the_packages_to_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(book.shutil, "which", lambda tool: None)
+    pdf, why = book._pdf(ROOT, tmp_path, "smoke", tmp_path / "build", 1)
+    assert pdf is None and "no latexmk or xelatex on PATH" in why and book.LATEX_PACKAGES in why
+    assert not (tmp_path / "build").exists()  # nothing assembled, nothing built
