@@ -212,11 +212,11 @@ def exercises(tour: Mapping[str, Any], executed: Mapping[str, Any] | None, answe
 
 
 def _summary(module: str, function: str) -> str:
-    """The first line of the docstring of ``mtlib.experiments.<module>.<function>`` (empty when not found)."""
+    """The summary (first paragraph, on one line) of the docstring of ``mtlib.experiments.<module>.<function>``
+    (empty when not found)."""
     try:
-        return (inspect.getdoc(getattr(importlib.import_module(f"mtlib.experiments.{module}"), function)) or "").split(
-            "\n"
-        )[0]
+        doc = inspect.getdoc(getattr(importlib.import_module(f"mtlib.experiments.{module}"), function)) or ""
+        return " ".join(doc.split("\n\n")[0].split())
     except (ImportError, AttributeError):
         return ""
 
