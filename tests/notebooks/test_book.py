@@ -409,3 +409,23 @@ def test_the_printed_book_leaves_answers_out_and_keeps_the_paper_beside_ours(bui
     for edition in (built.html, built.teacher):
         links = [u for u in _pages(edition)[edition / "index.html"].urls if u.endswith(book.PDF_NAME)]
         assert links and (edition / unquote(links[0])).read_bytes() == built.pdf.read_bytes(), edition.name
+
+
+def test_bookkeeping_cells_tagged_hide_input_fold_their_code_and_keep_their_output(site):
+    """A notebook tags the cells that only record metrics and save tables ``hide-input`` (MyST-NB's tag): the
+    chapter folds their code behind "Show code cell source"; JupyterLab shows it as any cell."""
+    import re
+
+    tagged = 0
+    for nb in NOTEBOOKS:
+        cells = [c for c in nbformat.read(nb, as_version=4).cells if "hide-input" in c.metadata.get("tags", [])]
+        folder = "lessons" if nb.stem.startswith("00") else "experiments"
+        page = (site / folder / f"{nb.stem}.html").read_text(encoding="utf-8")
+        folded = re.findall(r'<details class="[^"]*hide above-input"[^>]*>(.*?)</details>', page, re.S)
+        for cell in cells:
+            first = cell.source.splitlines()[0].split("(")[0].split()[-1]  # a name on its first line
+            hiding = [f for f in folded if first in re.sub(r"<[^>]+>", "", f)]
+            assert hiding, f"{nb.stem}: not folded: {cell.source[:60]}"
+            assert "cell_output" not in hiding[0], f"{nb.stem}: its output is folded too"
+        tagged += len(cells)
+    assert tagged >= 5, "the metrics-and-tables cells of 01, 02, 04, 05 and 06 are tagged hide-input"
