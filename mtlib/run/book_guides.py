@@ -53,8 +53,9 @@ __all__ = [
     "teachers_page",
 ]
 
-#: The time model of a lesson (:func:`minutes`): prose words a minute (technical prose read closely, below the
-#: 200-250 of plain prose), and minutes per displayed formula, code cell (read it, run it), figure and table
+#: The time model of a lesson (:func:`minutes`): prose words a minute (technical prose studied, about half the
+#: 238 a minute of silent non-fiction reading in Brysbaert's 2019 meta-analysis), and minutes per displayed
+#: formula, code cell (read it, run it), figure and table
 #: shown, and exercise (write an answer, run the check, read the hint).
 PACE = {
     "prose words": 130,
@@ -325,7 +326,10 @@ def teachers_page(
         "## Lesson plan",
         "",
         f"A lesson's minutes are estimated from its notebook, part by part, not from its length alone: prose at "
-        f"{PACE['prose words']} words a minute (formulas left out), plus {pace}. This is a model, not a measured "
+        f"{PACE['prose words']} words a minute (formulas left out), plus {pace}. For scale, silent reading of English "
+        "non-fiction averages 238 words a minute, most adults 175 to 300, second-language readers slower "
+        "([Brysbaert 2019](https://doi.org/10.1016/j.jml.2019.104047), 190 studies); a lesson is studied, not read "
+        "through, so the model reads its prose at about half that. This is a model, not a measured "
         f"reading: {sum(_timed(notes.get(ch.number) or {}) is not None for ch in chapters)} of {len(chapters)} lessons "
         "have been timed by a reader so far (a `timed:` entry in book/teaching.yaml replaces the estimate). The "
         f"run time is what the runner measured for the {text(profile)} run (a student who runs the notebook "
