@@ -192,3 +192,17 @@ def test_without_tex_live_the_pdf_is_skipped_with_the_packages_to_install(tmp_pa
     pdf, why = book._pdf(ROOT, tmp_path, "smoke", tmp_path / "build", 1)
     assert pdf is None and "no latexmk or xelatex on PATH" in why and book.LATEX_PACKAGES in why
     assert not (tmp_path / "build").exists()  # nothing assembled, nothing built
+
+
+def test_a_latex_failure_leaves_no_pdf_and_names_the_log_and_the_error(tmp_path, monkeypatch):
+    import subprocess
+
+    monkeypatch.setattr(book.shutil, "which", lambda tool: f"/usr/bin/{tool}")
+    monkeypatch.setattr(book, "assemble", lambda *a, **k: [])
+    monkeypatch.setattr(book, "_sphinx", lambda src, conf, out, *a, **k: out.mkdir(parents=True) or [])
+    stale = tmp_path / "build" / "latex" / book.PDF_NAME
+    failed = subprocess.CompletedProcess([], 12, stdout="x\n! Undefined control sequence.\nl.42 \\foo\n", stderr="")
+    monkeypatch.setattr(book.subprocess, "run", lambda *a, **k: stale.write_bytes(b"%PDF-old") and failed)
+    pdf, why = book._pdf(ROOT, tmp_path, "smoke", tmp_path / "build", 1)
+    assert pdf is None and "LaTeX failed (exit 12; latex/mtlib-course-book.log)" in why
+    assert "! Undefined control sequence." in why
