@@ -26,6 +26,7 @@ _face = Face(
             "OrderCount",
             "TransitivityCount",
             "count_order_violations",
+            "count_sampled_transitivity",
             "count_transitivity_violations",
             "sample_triples",
         ],
