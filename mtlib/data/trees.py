@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 # PTB trees separate tokens by ASCII whitespace only: a U+00A0 inside a leaf ("8\u00a01\/2" in SST's
@@ -70,6 +70,14 @@ class Tree:
                 best = max(best, depth)
             stack.extend((c, depth + 1) for c in node.children)
         return best
+
+    def relabel(self, label: Callable[[str], str]) -> Tree:
+        """The same tree with every node's label replaced by ``label(old)``, e.g. SST's polarity flipped.
+
+        >>> str(Tree("1", (Tree("0", word="bad"), Tree("3", word="fun"))).relabel(lambda v: str(4 - int(v))))
+        '(3 (4 bad) (1 fun))'
+        """
+        return Tree(label(self.label), tuple(c.relabel(label) for c in self.children), self.word)
 
     def subtrees(self) -> Iterator[Tree]:
         """Every node, pre-order (root first)."""
