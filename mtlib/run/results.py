@@ -271,6 +271,8 @@ class Run:
         self.headline: list[str] = []
         # keys declared not computed in this run, each with its reason (Run.skip)
         self.skipped: dict[str, str] = {}
+        # the primary model (a notebook's first): its values also under plain keys, its tables under plain names
+        self.primary_model: str | None = None
         # figures index of this execution: name -> {"alt", "png", "pdf"} (paths relative to the output root)
         self.figures: dict[str, dict[str, str]] = {}
         self.root = root
@@ -421,7 +423,13 @@ class Run:
         return self.layout.manifest_path
 
     def record_report(
-        self, report: Report | Mapping[str, Any], model: str | None = None, *, primary: bool = True, tables: bool = True
+        self,
+        report: Report | Mapping[str, Any],
+        model: str | None = None,
+        *,
+        primary: bool | None = None,
+        tables: bool = True,
+        nan_reason: str = "",
     ) -> dict[str, Any]:
         """Record an experiment report's metrics (and save its tables) in the one key scheme.
 
@@ -439,9 +447,12 @@ class Run:
             report: An object with ``metrics()`` (and optionally ``tables()``,
                 ``headline`` and ``skipped()``), or a plain mapping of metrics.
             model: The model the report is about.
-            primary: Also record the plain keys (and the headline).
+            primary: Also record the plain keys (and the headline). None: whether ``model`` is
+                :attr:`primary_model` (always, when that is not set).
             tables: Save ``report.tables()`` as ``<name>`` for the primary
                 model and ``<name>__<model>`` for the others.
+            nan_reason: Declare every NaN value skipped with this reason (a value the run could not compute,
+                e.g. a rate without a case); "": a NaN the report does not declare is an error.
 
         Returns:
             The keys and values recorded.
@@ -451,7 +462,9 @@ class Run:
             ValueError: a headline key of the report is skipped, NaN or infinite.
         """
         values = dict(report) if isinstance(report, Mapping) else dict(report.metrics())
-        skipped = skipped_of(report)
+        primary = self._is_primary(model, primary)
+        nans = {k: nan_reason for k, v in values.items() if nan_reason and isinstance(v, float) and math.isnan(v)}
+        skipped = skipped_of(report) | nans
         out = scheme(values, model, primary)
         declared = scheme(skipped, model, primary)
         if declared:
@@ -464,8 +477,13 @@ class Run:
             self.record({k: values.get(k, math.nan) for k in heads if k in values or k in skipped}, headline=True)
         if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
             for name, frame in report.tables().items():
-                self.save_table(frame, name if plain else f"{name}__{model_slug(str(model))}")
+                self.save_table(frame, name, model=model, primary=plain)
         return out
+
+    def _is_primary(self, model: str | None, primary: bool | None) -> bool:
+        if primary is not None:
+            return primary
+        return model is None or self.primary_model is None or model == self.primary_model
 
     def save_figure(
         self, fig: Any, name: str, alt: str | None = None, *, dpi: int = 150, show: bool = True
@@ -511,12 +529,15 @@ class Run:
             _display_in_kernel(fig, paths[0], alt, dpi)
         return paths
 
-    def save_table(self, df: Any, name: str) -> Path:
-        """Save a DataFrame as ``tables/<name>.csv`` (index included).
+    def save_table(self, df: Any, name: str, *, model: str | None = None, primary: bool | None = None) -> Path:
+        """Save a DataFrame as ``tables/<name>.csv`` (index included); a table of a model other than the primary
+        one (``primary``, as in :meth:`record_report`) as ``tables/<name>__<model>.csv``.
 
         Raises:
             ValueError: ``name`` is not one file-name part (see :meth:`save_figure`).
         """
+        if not self._is_primary(model, primary):
+            name = f"{name}__{model_slug(str(model))}"
         _file_name(name, "save_table")
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         path = self.tables_dir / f"{name}.csv"
