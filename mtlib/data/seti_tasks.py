@@ -18,7 +18,18 @@ import pandas as pd
 
 from mtlib.data.errors import DataArgumentError, check_count
 
-__all__ = ["SETTINGS", "TEMPLATE", "TEST_RULES", "SetiData", "SetiError", "build", "check_invariants"]
+__all__ = [
+    "SETTINGS",
+    "TEMPLATE",
+    "TEST_RULES",
+    "SetiData",
+    "SetiError",
+    "build",
+    "check_invariants",
+    "entailment_predictions",
+    "pair_frame",
+    "subsample",
+]
 
 #: §3.1: the premise template of veridical and compositional inferences.
 TEMPLATE = "Someone {verb} that {s}"
@@ -201,6 +212,42 @@ class SetiData:
     def __repr__(self) -> str:
         sizes = ", ".join(f"{s} {len(getattr(self, s))}" for s in ("train", "dev", "test", "few"))
         return f"SetiData({self.name}: {sizes})"
+
+    def shots(self, k: int) -> pd.DataFrame:
+        """The first ``k`` D_few items (they cycle through the test's rules); SetiError past the candidates."""
+        if k > len(self.few):
+            raise SetiError(f"{self.name}: {k} shots asked, {len(self.few)} D_few candidates reserved")
+        return self.few.iloc[:k]
+
+
+def pair_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """Items as a classifier's pair data: ``text`` (premise), ``text_pair`` (hypothesis), ``label``
+    (``"entailment"`` or ``"non-entailment"``).
+
+    >>> pair_frame(pd.DataFrame({"premise": ["a"], "hypothesis": ["b"], "label": [1]}))["label"].tolist()
+    ['entailment']
+    """
+    label = np.where(items["label"].to_numpy().astype(int) == 1, "entailment", "non-entailment")
+    return pd.DataFrame({"text": items["premise"].tolist(), "text_pair": items["hypothesis"].tolist(), "label": label})
+
+
+def entailment_predictions(clf: Any, items: pd.DataFrame) -> np.ndarray:
+    """0/1 predictions of a pair classifier (``clf.score(texts, "entailment", text_pairs=...)``): P above 0.5."""
+    prob = clf.score(items["premise"].tolist(), "entailment", text_pairs=items["hypothesis"].tolist())
+    return (np.asarray(prob, dtype=float) > 0.5).astype(int)
+
+
+def subsample(frame: pd.DataFrame, n: int, seed: int, by: Any) -> pd.DataFrame:
+    """At most ``n`` rows (0: all), spread evenly over the values of the columns ``by``, in the frame's order.
+
+    >>> frame = pd.DataFrame({"rule": [1, 1, 1, 1, 2, 2]})
+    >>> subsample(frame, 4, 0, "rule")["rule"].value_counts().sort_index().tolist()
+    [2, 2]
+    """
+    if n <= 0 or len(frame) <= n:
+        return frame
+    order = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
+    return order.iloc[np.argsort(order.groupby(by).cumcount().to_numpy(), kind="stable")[:n]].sort_index()
 
 
 def _recipe(
