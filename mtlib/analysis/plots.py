@@ -265,6 +265,71 @@ def strip_by_group(
     return fig
 
 
+def accuracy_panels(
+    scores: pd.DataFrame, panels: Sequence[tuple], configs: Sequence[tuple[str, str]], *, ylabel: str = ""
+) -> plt.Figure:
+    """One panel per ``(task, setting)``: each model's accuracy in each configuration, one symbol per seed, and
+    its majority baseline as a bar (SETI's Figure 1, Fu & Frank 2023).
+
+    Args:
+        scores: One row per run: ``model``, ``task``, ``setting``, ``config``, ``seed``, ``accuracy``, ``baseline``.
+        panels: The ``(task, setting)`` pairs to draw, in order (those without a run are left out).
+        configs: ``(config, legend label)`` pairs, drawn left and right of each model.
+        ylabel: The first panel's y label.
+    """
+    present = set(zip(scores["task"], scores["setting"]))
+    panels = [p for p in panels if p in present]
+    models = list(dict.fromkeys(scores["model"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels) + 1, 3.6), sharey=True, squeeze=False)
+    for ax, (task, setting) in zip(axes[0], panels):
+        part = scores[(scores["task"] == task) & (scores["setting"] == setting)]
+        for (config, label), marker, shift in zip(configs, "osD^", np.linspace(-0.15, 0.15, len(configs))):
+            sub = part[part["config"] == config]
+            x = sub["model"].map(models.index) + shift + 0.03 * (sub["seed"].rank(method="first") - 1)
+            ax.scatter(x, sub["accuracy"], marker=marker, s=22, alpha=0.8, label=label)
+            base = sub.groupby("model")["baseline"].mean()
+            ax.scatter(base.index.map(models.index) + shift, base, marker="_", s=160, color="0.3")
+        ax.set_xticks(range(len(models)), models, rotation=40, ha="right", fontsize=8)
+        ax.set(title=f"Task {task}\n{setting}", xlim=(-0.6, len(models) - 0.4), ylim=(-0.02, 1.02))
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][0].legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def shot_curves(fewshot: pd.DataFrame, panels: Sequence[tuple], marks: dict | None = None) -> plt.Figure:
+    """One panel per ``(task, setting)``: accuracy against the shots (log scale, 0 drawn at 0.5), one line per
+    model with its min-max band over seeds, the majority baseline dotted, and ``marks[(task, setting)]`` (e.g. the
+    number of missing rule types) dashed (SETI's Figure 2).
+
+    Args:
+        fewshot: One row per run and shot budget: ``model``, ``task``, ``setting``, ``shots``, ``accuracy``,
+            ``baseline``.
+        panels: The ``(task, setting)`` pairs to draw, in order (those without a run are left out).
+        marks: A vertical line per panel, at that many shots.
+    """
+    import seaborn as sns
+
+    present = set(zip(fewshot["task"], fewshot["setting"]))
+    panels = [p for p in panels if p in present]
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), sharey=True, squeeze=False)
+    for ax, (task, setting) in zip(axes[0], panels):
+        part = fewshot[(fewshot["task"] == task) & (fewshot["setting"] == setting)]
+        sns.lineplot(part.assign(x=part["shots"].clip(lower=0.5)), x="x", y="accuracy", hue="model", marker="o",
+                     errorbar=("pi", 100), ax=ax)  # fmt: skip
+        ax.axhline(part["baseline"].mean(), color="0.4", ls=":", lw=1, label="majority baseline")
+        if (marks or {}).get((task, setting)) is not None:
+            ax.axvline((marks or {})[task, setting], color="0.6", ls="--", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ticks = sorted(part["shots"].clip(lower=0.5).unique())
+        ax.set_xticks(ticks, ["0" if t == 0.5 else str(int(t)) for t in ticks], fontsize=7)
+        ax.set(title=f"Task {task} {setting}", ylim=(-0.02, 1.02), xlabel="shots in D_few (log scale)",
+               ylabel="test accuracy")  # fmt: skip
+        ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
 def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
     """A short description of a figure (alt text): its titles and what each panel plots.
 
@@ -406,6 +471,8 @@ __all__ = [
     "pair_segments",
     "grouped_bars",
     "strip_by_group",
+    "accuracy_panels",
+    "shot_curves",
     "describe_figure",
     "SST_COLORS",
     "tree_drawing",
