@@ -29,6 +29,7 @@ __all__ = [
     "entailment_predictions",
     "pair_frame",
     "subsample",
+    "verb_shortcut_right",
 ]
 
 #: §3.1: the premise template of veridical and compositional inferences.
@@ -414,3 +415,14 @@ def check_invariants(data: SetiData) -> None:
     if key == (1, "non-trivial"):
         known = _strings(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
         assert _strings(data.test["nat_rule"]) <= known, f"{data.name}: a test substitution rule is unseen in training"
+
+
+def verb_shortcut_right(items: pd.DataFrame, veridical_verbs: Any) -> pd.Series:
+    """Per item, whether the verb shortcut ("entailment exactly when the verb is veridical", whatever the clause
+    says) gets its label right.
+
+    >>> items = pd.DataFrame({"verb": ["know", "hope"], "label": [0, 0]})
+    >>> verb_shortcut_right(items, {"know"}).tolist()
+    [False, True]
+    """
+    return items["verb"].isin(set(veridical_verbs)).astype(int) == items["label"].astype(int)
