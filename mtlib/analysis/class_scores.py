@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["RANDOM", "f1_summary", "learnt_p", "per_class_scores", "shared_task_table"]
+from mtlib.models.training.baseline import majority_baseline
+
+__all__ = ["RANDOM", "accuracy_by_group", "f1_summary", "learnt_p", "per_class_scores", "shared_task_table"]
 
 #: The control class of the shared tasks: left out of the summary F1.
 RANDOM = "RANDOM"
@@ -162,3 +164,29 @@ def shared_task_table(
     ]
     table.index.name = "class"
     return table
+
+
+def accuracy_by_group(labels: pd.Series, predicted: Any, groups: Any) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One run's accuracy beside its test set's majority baseline, and its accuracy per group of items.
+
+    Args:
+        labels: Gold 0/1 labels, shape (n,).
+        predicted: Predicted 0/1 labels, shape (n,).
+        groups: A group name per item, shape (n,) (e.g. a rule, or a kind of item).
+
+    Returns:
+        ``{"accuracy", "baseline", "n_test"}``, and a frame indexed by ``group``: ``accuracy``, ``n`` and
+        ``label`` (the share of gold 1s, which says what a constant answer would score there).
+
+    >>> summary, per = accuracy_by_group(pd.Series([1, 1, 0]), [1, 0, 0], ["a", "a", "b"])
+    >>> summary, per["accuracy"].tolist()
+    ({'accuracy': 0.6666666666666666, 'baseline': 0.6666666666666666, 'n_test': 3}, [0.5, 1.0])
+    """
+    correct = np.asarray(predicted) == labels.to_numpy().astype(int)
+    baseline = majority_baseline(labels.astype(int))
+    summary = {"accuracy": float(correct.mean()), "baseline": baseline, "n_test": len(labels)}
+    per_group = pd.DataFrame({"correct": correct, "group": np.asarray(groups), "label": labels.to_numpy()})
+    per_group = per_group.groupby("group").agg(
+        accuracy=("correct", "mean"), n=("correct", "size"), label=("label", "mean")
+    )
+    return summary, per_group

@@ -28,6 +28,7 @@ __all__ = [
     "check_invariants",
     "entailment_predictions",
     "pair_frame",
+    "rule_groups",
     "subsample",
     "verb_shortcut_right",
 ]
@@ -426,3 +427,10 @@ def verb_shortcut_right(items: pd.DataFrame, veridical_verbs: Any) -> pd.Series:
     [False, True]
     """
     return items["verb"].isin(set(veridical_verbs)).astype(int) == items["label"].astype(int)
+
+
+def rule_groups(items: pd.DataFrame, symbols: Any) -> np.ndarray:
+    """Per item, the group its accuracy is reported under: a compositional item's rule (``"① rule 1"``, with
+    ``symbols[rule]``), any other item's kind (``PI_lex``, ``PI_ver``, ...)."""
+    rule = items["rule"].map(lambda r: f"{symbols.get(int(r), r)} rule {int(r)}")
+    return np.where(items["kind"] == "CI", rule, items["kind"])
