@@ -15,6 +15,7 @@ import pytest
 from mtlib.data import sick
 from mtlib.experiments import nli
 from mtlib.run import script
+from mtlib.utils.keys import model_slug
 from mtlib.utils.rules import ParameterError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -128,7 +129,7 @@ def test_ablation_rows_are_each_training_sets_own_run(ablation_run):
     assert not np.allclose(rows[ns["ablation_row"]["sick"]]["s_ent"], rows[ns["ablation_row"]["med"]]["s_ent"])
     # the ablation rows are not model rows: only the model gets models/<slug>/ keys
     assert ns["model_rows"] == [primary] and len(rows) == 4
-    assert {k.split("/")[1] for k in metrics if k.startswith("models/")} == {ns["model_slug"](primary)}
+    assert {k.split("/")[1] for k in metrics if k.startswith("models/")} == {model_slug(primary)}
     assert "Manino et al." in ns["claim"]
     assert any(end in ns["ablation_text"] for end in ("The direction depends", "Every training set"))
 
