@@ -17,10 +17,12 @@ PARAMS ?=
 help:
 	@echo "make reproduce | test | check | smoke | paper | bench | lab [NB=01] | book | hooks | notebooks-fix   (PROFILE=quick ONLY=01,04)"
 
-$(STAMP): pyproject.toml
+# mtlib, then the tool beside it (tools/mtrun: the runner and the course-book builder), both editable, one .venv
+$(STAMP): pyproject.toml tools/mtrun/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install torch==2.13.0
-	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,cluster,test,book]"
+	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,test]"
+	$(PY) -m pip install -e "tools/mtrun[cluster,book]"
 	@touch $(STAMP)
 
 # the kernel every notebook names (metadata.kernelspec.name = mtlib)
@@ -41,13 +43,13 @@ hooks:
 
 # clear outputs, write the canonical metadata and the spec's parameters cell of every notebook, and the parameter docs
 notebooks-fix: install
-	$(PY) -m mtlib.run.notebooks --fix notebooks/*.ipynb
-	$(PY) -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md
+	$(PY) -m mtrun.notebooks --fix notebooks/*.ipynb
+	$(PY) -m mtrun.notebooks --docs notebooks/PARAMETERS.md
 
-# lint, format and types of mtlib and of the notebooks' code (rules in pyproject.toml); make test runs it first
+# lint, format and types of mtlib, of the tool beside it and of the notebooks' code (rules in pyproject.toml); make test runs it first
 check: install
-	$(VENV)/bin/ruff check mtlib tests benchmarks notebooks
-	$(VENV)/bin/ruff format --check mtlib tests benchmarks
+	$(VENV)/bin/ruff check mtlib tools tests benchmarks notebooks
+	$(VENV)/bin/ruff format --check mtlib tools tests benchmarks
 	$(VENV)/bin/mypy
 	$(VENV)/bin/nbqa mypy notebooks
 
@@ -56,13 +58,13 @@ test: install check
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 reproduce: install
-	$(PY) -m mtlib.run --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach x,$(PARAMS),-p $(x))
+	$(PY) -m mtrun --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach x,$(PARAMS),-p $(x))
 
 smoke: install
-	$(PY) -m mtlib.run --profile smoke $(if $(ONLY),--only $(ONLY))
+	$(PY) -m mtrun --profile smoke $(if $(ONLY),--only $(ONLY))
 
 paper: install
-	$(PY) -m mtlib.run --profile paper $(if $(ONLY),--only $(ONLY))
+	$(PY) -m mtrun --profile paper $(if $(ONLY),--only $(ONLY))
 
 bench: install
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
@@ -81,10 +83,10 @@ lab: install
 	else $(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=.; fi
 
 # the course book: a static site, student and teacher editions (book/_build/html/{student,teacher}, git-ignored) built offline from the executed notebooks of
-# papermill_runs/$(PROFILE)/, which `python -m mtlib.run --profile $(PROFILE)` makes first only when they are absent
+# papermill_runs/$(PROFILE)/, which `python -m mtrun --profile $(PROFILE)` makes first only when they are absent
 # (and book/_build/latex/mtlib-course-book.pdf when latexmk and xelatex are installed: TeX Live, not on PyPI)
 book: install
-	$(PY) -m mtlib.run.book --profile $(PROFILE) --run-if-absent
+	$(PY) -m mtrun.book --profile $(PROFILE) --run-if-absent
 
 clean-outputs:
 	rm -rf figures/smoke figures/quick figures/paper papermill_runs/smoke papermill_runs/quick papermill_runs/paper

@@ -591,12 +591,12 @@ def project(root: Path, stems: tuple[str, ...] = ("01_a",), body: str = BODY, pa
 
 
 def main_of_runner(argv: list[str]) -> int:
-    """``mtlib.run``'s ``main(argv)``; an ``argparse`` refusal (exit status 2, message on stderr) becomes a
+    """``mtrun``'s ``main(argv)``; an ``argparse`` refusal (exit status 2, message on stderr) becomes a
     ``SystemExit`` holding that message, as a user reads it."""
     import contextlib
     import io
 
-    from mtlib import run as runner
+    import mtrun as runner
 
     err = io.StringIO()
     try:
@@ -609,7 +609,7 @@ def main_of_runner(argv: list[str]) -> int:
 
 
 def _runner(tmp: Path, args: list[str], *names: str | tuple[str, ...]) -> Outcome:
-    """``python -m mtlib.run --list`` on a throw-away project: an exit status 0 accepted the options."""
+    """``python -m mtrun --list`` on a throw-away project: an exit status 0 accepted the options."""
     root = project(tmp / "p")
 
     def call() -> Any:
@@ -1551,7 +1551,7 @@ def _damaged_metrics(tmp: Path) -> Any:
 
 @case("last-mile", "metrics_json_not_json_expected_values")
 def _metrics_expected(tmp: Path) -> Outcome:
-    from mtlib.run import expected
+    from mtrun import expected
 
     _damaged_metrics(tmp)
     write(tmp / "p" / "notebooks" / "01_a.ipynb", "{}")
@@ -1568,8 +1568,8 @@ def _metrics_diff(tmp: Path) -> Outcome:
     import contextlib
     import io
 
-    from mtlib.run import diff
     from mtlib.run.layout import RunLayout
+    from mtrun import diff
 
     bad = _damaged_metrics(tmp)
     good = RunLayout(tmp / "q", "t", "01_a")
@@ -1615,7 +1615,7 @@ def _deep_million(tmp: Path) -> Outcome:
 def _dask_garbage(tmp: Path) -> Outcome:
     import socket
 
-    from mtlib.run.dask_executor import connect
+    from mtrun.dask_executor import connect
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -289,7 +289,7 @@ for _digits in (20, 5000):
 
 
 def _check_pins(tmp: Path, pins: Path) -> Any:
-    from mtlib.run import expected
+    from mtrun import expected
 
     (tmp / "p" / "notebooks").mkdir(parents=True, exist_ok=True)
     return expected.check_runs("t", tmp / "p", path=pins, notebooks_dir=tmp / "p" / "notebooks")
@@ -363,7 +363,7 @@ def _dask_echo(tmp: Path) -> Outcome:
 
     threading.Thread(target=serve, daemon=True).start()
     address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
-    code = f"from mtlib.run.dask_executor import connect; connect({address!r}, timeout=3.0)"
+    code = f"from mtrun.dask_executor import connect; connect({address!r}, timeout=3.0)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=50)
     said = " ".join(proc.stderr.split())
     if proc.returncode == 0:

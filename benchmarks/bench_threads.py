@@ -1,7 +1,7 @@
 """Thread policy benchmark: 1 vs 2 torch threads, active vs passive OpenMP waiting, idle vs busy machine.
 
 The runner gives each notebook the cores free as it starts, with passive
-OpenMP waiting (:func:`mtlib.utils.threads.plan_threads`). This bench
+OpenMP waiting (:func:`mtrun.threads.plan_threads`). This bench
 measures the evidence for that rule on this machine, for the two costs that
 dominate the notebooks: encoding with MiniLM (mtlib's batched path, no
 cache) and fine-tuning steps of MiniLM (forward, backward, AdamW).
@@ -30,10 +30,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools" / "mtrun")]  # mtlib and the runner beside it
 
 from benchmarks._common import load as machine_load  # noqa: E402
-from mtlib.utils.threads import plan_threads  # noqa: E402
+from mtrun.threads import plan_threads  # noqa: E402
 
 WORKER = r"""
 import json, statistics, sys, time
@@ -77,7 +77,9 @@ def run_setting(threads: int, wait: str, args: argparse.Namespace) -> dict:
     env.update({v: str(threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
     if wait:
         env["OMP_WAIT_POLICY"] = wait
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), str(ROOT / "tools" / "mtrun"), env.get("PYTHONPATH", "")) if p
+    )
     cmd = [sys.executable, "-c", WORKER, str(args.texts), str(args.steps), str(args.repeats)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])

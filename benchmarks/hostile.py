@@ -60,9 +60,11 @@ OUTCOMES = ("works", "clear", "unclear", "silent", "hang", "lost", "insecure")
 
 def _prepare(code: Path) -> None:
     """Put ``code``'s mtlib first on the path (here and in every process a case starts) and import it."""
-    sys.path.insert(0, str(code))
+    sys.path[:0] = [str(code), str(code / "tools" / "mtrun")]
     sys.path.insert(0, str(HERE))
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(code), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(code), str(code / "tools" / "mtrun"), os.environ.get("PYTHONPATH", "")) if p
+    )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["MTLIB_PROGRESS"] = "0"
     os.environ["MPLBACKEND"] = "Agg"
@@ -82,8 +84,8 @@ def _prepare(code: Path) -> None:
         "mtlib.data",
         "mtlib.relations",
         "mtlib.suite",
-        "mtlib.run",
-        "mtlib.run.cli",
+        "mtrun",
+        "mtrun.cli",
         "mtlib.run.results",
         "mtlib.experiments.montague",
         "mtlib.experiments.tre",

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools" / "mtrun")]  # mtlib and the runner beside it
 
 #: Environments compared by ``run``: the default kernels and threads, and variants that change the float32
 #: summation order of the encoders (ATen's vectorised kernels, MKL's GEMM code path, the thread count).
@@ -71,7 +71,9 @@ def run_settings(out: Path, profile: str, names: list[str], only: str | None) ->
         env = {
             **os.environ,
             **SETTINGS[name],
-            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(ROOT), str(ROOT / "tools" / "mtrun"), os.environ.get("PYTHONPATH", "")) if p
+            ),
         }
         cache = out / f"cache-{name}"
         shutil.rmtree(cache, ignore_errors=True)
@@ -80,7 +82,7 @@ def run_settings(out: Path, profile: str, names: list[str], only: str | None) ->
         cmd = [
             sys.executable,
             "-m",
-            "mtlib.run",
+            "mtrun",
             "--profile",
             profile,
             "--root",
@@ -113,8 +115,9 @@ def compare(
     dirs: dict[str, Path], profile: str, expected_path: str | None = None, only: str | None = None
 ) -> list[dict]:
     """Per pinned key: its value under each setting, the spread, and the spread in items."""
-    from mtlib.run import discover, expected
     from mtlib.run.results import RunLayout, read_metrics
+    from mtrun import expected
+    from mtrun.profiles import discover
 
     stems = {p.stem[:2]: p.stem for p in discover(ROOT / "notebooks")}
     wanted = set(only.split(",")) if only else None

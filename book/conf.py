@@ -1,9 +1,9 @@
-"""Sphinx configuration of the course book. Build it with ``make book`` (``python -m mtlib.run.book``), which
+"""Sphinx configuration of the course book. Build it with ``make book`` (``python -m mtrun.book``), which
 writes the sources under ``book/_build/src/<edition>`` from a run and builds ``book/_build/html/student`` and
 ``book/_build/html/teacher``.
 
 Nothing here fetches anything: no intersphinx, no MathJax (maths is MathML, rendered by
-``mtlib.run.book_sphinx``), no widget or require.js loader from a CDN; MyST-NB never executes a notebook.
+``mtrun.book_sphinx``), no widget or require.js loader from a CDN; MyST-NB never executes a notebook.
 """
 
 project = "mtlib: metamorphic testing of NLP models"
@@ -13,7 +13,7 @@ html_title = "mtlib course book"
 
 # sphinx_copybutton: a copy button on every code block (its own static JavaScript, nothing fetched); it leaves
 # out the prompts and the output lines of a console block (">>> ", "... ", "$ ")
-extensions = ["myst_nb", "mtlib.run.book_sphinx", "sphinx_copybutton"]
+extensions = ["myst_nb", "mtrun.book_sphinx", "sphinx_copybutton"]
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 copybutton_exclude = ".linenos, .gp, .go"
@@ -36,7 +36,7 @@ smartquotes = False  # a value from a run is shown as it is ("Pos", not “Pos�
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type"]
 
-# maths as MathML at build time (mtlib.run.book_sphinx), no MathJax
+# maths as MathML at build time (mtrun.book_sphinx), no MathJax
 html_math_renderer = "mathml"
 
 html_theme = "sphinx_book_theme"
@@ -54,7 +54,7 @@ html_show_sourcelink = False
 html_last_updated_fmt = None
 exclude_patterns = ["**.ipynb_checkpoints", "files/**"]  # files/: downloads (the notebooks as .ipynb), not pages
 
-# the printed book (python -m mtlib.run.book, when latexmk and XeLaTeX are installed): the student edition as one
+# the printed book (python -m mtrun.book, when latexmk and XeLaTeX are installed): the student edition as one
 # PDF. XeLaTeX reads the notebooks' Unicode (ρ, →, ✓) with the system's OpenType fonts; no package is fetched.
 latex_engine = "xelatex"
 latex_documents = [("index", "mtlib-course-book.tex", html_title, author, "manual")]

@@ -11,7 +11,8 @@ whose dependencies point one way (each imports only those to its left)::
 - :mod:`mtlib.relations`: the relation protocol, exact counting, intervals, transformations, notation.
 - :mod:`mtlib.analysis`: statistics, plots, claims computed from a run.
 - :mod:`mtlib.experiments`: one sub-package per notebook.
-- :mod:`mtlib.run`: the runner, parameters, the run layout, results, reports.
+- :mod:`mtlib.run`: the kernel side of a run: results, the run layout, the manifest, the parameter check.
+  The runner and the course-book builder are the tool ``mtrun`` beside mtlib (``tools/mtrun/``).
 - :mod:`mtlib.testing`: the public CI gate.
 
 Importing ``mtlib`` loads nothing heavy: each wing is imported on first use

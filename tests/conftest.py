@@ -19,6 +19,11 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 ROOT = Path(__file__).resolve().parents[1]
+# Every process a test starts (the runner, its papermill processes, a notebook's kernel, a script) imports this
+# checkout's mtlib and the tool beside it (tools/mtrun), whatever is installed.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT), str(ROOT / "tools" / "mtrun"), os.environ.get("PYTHONPATH", "")) if p
+)
 
 SENTENCES = [
     "There was no cherry tree in the garden.",

@@ -21,6 +21,9 @@ from pathlib import Path
 from mtlib.run.layout import RunLayout
 
 ROOT = Path(__file__).resolve().parents[1]
+#: This checkout's code for a spawned process's ``PYTHONPATH``: mtlib and the tool beside it (the runner), so a
+#: test never depends on what is installed.
+CODE_PATH = os.pathsep.join([str(ROOT), str(ROOT / "tools" / "mtrun")])
 #: Its sitecustomize logs the data files each process of a smoke run opens (tests/notebooks/test_manifests.py).
 AUDIT = ROOT / "tests" / "fixtures" / "audit"
 #: Notebooks whose second fresh-cache run is made by tests/test_dask.py (sequential vs Dask fan-out, each with
@@ -29,7 +32,7 @@ PAIRED_IN_TEST_DASK = ("01", "04")
 
 
 def smoke_command(only: str, out: Path) -> list[str]:
-    """``python -m mtlib.run --profile smoke --only ONLY`` on this checkout, its outputs under ``out``.
+    """``python -m mtrun --profile smoke --only ONLY`` on this checkout, its outputs under ``out``.
 
     Args:
         only: Notebook numbers, comma-separated (``"01"``, ``"01,04"``).
@@ -38,7 +41,7 @@ def smoke_command(only: str, out: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "mtlib.run",
+        "mtrun",
         "--profile",
         "smoke",
         "--only",
@@ -60,7 +63,7 @@ def smoke_env(cache: Path | None = None, changes: Mapping[str, str] | None = Non
     env = {**os.environ, **(changes or {})}
     if cache is not None:
         env["MTLIB_CACHE"] = str(cache)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (CODE_PATH, os.environ.get("PYTHONPATH", "")) if p)
     return env
 
 
@@ -71,7 +74,7 @@ def opened_env(out: Path) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class SmokeRun:
-    """One runner call: ``python -m mtlib.run --profile smoke --only NN``."""
+    """One runner call: ``python -m mtrun --profile smoke --only NN``."""
 
     number: str
     out_dir: Path

@@ -7,7 +7,7 @@ declares its parameters once, as a frozen dataclass that subclasses
 :class:`Spec`; everything else is derived from it:
 
 - the notebook's ``parameters`` cell (:meth:`Spec.cell`; ``python -m
-  mtlib.run.notebooks --fix`` writes it, a test checks every notebook matches);
+  mtrun.notebooks --fix`` writes it, a test checks every notebook matches);
 - the runner's check before a notebook starts, and the same check when a
   notebook opens its run in JupyterLab (:meth:`Spec.from_values`,
   :meth:`Spec.from_notebook`): types, then the rules of

@@ -92,11 +92,11 @@ def load(
             ``$MTLIB_ALLOW_PICKLE=1``).
         backend: What a transformer's ``embed`` runs on: ``"torch"``, ``"onnx"``
             (exported once into the cache, run by onnxruntime in fp32), or
-            ``"auto"`` / ``None``: ``$MTLIB_BACKEND`` (``python -m mtlib.run --backend``),
+            ``"auto"`` / ``None``: ``$MTLIB_BACKEND`` (``python -m mtrun --backend``),
             else torch (:mod:`mtlib.models.inference.backends`). Models that run no network ignore it.
         precision: What its forward passes run in: ``"fp32"`` (IEEE fp32, TF32 off), ``"tf32"``
             (TF32 matrix products on CUDA), ``"bf16"`` or ``"fp16"`` (autocast), or ``"auto"`` / ``None``:
-            ``$MTLIB_PRECISION`` (``python -m mtlib.run --precision``), else fp32, on every device
+            ``$MTLIB_PRECISION`` (``python -m mtrun --precision``), else fp32, on every device
             (:mod:`mtlib.models.inference.numerics`). Cached outputs are keyed by it (and by the device class), so a
             bf16 run never serves an fp32 one. Models that run no network ignore it.
         context: The run's :class:`~mtlib.utils.context.RunContext` (device, precision, backend, cache

@@ -1,24 +1,18 @@
-"""The runner layer: profiles, parameter rules, jobs and executors, the run layout, reports, exports.
+"""The kernel side of a run: what a notebook imports to record its results.
 
-``python -m mtlib.run [--profile quick] [--only 04]`` runs the notebooks
-(:mod:`~mtlib.run.cli`); a notebook records its outputs through
-:class:`mtlib.run.results.Run`, which writes where
-:class:`~mtlib.run.layout.RunLayout` says. ``python -m mtlib.run.expected``
-checks a run against the pinned values, ``python -m mtlib.run.notebooks``
-checks and fixes the notebook files, ``python -m mtlib.run.export`` writes
-HTML of executed notebooks, ``python -m mtlib.run.diff RUN_A RUN_B`` says why
-two runs differ (from their ``manifest.json``), ``python -m mtlib.run.book`` builds the
-course book (a static site) from a run.
+A notebook opens its run with :class:`mtlib.run.results.Run` (``Run.from_spec(spec)``),
+records metrics, tables and figures through it, and it writes where
+:class:`~mtlib.run.layout.RunLayout` says, with a ``manifest.json`` of what the run
+was computed from (:mod:`~mtlib.run.manifest`, :mod:`~mtlib.run.environment`); its
+parameter values are checked by :mod:`~mtlib.run.params` when the runner has not
+checked them. Nothing here runs a notebook: the runner (profiles, jobs, executors,
+REPORT, pins, diff, script mode) and the course-book builder are the tool ``mtrun``
+beside mtlib (``tools/mtrun/``, ``python -m mtrun``), which imports this package and
+never the reverse. ``python -m mtlib.run`` still starts it, for one release.
 
-Modules, lowest first: ``params`` (the parameter rules), ``layout`` (paths),
-``notebooks`` and ``export`` (notebook files, HTML), ``environment`` and
-``manifest`` (what a run was computed from), ``results`` (what a notebook
-uses), ``profiles``, ``jobs``, ``report``, ``fanout``, ``dask_executor``,
-``expected``, ``diff``, ``cli``, and the book (``book_notebooks``, ``book_pages``,
-``book_guides``, ``book_sphinx``, ``book``). This face imports none of them
-eagerly: a name is imported from its module on first use, so ``python -m
-mtlib.run.expected`` (or a notebook importing :mod:`mtlib.run.results`) does
-not load the runner.
+Modules, lowest first: ``params`` (the parameter check), ``layout`` (paths),
+``environment`` and ``manifest`` (what a run was computed from), ``results``
+(what a notebook uses). This face imports none of them eagerly.
 """
 
 from mtlib.utils.faces import Face
@@ -30,44 +24,6 @@ _face = Face(
         "layout": ["RunLayout", "read_metrics"],
         "manifest": ["notebook_manifest", "read_manifest"],
         "results": ["Run"],
-        "profiles": [
-            "INPUT_LISTS",
-            "apply_overrides",
-            "builtin_profiles",
-            "check_parameters",
-            "check_profile_keys",
-            "discover",
-            "load_profile",
-            "missing_inputs",
-            "notebook_parameters",
-            "profile_name",
-            "profile_path",
-        ],
-        "jobs": [
-            "Executor",
-            "Interrupted",
-            "JobResult",
-            "NotebookJob",
-            "SequentialExecutor",
-            "execute_job",
-            "exit_reason",
-            "signals_raise",
-            "stop_process_tree",
-            "write_params",
-        ],
-        "report": ["summary_table", "write_report"],
-        "diff": ["diff_runs"],
-        "book": ["build_book"],
-        "cli": [
-            "OFFLINE_PROFILES",
-            "add_executor_arguments",
-            "build_jobs",
-            "main",
-            "make_executor",
-            "output_folder",
-            "preflight",
-            "run_jobs",
-        ],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -1,11 +1,16 @@
-"""``python -m mtlib.run``: run the notebooks (see :mod:`mtlib.run.cli`)."""
+"""``python -m mtlib.run``: the runner moved to the tool ``mtrun``; this alias starts it, for one release.
 
+The runner is not part of mtlib (``tools/mtrun/``, installed by ``make install``), so this module does not
+import it: it says where the runner went and replaces this process with ``python -m mtrun`` and the same
+arguments, so exit codes, signals and output are the runner's own.
+"""
+
+import os
 import sys
 
-from mtlib.run._startup import skip_unused_imports
-
-skip_unused_imports()
-
-from mtlib.run.cli import main  # noqa: E402
-
-sys.exit(main())
+print(
+    "mtlib.run: the runner is now `python -m mtrun` (tools/mtrun); this alias goes in the next release",
+    file=sys.stderr,
+    flush=True,
+)
+os.execv(sys.executable, [sys.executable, "-m", "mtrun", *sys.argv[1:]])

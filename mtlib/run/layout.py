@@ -1,11 +1,11 @@
 """Where a run's files live, and reading them back: the paths every part of the runner agrees on.
 
 Intuition: the notebooks write (:class:`mtlib.run.results.Run`), the runner
-clears, reports and checks (:mod:`mtlib.run.cli`, :mod:`mtlib.run.report`,
-:mod:`mtlib.run.expected`); all of them find a notebook's files through
+clears, reports and checks (:mod:`mtrun.cli`, :mod:`mtrun.report`,
+:mod:`mtrun.expected`); all of them find a notebook's files through
 :class:`RunLayout`, the only place that spells the layout. This module is
 light (no numpy, no matplotlib), so the runner and ``python -m
-mtlib.run.expected`` do not load what the notebooks need.
+mtrun.expected`` do not load what the notebooks need.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ __all__ = [
     "project_root",
     "read_figures",
     "read_metrics",
-    "read_metrics_noting",
     "safe_component",
 ]
 
@@ -195,16 +194,3 @@ def read_metrics(path: str | os.PathLike) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise MetricsError(path, f"expected a JSON object of metrics, got {type(data).__name__}")
     return data
-
-
-def read_metrics_noting(path: str | os.PathLike, error: str = "") -> tuple[dict[str, Any], str]:
-    """:func:`read_metrics` for a job's row: a damaged file is said in the row's ``error``, not raised.
-
-    Returns:
-        ``(metrics, error)``: the metrics and ``error`` unchanged, or ``{}`` and ``error`` followed by
-        ``its metrics cannot be read: ...`` (never a run shown as one that recorded nothing).
-    """
-    try:
-        return read_metrics(path), error
-    except MetricsError as err:
-        return {}, (f"{error}; " if error else "") + f"its metrics cannot be read: {err}"

@@ -6,14 +6,14 @@ software (Python, package versions, BLAS), the machine (CPU, instruction sets,
 kernel set, threads, device, precision), the parameters, every data file the
 loaders read (size and SHA-256), every model used (weights identity, backend,
 precision, a trained classifier's training record), what the disk cache
-answered and what was computed, and the timings. ``python -m mtlib.run.diff``
+answered and what was computed, and the timings. ``python -m mtrun.diff``
 compares two of them.
 
 Who writes it: :class:`mtlib.run.results.Run` rewrites it with every
 ``metrics.json`` (:func:`notebook_manifest`), in JupyterLab as under the
-runner; the runner adds its view of the job (status, seconds) when the
-notebook ends (:func:`complete_manifest`) and writes one for the whole
-invocation beside ``REPORT.md`` (:func:`write_invocation_manifest`).
+runner; the runner (``mtrun.manifests``, a tool beside mtlib) adds its view of
+the job (status, seconds) when the notebook ends and writes one for the whole
+invocation beside ``REPORT.md``, through :func:`write_manifest`.
 
 Nothing is listed by hand: the inputs are what the loaders reported
 (:mod:`mtlib.utils.provenance`), the models those this process loaded
@@ -55,21 +55,20 @@ from mtlib.utils import provenance
 __all__ = [
     "GROUPS",
     "MANIFEST",
+    "OUTPUT_PARAMS",
     "SCHEMA",
     "cache_records",
-    "complete_manifest",
     "input_name",
     "input_records",
-    "invocation_manifest",
     "loaded_models",
     "model_record",
+    "notebook_digest",
     "notebook_manifest",
     "private_value",
     "read_manifest",
     "rewrite_manifest",
     "start_run",
     "used_models",
-    "write_invocation_manifest",
     "write_manifest",
 ]
 
@@ -77,10 +76,10 @@ __all__ = [
 MANIFEST = "manifest.json"
 #: Version of the manifest's layout.
 SCHEMA = 1
-#: The sections ``python -m mtlib.run.diff`` compares, in the order of the issue.
+#: The sections ``python -m mtrun.diff`` compares, in the order of the issue.
 GROUPS = ("code", "environment", "machine", "inputs", "models", "parameters")
 #: Parameters that say where outputs go, not what is computed: left out of a manifest.
-_OUTPUT_PARAMS = ("out_dir",)
+OUTPUT_PARAMS = ("out_dir",)
 
 
 def _project() -> Path:
@@ -273,10 +272,10 @@ def notebook_manifest(
         "profile": profile,
         "written_by": "Run",
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "code": {**code_record(), "notebook_sha256": _notebook_digest(stem)},
+        "code": {**code_record(), "notebook_sha256": notebook_digest(stem)},
         "environment": environment_record(),
         "machine": machine_record([str(m.device) for m in models], [r["precision"] for r in unique]),
-        "parameters": {k: private_value(v) for k, v in sorted((params or {}).items()) if k not in _OUTPUT_PARAMS},
+        "parameters": {k: private_value(v) for k, v in sorted((params or {}).items()) if k not in OUTPUT_PARAMS},
         "inputs": input_records(),
         "models": unique,
         "cache": cache_records(counts, models),
@@ -284,7 +283,7 @@ def notebook_manifest(
     }
 
 
-def _notebook_digest(stem: str) -> str | None:
+def notebook_digest(stem: str) -> str | None:
     """SHA-256 of the notebook's source file ``notebooks/<stem>.ipynb`` (None when it is not there)."""
     path = _project() / "notebooks" / f"{stem}.ipynb"
     try:
@@ -344,80 +343,3 @@ def rewrite_manifest(path: Path, manifest: Mapping[str, Any], previous: str = ""
 def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
     """A manifest, or an empty dict when it is missing or unreadable."""
     return read_json_object(path)
-
-
-def complete_manifest(
-    run_dir: Path, stem: str, profile: str, parameters: Mapping[str, Any], status: str, seconds: float
-) -> Path | None:
-    """Add the runner's view of a finished job to its notebook's manifest (``runner``: status, seconds).
-
-    A notebook that wrote no manifest (refused or failed before it opened its ``Run``) gets one from the
-    runner: code, environment, machine and parameters as the runner knew them, no inputs or models
-    (``"written_by": "runner"``). Returns the path, None when the run folder cannot be written.
-    """
-    path = run_dir / MANIFEST
-    manifest = read_manifest(path)
-    if not manifest:
-        manifest = {
-            "schema": SCHEMA,
-            "kind": "notebook",
-            "notebook": stem,
-            "profile": profile,
-            "written_by": "runner",
-            "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "code": {**code_record(), "notebook_sha256": _notebook_digest(stem)},
-            "environment": environment_record(),
-            "machine": machine_record(),
-            "parameters": {k: private_value(v) for k, v in sorted(parameters.items()) if k not in _OUTPUT_PARAMS},
-            "inputs": [],
-            "models": [],
-            "cache": [],
-            "timing": {},
-        }
-    manifest["runner"] = {"status": status, "seconds": round(float(seconds), 3)}
-    try:
-        return write_manifest(path, manifest)
-    except OSError:
-        return None
-
-
-def invocation_manifest(profile: str, notebooks: Sequence[tuple[str, str, float]], profile_dir: Path) -> dict[str, Any]:
-    """The manifest of one runner invocation: the runner's code, environment and machine, and each notebook's
-    status, seconds and manifest (its path relative to ``profile_dir`` and its SHA-256).
-
-    Args:
-        profile: The profile run.
-        notebooks: ``(stem, status, seconds)`` per notebook of this invocation.
-        profile_dir: ``papermill_runs/<profile>``, where the notebooks' run folders are.
-    """
-    entries = []
-    for stem, status, seconds in notebooks:
-        path = profile_dir / stem / MANIFEST
-        try:
-            digest: str | None = provenance.fingerprint(path)[1]
-        except OSError:
-            digest = None
-        entries.append(
-            {
-                "notebook": stem,
-                "status": status,
-                "seconds": round(float(seconds), 3),
-                "manifest": f"{stem}/{MANIFEST}" if digest else None,
-                "manifest_sha256": digest,
-            }
-        )
-    return {
-        "schema": SCHEMA,
-        "kind": "invocation",
-        "profile": profile,
-        "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "code": code_record(),
-        "environment": environment_record(),
-        "machine": machine_record(),
-        "notebooks": entries,
-    }
-
-
-def write_invocation_manifest(profile: str, notebooks: Sequence[tuple[str, str, float]], profile_dir: Path) -> Path:
-    """Write :func:`invocation_manifest` as ``papermill_runs/<profile>/manifest.json``; returns its path."""
-    return write_manifest(profile_dir / MANIFEST, invocation_manifest(profile, notebooks, profile_dir))

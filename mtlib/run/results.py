@@ -407,7 +407,7 @@ class Run:
             self.metrics[SKIPPED_KEY] = dict(sorted(self.skipped.items()))
         else:
             self.metrics.pop(SKIPPED_KEY, None)
-        # the threads this kernel ran with (mtlib.utils.threads.plan_threads): a condition of the run, like its seconds
+        # the threads this kernel ran with (mtrun.threads.plan_threads): a condition of the run, like its seconds
         self.metrics.update({f"{TIMING_PREFIX}threads/{k}": v for k, v in kernel_threads().items()})
         atomic_write_bytes(self.metrics_path, json.dumps(self.metrics, indent=2, sort_keys=True).encode())
         self.write_manifest()

@@ -189,7 +189,7 @@ def progress_bar(total: int, desc: str, enabled: bool | None = None):
     over ``enabled=True``). In JupyterLab the bar is a live widget
     (``tqdm.auto``) that appears only once the work has lasted
     :data:`PROGRESS_DELAY_S` seconds and stays at its final state;
-    ``MTLIB_PROGRESS=text`` (set by ``python -m mtlib.run`` for headless
+    ``MTLIB_PROGRESS=text`` (set by ``python -m mtrun`` for headless
     papermill runs, where no widget is ever rendered) gives a plain text bar
     redrawn at most every :data:`TEXT_MININTERVAL_S` seconds that ends on its
     final line: about one line per stage in the run's log.

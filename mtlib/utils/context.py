@@ -14,7 +14,7 @@ Resolution, once per context (:meth:`RunContext.resolve`):
 
 - ``device``: ``"auto"`` is CUDA, then MPS, then the CPU (:func:`mtlib.utils.batching.resolve_device`);
 - ``precision``: ``fp32`` (default), ``tf32``, ``bf16``, ``fp16``; ``"auto"`` reads ``$MTLIB_PRECISION``
-  (which ``python -m mtlib.run --precision`` gives the notebooks it starts), else fp32;
+  (which ``python -m mtrun --precision`` gives the notebooks it starts), else fp32;
 - ``backend``: ``torch`` (default) or ``onnx``; ``"auto"`` reads ``$MTLIB_BACKEND``, else torch;
 - ``threads``: the threads the runner planned for this process (``$MTLIB_THREADS``), else None (the process's
   own pool sizes);

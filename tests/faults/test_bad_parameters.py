@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mtlib import run as runner
+import mtrun as runner
 from mtlib.experiments import spec_for
 from mtlib.run import params as P
 from mtlib.run import results
@@ -353,7 +353,7 @@ def test_bad_option_on_the_command_line_prints_no_traceback(tmp_path):
         [
             sys.executable,
             "-m",
-            "mtlib.run",
+            "mtrun",
             "--profile",
             "smoke",
             "--list",

@@ -18,8 +18,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mtlib import run as runner
-from mtlib.run import jobs as runner_jobs
+import mtrun as runner
+from mtrun import jobs as runner_jobs
+from tests.smoke_runs import CODE_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,9 +87,9 @@ def test_sigterm_to_the_runner_stops_children_and_writes_the_report(tmp_path):
     sig = signal.SIGTERM
     root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_after": QUICK})
     marker = tmp_path / "pids"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([CODE_PATH, os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mtlib.run", "--profile", "t", "--root", str(root), "-p", f"01.marker={marker}"],
+        [sys.executable, "-m", "mtrun", "--profile", "t", "--root", str(root), "-p", f"01.marker={marker}"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -235,7 +236,7 @@ def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path, capfd):
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(DIE_ONCE)
     marker = tmp_path / "died"
-    env = {"PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)]), "MTLIB_TEST_DIE_ONCE": str(marker)}
+    env = {"PYTHONPATH": os.pathsep.join([str(hook), CODE_PATH]), "MTLIB_TEST_DIE_ONCE": str(marker)}
     job = runner_jobs.NotebookJob(
         notebook=root / "notebooks" / "01_ok.ipynb",
         output=tmp_path / "out" / "01_ok.ipynb",

@@ -18,11 +18,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mtlib import run as runner
-from mtlib.run import expected, jobs, params, results
-from mtlib.run.dask_executor import connect
+import mtrun as runner
+from mtlib.run import params, results
 from mtlib.run.layout import RunLayout
-from mtlib.run.report import write_report
+from mtrun import expected, jobs
+from mtrun.dask_executor import connect
+from mtrun.report import write_report
+from mtrun.yamlfile import MAX_YAML_BYTES
 
 PARAMS = """profile: str = "quick"  # run profile
 out_dir: str = ""  # output root
@@ -216,10 +218,10 @@ def test_an_alias_bomb_in_a_command_line_value_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="aliases"):
         runner.build_jobs("t", root=root, overrides=[f"01.n_boot={flow}"])
     with pytest.raises(SystemExit, match="characters"):
-        runner.build_jobs("t", root=root, overrides=["01.n_boot=" + "1" * (params.MAX_YAML_BYTES + 1)])
+        runner.build_jobs("t", root=root, overrides=["01.n_boot=" + "1" * (MAX_YAML_BYTES + 1)])
 
 
-# (i) python -m mtlib.run.expected fails when it checks nothing ----------------------------------------------------
+# (i) python -m mtrun.expected fails when it checks nothing ----------------------------------------------------
 @pytest.mark.parametrize("args", [["--profile", "smok"], ["--profile", "smoke", "--only", "99"]])
 def test_expected_checking_nothing_exits_non_zero(tmp_path, args, capsys):
     assert expected.main([*args, "--out-dir", str(tmp_path)]) == 2  # 2: nothing checked (1 is a mismatch)

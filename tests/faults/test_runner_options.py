@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mtlib import run as runner
+import mtrun as runner
 
 PARAMS = 'profile: str = "quick"  # profile\nout_dir: str = ""  # output root\nn_boot: int = 10  # replicates | >= 1\n'
 

@@ -25,10 +25,10 @@ from mtlib.data.errors import DataFormatError
 from mtlib.data.sample import subsample
 from mtlib.data.sst import load_sst_trees
 from mtlib.data.tsv import MAX_LINE_CHARS, text_lines
-from mtlib.run import diff, expected, jobs
 from mtlib.run.layout import MetricsError, RunLayout, read_metrics
-from mtlib.run.report import write_report
 from mtlib.utils.inputs import MtlibInputError, check_seed
+from mtrun import diff, expected, jobs
+from mtrun.report import write_report
 
 
 # -- a negative seed is refused by mtlib, naming `seed` -----------------------------------------------------------
@@ -123,7 +123,7 @@ def test_a_deep_bracketing_is_refused_at_the_depth_limit(tmp_path):
 
 # -- a scheduler address that answers garbage is named, with what it sent ----------------------------------------------
 def test_a_scheduler_answering_garbage_is_named_with_its_first_bytes():
-    from mtlib.run.dask_executor import connect
+    from mtrun.dask_executor import connect
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -166,7 +166,7 @@ def test_exit_reason_names_the_signal_that_ended_the_kernel(tmp_path):
     executed = tmp_path / "01.ipynb"
     cells = [{"cell_type": "code", "source": "time.sleep(60)", "metadata": {"papermill": {"status": "running"}}}]
     executed.write_text(json.dumps({"cells": cells}))
-    from mtlib.run._startup import KERNEL_ENDED, kernel_ending
+    from mtrun._startup import KERNEL_ENDED, kernel_ending
 
     for status, words in (
         (-15, "was killed by SIGTERM (exit status -15)"),

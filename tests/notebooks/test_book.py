@@ -23,13 +23,13 @@ import nbformat
 import pytest
 
 from mtlib.run.layout import RunLayout
-from mtlib.run.profiles import discover
+from mtrun.profiles import discover
 
 pytest.importorskip("sphinx")
 pytest.importorskip("myst_nb")
 pytest.importorskip("nh3")
 
-from mtlib.run import book  # noqa: E402  (after the skips: it needs the book's extra at build time)
+from mtrun import book  # noqa: E402  (after the skips: it needs the book's extra at build time)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = discover(ROOT / "notebooks")
@@ -278,7 +278,7 @@ def _prose(page_html: str) -> str:
 
 
 def test_maths_renders_and_no_source_is_left(site):
-    from mtlib.run.book_sphinx import UNRENDERED
+    from mtrun.book_sphinx import UNRENDERED
 
     left = {str(p.relative_to(site)): UNRENDERED.findall(_prose(p.read_text(encoding="utf-8"))) for p in _pages(site)}
     assert not {k: v for k, v in left.items() if v}, left
@@ -389,7 +389,7 @@ def test_code_blocks_get_a_copy_button_served_from_the_site(site):
 def test_the_printed_book_leaves_answers_out_and_keeps_the_paper_beside_ours(built, tmp_path):
     """The LaTeX sources of the student edition (Sphinx's LaTeX builder needs no TeX, so this runs everywhere);
     the PDF itself where latexmk and XeLaTeX are installed, else the build says why there is none."""
-    from mtlib.run.book_sphinx import PRINT_ANSWER
+    from mtrun.book_sphinx import PRINT_ANSWER
 
     build = built.html.parent.parent
     book._sphinx(build / "src" / "student", ROOT / "book", tmp_path / "tex", tmp_path / "doctrees", 1, "latex")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mtlib import run as runner
-from mtlib.run import fanout
+import mtrun as runner
+from mtrun import fanout
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
@@ -180,7 +180,7 @@ def test_a_killed_worker_job_is_retried_and_the_run_completes(runs):
 def test_a_cache_a_worker_cannot_write_names_path_and_worker(runs, tmp_path):
     from distributed import Client
 
-    from mtlib.run.dask_executor import DaskExecutor
+    from mtrun.dask_executor import DaskExecutor
 
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
@@ -292,7 +292,7 @@ def test_fan_out_keeps_required_lists_and_drops_jobs_others_cover():
 
 
 def test_gpu_jobs_from_the_device_or_the_models():
-    from mtlib.run.dask_executor import needs_gpu
+    from mtrun.dask_executor import needs_gpu
 
     assert needs_gpu({"device": "cuda", "models": ["minilm"]})
     assert not needs_gpu({"device": "cpu", "models": ["siebert"]})

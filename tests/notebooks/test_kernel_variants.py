@@ -7,7 +7,7 @@ and ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
 tolerance in items measured across such settings (``benchmarks/pin_spread.py``).
 This test runs the smoke profile with a fresh ``MTLIB_CACHE`` (so every
 embedding is recomputed under the variant) and checks every pin of the
-notebooks it ran with :mod:`mtlib.run.expected`:
+notebooks it ran with :mod:`mtrun.expected`:
 
 - variant ``sse42-1thread``: ``ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2``, one thread
   (``OMP_NUM_THREADS=MKL_NUM_THREADS=OPENBLAS_NUM_THREADS=1``): notebooks 02, 03, 05, 06, 07;
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from mtlib.run import expected
+from mtrun import expected
 from tests.smoke_runs import smoke_command, smoke_env
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,11 +26,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
-from mtlib import run as runner  # noqa: E402
+import mtrun as runner  # noqa: E402
 from mtlib.analysis import plots  # noqa: E402
-from mtlib.run import export, results  # noqa: E402
-from mtlib.run import notebooks as nbfiles  # noqa: E402
+from mtlib.run import results  # noqa: E402
 from mtlib.run.results import RunLayout  # noqa: E402
+from mtrun import export  # noqa: E402
+from mtrun import notebooks as nbfiles  # noqa: E402
+from tests.smoke_runs import CODE_PATH  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -58,7 +60,7 @@ def test_notebook_survives_an_nbformat_round_trip_byte_for_byte(path):
     raw = path.read_bytes()
     buf = io.StringIO()
     nbformat.write(nbformat.read(io.StringIO(raw.decode("utf-8")), as_version=nbformat.NO_CONVERT), buf)
-    assert buf.getvalue().encode("utf-8") == raw, f"{path.name}: run python -m mtlib.run.notebooks --fix {path}"
+    assert buf.getvalue().encode("utf-8") == raw, f"{path.name}: run python -m mtrun.notebooks --fix {path}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -81,7 +83,7 @@ def test_the_parameters_cell_is_the_specs_and_the_fix_writes_it(tmp_path, capsys
 
 def test_the_parameter_docs_are_generated_from_the_specs():
     text = (ROOT / "notebooks" / nbfiles.PARAMETERS_DOC).read_text(encoding="utf-8")
-    assert text == nbfiles.parameters_markdown(), "run python -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md"
+    assert text == nbfiles.parameters_markdown(), "run python -m mtrun.notebooks --docs notebooks/PARAMETERS.md"
 
 
 def test_every_notebook_is_checked_generically():
@@ -160,7 +162,7 @@ def test_pre_commit_hook_refuses_outputs_then_accepts_the_fix(tmp_path):
     env = {
         **os.environ,
         "MTLIB_PYTHON": sys.executable,
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": CODE_PATH,
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@t",
         "GIT_COMMITTER_NAME": "t",

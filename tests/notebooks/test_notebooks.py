@@ -14,9 +14,9 @@ import papermill
 import pytest
 import yaml
 
-from mtlib import run as runner
-from mtlib.run import expected
+import mtrun as runner
 from mtlib.run.results import RunLayout
+from mtrun import expected
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -29,7 +29,7 @@ def test_01_with_one_more_transformation_runs_and_counts_it(tmp_path):
     copy = tmp_path / NOTEBOOK.name
     copy.write_text(json.dumps(nb), encoding="utf-8")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtlib.run.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
+    cmd = [sys.executable, "-m", "mtrun.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
     done = subprocess.run([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env(), text=True,
                           capture_output=True)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]

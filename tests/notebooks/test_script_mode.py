@@ -10,7 +10,7 @@ import pytest
 
 from mtlib.run.layout import RunLayout
 from mtlib.run.results import RUN_KEYS
-from mtlib.run.script import code_cells, run_cells
+from mtrun.script import code_cells, run_cells
 from tests.smoke_runs import ROOT, smoke_command, smoke_env
 
 
@@ -61,6 +61,6 @@ def test_every_notebook_has_one_parameters_cell_and_no_jupyter_only_syntax():
 
 def test_the_script_command_refuses_an_unknown_parameter(tmp_path):
     nb = ROOT / "notebooks" / "00_tour.ipynb"
-    cmd = [sys.executable, "-m", "mtlib.run.script", str(nb), "--profile", "smoke", "-p", "n_bots=3"]
+    cmd = [sys.executable, "-m", "mtrun.script", str(nb), "--profile", "smoke", "-p", "n_bots=3"]
     done = subprocess.run(cmd, env=smoke_env(), capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2 and "n_bots" in done.stderr and "n_boot" in done.stderr

@@ -6,6 +6,8 @@
 - An import inside a function defers a heavy third-party package only: never an mtlib module.
 - No module over 700 lines, no function over 100 lines.
 - Every public module declares ``__all__``.
+- The tools beside mtlib (``tools/mtrun``: the runner and the course-book builder) keep the same rules, import
+  mtlib and never the reverse, and nothing under ``mtlib/`` imports a package that runs or renders notebooks.
 """
 
 from __future__ import annotations
@@ -31,14 +33,25 @@ LEVELS = {
     "testing": 7,
 }
 MAX_MODULE_LINES, MAX_FUNCTION_LINES = 700, 100
+#: Tools beside mtlib, in this repository but not in its wheel: package -> the folder holding it.
+TOOLS = {"mtrun": ROOT / "tools" / "mtrun"}
+#: What runs or renders notebooks: the tools' business, never imported by a module under mtlib/ (issue 56).
+NOTEBOOK_RUNNING = (
+    "papermill nbclient nbformat nbconvert sphinx myst_nb myst_parser jupyter_client jupyter_cache ipykernel "
+    "dask distributed"
+).split()
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
+def module_name(path: Path, base: Path = ROOT) -> str:
+    parts = path.relative_to(base).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+TOOL_MODULES = {
+    module_name(p, folder): p for tool, folder in TOOLS.items() for p in sorted((folder / tool).rglob("*.py"))
+}
+ALL_MODULES = {**MODULES, **TOOL_MODULES}
 
 
 def wing(module: str) -> str | None:
@@ -46,11 +59,11 @@ def wing(module: str) -> str | None:
     return parts[1] if len(parts) > 1 else None
 
 
-def mtlib_imports(path: Path) -> list[tuple[str, bool, int]]:
-    """``(imported module, inside a function, line)`` for every import of an mtlib module."""
+def mtlib_imports(path: Path, ours: tuple[str, ...] = ("mtlib", *TOOLS)) -> list[tuple[str, bool, int]]:
+    """``(imported module, inside a function, line)`` for every import of an mtlib (or a tool's) module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out: list[tuple[str, bool, int]] = []
-    me = module_name(path)
+    me = next(m for m, p in ALL_MODULES.items() if p == path)
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
@@ -58,23 +71,23 @@ def mtlib_imports(path: Path) -> list[tuple[str, bool, int]]:
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue  # annotations only: no runtime edge
             if isinstance(child, ast.Import):
-                out.extend((a.name, in_function, child.lineno) for a in child.names if a.name.startswith("mtlib"))
+                out.extend((a.name, in_function, child.lineno) for a in child.names if a.name.split(".")[0] in ours)
             elif isinstance(child, ast.ImportFrom):
                 base = child.module or ""
                 if child.level:
                     pkg = me.split(".")[: len(me.split(".")) - child.level + (path.name == "__init__.py")]
                     base = ".".join([*pkg, base] if base else pkg)
-                if base.startswith("mtlib"):
+                if base.split(".")[0] in ours:
                     for a in child.names:
                         sub = f"{base}.{a.name}"
-                        out.append((sub if sub in MODULES else base, in_function, child.lineno))
+                        out.append((sub if sub in ALL_MODULES else base, in_function, child.lineno))
             visit(child, inner)
 
     visit(tree, False)
     return out
 
 
-EDGES = {m: mtlib_imports(p) for m, p in MODULES.items()}
+EDGES = {m: mtlib_imports(p) for m, p in ALL_MODULES.items()}
 
 
 def test_no_upward_import_between_wings() -> None:
@@ -91,7 +104,7 @@ def test_no_upward_import_between_wings() -> None:
 
 def test_no_mtlib_import_inside_a_function() -> None:
     bad = [
-        f"{MODULES[m].relative_to(ROOT)}:{line} imports {t} inside a function"
+        f"{ALL_MODULES[m].relative_to(ROOT)}:{line} imports {t} inside a function"
         for m, imps in EDGES.items()
         for t, inner, line in imps
         if inner and m != "mtlib"
@@ -100,10 +113,10 @@ def test_no_mtlib_import_inside_a_function() -> None:
 
 
 def test_no_import_cycle() -> None:
-    graph = {m: {t for t, _, _ in imps if t in MODULES and t != m} for m, imps in EDGES.items() if m != "mtlib"}
+    graph = {m: {t for t, _, _ in imps if t in ALL_MODULES and t != m} for m, imps in EDGES.items() if m != "mtlib"}
     # a face importing its own sub-modules is the package's definition, not a dependency back
     graph = {
-        m: {t for t in ts if not (t.startswith(m + ".") and MODULES[m].name == "__init__.py")}
+        m: {t for t in ts if not (t.startswith(m + ".") and ALL_MODULES[m].name == "__init__.py")}
         for m, ts in graph.items()
     }
     index: dict[str, int] = {}
@@ -139,9 +152,9 @@ def test_no_import_cycle() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
+@pytest.mark.parametrize("module", sorted(ALL_MODULES))
 def test_module_size_and_function_size(module: str) -> None:
-    path = MODULES[module]
+    path = ALL_MODULES[module]
     text = path.read_text(encoding="utf-8")
     n = len(text.splitlines())
     assert n <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {n} lines (at most {MAX_MODULE_LINES})"
@@ -156,10 +169,11 @@ def test_module_size_and_function_size(module: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", sorted(m for m in MODULES if not m.split(".")[-1].startswith("_") and MODULES[m].name != "__main__.py")
+    "module",
+    sorted(m for m, p in ALL_MODULES.items() if not m.split(".")[-1].startswith("_") and p.name != "__main__.py"),
 )
 def test_public_module_declares_all(module: str) -> None:
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = ast.parse(ALL_MODULES[module].read_text(encoding="utf-8"))
     targets = [
         t
         for node in tree.body
@@ -168,7 +182,42 @@ def test_public_module_declares_all(module: str) -> None:
     ]
     # a lazy face assigns ``__all__, __getattr__, __dir__ = ...`` in one tuple
     names = {n.id for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(n, ast.Name)}
-    assert "__all__" in names, f"{MODULES[module].relative_to(ROOT)} declares no __all__"
+    assert "__all__" in names, f"{ALL_MODULES[module].relative_to(ROOT)} declares no __all__"
+
+
+# -- mtlib is the helper; the runner and the book builder are tools beside it (issue 56) -----------------------------
+def test_tools_import_mtlib_and_mtlib_never_imports_a_tool() -> None:
+    """A tool's module imports mtlib or its own package, never another tool; no mtlib module imports a tool."""
+    bad = []
+    for mod, imports in EDGES.items():
+        top = mod.split(".")[0]
+        for target, _, line in imports:
+            other = target.split(".")[0]
+            if other in TOOLS and other != top:
+                bad.append(f"{ALL_MODULES[mod].relative_to(ROOT)}:{line} imports {target} ({top} -> {other})")
+    assert not bad, "imports of a tool from outside it:\n" + "\n".join(bad)
+
+
+def third_party_imports(path: Path) -> list[tuple[str, int]]:
+    """``(top-level package, line)`` of every import in a module, inside functions and ``TYPE_CHECKING`` too."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(a.name.split(".")[0], node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.append((node.module.split(".")[0], node.lineno))
+    return out
+
+
+def test_no_module_of_mtlib_imports_what_runs_or_renders_notebooks() -> None:
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in MODULES.values()
+        for name, line in third_party_imports(path)
+        if name in NOTEBOOK_RUNNING
+    ]
+    assert not bad, "the runner and the book builder live in tools/, not in mtlib:\n" + "\n".join(bad)
+    assert "tools" not in PKG.parent.joinpath("pyproject.toml").read_text().split("include = [")[1].split("]")[0]
 
 
 # -- one spec per experiment (issue 34) ------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Every ``>>>`` example in the docstrings of mtlib runs and prints what it shows.
+"""Every ``>>>`` example in the docstrings of mtlib, and of the tool beside it (mtrun), runs and prints what it shows.
 
-One test per module of mtlib (found with :func:`pkgutil.walk_packages`), run
+One test per module of mtlib and mtrun (found with :func:`pkgutil.walk_packages`), run
 with :mod:`doctest` the way a user would paste the examples: a failed
 example fails its module's test with doctest's report (the file, the line,
 what was expected and what came). A module whose import needs a package that
@@ -17,15 +17,17 @@ import pkgutil
 import pytest
 
 import mtlib
+import mtrun
 
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 def _module_names() -> list[str]:
-    names = {"mtlib"}
-    for info in pkgutil.walk_packages(mtlib.__path__, "mtlib.", onerror=lambda name: None):
-        if info.name.rsplit(".", 1)[-1] != "__main__":
-            names.add(info.name)
+    names = {"mtlib", "mtrun"}
+    for package in (mtlib, mtrun):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}.", onerror=lambda name: None):
+            if info.name.rsplit(".", 1)[-1] != "__main__":
+                names.add(info.name)
     return sorted(names)
 
 

@@ -9,7 +9,7 @@ import pytest
 import mtlib
 
 #: Flat names of 0.1 and where they live now (as 0.1's deprecation warnings said).
-GONE = {"stats": "mtlib.analysis.stats", "sentiment": "mtlib.experiments.sentiment", "expected": "mtlib.run.expected"}
+GONE = {"stats": "mtlib.analysis.stats", "sentiment": "mtlib.experiments.sentiment", "expected": "mtrun.expected"}
 
 
 @pytest.mark.parametrize("old", sorted(GONE))

@@ -17,7 +17,7 @@ traced with (one unpadded text, a padded batch); a graph whose vectors differ
 by more than :data:`VERIFY_TOL` in cosine is refused with an error.
 
 The backend of a load is ``backend=`` (``"torch"``, ``"onnx"``, or ``"auto"``:
-``$MTLIB_BACKEND``, which ``python -m mtlib.run --backend onnx`` sets for its
+``$MTLIB_BACKEND``, which ``python -m mtrun --backend onnx`` sets for its
 notebooks, else ``"torch"``). Embeddings of each backend are cached apart: the
 torch ones under ``(identity, "embed")`` as before, the ONNX ones under
 ``(identity, "embed", "backend=onnx")``.

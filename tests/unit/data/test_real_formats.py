@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib import run as runner
+import mtrun as runner
 from mtlib.analysis import claims
 from mtlib.data import DataFormatError, adjectives, cogalex, monotonicity, sst
 from mtlib.data.trees import parse_tree

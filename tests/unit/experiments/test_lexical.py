@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib import run as runner
+import mtrun as runner
 from mtlib.experiments import lexical as L
 from mtlib.run.results import RunLayout, model_slug
 from mtlib.utils.paths import project_root

@@ -14,9 +14,9 @@ import pytest
 
 from mtlib.data import sick
 from mtlib.experiments import nli
-from mtlib.run import script
 from mtlib.utils.keys import model_slug
 from mtlib.utils.rules import ParameterError
+from mtrun import script
 
 ROOT = Path(__file__).resolve().parents[3]
 NOTEBOOK = ROOT / "notebooks" / "02_nli_probe_compositionality.ipynb"
@@ -38,7 +38,7 @@ SMALL = dict(max_contexts=10, max_insertions=9, n_boot=5, permutations=50, devic
 
 
 def run_notebook(tmp: Path, **values: Any) -> dict[str, Any]:
-    """Notebook 02 as a plain script (:mod:`mtlib.run.script`), ``values`` over its parameters; the namespace."""
+    """Notebook 02 as a plain script (:mod:`mtrun.script`), ``values`` over its parameters; the namespace."""
     return script.run_notebook(NOTEBOOK, {**values, "out_dir": str(tmp)}, quiet=True)
 
 

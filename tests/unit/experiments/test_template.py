@@ -34,8 +34,8 @@ def test_spec_refuses_bad_values(values, match):
 
 def test_the_notebook_records_each_models_similarity(tmp_path, monkeypatch):
     """The template's cells, run as a script (no kernel): one key per model and the primary's plain key."""
-    from mtlib.run.script import run_notebook
     from mtlib.utils.paths import project_root
+    from mtrun.script import run_notebook
 
     nb = project_root() / "notebooks" / "00_template.ipynb"
     monkeypatch.chdir(nb.parent)

@@ -149,7 +149,7 @@ def test_a_run_records_device_device_name_and_precision(tmp_path, monkeypatch):
 
 
 def test_the_runner_passes_precision_to_the_notebooks(monkeypatch, capsys):
-    from mtlib.run import cli
+    from mtrun import cli
 
     monkeypatch.delenv(PRECISION_ENV, raising=False)
     jobs = cli.build_jobs("smoke", only=["04"], root=ROOT, precision="bf16")

@@ -12,12 +12,13 @@ from mtlib.data import cogalex
 from mtlib.models.base import Model
 from mtlib.models.training.settings import Training
 from mtlib.run import environment, manifest
-from mtlib.run.jobs import JobResult
 from mtlib.run.layout import RunLayout
-from mtlib.run.report import write_report
 from mtlib.run.results import Run
 from mtlib.utils import provenance
 from mtlib.utils.cache import ArrayCache, cached_rows
+from mtrun import manifests
+from mtrun.jobs import JobResult
+from mtrun.report import write_report
 
 
 def _pairs(path: Path) -> Path:
@@ -118,12 +119,12 @@ def test_a_model_held_from_an_earlier_run_and_not_used_is_not_listed(tmp_path):
 
 def test_the_runner_completes_a_manifest_or_writes_one(tmp_path):
     run_dir = tmp_path / "papermill_runs" / "smoke" / "01_x"
-    path = manifest.complete_manifest(run_dir, "01_x", "smoke", {"seed": 0, "out_dir": "/home/ana/o"}, "failed", 2.5)
+    path = manifests.complete_manifest(run_dir, "01_x", "smoke", {"seed": 0, "out_dir": "/home/ana/o"}, "failed", 2.5)
     written = json.loads(path.read_text())
     assert written["written_by"] == "runner" and written["runner"] == {"status": "failed", "seconds": 2.5}
     assert written["parameters"] == {"seed": 0} and written["inputs"] == []
     manifest.write_manifest(run_dir / "manifest.json", {"kind": "notebook", "inputs": [{"name": "a"}]})
-    manifest.complete_manifest(run_dir, "01_x", "smoke", {}, "ok", 1.0)
+    manifests.complete_manifest(run_dir, "01_x", "smoke", {}, "ok", 1.0)
     again = json.loads(path.read_text())
     assert again["inputs"] == [{"name": "a"}] and again["runner"]["status"] == "ok"
 

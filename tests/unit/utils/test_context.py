@@ -64,8 +64,8 @@ def test_a_spec_precision_reaches_the_forward_pass_without_a_run(
 ) -> None:
     """The template notebook run as a script with ``precision=bf16`` runs in bf16; the next run in the same
     process does not."""
-    from mtlib.run.script import run_notebook
     from mtlib.utils.paths import project_root
+    from mtrun.script import run_notebook
 
     monkeypatch.setenv("MTLIB_CACHE", str(tmp_path))
     monkeypatch.delenv("MTLIB_PRECISION", raising=False)

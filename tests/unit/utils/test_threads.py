@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mtlib import run as runner
-from mtlib.run import jobs as runner_jobs
-from mtlib.utils.threads import ThreadPlan, parse_threads, plan_threads
+import mtrun as runner
+from mtrun import jobs as runner_jobs
+from mtrun.threads import ThreadPlan, parse_threads, plan_threads
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -57,7 +57,7 @@ def test_runner_threads_flag_reaches_every_job_and_is_refused_when_bad():
     assert jobs and all(j.env["MTLIB_THREADS"] == "1" for j in jobs)
     assert "MTLIB_THREADS" not in runner.build_jobs("smoke", only=["01"], root=ROOT)[0].env
     bad = subprocess.run(
-        [sys.executable, "-m", "mtlib.run", "--profile", "smoke", "--only", "01", "--threads", "0", "--list"],
+        [sys.executable, "-m", "mtrun", "--profile", "smoke", "--only", "01", "--threads", "0", "--list"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -67,8 +67,8 @@ def test_runner_threads_flag_reaches_every_job_and_is_refused_when_bad():
 
 def test_job_threads_splits_among_local_workers(monkeypatch, capsys):
     job = runner.build_jobs("smoke", only=["01"], root=ROOT)[0]
-    monkeypatch.setattr("mtlib.utils.threads.busy_cores", lambda seconds=0.3: 0.0)
-    monkeypatch.setattr("mtlib.utils.threads.usable_cores", lambda: 4)
+    monkeypatch.setattr("mtrun.threads.busy_cores", lambda seconds=0.3: 0.0)
+    monkeypatch.setattr("mtrun.threads.usable_cores", lambda: 4)
     assert runner_jobs.job_threads(job, {}).threads == 4
     assert runner_jobs.job_threads(job, {runner_jobs.JOBS_ENV: "2"}).threads == 2
     assert "2 thread(s) (4 cores, 0.0 busy, 2 job(s))" in capsys.readouterr().out
@@ -77,7 +77,7 @@ def test_job_threads_splits_among_local_workers(monkeypatch, capsys):
 def test_busy_cores_counts_what_stays_busy_not_a_blip(monkeypatch):
     import psutil
 
-    from mtlib.utils.threads import busy_cores
+    from mtrun.threads import busy_cores
 
     windows = iter([100.0, 5.0, 80.0])  # a command holding both cores ends within the first window
     monkeypatch.setattr(psutil, "cpu_percent", lambda interval=None: next(windows))

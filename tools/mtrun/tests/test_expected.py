@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from mtlib.run import expected
 from mtlib.run.results import RunLayout
+from mtrun import expected
 
 GOOD = """\
 # header comment

@@ -2,7 +2,7 @@
 
 Intuition: a job (:class:`mtlib.run.NotebookJob`) carries everything it needs
 and runs in its own papermill process, so a Dask worker only has to call
-:func:`mtlib.run.execute_job`. With fan-out (:mod:`mtlib.run.fanout`) a notebook
+:func:`mtlib.run.execute_job`. With fan-out (:mod:`mtrun.fanout`) a notebook
 becomes one job per model (per seed) that runs in a scratch folder and only
 fills the shared cache (``$MTLIB_CACHE``), then one *gather* job with every
 model, submitted once its fan-out jobs have finished, which reads the cache
@@ -37,10 +37,10 @@ from typing import Any
 
 from mtlib.models.base import CALLS_LOG_ENV
 from mtlib.models.weights.registry import REGISTRY
-from mtlib.run import fanout
-from mtlib.run.jobs import JobResult, NotebookJob, execute_job
 from mtlib.run.layout import RunLayout
 from mtlib.utils.cache import CACHE_ENV
+from mtrun import fanout
+from mtrun.jobs import JobResult, NotebookJob, execute_job
 
 __all__ = [
     "CONNECT_TIMEOUT",

@@ -21,7 +21,7 @@ make an entry model-dependent, anything else exact.
 
 :func:`check` compares one notebook's metrics with its block and returns the
 mismatches (key, kind, expected, actual, tolerance; a missing key is one).
-``python -m mtlib.run.expected --profile quick`` checks every notebook's
+``python -m mtrun.expected --profile quick`` checks every notebook's
 ``metrics.json`` (found through :class:`mtlib.run.results.RunLayout`) and exits 1
 listing the mismatches, 2 when the file is malformed (naming its path and
 line) or when nothing was checked (an unknown profile, ``--only`` without pins).
@@ -40,8 +40,8 @@ from typing import Any
 import yaml
 
 from mtlib.run.layout import MetricsError, RunLayout, read_metrics
-from mtlib.run.profiles import discover
 from mtlib.utils.paths import project_root
+from mtrun.profiles import discover
 
 __all__ = [
     "EXPECTED_FILE",
@@ -420,9 +420,9 @@ def check_runs(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mtlib.run.expected --profile quick [--out-dir D] [--only 01,04]``: 0 when every value is reproduced,
+    """``python -m mtrun.expected --profile quick [--out-dir D] [--only 01,04]``: 0 when every value is reproduced,
     1 on a mismatch, 2 for a malformed file or when nothing was checked."""
-    parser = argparse.ArgumentParser(prog="python -m mtlib.run.expected", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtrun.expected", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="quick", help="profile whose runs to check (default: quick)")
     parser.add_argument("--out-dir", default=None, help="output root holding papermill_runs/ (default: the project)")
     parser.add_argument("--only", default="", help="comma-separated notebook numbers, e.g. 01,04")
@@ -433,13 +433,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         pinned = {n for n, blocks in load(args.expected).items() if blocks.get(args.profile)}
         checked, mismatches = check_runs(args.profile, args.out_dir, only=only, path=args.expected)
     except ExpectedFormatError as err:
-        print(f"mtlib.run.expected: {err}", file=sys.stderr)
+        print(f"mtrun.expected: {err}", file=sys.stderr)
         return 2
     unpinned = sorted({_number(o) for o in only or []} - pinned)
     if not checked or unpinned:
         what = f"notebook(s) {', '.join(unpinned)} have no" if unpinned else "no notebook has"
         print(
-            f"mtlib.run.expected: checked nothing: {what} pinned {args.profile!r} values (notebooks with "
+            f"mtrun.expected: checked nothing: {what} pinned {args.profile!r} values (notebooks with "
             f"{args.profile!r} values: {', '.join(sorted(pinned)) or 'none'}; profiles in the file: "
             f"{', '.join(sorted({p for b in load(args.expected).values() for p in b}))})",
             file=sys.stderr,
@@ -448,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for m in mismatches:
         if m.key == "metrics.json" and not m.actual:
             print(
-                f"{m.notebook}: no metrics.json at {m.expected}: run `python -m mtlib.run --profile "
+                f"{m.notebook}: no metrics.json at {m.expected}: run `python -m mtrun --profile "
                 f"{args.profile} --only {m.notebook[:2]}` first"
             )
         else:
@@ -459,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for exp in expectations(number, args.profile, path=args.expected).values():
             kinds[exp.kind] += 1
     print(
-        f"mtlib.run.expected: {len(checked) - len(bad)} of {len(checked)} notebook(s) reproduce their pinned "
+        f"mtrun.expected: {len(checked) - len(bad)} of {len(checked)} notebook(s) reproduce their pinned "
         f"{args.profile} values ({kinds['exact']} exact, {kinds['model']} model-dependent within their "
         "tolerance)" + (f"; {len(mismatches)} mismatch(es)" if mismatches else "")
     )

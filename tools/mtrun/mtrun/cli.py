@@ -1,4 +1,4 @@
-"""The papermill runner: ``python -m mtlib.run [--profile quick|my.yaml] [--only 01,04] [-p 02.layer=-3]``.
+"""The papermill runner: ``python -m mtrun [--profile quick|my.yaml] [--only 01,04] [-p 02.layer=-3]``.
 
 It finds ``notebooks/[0-9][0-9]_*.ipynb`` (``00_template`` excluded), gives
 each the parameters of the chosen profile (a name from
@@ -21,7 +21,7 @@ name suggested; a string given for a list parameter (``-p 01.models=minilm``)
 is wrapped into a list with a note.
 
 Outputs: a notebook writes beside its previous outputs (``papermill_runs/<profile>/.<stem>.attempt``)
-and they replace the old ones only when it succeeds (:func:`~mtlib.run.jobs.execute_job`): a refused
+and they replace the old ones only when it succeeds (:func:`~mtrun.jobs.execute_job`): a refused
 parameter, a failure or an interruption never removes the last good run's files. ``REPORT.md`` merges:
 the rows of notebooks not run this time stay, marked with the date of their run. Names used in paths
 (the profile, notebook stems) must be single safe folder names.
@@ -34,13 +34,13 @@ what it recorded, the ``not run`` ones) and exits with 128 + the signal (143,
 SIGKILL``). ``params.json`` of each run holds the parameters passed, merged
 with what the notebook's ``Run`` wrote.
 
-The pieces: :mod:`mtlib.run.profiles` (profiles, overrides, the parameter
-check), :mod:`mtlib.run.jobs` (jobs, executors, process control),
-:mod:`mtlib.run.report` (summary and ``REPORT.md``); this module parses the
+The pieces: :mod:`mtrun.profiles` (profiles, overrides, the parameter
+check), :mod:`mtrun.jobs` (jobs, executors, process control),
+:mod:`mtrun.report` (summary and ``REPORT.md``); this module parses the
 command line and puts them together. The executor is one small interface
-(:class:`~mtlib.run.jobs.Executor`): sequential by default; ``--executor dask`` (``--workers N`` for a LocalCluster or
+(:class:`~mtrun.jobs.Executor`): sequential by default; ``--executor dask`` (``--workers N`` for a LocalCluster or
 ``--scheduler ADDRESS``, ``--fan-out models[,seeds]``, ``--retries``) maps
-:func:`~mtlib.run.jobs.execute_job` over the jobs on Dask (:mod:`mtlib.run.dask_executor`), since a
+:func:`~mtrun.jobs.execute_job` over the jobs on Dask (:mod:`mtrun.dask_executor`), since a
 job carries everything it needs and the runner keeps no global state.
 """
 
@@ -61,8 +61,11 @@ from mtlib.data.errors import data_dir
 from mtlib.models.inference.backends import BACKEND_ENV, BACKENDS
 from mtlib.models.inference.numerics import PRECISION_ENV, PRECISIONS
 from mtlib.run import params as nbparams
-from mtlib.run.dask_executor import CONNECT_TIMEOUT, DaskExecutor
-from mtlib.run.jobs import (
+from mtlib.run.layout import RunLayout
+from mtlib.utils.paths import project_root
+from mtlib.utils.threads import THREADS_ENV
+from mtrun.dask_executor import CONNECT_TIMEOUT, DaskExecutor
+from mtrun.jobs import (
     JOBS_ENV,
     Executor,
     Interrupted,
@@ -70,12 +73,12 @@ from mtlib.run.jobs import (
     NotebookJob,
     SequentialExecutor,
     attempt_layout,
+    read_metrics_noting,
     signals_raise,
     started_at,
     write_params,
 )
-from mtlib.run.layout import RunLayout, read_metrics_noting
-from mtlib.run.profiles import (
+from mtrun.profiles import (
     apply_overrides,
     builtin_profiles,
     check_parameters,
@@ -86,9 +89,8 @@ from mtlib.run.profiles import (
     notebook_parameters,
     profile_name,
 )
-from mtlib.run.report import summary_table, write_report
-from mtlib.utils.paths import project_root
-from mtlib.utils.threads import THREADS_ENV, parse_threads
+from mtrun.report import summary_table, write_report
+from mtrun.threads import parse_threads
 
 __all__ = [
     "DEFAULT_WORKERS",
@@ -128,11 +130,11 @@ def build_jobs(
     stem); ``overrides`` are ``NN.key=value`` strings (:func:`apply_overrides`).
     Outputs go under ``out_dir`` (default: the project ``root``). ``threads``
     fixes every kernel's threads (``MTLIB_THREADS``); ``None`` lets each job
-    take the cores free as it starts (:func:`mtlib.run.jobs.job_threads`). ``backend``
+    take the cores free as it starts (:func:`mtrun.jobs.job_threads`). ``backend``
     (``torch``, ``onnx``) becomes the kernels' ``$MTLIB_BACKEND``, the default of
     ``mtlib.models.load`` (a notebook's own ``backend`` parameter, when not ``auto``, wins);
     ``precision`` (``fp32``, ``tf32``, ``bf16``, ``fp16``) likewise becomes their ``$MTLIB_PRECISION``.
-    ``script`` runs each notebook's cells as a plain script (:mod:`mtlib.run.script`), without Jupyter.
+    ``script`` runs each notebook's cells as a plain script (:mod:`mtrun.script`), without Jupyter.
     """
     root = root or project_root()
     out_dir = out_dir or root
@@ -292,13 +294,13 @@ def run_jobs(executor: Executor, jobs: Sequence[NotebookJob]) -> tuple[list[JobR
                     attempt=run_dir if started and attempt else None,
                 )
             )
-        print(f"\nmtlib.run: received {name}; notebooks stopped, report written", flush=True)
+        print(f"\nmtrun: received {name}; notebooks stopped, report written", flush=True)
     return results, signum
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
     """The executor flags: sequential (default) or Dask, with fan-out, retries and a scheduler address."""
-    group = parser.add_argument_group("executor (see mtlib.run.dask_executor)")
+    group = parser.add_argument_group("executor (see mtrun.dask_executor)")
     group.add_argument(
         "--executor",
         choices=("sequential", "dask"),
@@ -370,7 +372,7 @@ def make_executor(args: argparse.Namespace) -> Executor:
 
 def make_parser() -> argparse.ArgumentParser:
     """The runner's command line (every option but the executor's, which :func:`add_executor_arguments` adds)."""
-    parser = argparse.ArgumentParser(prog="python -m mtlib.run", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtrun", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--profile",
         default="quick",
@@ -467,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in missing_inputs(job.parameters, root, job.cwd):
                 print(f"  missing input: {line}")
         return 1 if any(job.problems for job in jobs) else 0
-    print(f"mtlib.run: {len(jobs)} notebook(s), profile {profile}")
+    print(f"mtrun: {len(jobs)} notebook(s), profile {profile}")
     runnable, results = preflight(jobs, root)
     ran, signum = run_jobs(executor, runnable)
     results += ran

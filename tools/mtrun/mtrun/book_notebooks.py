@@ -1,6 +1,6 @@
 """Executed notebooks made ready for the course book: no build path, no live output, answers folded.
 
-Intuition: the book (:mod:`mtlib.run.book`) shows the notebooks as a run left
+Intuition: the book (:mod:`mtrun.book`) shows the notebooks as a run left
 them, but a run records where it happened (papermill's ``input_path`` and
 ``output_path``, the ``out_dir`` parameter, paths in reprs, tracebacks and
 warnings) and its outputs come from data. :func:`prepare` returns a copy that
@@ -14,7 +14,7 @@ warnings) and its outputs come from data. :func:`prepare` returns a copy that
   dump; they stay in the run's files);
 - keeps no output that could run code: widget views and state, JavaScript, and
   SVG (which may carry script) are removed; HTML outputs are cleaned later, at
-  build time (:mod:`mtlib.run.book_sphinx`);
+  build time (:mod:`mtrun.book_sphinx`);
 - folds the cells a reader should open on purpose: a cell tagged ``answer``
   (the tour's exercises) shows "Show the answer" until clicked, and the
   ``parameters`` and papermill ``injected-parameters`` cells "Show the parameters"
@@ -38,8 +38,8 @@ from typing import Any
 
 import nbformat
 
-from mtlib.run.book_pages import table_cell
-from mtlib.run.notebooks import INJECTED_TAG
+from mtrun.book_pages import table_cell
+from mtrun.notebooks import INJECTED_TAG
 
 __all__ = [
     "ANSWER_TAG",

@@ -15,7 +15,7 @@ report opened without a network shows raw TeX. Here instead
 
 The runner writes ``<stem>.html`` beside each executed notebook; by hand::
 
-    python -m mtlib.run.export papermill_runs/quick/04_montague_adjectives/04_montague_adjectives.ipynb
+    python -m mtrun.export papermill_runs/quick/04_montague_adjectives/04_montague_adjectives.ipynb
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def export_html(notebook: str | Path, output: str | Path | None = None) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m mtlib.run.export",
+        prog="python -m mtrun.export",
         description="Export executed notebooks as self-contained HTML "
         "(maths as MathML, no CDN, figures with alt text).",
     )

@@ -24,9 +24,9 @@ indent, sorted keys, a final newline). So the canonical form of a notebook is
 :func:`normalise` produces that form (idempotent), :func:`problems` lists what
 differs. Command line (the pre-commit hook in ``.githooks/`` calls ``--check``)::
 
-    python -m mtlib.run.notebooks --check notebooks/*.ipynb   # exit 1 and the problems found
-    python -m mtlib.run.notebooks --fix notebooks/*.ipynb     # rewrite in canonical form
-    python -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md   # the parameter tables of every spec
+    python -m mtrun.notebooks --check notebooks/*.ipynb   # exit 1 and the problems found
+    python -m mtrun.notebooks --fix notebooks/*.ipynb     # rewrite in canonical form
+    python -m mtrun.notebooks --docs notebooks/PARAMETERS.md   # the parameter tables of every spec
 
 The runner executes notebooks with a kernel named ``mtlib`` that runs its own
 interpreter (:func:`write_kernelspec`), so papermill needs nothing registered;
@@ -216,7 +216,7 @@ def parameters_markdown() -> str:
         "# Notebook parameters",
         "",
         "Generated from each experiment's spec (`mtlib/experiments/<package>/spec.py`), the one place a",
-        "parameter is declared: `python -m mtlib.run.notebooks --docs notebooks/PARAMETERS.md` rewrites this",
+        "parameter is declared: `python -m mtrun.notebooks --docs notebooks/PARAMETERS.md` rewrites this",
         "file and a test checks it is current. A profile may set any parameter but `profile` and `out_dir`,",
         "which the runner sets. Rules: `mtlib/utils/rules.py`.",
     ]
@@ -251,7 +251,7 @@ def write_kernelspec(folder: str | Path, python: str | None = None) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m mtlib.run.notebooks",
+        prog="python -m mtrun.notebooks",
         description="Check or fix notebooks: mtlib kernel, canonical metadata, no outputs, nbformat serialisation.",
     )
     mode = parser.add_mutually_exclusive_group()
@@ -280,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(line, file=sys.stderr)
         status |= bool(found)
     if status:
-        print("fix with: python -m mtlib.run.notebooks --fix <notebook> ...", file=sys.stderr)
+        print("fix with: python -m mtrun.notebooks --fix <notebook> ...", file=sys.stderr)
     return status
 
 

@@ -1,9 +1,9 @@
-"""Why two runs differ: ``python -m mtlib.run.diff RUN_A RUN_B``.
+"""Why two runs differ: ``python -m mtrun.diff RUN_A RUN_B``.
 
 Intuition: "why is my number not yours?" has two halves. First, *which*
 numbers differ by more than they may: each metric of the two ``metrics.json``
 is compared with the tolerance ``notebooks/profiles/expected.yaml`` pins for it
-(:mod:`mtlib.run.expected`; a key without a pin must be equal, ``timing/``
+(:mod:`mtrun.expected`; a key without a pin must be equal, ``timing/``
 keys are skipped). Then, *what else* differs: the two ``manifest.json``
 (:mod:`mtlib.run.manifest`) compared section by section, code / environment /
 machine / inputs / models / parameters, and listed most likely cause first:
@@ -50,9 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mtlib.run.expected import Expectation, ExpectedFormatError, expectations
 from mtlib.run.layout import MetricsError, read_metrics
 from mtlib.run.manifest import GROUPS, MANIFEST, read_manifest
+from mtrun.expected import Expectation, ExpectedFormatError, expectations
 
 __all__ = [
     "Difference",
@@ -183,7 +183,7 @@ def compare_metrics(
 
     Args:
         a, b: The two runs' metrics.
-        pins: The notebook's pinned values for its profile (:func:`mtlib.run.expected.expectations`).
+        pins: The notebook's pinned values for its profile (:func:`mtrun.expected.expectations`).
 
     Returns:
         ``(differences, compared)``: a key missing from one run differs beyond any tolerance.
@@ -466,9 +466,9 @@ def _pairs(a: list[RunFiles], b: list[RunFiles]) -> tuple[list[tuple[RunFiles, R
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mtlib.run.diff RUN_A RUN_B``: 0 when the metrics agree within tolerance, 1 when not, 2 when
+    """``python -m mtrun.diff RUN_A RUN_B``: 0 when the metrics agree within tolerance, 1 when not, 2 when
     an argument names no run (or the pinned values cannot be read)."""
-    parser = argparse.ArgumentParser(prog="python -m mtlib.run.diff", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mtrun.diff", description=__doc__.split("\n\n")[0])
     parser.add_argument("run_a", help="a run folder, its manifest.json or metrics.json, or a folder of runs")
     parser.add_argument("run_b", help="the run to compare with, named the same way")
     parser.add_argument(
@@ -478,16 +478,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs_a, runs_b = find_runs(args.run_a), find_runs(args.run_b)
     for arg, runs in ((args.run_a, runs_a), (args.run_b, runs_b)):
         if not runs:
-            print(f"mtlib.run.diff: {arg}: no run there (expected a folder with metrics.json or {MANIFEST})")
+            print(f"mtrun.diff: {arg}: no run there (expected a folder with metrics.json or {MANIFEST})")
             return 2
     pairs, notes = _pairs(runs_a, runs_b)
     if not pairs:
-        print("mtlib.run.diff: no notebook run on both sides: " + "; ".join(notes))
+        print("mtrun.diff: no notebook run on both sides: " + "; ".join(notes))
         return 2
     try:
         diffs = [diff_runs(a, b, args.expected) for a, b in pairs]
     except (ExpectedFormatError, MetricsError) as err:
-        print(f"mtlib.run.diff: {err}")
+        print(f"mtrun.diff: {err}")
         return 2
     for d in diffs:
         print(d.render())
@@ -495,7 +495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"note: {note}")
     bad = [d.label for d in diffs if not d.agree]
     print(
-        f"mtlib.run.diff: {len(diffs) - len(bad)} of {len(diffs)} run(s) agree within tolerance"
+        f"mtrun.diff: {len(diffs) - len(bad)} of {len(diffs)} run(s) agree within tolerance"
         + (f"; differ: {', '.join(bad)}" if bad else "")
     )
     return 1 if bad else 0

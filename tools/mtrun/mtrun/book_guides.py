@@ -10,7 +10,7 @@ models and data). The teacher edition's pages read each lesson's exercises
 from the notebook itself (cells tagged ``answer``) and the check each one
 calls, count its minutes part by part (:func:`minutes`), and add the notes of
 ``book/teaching.yaml``. Every value from a run is escaped
-(:mod:`mtlib.run.book_pages`).
+(:mod:`mtrun.book_pages`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mtlib.run import expected
-from mtlib.run.book_notebooks import source_text
-from mtlib.run.book_pages import (
+from mtrun import expected
+from mtrun.book_notebooks import source_text
+from mtrun.book_pages import (
     PAPERS,
     Chapter,
     Paper,
@@ -101,7 +101,7 @@ def _why(ch: Chapter, paper_profile: Mapping[str, Any]) -> str:
     if rows:
         out += [
             "Where this run's parameters differ from the paper profile's (the papers' models and data; "
-            "python -m mtlib.run --profile paper runs them, with a GPU and downloads):",
+            "python -m mtrun --profile paper runs them, with a GPU and downloads):",
             "",
             html_table(["parameter", "this run", "paper profile"], rows),
             "",

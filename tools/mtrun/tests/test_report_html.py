@@ -7,9 +7,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from mtlib.run.jobs import JobResult
 from mtlib.run.layout import RunLayout
-from mtlib.run.report import REPORT_HTML, write_report
+from mtrun.jobs import JobResult
+from mtrun.report import REPORT_HTML, write_report
 
 EVIL = "<img src=x onerror=alert(1)> [click](http://evil) `tick` a|b \"q\" 'r' &amp;"
 

@@ -5,7 +5,7 @@ the teachers' page, each chapter's preface) are written from a run's files:
 ``metrics.json``, ``manifest.json``, the ledger ``report.json``, ``tables/*.csv``
 and the notebooks' computed claims. Nothing read from a run becomes markup:
 
-- text in MyST goes through :func:`text` (:func:`mtlib.run.report.md`, plus ``$``
+- text in MyST goes through :func:`text` (:func:`mtrun.report.md`, plus ``$``
   so no formula starts), so it cannot open a link, an image, a role or HTML;
 - tables (:func:`csv_table`, :func:`html_table`) are HTML built here with every
   cell escaped by :func:`html.escape`;
@@ -13,7 +13,7 @@ and the notebooks' computed claims. Nothing read from a run becomes markup:
   with raw HTML off (:func:`claims_html`): a claim cannot hold a MyST directive
   (no ``{include}`` of a build machine's file) or a tag.
 
-The build then cleans every raw HTML node once more (:mod:`mtlib.run.book_sphinx`).
+The build then cleans every raw HTML node once more (:mod:`mtrun.book_sphinx`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mtlib.run.report import md
+from mtrun.report import md
 
 #: How the book's build names maths left unrendered on a page (a warning the build turns into its failure).
 MATHS_LEFT = "maths left unrendered"
@@ -341,7 +341,7 @@ class Chapter:
         error: The last run's error, if it failed.
         metrics: Its ``metrics.json``.
         manifest: Its ``manifest.json``.
-        claims: The sentences it computed (:func:`mtlib.run.book_notebooks.claims`).
+        claims: The sentences it computed (:func:`mtrun.book_notebooks.claims`).
         tables: Its CSV tables, with the path of each copy in the book (relative to the book's root).
         figures: ``(name, alt text, path of the PDF copy in the book or "")`` of each figure.
         downloads: ``(what it is, path of the copy in the book)`` of its other files (notebooks, metrics).

@@ -1,17 +1,17 @@
 """The course book's Sphinx extension: maths as MathML, and no live HTML from data.
 
-Intuition: the book (:mod:`mtlib.run.book`) renders executed notebooks whose
+Intuition: the book (:mod:`mtrun.book`) renders executed notebooks whose
 outputs come from data: a review, a model name, a table cell. Sphinx and
 MyST-NB pass HTML through as ``raw`` nodes (``text/html`` outputs, raw HTML
 inside markdown and ``text/markdown`` outputs), so every ``raw`` HTML node of
 every page is cleaned here by the Ammonia sanitiser (``nh3``) against an allow
 list before it is written: no ``<script>``, ``<style>``, ``<iframe>``, event
 handler (``onerror=``) or ``javascript:`` URL survives. Formulas are rendered
-as MathML at build time (the converter of :mod:`mtlib.run.export`), so no page
+as MathML at build time (the converter of :mod:`mtrun.export`), so no page
 loads MathJax from a CDN and the site reads offline. The theme's own static
 JavaScript is untouched.
 
-For the PDF (Sphinx's LaTeX builder, :func:`mtlib.run.book.build_book`) the
+For the PDF (Sphinx's LaTeX builder, :func:`mtrun.book.build_book`) the
 same pages are printed: an answer cell, which a page folds, is left out (a
 print cannot fold), and an HTML table (the paper's values beside ours) becomes
 a table of its cells' text, since LaTeX drops raw HTML.
@@ -28,8 +28,8 @@ from typing import Any
 
 from docutils import nodes
 
-from mtlib.run.book_pages import MATHS_LEFT
-from mtlib.run.export import latex_to_mathml
+from mtrun.book_pages import MATHS_LEFT
+from mtrun.export import latex_to_mathml
 
 __all__ = [
     "MATHS_LEFT",
@@ -135,7 +135,7 @@ def _visit_math_block(self: Any, node: nodes.math_block) -> None:
 
 #: Maths a reader would see as source: a ``$$``, a ``$...$`` pair or a LaTeX command left in a page's text.
 UNRENDERED = re.compile(r"\$\$|\$[^\s$][^$]*\$|\\[A-Za-z]{2,}")
-#: The start of the warning :func:`_check_maths` gives (:mod:`mtlib.run.book` fails the build on it).
+#: The start of the warning :func:`_check_maths` gives (:mod:`mtrun.book` fails the build on it).
 _CODE = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.raw, nodes.comment)
 
 

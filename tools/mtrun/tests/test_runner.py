@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mtlib import run as runner
+import mtrun as runner
 from mtlib.run.results import RunLayout
 
 PARAMS = """profile: str = "quick"  # run profile
@@ -136,7 +136,7 @@ def test_papermill_process_skips_the_unused_iri_grammar_and_still_validates_note
     # what the runner starts per notebook, and what that process has loaded once papermill's CLI is imported
     code = (
         "import runpy, sys; sys.argv = ['papermill', '--help']\n"
-        "try:\n    runpy.run_module('mtlib.run._papermill', run_name='__main__')\n"
+        "try:\n    runpy.run_module('mtrun._papermill', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
         "import nbformat\n"
         "nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1')]))\n"

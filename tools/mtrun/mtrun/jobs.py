@@ -3,7 +3,7 @@
 Intuition: a :class:`NotebookJob` carries everything needed to execute one
 notebook once (its parameters, output path, environment, timeout), so any
 executor can run it: :class:`SequentialExecutor` here, one after the other, or
-:class:`mtlib.run.dask_executor.DaskExecutor` on a cluster; both only call
+:class:`mtrun.dask_executor.DaskExecutor` on a cluster; both only call
 :func:`execute_job`, which starts papermill in its own process group and
 returns a :class:`JobResult`. The process control lives here too: the signals
 that stop the runner (:class:`signals_raise`, :class:`Interrupted`), stopping a
@@ -32,13 +32,13 @@ from typing import Any, Protocol
 import psutil
 import yaml
 
-from mtlib.run._startup import KERNEL_ENDED
-from mtlib.run.export import export_html
-from mtlib.run.layout import RunLayout, read_json_object, read_metrics_noting
-from mtlib.run.manifest import complete_manifest
-from mtlib.run.notebooks import KERNEL_NAME, write_kernelspec
+from mtlib.run.layout import MetricsError, RunLayout, read_json_object, read_metrics
 from mtlib.utils.cache import atomic_write_bytes
-from mtlib.utils.threads import ThreadPlan, plan_threads
+from mtrun._startup import KERNEL_ENDED
+from mtrun.export import export_html
+from mtrun.manifests import complete_manifest
+from mtrun.notebooks import KERNEL_NAME, write_kernelspec
+from mtrun.threads import ThreadPlan, plan_threads
 
 __all__ = [
     "JOBS_ENV",
@@ -58,6 +58,7 @@ __all__ = [
     "exit_reason",
     "job_threads",
     "kernel_did_not_start",
+    "read_metrics_noting",
     "signals_raise",
     "stop_process_tree",
     "write_params",
@@ -86,7 +87,7 @@ class NotebookJob:
         timeout: Seconds before the notebook is stopped (``None``: no limit).
         problems: Why its parameters are refused (:mod:`mtlib.run.params`); such a job is not run.
         html: Export the executed notebook as HTML (a Dask fan-out job, whose outputs are scratch, does not).
-        script: Run the code cells as a plain Python script (:mod:`mtlib.run.script`: no kernel, no papermill,
+        script: Run the code cells as a plain Python script (:mod:`mtrun.script`: no kernel, no papermill,
             no executed notebook); for machines without Jupyter.
     """
 
@@ -209,19 +210,19 @@ def _execute(job: NotebookJob) -> JobResult:
     The job's metrics are read back from
     ``papermill_runs/<profile>/<stem>/metrics.json`` next to its output, and
     the executed notebook is exported beside it as self-contained HTML
-    (:func:`mtlib.run.export.export_html`). The kernel is the notebooks' ``mtlib``
+    (:func:`mtrun.export.export_html`). The kernel is the notebooks' ``mtlib``
     kernel, defined for this run only to use this interpreter
-    (:func:`mtlib.run.notebooks.write_kernelspec`), so nothing has to be registered.
+    (:func:`mtrun.notebooks.write_kernelspec`), so nothing has to be registered.
 
     Papermill runs in its own process group; if this process is interrupted
     (:class:`Interrupted`, ``KeyboardInterrupt``) while it waits, papermill and
     its kernel are stopped (:func:`stop_process_tree`) before the exception
     goes on. ``params.json`` gets the parameters passed (:func:`write_params`), and the notebook's
-    ``manifest.json`` the job's status and seconds (:func:`mtlib.run.manifest.complete_manifest`).
+    ``manifest.json`` the job's status and seconds (:func:`mtrun.manifests.complete_manifest`).
     """
     job.output.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="mtlib-run-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="mtrun-") as tmp:
         params_file = Path(tmp) / "parameters.yaml"
         params_file.write_text(yaml.safe_dump(job.parameters))
         # the notebooks name the `mtlib` kernel: a private kernelspec runs it on this interpreter
@@ -230,7 +231,7 @@ def _execute(job: NotebookJob) -> JobResult:
         cmd = [
             sys.executable,
             "-m",
-            "mtlib.run._papermill",  # papermill's command line (see mtlib.run._startup)
+            "mtrun._papermill",  # papermill's command line (see mtrun._startup)
             str(job.notebook),
             str(job.output),
             "-f",
@@ -246,7 +247,7 @@ def _execute(job: NotebookJob) -> JobResult:
         if job.timeout:
             cmd += ["--execution-timeout", str(int(math.ceil(job.timeout)))]
         if job.script:  # the same cells as a plain script, in the kernel's working directory
-            cmd = [sys.executable, "-m", "mtlib.run.script", str(job.notebook), "--parameters", str(params_file)]
+            cmd = [sys.executable, "-m", "mtrun.script", str(job.notebook), "--parameters", str(params_file)]
             cmd += ["--quiet", "--cwd", str(job.cwd)]
         jupyter_path = os.pathsep.join(p for p in (str(kernels), os.environ.get("JUPYTER_PATH", "")) if p)
         env = {**os.environ, **job.env, "JUPYTER_PATH": jupyter_path}
@@ -257,7 +258,7 @@ def _execute(job: NotebookJob) -> JobResult:
                 break
             # no cell ran: the kernel process died while starting (seen once on a loaded 2-core CI machine)
             print(
-                f"mtlib.run: {job.stem}: the kernel did not start ({error}); try {attempt + 1} of "
+                f"mtrun: {job.stem}: the kernel did not start ({error}); try {attempt + 1} of "
                 f"{KERNEL_START_TRIES}. Papermill's output:\n{text[-1500:]}",
                 file=sys.stderr,
                 flush=True,
@@ -275,7 +276,7 @@ def _execute(job: NotebookJob) -> JobResult:
 
 
 def job_threads(job: NotebookJob, env: Mapping[str, str]) -> ThreadPlan:
-    """The threads of a job's kernel (:func:`mtlib.utils.threads.plan_threads`), chosen as it starts.
+    """The threads of a job's kernel (:func:`mtrun.threads.plan_threads`), chosen as it starts.
 
     ``--threads``/``MTLIB_THREADS`` or ``OMP_NUM_THREADS`` in ``env`` win; else
     the cores free now, split among ``MTLIB_JOBS`` jobs sharing the machine
@@ -410,7 +411,7 @@ def exit_reason(returncode: int, text: str, executed: Path | None = None) -> str
         >>> print(exit_reason(-15, "").replace(": ", ":\\n"))
         papermill was killed by SIGTERM (exit status -15):
         the notebook stopped, its remaining cells did not run
-        >>> exit_reason(138, "mtlib.run: the notebook's kernel ended: killed by SIGTERM (exit status -15)\\n"
+        >>> exit_reason(138, "mtrun: the notebook's kernel ended: killed by SIGTERM (exit status -15)\\n"
         ...             "DeadKernelError: Kernel died")[:68]
         "the notebook's kernel was killed by SIGTERM (exit status -15): the n"
     """
@@ -504,3 +505,16 @@ class SequentialExecutor:
     def map(self, jobs: Sequence[NotebookJob]) -> Iterable[JobResult]:
         for job in jobs:
             yield execute_job(job)
+
+
+def read_metrics_noting(path: str | os.PathLike, error: str = "") -> tuple[dict[str, Any], str]:
+    """:func:`read_metrics` for a job's row: a damaged file is said in the row's ``error``, not raised.
+
+    Returns:
+        ``(metrics, error)``: the metrics and ``error`` unchanged, or ``{}`` and ``error`` followed by
+        ``its metrics cannot be read: ...`` (never a run shown as one that recorded nothing).
+    """
+    try:
+        return read_metrics(path), error
+    except MetricsError as err:
+        return {}, (f"{error}; " if error else "") + f"its metrics cannot be read: {err}"

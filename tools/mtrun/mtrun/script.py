@@ -17,7 +17,7 @@ display`` in a notebook works on such a machine too.
 
 Command line (from the project root)::
 
-    python -m mtlib.run.script notebooks/03_cogalex_transitivity.ipynb --profile smoke -p n_boot=50
+    python -m mtrun.script notebooks/03_cogalex_transitivity.ipynb --profile smoke -p n_boot=50
 
 Without ``--profile`` the parameters cell's own values are used (``-p`` still overrides one).
 ``--parameters FILE`` (a YAML mapping) passes the values as they are instead (the runner's
@@ -44,9 +44,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mtlib.run import profiles
-from mtlib.run.params import read_yaml
 from mtlib.utils.paths import project_root
+from mtrun import profiles
+from mtrun.yamlfile import read_yaml
 
 __all__ = ["code_cells", "display", "main", "run_cells", "run_notebook"]
 
@@ -162,9 +162,9 @@ def run_notebook(notebook: str | Path, parameters: Mapping[str, Any], *, quiet: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mtlib.run.script NOTEBOOK [--profile P] [-p key=value] [--parameters FILE] [--quiet]``."""
+    """``python -m mtrun.script NOTEBOOK [--profile P] [-p key=value] [--parameters FILE] [--quiet]``."""
     parser = argparse.ArgumentParser(
-        prog="python -m mtlib.run.script", description="Run a notebook as a plain Python script (no Jupyter)."
+        prog="python -m mtrun.script", description="Run a notebook as a plain Python script (no Jupyter)."
     )
     parser.add_argument("notebook", type=Path)
     parser.add_argument("--profile", help="a profile name or YAML path (default: the parameters cell's values)")
@@ -177,12 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     nb = args.notebook.resolve()
     if not nb.is_file():
-        print(f"mtlib.run.script: no notebook {nb}", file=sys.stderr)
+        print(f"mtrun.script: no notebook {nb}", file=sys.stderr)
         return 2
     if args.parameters:
         values, _ = read_yaml(args.parameters)
         if not isinstance(values, dict):
-            print(f"mtlib.run.script: {args.parameters}: expected a mapping of parameters", file=sys.stderr)
+            print(f"mtrun.script: {args.parameters}: expected a mapping of parameters", file=sys.stderr)
             return 2
     else:
         # no profile: the parameters cell's values; -p KEY=VALUE applies to this notebook alone (its stem)
@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raw.pop("profile", None)
         values, problems = profiles.check_parameters(nb, data, raw)
         if problems:
-            print("mtlib.run.script: refused parameters:\n  " + "\n  ".join(problems), file=sys.stderr)
+            print("mtrun.script: refused parameters:\n  " + "\n  ".join(problems), file=sys.stderr)
             return 2
     os.chdir(args.cwd or nb.parent)  # where papermill runs a notebook's kernel
     run_notebook(nb, values, quiet=args.quiet)

@@ -14,7 +14,7 @@ a user's own interpreter (JupyterLab, a notebook kernel) is not touched.
 kernel ended when it did not end cleanly: jupyter_client sees the kernel
 process's exit status (``-15`` for SIGTERM) when it polls it, but papermill
 only reports ``DeadKernelError: Kernel died``. The line it prints
-(:data:`KERNEL_ENDED`) is read back by :func:`mtlib.run.jobs.exit_reason`.
+(:data:`KERNEL_ENDED`) is read back by :func:`mtrun.jobs.exit_reason`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 UNUSED = ("rfc3987_syntax",)
 
 #: The start of the line a papermill process prints when its kernel ended by a signal or with a non-zero
-#: status, e.g. ``mtlib.run: the notebook's kernel ended: killed by SIGTERM (exit status -15)``.
-KERNEL_ENDED = "mtlib.run: the notebook's kernel ended: "
+#: status, e.g. ``mtrun: the notebook's kernel ended: killed by SIGTERM (exit status -15)``.
+KERNEL_ENDED = "mtrun: the notebook's kernel ended: "
 
 
 def skip_unused_imports() -> None:

@@ -11,7 +11,7 @@ and the book theme, configured in ``book/conf.py``:
 - Lesson 1 is the tour, its exercises' answers folded until clicked; then one
   chapter per experiment (the executed notebook between a note on its run, with
   its paper's links and its notebook as ``.ipynb``, and the tables that set the
-  paper's values beside ours), a page per paper (:mod:`mtlib.run.book_guides`),
+  paper's values beside ours), a page per paper (:mod:`mtrun.book_guides`),
   the parameters reference (``notebooks/PARAMETERS.md``) and a bibliography;
 - two editions from one build: ``html/student`` (never links to a teacher's
   page) and ``html/teacher``, which adds the lesson plan and, per lesson, its
@@ -19,16 +19,16 @@ and the book theme, configured in ``book/conf.py``:
   discussion questions (``book/teaching.yaml``);
 - the student edition printed as one PDF (Sphinx's LaTeX builder, then latexmk with XeLaTeX, answers left
   out), linked from both landing pages, when TeX Live is installed; otherwise the build says why not;
-- the build fails when a page still shows maths source (:mod:`mtlib.run.book_sphinx`);
+- the build fails when a page still shows maths source (:mod:`mtrun.book_sphinx`);
 - no absolute path of the machines that ran or built it
-  (:class:`mtlib.run.book_notebooks.Scrubber`) and no script from data (outputs
-  made inert, pages escaped, raw HTML cleaned: :mod:`mtlib.run.book_sphinx`);
+  (:class:`mtrun.book_notebooks.Scrubber`) and no script from data (outputs
+  made inert, pages escaped, raw HTML cleaned: :mod:`mtrun.book_sphinx`);
   maths is MathML, nothing is fetched from a network.
 
 The site is built beside the last one and replaces it only when the build succeeds::
 
-    python -m mtlib.run.book --profile quick          # -> book/_build/html/{student,teacher}/index.html
-    python -m mtlib.run.book --profile quick --run-if-absent   # run the profile first when it has no run
+    python -m mtrun.book --profile quick          # -> book/_build/html/{student,teacher}/index.html
+    python -m mtrun.book --profile quick --run-if-absent   # run the profile first when it has no run
 """
 
 from __future__ import annotations
@@ -49,13 +49,13 @@ from typing import Any
 import nbformat
 import yaml
 
-from mtlib.run import book_guides, book_notebooks, book_pages
-from mtlib.run.book_pages import MATHS_LEFT, Chapter, text
 from mtlib.run.layout import RunLayout, read_json_object, read_metrics, safe_component
 from mtlib.run.manifest import read_manifest
-from mtlib.run.profiles import discover, load_profile
-from mtlib.run.report import LEDGER, figures, provenance_line
 from mtlib.utils.paths import project_root
+from mtrun import book_guides, book_notebooks, book_pages
+from mtrun.book_pages import MATHS_LEFT, Chapter, text
+from mtrun.profiles import discover, load_profile
+from mtrun.report import LEDGER, figures, provenance_line
 
 __all__ = ["BookError", "BookResult", "assemble", "build_book", "has_run", "main"]
 
@@ -221,7 +221,7 @@ def assemble(
         src_dir: The sources folder (rewritten; files of an earlier assembly that are no longer part of
             the book are removed).
         teacher: The teacher edition: the student's book plus a page per lesson for the teacher
-            (:func:`mtlib.run.book_guides.lesson_page`, with ``book/teaching.yaml``).
+            (:func:`mtrun.book_guides.lesson_page`, with ``book/teaching.yaml``).
         pdf: The printed book, copied into ``files/`` and linked from the landing page (None: no link).
 
     Returns:
@@ -282,7 +282,7 @@ def _not_run(ch: Chapter, profile: str) -> str:
         else f"papermill_runs/{text(profile)}/ has no executed notebook {text(ch.stem)}.ipynb"
     )
     return (
-        f"# {text(ch.title)}\n\nNot in this run: {why}. Run it with python -m mtlib.run --profile {text(profile)} "
+        f"# {text(ch.title)}\n\nNot in this run: {why}. Run it with python -m mtrun --profile {text(profile)} "
         f"--only {text(ch.number)}, then build the book again.\n"
     )
 
@@ -408,7 +408,7 @@ def build_book(
     build = Path(build_dir).resolve() if build_dir else project / BUILD_DIR
     if not has_run(root, profile, project):
         raise BookError(
-            f"no executed notebook in {RunLayout(root, profile, '').profile_dir}: run python -m mtlib.run "
+            f"no executed notebook in {RunLayout(root, profile, '').profile_dir}: run python -m mtrun "
             f"--profile {profile} first (make book does when the run is missing)"
         )
     fresh, html = build / "html.new", build / "html"
@@ -440,19 +440,19 @@ def build_book(
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status (2: nothing to build, 1: the build failed)."""
     parser = argparse.ArgumentParser(
-        prog="python -m mtlib.run.book",
+        prog="python -m mtrun.book",
         description="Build the course book (static HTML, offline) from a profile's executed notebooks.",
     )
     parser.add_argument("--profile", default="quick", help="the run to build from: papermill_runs/<profile>/")
     parser.add_argument("--root", default=None, help="project folder (default: found from the working directory)")
     parser.add_argument(
-        "--out-dir", default=None, help="the run's output root, as given to mtlib.run (default: the project)"
+        "--out-dir", default=None, help="the run's output root, as given to mtrun (default: the project)"
     )
     parser.add_argument("--build-dir", default=None, help="where the book is built (default: book/_build)")
     parser.add_argument("--jobs", type=int, default=1, help="Sphinx processes (default 1)")
     parser.add_argument("--no-pdf", action="store_true", help="skip the PDF (made when latexmk and xelatex exist)")
     parser.add_argument(
-        "--run-if-absent", action="store_true", help="run the profile first (python -m mtlib.run) when it has no run"
+        "--run-if-absent", action="store_true", help="run the profile first (python -m mtrun) when it has no run"
     )
     args = parser.parse_args(argv)
     try:
@@ -462,9 +462,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     project = Path(args.root).resolve() if args.root else project_root()
     root = Path(args.out_dir).resolve() if args.out_dir else project
     if args.run_if_absent and not has_run(root, args.profile, project):
-        print(f"book: no {args.profile} run yet; running python -m mtlib.run --profile {args.profile} first")
+        print(f"book: no {args.profile} run yet; running python -m mtrun --profile {args.profile} first")
         extra = ["--out-dir", str(root)] if root != project else []
-        cmd = [sys.executable, "-m", "mtlib.run", "--profile", args.profile, "--root", str(project), *extra]
+        cmd = [sys.executable, "-m", "mtrun", "--profile", args.profile, "--root", str(project), *extra]
         code = subprocess.run(cmd, check=False).returncode
         if code:
             print(f"book: the run exited with {code}; building from what it wrote", file=sys.stderr)

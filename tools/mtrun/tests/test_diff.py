@@ -1,4 +1,4 @@
-"""``python -m mtlib.run.diff`` names the one thing two runs differ in, first (issue 38).
+"""``python -m mtrun.diff`` names the one thing two runs differ in, first (issue 38).
 
 Each pair of runs differs in exactly one thing: a data file edited by one line, the CPU kernel set, the
 seed, the model's weights. The runs are the miniature notebook of :mod:`tests.unit.run.provenance_fixture`
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from mtlib.run import diff
-from mtlib.run.diff import RunFiles, compare_metrics, diff_runs
-from mtlib.run.expected import Expectation
+from mtrun import diff
+from mtrun.diff import RunFiles, compare_metrics, diff_runs
+from mtrun.expected import Expectation
 from tests.unit.run.provenance_fixture import fixture_run
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtlib.run import expected, profiles
 from mtlib.utils.cache import ArrayCache, cached_rows
+from mtrun import expected, profiles
 
 DEEP = "notebooks:\n  '01':\n    n_boot: " + "[" * 5000 + "]" * 5000 + "\n"
 
@@ -55,7 +55,7 @@ def test_a_scheduler_that_echoes_is_refused_without_a_late_traceback(capfd: pyte
     pytest.importorskip("distributed")
     import gc
 
-    from mtlib.run.dask_executor import connect
+    from mtrun.dask_executor import connect
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -25,6 +25,7 @@ import yaml
 from mtlib.experiments.spec import RUNNER_SET as SPEC_RUNNER_SET
 from mtlib.run import params as nbparams
 from mtlib.run.layout import safe_component
+from mtrun import yamlfile
 
 __all__ = [
     "INPUT_LISTS",
@@ -102,7 +103,7 @@ def load_profile(notebooks_dir: Path, profile: str) -> dict[str, Any]:
     """
     path = profile_path(notebooks_dir, profile)
     try:
-        data, lines = nbparams.read_yaml(path, raw_keys_under=("notebooks",))
+        data, lines = yamlfile.read_yaml(path, raw_keys_under=("notebooks",))
     except nbparams.ConfigError as err:
         raise SystemExit(f"profile {err}") from None
     data = {} if data is None else data
@@ -161,7 +162,7 @@ def apply_overrides(profile_data: dict[str, Any], overrides: Sequence[str]) -> d
             raise SystemExit(f"-p {item!r}: expected NN.key=value (e.g. 02.layer=-3) or key=value")
         scope, dot, key = target.strip().rpartition(".")
         try:
-            value = nbparams.load_yaml_text(raw, f"-p {item!r}") if raw.strip() else ""
+            value = yamlfile.load_yaml_text(raw, f"-p {item!r}") if raw.strip() else ""
         except nbparams.ConfigError as err:
             raise SystemExit(str(err)) from None
         except yaml.YAMLError as err:

@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mtlib.run import book, book_guides, book_notebooks, book_pages
-from mtlib.run.book_notebooks import Scrubber
+from mtrun import book, book_guides, book_notebooks, book_pages
+from mtrun.book_notebooks import Scrubber
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -149,7 +149,7 @@ def test_a_lesson_timed_by_a_reader_replaces_the_estimate_and_the_count_of_timed
 
 
 def test_no_run_is_refused_with_the_command_to_make_one(tmp_path):
-    with pytest.raises(book.BookError, match="python -m mtlib.run --profile smoke"):
+    with pytest.raises(book.BookError, match="python -m mtrun --profile smoke"):
         book.build_book("smoke", project=ROOT, root=tmp_path, build_dir=tmp_path / "b")
     assert not (tmp_path / "b" / "html").exists()
     assert book.main(["--profile", "smoke", "--out-dir", str(tmp_path), "--build-dir", str(tmp_path / "b")]) == 2
