@@ -1,13 +1,13 @@
 """Run the notebook jobs on Dask distributed: a LocalCluster here, or any cluster by its scheduler address.
 
-Intuition: a job (:class:`mtlib.run.NotebookJob`) carries everything it needs
+Intuition: a job (:class:`mtrun.jobs.NotebookJob`) carries everything it needs
 and runs in its own papermill process, so a Dask worker only has to call
-:func:`mtlib.run.execute_job`. With fan-out (:mod:`mtrun.fanout`) a notebook
+:func:`mtrun.jobs.execute_job`. With fan-out (:mod:`mtrun.fanout`) a notebook
 becomes one job per model (per seed) that runs in a scratch folder and only
 fills the shared cache (``$MTLIB_CACHE``), then one *gather* job with every
 model, submitted once its fan-out jobs have finished, which reads the cache
 and writes the real outputs. The runner's summary, ``REPORT.md`` and exit
-status see one :class:`mtlib.run.JobResult` per notebook, as with the
+status see one :class:`mtrun.jobs.JobResult` per notebook, as with the
 sequential executor.
 
 Workers must import this ``mtlib`` and see the same cache path (shared
@@ -91,7 +91,7 @@ class Outcome:
     """What a worker reports back for one :class:`DaskJob`.
 
     Attributes:
-        result: The notebook's :class:`mtlib.run.JobResult`.
+        result: The notebook's :class:`mtrun.jobs.JobResult`.
         forward_calls: Batches the job's models sent through their networks
             (0 for a gather job whose fan-out jobs filled the cache).
         worker: Address of the worker, and ``host`` its machine.
