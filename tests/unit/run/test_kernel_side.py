@@ -136,3 +136,12 @@ def test_python_m_mtlib_run_is_an_alias_that_says_where_the_runner_went() -> Non
         text=True,
     )
     assert bad.returncode == 2 and "--threads" in bad.stderr
+
+
+def test_the_alias_without_the_tool_says_how_to_install_it(tmp_path: Path) -> None:
+    """``-S``: no site-packages, so neither an installed nor an editable mtrun is found; only this checkout's mtlib."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-S", "-m", "mtlib.run", "--list"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and "pip install -e tools/mtrun" in proc.stderr and "Traceback" not in proc.stderr
