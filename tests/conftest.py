@@ -184,6 +184,9 @@ def pytest_collection_modifyitems(config, items):
     the group suffix is missing from the node ids (pytest 9.2 stores them where pytest-xdist 3.8 no longer
     writes), every worker builds them again and ``make test`` costs minutes more, silently.
     """
+    strays = [i.nodeid for i in items if "smoke_runs" in getattr(i, "fixturenames", ()) and not _in_smoke_group(i)]
+    if strays:  # under -n 2 it would land on the other worker, which would make its smoke runs again (minutes)
+        raise pytest.UsageError(f"mark these xdist_group('smoke'), as every reader of the smoke runs: {strays}")
     if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
         return
     lost = [i.nodeid for i in items if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]
@@ -192,3 +195,8 @@ def pytest_collection_modifyitems(config, items):
             f"pytest-xdist did not group {len(lost)} test(s) marked xdist_group (e.g. {lost[0]}): this pytest "
             f"({pytest.__version__}) and pytest-xdist do not work together; install the versions pyproject.toml asks"
         )
+
+
+def _in_smoke_group(item) -> bool:
+    marker = item.get_closest_marker("xdist_group")
+    return marker is not None and (marker.args[:1] or [marker.kwargs.get("name")])[0] == "smoke"
