@@ -107,7 +107,7 @@ def segment_prefix(xp: Arrays, values: Any, segment: int) -> tuple[Any, Any]:
     """
     m = values.shape[0]
     sums = xp.zeros(-(-m // segment) * segment + 1, values.dtype)
-    sums[1 : m + 1] = xp.cumsum(values)
+    xp.cumsum(values, out=sums[1 : m + 1])
     sums[m + 1 :] = sums[m]
     starts = sums[::segment]
     within = sums[:-1].reshape(-1, segment) - starts[:-1, None]
@@ -346,11 +346,12 @@ def order_replicates(
     with xp.exact_products():
         for lo in range(0, n, rows):
             hi = min(lo + rows, n)
-            up_f, down_f = flw[lo:hi, None] > flw[None, :], flw[lo:hi, None] < flw[None, :]
-            if expected == "opposite":
-                up_f, down_f = down_f, up_f
-            bad = (src[lo:hi, None] > src[None, :]) & ~up_f  # (b, n): the violated pairs of these rows
-            bad |= (src[lo:hi, None] < src[None, :]) & ~down_f
+            # (b, n): the violated pairs of these rows with the higher source first ...
+            bad = (src[lo:hi, None] > src[None, :]) & ~_follows(flw[lo:hi, None], flw[None, :], expected)
+            if hi - lo == n:  # ... and, V being symmetric, its transpose for the lower source first
+                bad = bad | bad.T
+            else:
+                bad |= (src[lo:hi, None] < src[None, :]) & ~_follows(flw[None, :], flw[lo:hi, None], expected)
             reach = xp.astype(xp.astype(bad, ft) @ wt_f, xp.float64)  # (b, B), at most the total weight each
             if largest**2 < FLOAT64_EXACT:  # the float64 sum (at most total**2) is exact
                 twice += xp.astype(xp.vecdot(reach, wt_64[lo:hi], 0), xp.int64)
@@ -364,6 +365,11 @@ def order_replicates(
         total = wt.sum(0)
         cases = (total * total - (per_tie * per_tie).sum(0)) // 2
     return xp.to_numpy(twice // 2), xp.to_numpy(cases)
+
+
+def _follows(first: Any, second: Any, expected: str) -> Any:
+    """Whether follow-up ``first`` is strictly above ``second`` (``"same"``) or below it (``"opposite"``)."""
+    return first > second if expected == "same" else first < second
 
 
 def weighted_sums(xp: Arrays, weights: np.ndarray, values: np.ndarray) -> np.ndarray:

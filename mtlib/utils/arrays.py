@@ -84,9 +84,9 @@ class HostArrays:
         """Positions that sort ``x`` (equal values in any order: the kernels never rely on it)."""
         return np.argsort(x)
 
-    def cumsum(self, x: np.ndarray) -> np.ndarray:
-        """Inclusive prefix sums of 1-D ``x`` in its own dtype."""
-        return np.cumsum(x, dtype=x.dtype)
+    def cumsum(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Inclusive prefix sums of 1-D ``x`` in its own dtype (into ``out`` when given)."""
+        return np.cumsum(x, dtype=x.dtype, out=out)
 
     def diff(self, x: np.ndarray) -> np.ndarray:
         return np.diff(x)
@@ -99,9 +99,11 @@ class HostArrays:
         """``x`` where ``cond``, else 0."""
         return np.where(cond, x, 0)
 
-    def vecdot(self, x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
-        """Sums of ``x * y`` along ``axis`` (no temporary product)."""
-        return np.vecdot(np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1))
+    def vecdot(self, x: np.ndarray, y: np.ndarray, axis: int) -> Any:
+        """Sums of ``x * y`` along ``axis`` of 1-D or 2-D arrays (no temporary product)."""
+        if x.ndim == 1:
+            return x @ y
+        return np.einsum("kb,kb->b" if axis == 0 else "bk,bk->b", x, y)
 
     def scatter(self, values: np.ndarray, dest: np.ndarray) -> np.ndarray:
         """``values[t]`` moved to slot ``dest[t]`` (``dest`` a permutation)."""
@@ -218,9 +220,12 @@ class TorchArrays:
         """Positions that sort ``x`` (stable, though the kernels never rely on it)."""
         return self.torch.argsort(x, stable=True)
 
-    def cumsum(self, x: Any) -> Any:
-        """Inclusive prefix sums of 1-D ``x`` in its own dtype."""
-        return self.torch.cumsum(x, 0, dtype=x.dtype)
+    def cumsum(self, x: Any, out: Any = None) -> Any:
+        """Inclusive prefix sums of 1-D ``x`` in its own dtype (into ``out`` when given)."""
+        if out is None:
+            return self.torch.cumsum(x, 0, dtype=x.dtype)
+        out.copy_(self.torch.cumsum(x, 0, dtype=x.dtype))
+        return out
 
     def diff(self, x: Any) -> Any:
         return self.torch.diff(x)

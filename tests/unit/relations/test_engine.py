@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtlib.analysis import stats
-from mtlib.relations import ThreeWayTransitivity, bootstrap, counting_torch
-from mtlib.utils.arrays import namespace
+from mtlib.relations import ThreeWayTransitivity, bootstrap, counting_torch, kernels
 from mtlib.relations.counting import count_order_violations, count_transitivity_violations
 from mtlib.relations.errors import MtlibInputError
 from mtlib.relations.exactness import product_dtype
@@ -26,6 +25,7 @@ from mtlib.relations.replicates import (
     transitivity_replicates,
     weighted_sums,
 )
+from mtlib.utils.arrays import namespace
 from tests.unit.relations.test_counting import adjacency, score_pairs
 
 pytest.importorskip("torch")
@@ -214,3 +214,18 @@ def test_statistics_device_is_a_deprecated_alias_of_the_run_context_rule() -> No
         with pytest.warns(DeprecationWarning, match="RunContext"):
             assert counting_torch.statistics_device(device) is None
     assert RunContext(device="cpu").stats_device is None and RunContext(device="cuda:1").stats_device == "cuda:1"
+
+
+@settings(max_examples=40, deadline=None)
+@given(score_pairs(max_n=30), st.sampled_from(["same", "opposite"]), st.integers(1, 7), st.data())
+def test_order_replicates_in_row_blocks_equal_the_whole_matrix(
+    pair: tuple[np.ndarray, np.ndarray], expected: str, rows: int, data: st.DataObject
+) -> None:
+    """The kernel builds V a block of rows at a time (both orders per block) or whole (one order, transposed)."""
+    src, flw = pair
+    w = as_weight_matrix(_weights(data, len(src), 3), len(src))
+    for device in (None, DEVICE):
+        xp = namespace(device)
+        whole = kernels.order_replicates(xp, src, flw, expected, w, max(len(src), 1))
+        blocked = kernels.order_replicates(xp, src, flw, expected, w, rows)
+        assert np.array_equal(whole[0], blocked[0]) and np.array_equal(whole[1], blocked[1])
