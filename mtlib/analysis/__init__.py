@@ -11,7 +11,7 @@
 - :mod:`~mtlib.analysis.class_scores`: per-class precision, recall, F1, balanced accuracy, a shared task's F1.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
@@ -20,7 +20,7 @@ _face = Face(
         "plots": [],
         "claims": [],
         "polarity_sensitivity": [],
-        "type_difference": ["type_difference_test"],
+        "type_difference": ALL,
         "rank_correlation": [],
         "tree_reconstruction": [],
         "class_scores": [],

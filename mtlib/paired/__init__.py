@@ -9,14 +9,14 @@ test or a sign-flip permutation test, and Holm-adjusted p-values
 (:mod:`~mtlib.paired.stats`). Light: numpy, scipy and pandas, no torch.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
         "readers": ["read_items"],
         "stats": ["holm", "paired_replicates", "paired_stats", "sign_flip_p"],
-        "comparison": ["Comparison", "compare_runs", "pair_items"],
+        "comparison": ALL,
         "cli": ["main"],
     },
 )

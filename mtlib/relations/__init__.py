@@ -16,7 +16,7 @@ draw itself (:mod:`~mtlib.relations.notation`). The protocol is
 :mod:`~mtlib.relations.pairwise` and :mod:`~mtlib.relations.transitivity`.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
@@ -29,8 +29,8 @@ _face = Face(
             "count_transitivity_violations",
             "sample_triples",
         ],
-        "counting_torch": ["statistics_device"],
-        "sampling": ["count_sampled_transitivity"],
+        "counting_torch": ALL,
+        "sampling": ALL,
         "replicates": ["ReplicateCounts", "order_replicates", "transitivity_replicates", "weighted_sums"],
         "errors": ["MtlibInputError"],
         "scorers": ["Scorer", "as_scorer", "unique_outputs"],
@@ -41,10 +41,10 @@ _face = Face(
         "transformations.concatenation": ["Concatenation"],
         "result": ["RelationResult"],
         "base": ["Relation"],
-        "single": ["SingleInput"],
-        "pairwise": ["PairwiseCompositionality", "PairwiseSystematicity"],
-        "transitivity": ["ThreeWayTransitivity"],
-        "distance_order": ["DistanceOrder", "consistency"],
+        "single": ALL,
+        "pairwise": ALL,
+        "transitivity": ALL,
+        "distance_order": ALL,
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -208,16 +208,14 @@ class Relation:
             low, high = interval_from_boot(boot)
             cases, violations = int(c.sum()), int(v.sum())
             res = RelationResult(
-                self.name,
-                cases,
-                violations,
-                violations / cases if cases else float("nan"),
-                low,
-                high,
-                f"bootstrap over items (B={n_boot}, per-item ratio)" if n_boot else "none",
-                per_item_frame(v, c, per_item, len(v)),
-                None,
-                {"n_items": len(v)},
+                relation=self.name,
+                cases=cases,
+                violations=violations,
+                ci_low=low,
+                ci_high=high,
+                ci_method=f"bootstrap over items (B={n_boot}, per-item ratio)" if n_boot else "none",
+                per_item=per_item_frame(v, c, per_item, len(v)),
+                extra={"n_items": len(v)},
             )
             res.details.update(boot=boot, kind="items")
             return res
@@ -381,17 +379,16 @@ class Relation:
             low, high = interval_from_boot(boot)
             method = f"bootstrap over items (B={n_boot}, per-item ratio)" if n_boot else "none"
         res = RelationResult(
-            self.name,
-            cases,
-            violations,
-            violations / cases if cases else float("nan"),
-            low,
-            high,
-            method,
-            per_item_frame(v, c, labels, n),
-            pd.DataFrame(rows).set_index("transformation"),
-            {"n_items": n, "transformations": len(parts)},
-            self.description,
+            relation=self.name,
+            cases=cases,
+            violations=violations,
+            ci_low=low,
+            ci_high=high,
+            ci_method=method,
+            per_item=per_item_frame(v, c, labels, n),
+            groups=pd.DataFrame(rows).set_index("transformation"),
+            extra={"n_items": n, "transformations": len(parts)},
+            description=self.description,
         )
         res.details.update(
             boot=boot, segments=segments, kind=next(iter(parts.values()))[1].details.get("kind"), family=self.family

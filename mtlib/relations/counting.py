@@ -29,8 +29,9 @@ Both counts accept integer item multiplicities (``weights``) so that a bootstrap
 resample can be counted exactly without materialising the repeated items; a
 whole matrix of replicate weights is counted at once by
 :mod:`~mtlib.relations.replicates`. Both exact counts take ``device``: None
-counts here with numpy, a torch device string runs the same algebra there
-(:mod:`~mtlib.relations.counting_torch`), with the same integers.
+counts with numpy on the host, a torch device string runs the same kernel
+there (:mod:`~mtlib.relations.kernels`, written once for both), with the same
+integers; which float holds which sum is :mod:`~mtlib.relations.exactness`.
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.relations import counting_torch
+from mtlib.relations import kernels
 from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.exactness import violation_rate
+from mtlib.utils.arrays import namespace
 
 __all__ = [
     "EXPECTED_DIRECTIONS",
@@ -55,9 +58,6 @@ __all__ = [
 
 EXPECTED_DIRECTIONS = ("same", "opposite")
 
-# float32 holds every integer below 2**24 exactly; above that the matrix
-# products switch to float64.
-_FLOAT32_EXACT = 2**24
 # Bytes of temporaries per matrix entry of a block of rows in the exact
 # transitivity count (float32 and int64 copies of a few b x n matrices).
 _BYTES_PER_BLOCK_ENTRY = 48
@@ -165,7 +165,7 @@ def count_order_violations(
             one copy of every item.
         device: None to count with numpy on the host, or a torch device
             string (``"cpu"``, ``"cuda"``...) to count there
-            (:mod:`~mtlib.relations.counting_torch`; the same counts).
+            (:mod:`~mtlib.relations.kernels`; the same counts).
 
     Returns:
         The counts; ``per_item`` and ``per_item_cases`` are shape (n,) int64
@@ -179,50 +179,19 @@ def count_order_violations(
     src, flw = _as_score_pair(src, flw, expected)
     n = src.size
     w = _as_weights(weights, n)
-    if device is not None:
-        counted = counting_torch.order_counts(src, flw, expected, per_item, w, device)
-        counted["per_item"], counted["per_item_cases"] = (
-            _frozen(counted["per_item"]),
-            _frozen(counted["per_item_cases"]),
-        )
-        return OrderCount(n=n, rate=_rate(counted["violations"], counted["cases"]), expected=expected, **counted)
-    mult = np.ones(n, np.int64) if w is None else w
-
-    _, src_rank, src_group = _tie_groups(src, mult)
-    _, flw_rank, flw_group = _tie_groups(flw, mult)
-    # Source ascending, follow-up descending among equal sources, so that items
-    # tied in src are never counted as concordant with each other.
-    order, joint_rank, joint_group = _tie_groups(src_rank * flw_group.size - flw_rank, mult)
-    concordant = np.empty(n, np.int64)
-    concordant[order] = _concordant_counts(flw_rank[order], None if w is None else w[order])
-
-    total = int(mult.sum())
-    ties_src = _tied_pairs(src_group)
-    ties_flw = _tied_pairs(flw_group) - _tied_pairs(joint_group)
-    cases = total * (total - 1) // 2 - ties_src
-    n_concordant = int(mult @ concordant) // 2  # each pair is seen from both ends
-    if expected == "same":
-        violations = cases - n_concordant
-    else:
-        violations = n_concordant + ties_flw
-
-    item_violations = item_cases = None
-    if per_item:
-        item_cases = total - src_group[src_rank]
-        if expected == "same":
-            item_violations = item_cases - concordant
-        else:
-            item_violations = concordant + flw_group[flw_rank] - joint_group[joint_rank]
+    cases, violations, ties_src, ties_flw, item_v, item_c = kernels.order_counts(
+        namespace(device), src, flw, expected, per_item, w
+    )
     return OrderCount(
         n=n,
         cases=cases,
         violations=violations,
-        rate=_rate(violations, cases),
+        rate=violation_rate(violations, cases),
         ties_src=ties_src,
         ties_flw=ties_flw,
         expected=expected,
-        per_item=_frozen(item_violations),
-        per_item_cases=_frozen(item_cases),
+        per_item=_frozen(item_v),
+        per_item_cases=_frozen(item_c),
     )
 
 
@@ -281,15 +250,12 @@ def count_transitivity_violations(
     w = _as_weights(weights, a.shape[0])
     if sample is None:
         rows = _block_rows(block_size, a.shape[0])
-        if device is None:
-            cases, violations, item_v, item_c = _exact_transitivity(a, w, per_item, rows)
-        else:
-            cases, violations, item_v, item_c = counting_torch.exact_transitivity(a, w, per_item, rows, device)
+        cases, violations, item_v, item_c = kernels.exact_transitivity(namespace(device), a, w, per_item, rows)
         return TransitivityCount(
             n=a.shape[0],
             cases=cases,
             violations=violations,
-            rate=_rate(violations, cases),
+            rate=violation_rate(violations, cases),
             sampled=False,
             n_sampled=None,
             per_item=_frozen(item_v),
@@ -298,181 +264,6 @@ def count_transitivity_violations(
     if w is not None:
         raise MtlibInputError("weights are only supported by the exact count (sample=None)")
     return _sampled_transitivity(a, _positive_int(sample, "sample"), seed, per_item)
-
-
-def _concordant_counts(rank: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    """Weight of the items each item dominates or is dominated by, in O(n log n).
-
-    Bottom-up view: a merge sort of ``rank`` whose merge step credits every
-    item of the right half with the left-half items of smaller rank, and every
-    item of the left half with the right-half items of larger rank. The loop
-    runs the same sort top-down, one vectorised stable partition per level:
-    the slots hold the positions ordered by (segment, rank, later position
-    first), and each level splits every segment of positions into its halves.
-    Among equal ranks the right half comes first, so ties are never credited.
-
-    Args:
-        rank: Shape (n,) int64, ranks of a sequence of items.
-        weights: Shape (n,) int64 multiplicities, or None for all ones.
-
-    Returns:
-        Shape (n,) int64; entry p is the total weight of the positions q < p
-        with ``rank[q] < rank[p]`` and the positions q > p with
-        ``rank[q] > rank[p]``.
-    """
-    n = rank.size
-    index_type: type[np.signedinteger[Any]] = np.int32 if n < 2**31 else np.int64
-    slot = np.arange(n, dtype=index_type)
-    item = np.argsort(rank * n + (n - 1 - slot)).astype(index_type)
-    weight = None if weights is None else weights[item]
-    acc = np.zeros(n, index_type if weights is None else np.int64)
-    for level in reversed(range(max(n - 1, 0).bit_length())):
-        half = 1 << level
-        segment = 2 * half
-        right = (item >> level) & 1
-        local = slot & (segment - 1)
-        right_before, right_total = _segment_prefix(right, segment)
-        if weight is None:
-            left_weight_before = local - right_before
-            right_weight_before, right_weight_total = right_before, right_total
-        else:
-            right_weight = weight * right
-            right_weight_before, right_weight_total = _segment_prefix(right_weight, segment)
-            left_weight_before, _ = _segment_prefix(weight - right_weight, segment)
-        right_weight_after = np.repeat(right_weight_total, segment)[:n] - right_weight_before
-        # Arithmetic selects (x + right * (y - x)) beat np.where on random masks.
-        acc += right_weight_after + (left_weight_before - right_weight_after) * right
-        # Left items move to segment start + left before, right items to
-        # segment start + half + right before.
-        dest = slot - right_before + (half - local + 2 * right_before) * right
-        item = _scatter(item, dest)
-        acc = _scatter(acc, dest)
-        if weight is not None:
-            weight = _scatter(weight, dest)
-    return acc.astype(np.int64)
-
-
-def _segment_prefix(values: np.ndarray, segment: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exclusive prefix sums restarted at every segment.
-
-    Args:
-        values: Shape (m,), integer.
-        segment: Segment length; the last segment may be shorter.
-
-    Returns:
-        Shape (m,) sums of the earlier values in the same segment, and shape
-        (ceil(m / segment),) segment totals, both of the dtype of ``values``.
-    """
-    m = values.size
-    sums = np.empty(-(-m // segment) * segment + 1, values.dtype)
-    sums[0] = 0
-    np.cumsum(values, out=sums[1 : m + 1])
-    sums[m + 1 :] = sums[m]
-    starts = sums[::segment]
-    within = sums[:-1].reshape(-1, segment) - starts[:-1, None]
-    return within.reshape(-1)[:m], np.diff(starts)
-
-
-def _scatter(values: np.ndarray, dest: np.ndarray) -> np.ndarray:
-    """Shape (m,) array with ``values[t]`` moved to slot ``dest[t]``."""
-    out = np.empty_like(values)
-    out[dest] = values
-    return out
-
-
-def _tie_groups(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sort order, dense ranks and per-group weights of tied values.
-
-    Args:
-        values: Shape (n,), n >= 0.
-        weights: Shape (n,) int64.
-
-    Returns:
-        ``order`` (n,) sorting ``values``; ``rank`` (n,) int64 dense rank of
-        each value; ``group`` (g,) int64 total weight of each distinct value.
-    """
-    order = np.argsort(values)
-    ordered = values[order]
-    first = np.ones(values.size, bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    rank = np.empty(values.size, np.int64)
-    rank[order] = np.cumsum(first) - 1
-    if values.size == 0:
-        return order, rank, np.zeros(0, np.int64)
-    return order, rank, np.add.reduceat(weights[order], np.flatnonzero(first))
-
-
-def _tied_pairs(group: np.ndarray) -> int:
-    """Unordered pairs within groups of the given sizes, shape (g,)."""
-    return int(group @ (group - 1)) // 2
-
-
-def _exact_transitivity(
-    a: np.ndarray, w: np.ndarray | None, per_item: bool, rows: int
-) -> tuple[int, int, np.ndarray | None, np.ndarray | None]:
-    """Exact count by blocked matrix products.
-
-    With W = diag(w), O the not-adjacent matrix (zero diagonal) and
-    P = A W A, so that P[i, k] is the weight of the middle items of the
-    paths i -> j -> k: a violated triple contributes w_i w_j w_k, giving, per
-    copy of an item, first role (P * O) @ w, last role w @ (P * O), middle
-    role column sums of W (A * (O W A^T)). Cases use P with a zero diagonal,
-    and the middle role needs no product: in-weight * out-weight minus the
-    2-cycles j -> i -> j.
-
-    Args:
-        a: Shape (n, n) bool with a False diagonal.
-        w: Shape (n,) int64 multiplicities, or None.
-        per_item: Whether to return per-item counts.
-        rows: Rows per block.
-
-    Returns:
-        ``(cases, violations, per-item violations (n,) or None, per-item cases (n,) or None)``, as
-        :func:`~mtlib.relations.counting_torch.exact_transitivity` returns them.
-    """
-    n = a.shape[0]
-    mult = np.ones(n, np.int64) if w is None else w
-    dtype: type[np.floating[Any]] = np.float32 if mult.sum() < _FLOAT32_EXACT else np.float64
-    af = a.astype(dtype)
-    wf = None if w is None else w.astype(dtype)
-    first_v = np.zeros(n, np.int64)
-    first_c = np.zeros(n, np.int64)
-    last_v = np.zeros(n, np.int64)
-    last_c = np.zeros(n, np.int64)
-    middle_v = np.zeros(n, np.int64)
-    two_cycles = np.zeros(n, np.int64)
-    for lo in range(0, n, rows):
-        hi = min(lo + rows, n)
-        diag = (np.arange(hi - lo), np.arange(lo, hi))
-        w_block = mult[lo:hi]
-        paths = (_scale_columns(af[lo:hi], wf) @ af).astype(np.int64)
-        paths[diag] = 0
-        is_open = ~a[lo:hi]
-        is_open[diag] = False
-        violated = np.where(is_open, paths, 0)
-        first_c[lo:hi] = paths @ mult
-        first_v[lo:hi] = violated @ mult
-        if per_item:
-            last_c += w_block @ paths
-            last_v += w_block @ violated
-            closing = _scale_columns(is_open.astype(dtype), wf) @ af.T
-            middle_v += w_block @ np.where(a[lo:hi], closing, 0).astype(np.int64)
-            two_cycles += (w_block * w_block) @ (a[lo:hi] & a[:, lo:hi].T)
-    cases = int(mult @ first_c)
-    violations = int(mult @ first_v)
-    item_violations = item_cases = None
-    if per_item:
-        mult_f = mult.astype(dtype)
-        in_weight = (mult_f @ af).astype(np.int64)
-        out_weight = (af @ mult_f).astype(np.int64)
-        item_cases = first_c + last_c + in_weight * out_weight - two_cycles
-        item_violations = first_v + last_v + middle_v
-    return cases, violations, item_violations, item_cases
-
-
-def _scale_columns(m: np.ndarray, wf: np.ndarray | None) -> np.ndarray:
-    """Shape (b, n) matrix m @ diag(wf), or m itself when unweighted."""
-    return m if wf is None else m * wf
 
 
 def _sampled_transitivity(a: np.ndarray, m: int, seed: int | None, per_item: bool) -> TransitivityCount:
@@ -505,7 +296,7 @@ def _sampled_transitivity(a: np.ndarray, m: int, seed: int | None, per_item: boo
         n=n,
         cases=cases,
         violations=violations,
-        rate=_rate(violations, cases),
+        rate=violation_rate(violations, cases),
         sampled=True,
         n_sampled=n_sampled,
         per_item=_frozen(item_violations) if per_item else None,
@@ -633,11 +424,6 @@ def _as_score_pair(src: Any, flw: Any, expected: str) -> tuple[np.ndarray, np.nd
     if expected not in EXPECTED_DIRECTIONS:
         raise MtlibInputError(f"expected must be 'same' or 'opposite', got {expected!r}")
     return src, flw
-
-
-def _rate(violations: int, cases: int) -> float:
-    """Violation rate, nan without cases."""
-    return violations / cases if cases else float("nan")
 
 
 def _frozen(arr: np.ndarray | list[int] | None) -> np.ndarray | None:

@@ -156,16 +156,15 @@ class DistanceOrder(Relation):
         violations, cases = int(bad.sum()), n
         method = f"bootstrap over items (B={n_boot}{', within strata' if strata is not None else ''})"
         return RelationResult(
-            self.name,
-            cases,
-            violations,
-            violations / cases if cases else float("nan"),
-            float(low[0]),
-            float(high[0]),
-            method,
-            per_item,
-            table,
-            {"n_items": len(pool), "count_seconds": seconds, "n_boot": int(n_boot)},
+            relation=self.name,
+            cases=cases,
+            violations=violations,
+            ci_low=float(low[0]),
+            ci_high=float(high[0]),
+            ci_method=method,
+            per_item=per_item,
+            groups=table,
+            extra={"n_items": len(pool), "count_seconds": seconds, "n_boot": int(n_boot)},
         )
 
 

@@ -185,17 +185,16 @@ class PairwiseSystematicity(Relation):
         if not _single:
             extra["transformations"] = len(flws)
         res = RelationResult(
-            self.name,
-            cases,
-            violations,
-            violations / cases if cases else float("nan"),
-            low,
-            high,
-            f"bootstrap over sources (B={n_boot})" if n_boot else "none",
-            per_item_frame(per_v, per_c, per_item, n),
-            groups,
-            extra,
-            self.description,
+            relation=self.name,
+            cases=cases,
+            violations=violations,
+            ci_low=low,
+            ci_high=high,
+            ci_method=f"bootstrap over sources (B={n_boot})" if n_boot else "none",
+            per_item=per_item_frame(per_v, per_c, per_item, n),
+            groups=groups,
+            extra=extra,
+            description=self.description,
         )
         res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family)
         return res
@@ -314,17 +313,16 @@ class PairwiseCompositionality(Relation):
         if item_info is not None:
             frame = frame.join(item_info, how="left")
         res = RelationResult(
-            self.name,
-            cases,
-            violations,
-            violations / cases if cases else float("nan"),
-            low,
-            high,
-            f"bootstrap over items (B={n_boot})" if n_boot else "none",
-            frame,
-            group_frame,
-            {"n_inputs": len(hid), "n_groups": len(group_frame), "count_seconds": seconds},
-            self.description,
+            relation=self.name,
+            cases=cases,
+            violations=violations,
+            ci_low=low,
+            ci_high=high,
+            ci_method=f"bootstrap over items (B={n_boot})" if n_boot else "none",
+            per_item=frame,
+            groups=group_frame,
+            extra={"n_inputs": len(hid), "n_groups": len(group_frame), "count_seconds": seconds},
+            description=self.description,
         )
         res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family, labels=item_labels)
         return res

@@ -22,10 +22,13 @@ symmetric 0/1 matrix ``V`` of violated pairs, or, past
 replicate.
 
 Every function takes ``device``: ``None`` counts with numpy on the host, a
-torch device string (``"cpu"``, ``"cuda"``...) with the same algebra in torch
-(:mod:`~mtlib.relations.counting_torch`). Both are exact, so they agree value
-for value; the bounds that keep float products exact are stated there and
-checked here (float32 for sums below 2**24, float64 reductions, int64 totals).
+torch device string (``"cpu"``, ``"cuda"``...) in torch there; both run the
+same kernels (:mod:`~mtlib.relations.kernels`), so they agree value for
+value. The bounds that keep float products exact are
+:mod:`~mtlib.relations.exactness` (float32 for sums below 2**24, float64
+reductions, int64 totals). Only the scheduling differs: the host shares the
+closed triples' middle items among threads, and past :data:`DENSE_ORDER_MAX`
+items counts order replicates one at a time.
 """
 
 from __future__ import annotations
@@ -37,9 +40,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from mtlib.relations import counting_torch
+from mtlib.relations import kernels
 from mtlib.relations.counting import _as_adjacency, _as_score_pair, count_order_violations, integer_weights
 from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.exactness import INT64_LIMIT, check_int64_total
+from mtlib.utils.arrays import namespace
 
 __all__ = [
     "DENSE_ORDER_MAX",
@@ -53,8 +58,6 @@ __all__ = [
 
 #: Largest item count whose order replicates use the dense quadratic form on the host.
 DENSE_ORDER_MAX = 2500
-_FLOAT32_EXACT = 2**24
-_FLOAT64_EXACT = 2**53
 # Fewer items than this count their closed triples in one thread (threads cost more than they save).
 _THREADED_MIN_ITEMS = 256
 # Rows of V (or of a product) per block: a block's temporaries stay near 256 MB.
@@ -99,13 +102,7 @@ def exact_total(w: np.ndarray, power: int, where: str, what: str) -> int:
     Raises:
         MtlibInputError: past the bound, naming ``where``: a count there would wrap around, never be exact.
     """
-    total = int(w.sum(1).max(initial=0))
-    if total**power >= 2**63:
-        raise MtlibInputError(
-            f"{where}: a replicate's total weight {total:,} is too large to count its {what} exactly "
-            f"(needs total**{power} < 2**63)"
-        )
-    return total
+    return check_int64_total(int(w.sum(1).max(initial=0)), power, where, what)
 
 
 def transitivity_replicates(adj: Any, weights: Any, *, device: str | None = None) -> ReplicateCounts:
@@ -130,52 +127,21 @@ def transitivity_replicates(adj: Any, weights: Any, *, device: str | None = None
     a = _as_adjacency(adj)
     w = as_weight_matrix(weights, a.shape[0])
     total = exact_total(w, 3, "transitivity_replicates", "triples")
-    if device is not None:
-        v, c = counting_torch.transitivity_replicates(a, w, device)
-        return ReplicateCounts(v, c)
-    return _transitivity_replicates_numpy(a, w, total)
-
-
-def _transitivity_replicates_numpy(a: np.ndarray, w: np.ndarray, total: int) -> ReplicateCounts:
-    """The numpy engine of :func:`transitivity_replicates` (validated inputs; ``total`` the largest row sum)."""
-    n_boot, n = w.shape
-    ft: type[np.floating[Any]] = np.float32 if total < _FLOAT32_EXACT else np.float64  # products: sums <= total
-    rt: type[np.floating[Any]] = np.float32 if total**2 < _FLOAT32_EXACT else np.float64  # reductions: <= total**2
-    af = a.astype(ft)
-    wt = np.ascontiguousarray(w.T)  # (n, B)
-    wt_f = wt.astype(ft)
-    wt_r = wt.astype(rt)
-    wt_64 = wt.astype(np.float64)
-    into = (af.T @ wt_f).astype(np.int64)  # into[j, b] = sum_i A[i, j] w[b, i] (at most the total weight)
-    out = (af @ wt_f).astype(np.int64)
-    two = ((a & a.T).astype(np.float64) @ (wt_64 * wt_64)).astype(np.int64)  # 2-cycles i -> j -> i
-    cases = (wt * (into * out - two)).sum(0)
-    a_t = np.ascontiguousarray(a.T)
-
-    def closed_through(middles: range) -> np.ndarray:
-        """Closed triples (B,) whose middle item is in ``middles``."""
-        closed = np.zeros(n_boot, np.int64)
-        for j in middles:
-            ins = np.flatnonzero(a[:, j])
-            outs = np.flatnonzero(a[j])
-            if not (ins.size and outs.size):
-                continue
-            # paths[k, b]: weight of the in-neighbours i of j with A[i, k], for each out-neighbour k of j
-            paths = a_t[outs][:, ins].astype(ft) @ wt_f[ins]
-            closed += wt[j] * np.einsum("kb,kb->b", paths.astype(rt), wt_r[outs]).astype(np.int64)
-        return closed
-
-    # Many mid-sized products: one BLAS thread each, the middle items shared among as many Python threads as
-    # BLAS would have used (numpy releases the GIL in a product). Threaded BLAS on products this size
-    # synchronises its threads once per product, which costs several times the work on a busy machine.
-    if n < _THREADED_MIN_ITEMS:
-        return ReplicateCounts(cases - closed_through(range(n)), cases)
-    workers = _blas_threads()
-    with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
-        closed = sum(
-            pool.map(closed_through, [range(k, n, workers) for k in range(workers)]), np.zeros(n_boot, np.int64)
-        )
-    return ReplicateCounts(cases - closed, cases)
+    xp = namespace(device)
+    triples = kernels.TripleReplicates(xp, a, w, total)
+    cases = triples.cases()
+    n = a.shape[0]
+    if not xp.on_host or n < _THREADED_MIN_ITEMS:
+        closed = triples.closed(range(n))
+    else:
+        # Many mid-sized products: one BLAS thread each, the middle items shared among as many Python threads as
+        # BLAS would have used (numpy releases the GIL in a product). Threaded BLAS on products this size
+        # synchronises its threads once per product, which costs several times the work on a busy machine.
+        workers = _blas_threads()
+        with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
+            parts = pool.map(triples.closed, [range(k, n, workers) for k in range(workers)])
+            closed = sum(parts, np.zeros(w.shape[0], np.int64))
+    return ReplicateCounts(xp.to_numpy(cases - closed), xp.to_numpy(cases))
 
 
 def _blas_threads() -> int:
@@ -210,39 +176,12 @@ def order_replicates(
     w = as_weight_matrix(weights, s.size)
     exact_total(w, 2, "order_replicates", "pairs")
     rows = max(1, _BLOCK_BYTES // (16 * max(s.size, 1)))
-    if device is not None:
-        v, c = counting_torch.order_replicates(s, f, expected, w, rows, device)
-        return ReplicateCounts(v, c)
-    if s.size > DENSE_ORDER_MAX:
+    if device is None and s.size > DENSE_ORDER_MAX:
         counts = [count_order_violations(s, f, expected=expected, weights=row) for row in w]
         return ReplicateCounts(
             np.array([r.violations for r in counts], np.int64), np.array([r.cases for r in counts], np.int64)
         )
-    return _order_replicates_dense(s, f, expected, w)
-
-
-def _order_replicates_dense(s: np.ndarray, f: np.ndarray, expected: str, w: np.ndarray) -> ReplicateCounts:
-    """``w^T V w / 2`` for every row of ``w``; cases from the tie groups of ``s`` (validated inputs)."""
-    n_boot = w.shape[0]
-    if s.size == 0:
-        return ReplicateCounts(np.zeros(n_boot, np.int64), np.zeros(n_boot, np.int64))
-    up_s = s[:, None] > s[None, :]
-    up_f = f[:, None] > f[None, :] if expected == "same" else f[:, None] < f[None, :]
-    bad = up_s & ~up_f
-    bad |= bad.T
-    largest = int(w.sum(1).max(initial=0))
-    ft: type[np.floating[Any]] = np.float32 if largest < _FLOAT32_EXACT else np.float64
-    reach = (w.astype(ft) @ bad.astype(ft)).astype(np.float64)  # (B, n), each at most the total weight
-    if largest**2 < _FLOAT64_EXACT:  # the float64 sum (at most total**2) is exact
-        twice = np.einsum("bi,bi->b", reach, w.astype(np.float64)).astype(np.int64)
-    else:  # past 2**53 a float64 sum rounds: sum the int64 products instead
-        twice = (reach.astype(np.int64) * w).sum(1)
-    order = np.argsort(s, kind="stable")
-    starts = np.flatnonzero(np.r_[True, s[order][1:] != s[order][:-1]])
-    per_tie = np.add.reduceat(w[:, order], starts, axis=1)  # (B, groups) int64
-    total = w.sum(1)
-    cases = (total * total - (per_tie * per_tie).sum(1)) // 2
-    return ReplicateCounts(twice // 2, cases)
+    return ReplicateCounts(*kernels.order_replicates(namespace(device), s, f, expected, w, rows))
 
 
 def weighted_sums(weights: Any, values: Any, *, device: str | None = None) -> np.ndarray:
@@ -265,8 +204,8 @@ def weighted_sums(weights: Any, values: Any, *, device: str | None = None) -> np
         raise MtlibInputError(f"values must have shape (n,) or (n, k), got {vals.shape}")
     vals = vals.astype(np.int64)
     w = as_weight_matrix(weights, vals.shape[0])
-    if int(w.sum(1).max(initial=0)) * int(np.abs(vals).max(initial=0)) >= 2**63:
+    if int(w.sum(1).max(initial=0)) * int(np.abs(vals).max(initial=0)) >= INT64_LIMIT:
         raise MtlibInputError("weighted_sums: the sums would pass 2**63 and wrap around in int64")
     two_d = vals.reshape(vals.shape[0], -1)
-    out = w @ two_d if device is None else counting_torch.weighted_sums(w, two_d, device)
+    out = kernels.weighted_sums(namespace(device), w, two_d)
     return out if vals.ndim == 2 else out[:, 0]

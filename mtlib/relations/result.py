@@ -34,6 +34,7 @@ import pandas as pd
 
 from mtlib.relations import bootstrap
 from mtlib.relations.errors import MtlibInputError, check_count, check_open_unit, check_rate, refuse
+from mtlib.relations.exactness import violation_rate
 from mtlib.relations.replicates import weighted_sums
 
 __all__ = [
@@ -50,15 +51,19 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RelationResult:
-    """Outcome of checking a relation.
+    """Outcome of checking a relation, built by keyword; the rate is derived, never passed.
+
+    Every relation family builds its result here with the counts it made,
+    and :meth:`__post_init__` derives ``rate`` from them, so no caller
+    computes ``violations / cases`` (or its nan for no cases) itself.
 
     Attributes:
         relation: Name of the relation.
         cases: Test cases whose premise holds (pairs, triples or inputs).
         violations: Cases whose conclusion fails.
-        rate: ``violations / cases`` (``nan`` without cases).
+        rate: ``violations / cases`` (``nan`` without cases), derived.
         ci_low, ci_high: 95% interval of the rate.
         ci_method: How the interval was computed.
         per_item: One row per source item: ``violations``, ``cases``, ``rate``
@@ -73,7 +78,7 @@ class RelationResult:
     relation: str
     cases: int
     violations: int
-    rate: float
+    rate: float = field(init=False)
     ci_low: float
     ci_high: float
     ci_method: str
@@ -84,6 +89,10 @@ class RelationResult:
     details: dict[str, Any] = field(default_factory=dict, repr=False)
 
     headline = ("violation_rate",)
+
+    def __post_init__(self) -> None:
+        self.cases, self.violations = int(self.cases), int(self.violations)
+        self.rate = violation_rate(self.violations, self.cases)
 
     @property
     def no_cases(self) -> str:
@@ -289,7 +298,14 @@ def single_result(
         g = pd.DataFrame({"group": list(groups), "violations": violated.astype(int), "cases": 1})
         group_frame = bootstrap.rate_table(g.groupby("group")[["violations", "cases"]].sum())
     res = RelationResult(
-        name, n, v, v / n if n else float("nan"), low, high, "Wilson (independent cases)", frame, group_frame, {}
+        relation=name,
+        cases=n,
+        violations=v,
+        ci_low=low,
+        ci_high=high,
+        ci_method="Wilson (independent cases)",
+        per_item=frame,
+        groups=group_frame,
     )
     res.details.update(
         kind="single",

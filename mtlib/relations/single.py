@@ -237,22 +237,21 @@ class SingleInput(Relation):
             )
         labels = per_item if isinstance(per_item, pd.DataFrame) else (None if per_item is None else list(per_item))
         res = RelationResult(
-            self.name,
-            cases,
-            violations,
-            violations / cases if cases else float("nan"),
-            low,
-            high,
-            "Wilson (independent cases)",
-            per_item_frame(v, c, labels, n),
-            pd.DataFrame(rows).set_index("transformation"),
-            {
+            relation=self.name,
+            cases=cases,
+            violations=violations,
+            ci_low=low,
+            ci_high=high,
+            ci_method="Wilson (independent cases)",
+            per_item=per_item_frame(v, c, labels, n),
+            groups=pd.DataFrame(rows).set_index("transformation"),
+            extra={
                 "property": self.prop,
                 "n_items": n,
                 "transformations": len(flws),
                 **_wilcoxon(self._change(s_all, f_all)),
             },
-            self.description,
+            description=self.description,
         )
         res.details.update(
             kind="single",

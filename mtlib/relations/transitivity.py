@@ -102,23 +102,21 @@ class ThreeWayTransitivity(Relation):
         frame = per_item_frame(res.per_item, res.per_item_cases, per_item, res.n)
         n = res.n
         out = RelationResult(
-            self.name,
-            res.cases,
-            res.violations,
-            res.rate,
-            low,
-            high,
-            method,
-            frame,
-            None,
-            {
+            relation=self.name,
+            cases=res.cases,
+            violations=res.violations,
+            ci_low=low,
+            ci_high=high,
+            ci_method=method,
+            per_item=frame,
+            extra={
                 "n_items": n,
                 "triples": n * (n - 1) * (n - 2),
                 "sampled": res.sampled,
                 "n_sampled": res.n_sampled,
                 "count_seconds": seconds,
             },
-            self.description,
+            description=self.description,
         )
         out.details.update(
             kind="triples",

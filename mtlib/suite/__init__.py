@@ -28,13 +28,13 @@ This wing sits above relations and analysis, beside experiments; only
 ``mtlib.testing`` imports it.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "generate": [".", "LEXICONS", "MAX_ROWS", "Template", "lexicon", "template"],
-        "mft": ["MFT"],
+        "generate": ALL,
+        "mft": ALL,
         "memo": ["ModelTimeout", "ScoreMemo", "as_model"],
         "outcome": ["TestOutcome"],
         "serialize": ["TRANSFORMATIONS", "NotSerializable", "register"],

@@ -160,17 +160,15 @@ class MFT:
         frame = pd.DataFrame({"item": names, "violations": failed.astype(np.int64), "cases": np.ones(n, np.int64)})
         frame["rate"] = frame["violations"].astype(float)
         res = RelationResult(
-            self.name,
-            n,
-            v,
-            v / n,
-            low,
-            high,
-            "Wilson (independent cases)",
-            frame,
-            None,
-            {"n_items": n},
-            self.description,
+            relation=self.name,
+            cases=n,
+            violations=v,
+            ci_low=low,
+            ci_high=high,
+            ci_method="Wilson (independent cases)",
+            per_item=frame,
+            extra={"n_items": n},
+            description=self.description,
         )
         expected_names = [labels[c] if c < len(labels) else c for c in cols]
         res.details.update(

@@ -8,14 +8,14 @@
 - :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "paths": ["project_root"],
+        "paths": ALL,
         "batching": ["inference_context", "progress_bar", "resolve_device", "run_batched"],
-        "similarity": ["cosine_distance_rows", "cosine_matrix", "normalize_rows"],
+        "similarity": ALL,
         "provenance": [],
         "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
         "threads": ["cpu_threads", "limit_threads"],

@@ -228,7 +228,7 @@ class RunContext:
 
         On a GPU run the statistics run where the data is (torch on the card; the host CPU would otherwise
         bound the run); on a CPU, or an Apple GPU (no float64 there, which the exact reductions need), they
-        count with numpy on the host. Both give the same integers (:mod:`mtlib.relations.counting_torch`).
+        count with numpy on the host. Both give the same integers (:mod:`mtlib.relations.kernels`).
         """
         return self.device if self.device.startswith("cuda") else None
 

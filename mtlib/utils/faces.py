@@ -16,27 +16,39 @@ Example (what an ``__init__.py`` holds)::
     __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir
 
 Modules behind a face are private (``_method.py``); code inside mtlib imports
-them directly, so its types stay checked; a face is for users.
+them directly, so its types stay checked; a face is for users. A public module
+whose every name belongs on the face is listed with :data:`ALL` instead of its
+names: the face reads the module's own ``__all__`` from its source (without
+importing it), so each name is written once, in its module.
 
     >>> face = Face("mtlib.utils", {"similarity": ["cosine_matrix"]})
     >>> face.names
     ['cosine_matrix']
+    >>> Face("mtlib.utils", {"paths": ALL}).names
+    ['project_root']
     >>> face.getattr("cosine_matrix").__name__
     'cosine_matrix'
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import pkgutil
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MODULE", "Face"]
+__all__ = ["ALL", "MODULE", "Face"]
 
 #: Among a module's names in a face's exports: the module itself, under its own name.
 MODULE = "."
+#: In place of a module's names in a face's exports: every name of the module's own ``__all__``.
+ALL = "*"
+_DECLARED_ALL = re.compile(r"^__all__\s*=\s*(\[[^\]]*\])", re.MULTILINE)
 
 
 class Face:
@@ -45,19 +57,22 @@ class Face:
     Args:
         package: The package's ``__name__``.
         exports: Module name (relative to the package, dotted for a module of a sub-package) -> the names
-            it gives the face. A module listed with no names, or with :data:`MODULE` (``"."``) among them,
-            is itself reachable as an attribute under its own name (``face.module``).
+            it gives the face, or :data:`ALL` for every name of the module's own ``__all__``. A module listed
+            with no names, or with :data:`MODULE` (``"."``) among them, is itself reachable as an attribute
+            under its own name (``face.module``).
 
     Raises:
-        ValueError: a name given by two modules, or a name that is also a sub-module's (importing the
-            sub-module would set the package attribute to the module and hide the name).
+        ValueError: a name given by two modules, a name that is also a sub-module's (importing the
+            sub-module would set the package attribute to the module and hide the name), or a module
+            listed with :data:`ALL` whose source declares no literal ``__all__``.
     """
 
-    def __init__(self, package: str, exports: Mapping[str, Sequence[str]]) -> None:
+    def __init__(self, package: str, exports: Mapping[str, Sequence[str] | str]) -> None:
         self.package = package
         self.where: dict[str, tuple[str, str | None]] = {}
         modules = _submodules(package)
-        for module, names in exports.items():
+        for module, listed in exports.items():
+            names = _declared_all(package, module) if listed == ALL else listed
             own = module.rsplit(".", 1)[-1]
             for name in [own if n == MODULE else n for n in names or [MODULE]]:
                 if name in self.where:
@@ -86,3 +101,24 @@ def _submodules(package: str) -> set[str]:
     """The names of a package's sub-modules (empty when the package is not imported yet)."""
     found = getattr(sys.modules.get(package), "__path__", None)
     return {info.name for info in pkgutil.iter_modules(found)} if found else set()
+
+
+def _declared_all(package: str, module: str) -> list[str]:
+    """The literal ``__all__`` of ``package.module``, read from its source file (the module is not imported).
+
+    Raises:
+        ValueError: no source file, or no ``__all__ = [...]`` literal at the start of a line in it.
+    """
+    found = getattr(sys.modules.get(package), "__path__", None)
+    if found is None:
+        spec = importlib.util.find_spec(package)
+        found = spec.submodule_search_locations if spec else None
+    parts = module.split(".")
+    for folder in found or []:
+        for path in (Path(folder, *parts).with_suffix(".py"), Path(folder, *parts, "__init__.py")):
+            if path.is_file():
+                match = _DECLARED_ALL.search(path.read_text(encoding="utf-8"))
+                if match is None:
+                    raise ValueError(f"{package}: {path} declares no literal __all__ = [...] to take ALL from")
+                return list(ast.literal_eval(match.group(1)))
+    raise ValueError(f"{package}: no source file for module {module!r} to read its __all__ from")

@@ -21,12 +21,12 @@ keeps what the notebook reads:
   the paper's Table 5 (:func:`load` reads them for a spec).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_data": [
             "COGALEX_CLASSES",
             "LexicalData",

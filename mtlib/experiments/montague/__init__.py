@@ -19,12 +19,12 @@ the paper's order), ``_embeddings`` (those texts embedded once per model) and
 ``_paper`` (the published values and the comparison with them).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_phrases": [
             "PhraseSet",
             "build_phrases",

@@ -21,12 +21,12 @@ notebook's cells. This package keeps what the notebook reads:
 Units: rates are fractions in [0, 1]; the paper's Table 1 (percent) is stored as fractions too.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_data": [
             "RULE_NAMES",
             "RULES",

@@ -13,12 +13,12 @@ reads: ``spec`` (the parameters) and ``_data`` (the reviews, and the paper's
 Table 1 beside the transformations).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_data": ["load_data", "load_dev", "split_reviews", "table1_frame"],
     },
 )

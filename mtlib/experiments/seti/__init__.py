@@ -17,12 +17,12 @@ parameters, declared once), :mod:`~mtlib.experiments.seti._inferences` (the verb
 natural inferences of a SICK file).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_facts": [
             "FEWSHOT_SETTINGS",
             "MISSING_RULES",

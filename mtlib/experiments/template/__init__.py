@@ -6,12 +6,12 @@ notebook's cells. The face lists what the
 notebook calls; a package is found by :func:`mtlib.experiments.spec_for` without being listed anywhere.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_experiment": ["load"],
     },
 )

@@ -6,12 +6,12 @@ The pieces: :mod:`~mtlib.experiments.tour._data` (the template sentences and the
 :mod:`~mtlib.experiments.tour._experiment` (the notebook's parameters, its inputs and the suite).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_data": ["TourInputs"],
         "_report": ["failing_summary", "metrics"],
         "_exercises": ["check_decrease", "check_invariance", "check_prediction"],

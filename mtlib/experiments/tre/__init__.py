@@ -11,12 +11,12 @@ This package keeps what is the notebook's own:
   values (:func:`paper_table2`, :func:`paper_rows`, :func:`find_paper_examples`).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec"],
+        "spec": ALL,
         "_settings": ["FitSettings"],
         "_data": ["PAPER_ENCODERS", "find_paper_examples", "load_trees", "paper_rows", "paper_table2"],
     },

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
@@ -245,6 +244,8 @@ class PackagedVectorsModel(StaticVectorsModel):
             )
         super().__init__(resolved.name, model_identity(resolved), use_cache)
         self.vectors = np.load(matrices[0], allow_pickle=False)
+        import pandas as pd  # a heavy package, needed only for a parquet vocabulary
+
         words = pd.read_parquet(indexes[0]).iloc[:, 0].astype(str).tolist()
         if len(words) != len(self.vectors):
             raise ModelNotFoundError(

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from mtlib.utils.threads import limit_threads
+from mtlib.utils.arrays import HostArrays, TorchArrays, namespace
 
 __all__ = ["binary_logistic_dual"]
 
@@ -58,8 +58,8 @@ def binary_logistic_dual(
         tol: Stop when the largest entry of the (scikit-learn-scaled) gradient is at most ``tol``.
         max_iter: Newton steps at most; a ``RuntimeWarning`` says when they ran out.
         device: None to solve with numpy and scipy on the host; a torch device string (a GPU run's card) to
-            take the same Newton steps there in float64 (:func:`_binary_logistic_dual_torch`; the same optimum,
-            other last bits).
+            take the same Newton steps there in float64 (one solver for both,
+            :func:`mtlib.utils.arrays.namespace`; the same optimum, other last bits).
 
     Returns:
         ``(w (d,), b, steps)``.
@@ -72,141 +72,83 @@ def binary_logistic_dual(
         >>> bool(np.allclose(w, ref.coef_[0], atol=1e-9) and abs(b - ref.intercept_[0]) < 1e-9)
         True
     """
-    if device is not None:
-        return _binary_logistic_dual_torch(Z, y, C, sample_weight, tol=tol, max_iter=max_iter, device=device)
-    from scipy.linalg import cho_factor, cho_solve
-    from scipy.special import expit
-
-    Z = np.asarray(Z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    xp = namespace(device)
+    Z = xp.asarray(np.asarray(Z, dtype=np.float64))
+    y = xp.asarray(np.asarray(y, dtype=np.float64))
     n = Z.shape[0]
-    s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    s = xp.ones(n, xp.float64) if sample_weight is None else xp.asarray(np.asarray(sample_weight, dtype=np.float64))
     cs = float(C) * s
     scale = float(C) * float(s.sum())  # scikit-learn's objective is ours divided by C * sum(s)
     K = Z @ Z.T
-    a, b = np.zeros(n), 0.0
-    Ka = np.zeros(n)
-    M, diagonal = np.empty_like(K), np.diag_indices(n)
-
-    def objective(Ka_: np.ndarray, a_: np.ndarray, b_: float) -> float:
-        z = Ka_ + b_
-        return float(cs @ (np.logaddexp(0.0, z) - y * z) + 0.5 * (a_ @ Ka_))
-
-    # the Newton loop on one BLAS thread: its n x n Cholesky and matrix-vector products ran 1.7x (n = 1,500) to
-    # 10x (n = 300) slower on two threads than on one here (benchmarks/bench_heads.py); the Gram matrix above
-    # is one large product and keeps every thread
-    with limit_threads(1, torch_too=False):
-        f = objective(Ka, a, b)
-        steps, extra_done = 0, False
-        while True:
-            p = expit(Ka + b)
-            r = cs * (p - y)  # d loss / d z
-            g, r_sum = r + a, float(r.sum())  # the gradient is Z^T g (weights) and r_sum (intercept)
-            converged = np.max(np.abs(Z.T @ g)) / scale <= tol and abs(r_sum) / scale <= tol
-            if converged and extra_done:
-                break
-            if steps >= max_iter:
-                warnings.warn(
-                    f"binary_logistic_dual: no convergence to tol={tol} in {max_iter} Newton steps",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-                break
-            dsq = np.sqrt(cs * p * (1.0 - p))
-            np.multiply(K, dsq[:, None], out=M)
-            M *= dsq[None, :]
-            M[diagonal] += 1.0
-            factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-            v = -(K @ g)
-            # E x = D^1/2 M^-1 D^1/2 x for x = 1 and x = v, in one solve
-            E1, Ev = (
-                dsq[:, None] * cho_solve(factor, dsq[:, None] * np.stack([np.ones(n), v], 1), check_finite=False)
-            ).T
-            db = float((-r_sum - E1 @ v) / E1.sum())
-            delta = -g - (Ev + db * E1)
-            Kdelta = K @ delta
-            slope = float(g @ Kdelta + r_sum * db)  # gradient . step (negative)
-            t = 1.0
-            for _ in range(40):  # backtracking (Armijo), as scikit-learn's line search
-                f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)
-                if f_new <= f + 1e-4 * t * slope or converged or f_new - f <= 1e-14 * abs(f):
-                    break
-                t *= 0.5
-            a, b, Ka, f = a + t * delta, b + t * db, Ka + t * Kdelta, f_new
-            steps += 1
-            extra_done = converged
-    return Z.T @ a, b, steps
-
-
-def _binary_logistic_dual_torch(
-    Z: np.ndarray,
-    y: np.ndarray,
-    C: float,
-    sample_weight: np.ndarray | None,
-    *,
-    tol: float,
-    max_iter: int,
-    device: str,
-) -> tuple[np.ndarray, float, int]:
-    """:func:`binary_logistic_dual`'s Newton steps in torch float64 on ``device`` (the same iteration)."""
-    import torch  # a heavy package, imported on first use
-
-    dev = torch.device(device)
-    f64 = torch.float64
-    Zt = torch.as_tensor(np.asarray(Z, dtype=np.float64), device=dev)
-    yt = torch.as_tensor(np.asarray(y, dtype=np.float64), device=dev)
-    n = Zt.shape[0]
-    s = (
-        torch.ones(n, dtype=f64, device=dev)
-        if sample_weight is None
-        else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64), device=dev)
-    )
-    cs = float(C) * s
-    scale = float(C) * float(s.sum())
-    with torch.inference_mode():
-        K = Zt @ Zt.T
-        a = torch.zeros(n, dtype=f64, device=dev)
-        b, Ka = 0.0, torch.zeros(n, dtype=f64, device=dev)
-        ones = torch.ones(n, dtype=f64, device=dev)
-
-        def objective(Ka_: Any, a_: Any, b_: float) -> float:
-            z = Ka_ + b_
-            return float(cs @ (torch.logaddexp(torch.zeros_like(z), z) - yt * z) + 0.5 * (a_ @ Ka_))
-
-        f = objective(Ka, a, b)
-        steps, extra_done = 0, False
-        while True:
-            p = torch.special.expit(Ka + b)
-            r = cs * (p - yt)
-            g, r_sum = r + a, float(r.sum())
-            converged = float((Zt.T @ g).abs().max()) / scale <= tol and abs(r_sum) / scale <= tol
-            if converged and extra_done:
-                break
-            if steps >= max_iter:
-                warnings.warn(
-                    f"binary_logistic_dual: no convergence to tol={tol} in {max_iter} Newton steps",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-                break
-            dsq = torch.sqrt(cs * p * (1.0 - p))
-            M = K * dsq[:, None] * dsq[None, :]
-            M.diagonal().add_(1.0)
-            L = torch.linalg.cholesky(M)
-            v = -(K @ g)
-            E1, Ev = (dsq[:, None] * torch.cholesky_solve(dsq[:, None] * torch.stack([ones, v], 1), L)).T
-            db = float((-r_sum - E1 @ v) / E1.sum())
-            delta = -g - (Ev + db * E1)
-            Kdelta = K @ delta
-            slope = float(g @ Kdelta + r_sum * db)
-            t = 1.0
-            for _ in range(40):
-                f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)
-                if f_new <= f + 1e-4 * t * slope or converged or f_new - f <= 1e-14 * abs(f):
-                    break
-                t *= 0.5
-            a, b, Ka, f = a + t * delta, b + t * db, Ka + t * Kdelta, f_new
-            steps += 1
-            extra_done = converged
-        w = (Zt.T @ a).cpu().numpy()
+    # the Newton loop on one BLAS thread on the host: its n x n Cholesky and matrix-vector products ran 1.7x
+    # (n = 1,500) to 10x (n = 300) slower on two threads than on one here (benchmarks/bench_heads.py); the Gram
+    # matrix above is one large product and keeps every thread
+    with xp.solver_threads():
+        a, b, steps = _newton(xp, K, Z, y, cs, scale, tol, max_iter)
+        w = xp.to_numpy(Z.T @ a)
     return w, b, steps
+
+
+def _newton(
+    xp: HostArrays | TorchArrays, K: Any, Z: Any, y: Any, cs: Any, scale: float, tol: float, max_iter: int
+) -> tuple[Any, float, int]:
+    """The Newton steps on the span coefficients ``a`` (n,) and the intercept, to scikit-learn's criterion.
+
+    Args:
+        xp: The array namespace (numpy on the host, torch on a device).
+        K: The Gram matrix ``Z Z^T``, shape (n, n).
+        Z: Features (n, d), for the gradient ``Z^T g``.
+        y: Labels 0/1 (n,) float64.
+        cs: ``C`` times the sample weights (n,).
+        scale: ``C * sum(sample weights)``.
+        tol: Gradient tolerance.
+        max_iter: Newton steps at most.
+
+    Returns:
+        ``(a (n,), b, steps)``.
+    """
+    n = K.shape[0]
+    a, b, Ka, ones = xp.zeros(n, xp.float64), 0.0, xp.zeros(n, xp.float64), xp.ones(n, xp.float64)
+
+    def objective(Ka_: Any, a_: Any, b_: float) -> float:
+        z = Ka_ + b_
+        return float(cs @ (xp.softplus(z) - y * z) + 0.5 * (a_ @ Ka_))
+
+    f = objective(Ka, a, b)
+    steps, extra_done = 0, False
+    while True:
+        p = xp.expit(Ka + b)
+        r = cs * (p - y)  # d loss / d z
+        g, r_sum = r + a, float(r.sum())  # the gradient is Z^T g (weights) and r_sum (intercept)
+        converged = xp.max_abs(Z.T @ g) / scale <= tol and abs(r_sum) / scale <= tol
+        if converged and extra_done:
+            break
+        if steps >= max_iter:
+            warnings.warn(
+                f"binary_logistic_dual: no convergence to tol={tol} in {max_iter} Newton steps",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            break
+        dsq = xp.sqrt(cs * p * (1.0 - p))
+        M = K * dsq[:, None]
+        M *= dsq[None, :]
+        xp.add_diagonal(M, 1.0)
+        factor = xp.cholesky(M)
+        v = -(K @ g)
+        # E x = D^1/2 M^-1 D^1/2 x for x = 1 and x = v, in one solve
+        E1, Ev = (dsq[:, None] * xp.cho_solve(factor, dsq[:, None] * xp.stack_columns([ones, v]))).T
+        db = float((-r_sum - E1 @ v) / E1.sum())
+        delta = -g - (Ev + db * E1)
+        Kdelta = K @ delta
+        slope = float(g @ Kdelta + r_sum * db)  # gradient . step (negative)
+        t = 1.0
+        for _ in range(40):  # backtracking (Armijo), as scikit-learn's line search
+            f_new = objective(Ka + t * Kdelta, a + t * delta, b + t * db)
+            if f_new <= f + 1e-4 * t * slope or converged or f_new - f <= 1e-14 * abs(f):
+                break
+            t *= 0.5
+        a, b, Ka, f = a + t * delta, b + t * db, Ka + t * Kdelta, f_new
+        steps += 1
+        extra_done = converged
+    return a, b, steps

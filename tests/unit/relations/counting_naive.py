@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtlib.relations.counting import OrderCount, TransitivityCount, _as_adjacency, _as_score_pair, _frozen, _rate
+from mtlib.relations.counting import OrderCount, TransitivityCount, _as_adjacency, _as_score_pair, _frozen
+from mtlib.relations.exactness import violation_rate
 
 __all__ = ["count_order_violations_naive", "count_transitivity_violations_naive"]
 
@@ -54,7 +55,7 @@ def count_order_violations_naive(src: np.ndarray, flw: np.ndarray, *, expected: 
         n=n,
         cases=cases,
         violations=violations,
-        rate=_rate(violations, cases),
+        rate=violation_rate(violations, cases),
         ties_src=ties_src,
         ties_flw=ties_flw,
         expected=expected,
@@ -92,7 +93,7 @@ def count_transitivity_violations_naive(adj: np.ndarray) -> TransitivityCount:
         n=n,
         cases=cases,
         violations=violations,
-        rate=_rate(violations, cases),
+        rate=violation_rate(violations, cases),
         sampled=False,
         n_sampled=None,
         per_item=_frozen(item_violations),

@@ -15,15 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtlib.analysis import stats
-from mtlib.relations import ThreeWayTransitivity, bootstrap, counting_torch
+from mtlib.relations import ThreeWayTransitivity, bootstrap, counting_torch, kernels
 from mtlib.relations.counting import count_order_violations, count_transitivity_violations
 from mtlib.relations.errors import MtlibInputError
+from mtlib.relations.exactness import product_dtype
 from mtlib.relations.replicates import (
     as_weight_matrix,
     order_replicates,
     transitivity_replicates,
     weighted_sums,
 )
+from mtlib.utils.arrays import namespace
 from tests.unit.relations.test_counting import adjacency, score_pairs
 
 pytest.importorskip("torch")
@@ -167,7 +169,8 @@ def test_float_products_switch_to_float64_past_the_float32_bound() -> None:
     src, flw = np.array([0.0, 1.0, 2.0]), np.array([0.0, 2.0, 1.0])
     w = np.array([[2**24 + 1, 1, 3]])
     expected = count_order_violations(src, flw, weights=w[0])
-    assert counting_torch._product_dtype(2**24 + 5) is counting_torch._torch().float64
+    assert (product_dtype(2**24 - 1), product_dtype(2**24 + 5)) == ("float32", "float64")
+    assert namespace(DEVICE).dtype(product_dtype(2**24 + 5)) is namespace(DEVICE).torch.float64
     for device in (None, DEVICE):
         got = order_replicates(src, flw, w, device=device)
         assert (int(got.violations[0]), int(got.cases[0])) == (expected.violations, expected.cases)
@@ -201,3 +204,28 @@ def test_threaded_host_count_equals_per_replicate_counts() -> None:
     for b, row in enumerate(w):
         r = count_transitivity_violations(adj, weights=row, per_item=False)
         assert (int(got.violations[b]), int(got.cases[b])) == (r.violations, r.cases)
+
+
+def test_statistics_device_is_a_deprecated_alias_of_the_run_context_rule() -> None:
+    """``stats_device`` is defined once (``RunContext``); the old function warns and gives the same answer."""
+    from mtlib.utils.context import RunContext
+
+    for device in (None, "cpu", "host"):
+        with pytest.warns(DeprecationWarning, match="RunContext"):
+            assert counting_torch.statistics_device(device) is None
+    assert RunContext(device="cpu").stats_device is None and RunContext(device="cuda:1").stats_device == "cuda:1"
+
+
+@settings(max_examples=40, deadline=None)
+@given(score_pairs(max_n=30), st.sampled_from(["same", "opposite"]), st.integers(1, 7), st.data())
+def test_order_replicates_in_row_blocks_equal_the_whole_matrix(
+    pair: tuple[np.ndarray, np.ndarray], expected: str, rows: int, data: st.DataObject
+) -> None:
+    """The kernel builds V a block of rows at a time (both orders per block) or whole (one order, transposed)."""
+    src, flw = pair
+    w = as_weight_matrix(_weights(data, len(src), 3), len(src))
+    for device in (None, DEVICE):
+        xp = namespace(device)
+        whole = kernels.order_replicates(xp, src, flw, expected, w, max(len(src), 1))
+        blocked = kernels.order_replicates(xp, src, flw, expected, w, rows)
+        assert np.array_equal(whole[0], blocked[0]) and np.array_equal(whole[1], blocked[1])

@@ -370,3 +370,17 @@ def test_cluster_permutation_leaves_out_shuffles_that_empty_a_group():
     assert out["p_value"] > 0.95
     undefined = stats.cluster_permutation_test(np.zeros(4), np.array([1.0, 1.0, 0.0, 0.0]), np.array([0, 0, 1, 1]))
     assert np.isnan(undefined["difference"]) and np.isnan(undefined["p_value"])
+
+
+def test_a_relation_result_derives_its_rate_from_its_counts() -> None:
+    """One constructor, by keyword: the rate is ``violations / cases`` (nan without cases) and cannot be passed."""
+    frame = pd.DataFrame({"violations": [1, 0], "cases": [3, 1]})
+    common = {"ci_low": 0.0, "ci_high": 1.0, "ci_method": "none", "per_item": frame}
+    res = R.RelationResult(relation="r", cases=4, violations=1, **common)
+    assert res.rate == 0.25 and res.summary()["rate"] == 0.25 and res.metrics()["violation_rate"] == 0.25
+    empty = R.RelationResult(relation="r", cases=0, violations=0, **common)
+    assert np.isnan(empty.rate) and "no case" in empty.no_cases
+    with pytest.raises(TypeError):
+        R.RelationResult(relation="r", cases=4, violations=1, rate=0.5, **common)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        R.RelationResult("r", 4, 1, 0.25, 0.0, 1.0, "none", frame)  # type: ignore[misc]

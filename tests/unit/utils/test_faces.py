@@ -1,0 +1,74 @@
+"""Package faces: each public name written once; ``ALL`` takes a module's own ``__all__`` without importing it."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtlib.utils.faces import ALL, Face
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _declared_all(path: Path) -> list[str]:
+    """The literal ``__all__`` of a source file, by parsing the whole file (the face reads it by pattern)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    raise AssertionError(f"{path} has no __all__")
+
+
+def test_all_gives_the_modules_own_names_without_importing_it() -> None:
+    code = (
+        "import sys; from mtlib.utils.faces import ALL, Face; "
+        "f = Face('mtlib.relations', {'distance_order': ALL}); "
+        "print(f.names, 'mtlib.relations.distance_order' in sys.modules)"
+    )
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    expected = _declared_all(ROOT / "mtlib/relations/distance_order.py")
+    assert out.stdout.strip() == f"{sorted(expected)} False", out.stderr[-2000:]
+
+
+def test_every_face_entry_marked_all_matches_its_module() -> None:
+    """Every package whose face uses ALL exports exactly its modules' ``__all__`` for those entries."""
+    checked = 0
+    for init in sorted((ROOT / "mtlib").rglob("__init__.py")):
+        tree = ast.parse(init.read_text())
+        whole = [
+            ast.literal_eval(key)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Dict)
+            for key, value in zip(node.keys, node.values)
+            if key is not None and isinstance(value, ast.Name) and value.id == "ALL"
+        ]
+        if not whole:
+            continue
+        package = importlib.import_module(".".join(init.parent.relative_to(ROOT).parts))
+        for module in whole:
+            names = [n for n, (m, attr) in package._face.where.items() if m == module and attr is not None]
+            source = init.parent.joinpath(*module.split("."))
+            source = source.with_suffix(".py") if source.with_suffix(".py").exists() else source / "__init__.py"
+            assert sorted(names) == sorted(_declared_all(source)), f"{package.__name__}.{module}"
+            for name in names:
+                assert getattr(package, name) is getattr(importlib.import_module(f"{package.__name__}.{module}"), name)
+            checked += 1
+    assert checked >= 20
+
+
+def test_a_module_without_a_literal_all_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "facepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "loose.py").write_text("x = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("facepkg")
+    with pytest.raises(ValueError, match=r"facepkg: .*loose.py declares no literal __all__"):
+        Face("facepkg", {"loose": ALL})
+    with pytest.raises(ValueError, match="no source file for module 'missing'"):
+        Face("facepkg", {"missing": ALL})
