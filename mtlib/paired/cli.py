@@ -28,9 +28,9 @@ import pandas as pd
 from mtlib.data.errors import DataFormatError
 from mtlib.paired.comparison import Comparison, compare_runs
 from mtlib.relations.errors import MtlibInputError
-from mtlib.suite.cli import _junit_option
-from mtlib.suite.junit import _clean
-from mtlib.suite.report import _STYLE, table_html
+from mtlib.suite.cli import junit_option
+from mtlib.suite.junit import clean_xml
+from mtlib.suite.report import STYLE, table_html
 
 __all__ = ["EXIT_CODES", "GATE_HELP", "main", "markdown", "shown", "write_outputs"]
 
@@ -96,7 +96,7 @@ def _html(c: Comparison) -> str:
     extra = f"<h2>Left out, and notes</h2><ul>{extra}</ul>" if extra else ""
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{html.escape(_verdict(c))}</p>"
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1><p>{html.escape(_verdict(c))}</p>"
         f"{table_html(shown(c).reset_index(), index=False)}{extra}"
         "</body></html>\n"
     )
@@ -108,10 +108,10 @@ def _junit(c: Comparison | None, error: str = "") -> str:
     failures = sum(not r["passed"] for _, r in rows)
     counts = {"tests": str(len(rows) + bool(error)), "failures": str(failures), "errors": str(int(bool(error)))}
     name = "mtlib paired comparison" + ("" if c is None else f": {c.model_b} vs {c.model_a}")
-    root = ET.Element("testsuites", {"name": _clean(name), **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": _clean(name), **counts, "skipped": "0"})
+    root = ET.Element("testsuites", {"name": clean_xml(name), **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": clean_xml(name), **counts, "skipped": "0"})
     for (task, metric), r in rows:
-        case = ET.SubElement(suite, "testcase", {"name": _clean(f"{task}/{metric}"), "classname": "mtlib.paired"})
+        case = ET.SubElement(suite, "testcase", {"name": clean_xml(f"{task}/{metric}"), "classname": "mtlib.paired"})
         text = (
             f"b - a = {r['diff']:+.4f}, 95% interval [{r['diff_low']:+.4f}, {r['diff_high']:+.4f}]; "
             f"{r['test']} p = {r['p']:.3g} (Holm {r['p_holm']:.3g}); {int(r['n_items'])} items"
@@ -119,11 +119,13 @@ def _junit(c: Comparison | None, error: str = "") -> str:
         if not r["passed"]:
             assert c is not None and c.min_diff is not None
             message = f"gate bound {r['gate_bound']:+.4f} <= {c.min_diff:+g}: {text}"
-            ET.SubElement(case, "failure", {"message": _clean(message), "type": "PairedGate"}).text = _clean(text)
-        ET.SubElement(case, "system-out").text = _clean(text)
+            ET.SubElement(case, "failure", {"message": clean_xml(message), "type": "PairedGate"}).text = clean_xml(text)
+        ET.SubElement(case, "system-out").text = clean_xml(text)
     if error:
         case = ET.SubElement(suite, "testcase", {"name": "(the comparison)", "classname": "mtlib.paired"})
-        ET.SubElement(case, "error", {"message": _clean(error.splitlines()[-1]), "type": "Error"}).text = _clean(error)
+        ET.SubElement(case, "error", {"message": clean_xml(error.splitlines()[-1]), "type": "Error"}).text = clean_xml(
+            error
+        )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as stop:  # argparse refused the command line: CI still gets its JUnit file
-        junit = _junit_option(argv)
+        junit = junit_option(argv)
         if stop.code not in (0, None) and junit:
             write_outputs(None, argparse.Namespace(junit=junit), f"usage error: {' '.join(argv)} was refused")
         raise

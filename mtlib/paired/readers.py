@@ -38,7 +38,7 @@ import pandas as pd
 
 from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.outcome import frame_from_json
-from mtlib.suite.predictions import JSONL_SUFFIXES, _csv_records, _jsonl_records, _lines, _number, _refused
+from mtlib.suite.predictions import JSONL_SUFFIXES, checked_lines, csv_records, finite_number, jsonl_records, refused
 from mtlib.suite.result import FORMAT as SUITE_FORMAT
 from mtlib.utils.provenance import record_input
 
@@ -64,7 +64,7 @@ def _table(path: Path, rows: list[tuple[Any, ...]] | list[pd.DataFrame], notes: 
         for _, same in twice.groupby(key, sort=False):
             if same[["value", "n", "group"]].nunique().max() > 1:
                 first, other = same.iloc[0], same.iloc[1]
-                raise _refused(
+                raise refused(
                     path,
                     int(other["line"]),
                     f"id {other['id']!r} (task {other['task']!r}, metric {other['metric']!r}) has value "
@@ -80,16 +80,16 @@ def _table(path: Path, rows: list[tuple[Any, ...]] | list[pd.DataFrame], notes: 
 
 
 def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], notes: set[str]) -> None:
-    keys, records = _jsonl_records(path, _lines(path), key="doc_id")
+    keys, records = jsonl_records(path, checked_lines(path), key="doc_id")
     for line, values in records:
         obj = dict(zip(keys, values))
         doc = obj.get("doc_id")
         if doc is None or isinstance(doc, (dict, list)):
-            raise _refused(path, line, f"expected a 'doc_id' (lm-eval's document index), got {doc!r}")
+            raise refused(path, line, f"expected a 'doc_id' (lm-eval's document index), got {doc!r}")
         names = obj.get("metrics") or [k for k in obj if k not in LMEVAL_KEYS and not k.endswith("_hash")]
         for name in names:
             if name not in obj:
-                raise _refused(path, line, f"the sample lists metric {name!r} in 'metrics' but has no value for it")
+                raise refused(path, line, f"the sample lists metric {name!r} in 'metrics' but has no value for it")
             value = obj[name]
             if isinstance(value, (list, tuple, dict, str)):
                 notes.add(
@@ -97,7 +97,7 @@ def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], n
                     f"lm-eval), not per-item numbers: left out"
                 )
                 continue
-            number = _number(path, line, name, float(value) if isinstance(value, bool) else value)
+            number = finite_number(path, line, name, float(value) if isinstance(value, bool) else value)
             ident = f"{doc}#{run}" if run else str(doc)
             rows.append((task, f"{name},{obj.get('filter', 'none')}", ident, str(doc), number, 1.0, line))
 
@@ -158,11 +158,11 @@ def _read_plain(path: Path) -> pd.DataFrame:
     fast = _fast_csv(path) if path.suffix.lower() not in JSONL_SUFFIXES else None
     if fast is not None:
         return fast
-    lines = _lines(path)
+    lines = checked_lines(path)
     jsonl = path.suffix.lower() in JSONL_SUFFIXES
-    columns, records = _jsonl_records(path, lines, key="id") if jsonl else _csv_records(path, lines)
+    columns, records = jsonl_records(path, lines, key="id") if jsonl else csv_records(path, lines)
     if "id" not in columns:
-        raise _refused(
+        raise refused(
             path, 1, f"expected an 'id' column (then metric columns, optionally task and group), got {columns}"
         )
     at = {c: i for i, c in enumerate(columns)}
@@ -179,10 +179,10 @@ def _read_plain(path: Path) -> pd.DataFrame:
     for line, r in records:
         ident = str(r[at["id"]]).strip() if r[at["id"]] is not None else ""
         if not ident:
-            raise _refused(path, line, "expected a non-empty 'id'")
+            raise refused(path, line, "expected a non-empty 'id'")
         task = str(r[at["task"]]) if "task" in at else "all"
         group = str(r[at["group"]]) if "group" in at and str(r[at["group"]]).strip() else ident
-        rows += [(task, m, ident, group, _number(path, line, m, r[at[m]]), 1.0, line) for m in metrics]
+        rows += [(task, m, ident, group, finite_number(path, line, m, r[at[m]]), 1.0, line) for m in metrics]
     return _table(path, rows, notes)
 
 
