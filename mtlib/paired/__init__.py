@@ -15,7 +15,7 @@ _face = Face(
     __name__,
     {
         "readers": ["read_items"],
-        "stats": ["holm", "paired_replicates", "paired_stats", "sign_flip_p"],
+        "stats": ["paired_stats"],
         "comparison": ["Comparison", "compare_runs", "pair_items"],
         "cli": ["main"],
     },

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.analysis.paired_tests import holm
 from mtlib.paired.readers import read_items
-from mtlib.paired.stats import holm, paired_stats
+from mtlib.paired.stats import paired_stats
 from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.outcome import plain
 
