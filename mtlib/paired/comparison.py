@@ -89,7 +89,9 @@ def pair_items(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, list[str
         lonely = both[shared & (both["_merge"] == side).to_numpy()]
         line = "line_a" if side == "left_only" else "line_b"
         for (task, metric), rows in lonely.groupby(["task", "metric"], sort=True):
-            shown = ", ".join(f"{i!r} (line {int(n)})" for i, n in zip(rows["id"][:_SHOWN], rows[line][:_SHOWN]))
+            shown = ", ".join(
+                f"{i!r} (line {int(n)})" if n else repr(i) for i, n in zip(rows["id"][:_SHOWN], rows[line][:_SHOWN])
+            )
             more = f" and {len(rows) - _SHOWN:,} more" if len(rows) > _SHOWN else ""
             unmatched.append(
                 f"task {task!r} metric {metric!r}: {len(rows):,} items only in {path}, not in {other} (left out of "

@@ -3,7 +3,7 @@
 Every reader returns the same long table (:data:`COLUMNS`): one row per item and metric, ``task, metric, id, group,
 value, n, line``, with the file in ``attrs["path"]`` and what was left out in ``attrs["notes"]``. An item's mean
 contribution is ``value / n`` (``n = 1`` except for a suite item, whose value is its violations over its ``n``
-cases). Three formats:
+cases). Four formats:
 
 - **lm-evaluation-harness** ``--log_samples`` files, ``samples_<task>_<date>.jsonl`` (a file, or the folder lm-eval
   wrote them to). The fields are those of the sample dict built in ``lm_eval/evaluator.py`` (``evaluate``, "if
@@ -17,6 +17,8 @@ cases). Three formats:
   <doc_id>#<run>``).
 - **CSV or JSON Lines** (``.jsonl``/``.ndjson``) of ``id``, optional ``task`` and ``group``, and metric columns:
   every other column whose values are numbers (others, like a prediction text, are left out and said so).
+- **inspect_ai logs**, ``.eval`` or ``.json``, a file or a folder of one model's logs
+  (:mod:`mtlib.paired.inspect_logs`): the id is the sample id, its epochs one group; one metric per scorer.
 - **a saved mtlib suite result** (``SuiteResult.save``, format ``mtlib.suite-result/1``): per test, per source item,
   the metrics ``violation_rate`` (the item's violations over its cases, so the mean is the suite's rate) and
   ``item_failed`` (0/1: any case violated, what :func:`mtlib.suite.compare`'s McNemar counts).
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.paired.inspect_logs import frame_of, inspect_files, is_inspect_json
 from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.outcome import frame_from_json
 from mtlib.suite.predictions import JSONL_SUFFIXES, checked_lines, csv_records, finite_number, jsonl_records, refused
@@ -210,6 +213,13 @@ def _read_suite(path: Path, data: dict[str, Any]) -> pd.DataFrame:
     return frame
 
 
+def _read_inspect(path: Path, files: list[Path]) -> pd.DataFrame:
+    frame, notes, model = frame_of(files)
+    frame = _table(path, [frame], notes)
+    frame.attrs["model"] = model
+    return frame
+
+
 def read_items(path: str | Path) -> pd.DataFrame:
     """Per-item results of one model, in the long table of the module docstring, from any of its formats.
 
@@ -219,8 +229,12 @@ def read_items(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise MtlibInputError(f"{path}: no such file or folder")
+    if path.is_dir() and inspect_files(path):
+        return _read_inspect(path, inspect_files(path))
     if path.is_dir() or (path.name.startswith("samples_") and path.suffix.lower() == ".jsonl"):
         return _read_lmeval(path)
+    if path.suffix.lower() == ".eval":
+        return _read_inspect(path, [path])
     if path.suffix.lower() == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -228,5 +242,7 @@ def read_items(path: str | Path) -> pd.DataFrame:
             raise MtlibInputError(f"{path}: not valid JSON ({err})") from None
         if isinstance(data, dict) and data.get("format") == SUITE_FORMAT:
             return _read_suite(path, data)
+        if is_inspect_json(data):
+            return _read_inspect(path, [path])
         raise MtlibInputError(f"{path}: a JSON file that is not a saved mtlib suite result (format {SUITE_FORMAT!r})")
     return _read_plain(path)
