@@ -175,7 +175,8 @@ def frame_of(paths: list[Path]) -> tuple[pd.DataFrame, list[str], str]:
 
     Two logs of one task in a folder are refused: pairing them would count one item twice.
     """
-    parts, notes, models, tasks = [], [], set(), {}
+    parts, notes, models = [], [], set()
+    tasks: dict[str, Path] = {}
     for path in paths:
         rows, more, model = read_inspect(path)
         for task in {r[0] for r in rows}:
