@@ -51,9 +51,11 @@ def paired_stats(
         seed: Seeds both.
 
     Returns:
-        ``n_items, n_groups, mean_a, a_low, a_high, mean_b, b_low, b_high, diff, diff_low, diff_high, a_only,
-        b_only, test, p`` (``a_only``/``b_only`` for 0/1 metrics only; ``ci_method`` says how the means' intervals
-        were made).
+        ``n_items, n_groups, mean_a, a_low, a_high, mean_b, b_low, b_high, diff, diff_low, diff_high, diff_low90,
+        diff_high90, a_only, b_only, sd_diff, test, p`` (``a_only``/``b_only`` for 0/1 metrics only; ``ci_method``
+        says how the means' intervals were made; ``diff_low90``/``diff_high90``, the 90% interval from the same
+        replicates, decide equivalence; ``sd_diff`` is the standard deviation of the per-group differences, for the
+        paired t power).
     """
     va, na, vb, nb = (np.asarray(x, float) for x in (value_a, n_a, value_b, n_b))
     sums, sizes = group_sums(groups, va, na, vb, nb)
@@ -71,8 +73,10 @@ def paired_stats(
         (a_low, a_high), (b_low, b_high) = percentile_interval(rep_a), percentile_interval(rep_b)
         row["ci_method"] = "bootstrap over groups" if not independent else "bootstrap over items"
     low, high = percentile_interval(rep_b - rep_a)
+    low90, high90 = percentile_interval(rep_b - rep_a, alpha=0.10)
     row.update(a_low=a_low, a_high=a_high, b_low=b_low, b_high=b_high, diff=mean_b - mean_a)
-    row.update(diff_low=low, diff_high=high, a_only=np.nan, b_only=np.nan)
+    row.update(diff_low=low, diff_high=high, diff_low90=low90, diff_high90=high90, a_only=np.nan, b_only=np.nan)
+    row["sd_diff"] = float(np.std(d, ddof=1)) if len(d) > 1 else float("nan")
     if binary:
         row.update(a_only=int(((va == 1) & (vb == 0)).sum()), b_only=int(((vb == 1) & (va == 0)).sum()))
     if binary and independent:
