@@ -82,9 +82,33 @@ def _table(path: Path, rows: list[tuple[Any, ...]] | list[pd.DataFrame], notes: 
     return frame
 
 
+def _unnamed_filters(path: Path, keys: list[str], records: list[tuple[int, list[Any]]], notes: set[str]) -> list[str]:
+    """The filter of each line: its ``filter`` field, else (lm-eval before the field existed wrote one line per
+    document and filter without naming the filter: lm-eval #1687, #2025) ``#k`` for a document's k-th line."""
+    if "filter" in keys:
+        at = keys.index("filter")
+        return [str(values[at]) for _, values in records]
+    at = keys.index("doc_id")
+    seen: dict[str, int] = {}
+    out = []
+    for _, values in records:
+        doc = str(values[at])
+        seen[doc] = seen.get(doc, 0) + 1
+        out.append(f"#{seen[doc]}")
+    if max(seen.values(), default=1) == 1:
+        return ["none"] * len(records)
+    notes.add(
+        f"{path}: documents appear on up to {max(seen.values())} lines and no line names its filter (lm-eval wrote "
+        f"one line per document and filter before its samples had a 'filter' field: lm-eval #1687, #2025): a "
+        f"document's k-th line is read as filter '#k', the k-th of the task's filter_list"
+    )
+    return out
+
+
 def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], notes: set[str]) -> None:
     keys, records = jsonl_records(path, checked_lines(path), key="doc_id")
-    for line, values in records:
+    filters = _unnamed_filters(path, keys, records, notes)
+    for (line, values), filter_ in zip(records, filters):
         obj = dict(zip(keys, values))
         doc = obj.get("doc_id")
         if doc is None or isinstance(doc, (dict, list)):
@@ -102,7 +126,7 @@ def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], n
                 continue
             number = finite_number(path, line, name, float(value) if isinstance(value, bool) else value)
             ident = f"{doc}#{run}" if run else str(doc)
-            rows.append((task, f"{name},{obj.get('filter', 'none')}", ident, str(doc), number, 1.0, line))
+            rows.append((task, f"{name},{filter_}", ident, str(doc), number, 1.0, line))
 
 
 def _read_lmeval(path: Path) -> pd.DataFrame:
