@@ -248,6 +248,17 @@ def compare_runs(
         for given, x, p in zip(names, (a, b), (path_a, path_b))
     )
     notes = list(a.attrs.get("notes", [])) + list(b.attrs.get("notes", []))
+    if items_for is not None and table["items_for"].isna().any():
+        notes.append(
+            f"items for {items_for:g}: n/a on a McNemar row whose share of discordant items is below "
+            f"{abs(items_for):g} (a difference needs at least that many items where the models disagree), or on a "
+            f"row without spread"
+        )
+    if table["mde"].isna().any():
+        notes.append(
+            "MDE n/a: even a model right on every discordant item would be missed more than one time in five at "
+            "this discordance (McNemar), or the per-group differences have no spread (paired t)"
+        )
     return Comparison(
         table, name_a, name_b, unmatched, notes, min_diff, n_boot, seed, equivalence, adjust, require, items_for
     )
