@@ -96,6 +96,16 @@ def _gate_text(c: Comparison) -> str:
     return " and ".join(parts)
 
 
+def _why_failed(c: Comparison, r: pd.Series) -> str:
+    """Why one row fails the gate: its bound at or below --min-diff, and/or its verdict not the one required."""
+    why = []
+    if c.min_diff is not None and not np.nan_to_num(r["gate_bound"], nan=-np.inf) > c.min_diff:
+        why.append(f"gate bound {r['gate_bound']:+.4f} <= {c.min_diff:+g}")
+    if c.require is not None:
+        why.append(f"verdict {r['verdict']}, equivalent {r['equivalent']} (--require {c.require})")
+    return "; ".join(why)
+
+
 def verdict_counts(c: Comparison) -> str:
     """``better 2, inconclusive 1`` for the rows' verdicts, with how they were decided."""
     counts = c.table["verdict"].value_counts()
@@ -163,8 +173,8 @@ def _junit(c: Comparison | None, error: str = "") -> str:
             f"verdict {r['verdict']}; MDE {r['mde']:.3g}"
         )
         if not r["passed"]:
-            assert c is not None and c.min_diff is not None
-            message = f"gate bound {r['gate_bound']:+.4f} <= {c.min_diff:+g}: {text}"
+            assert c is not None
+            message = f"{_why_failed(c, r)}: {text}"
             ET.SubElement(case, "failure", {"message": clean_xml(message), "type": "PairedGate"}).text = clean_xml(text)
         ET.SubElement(case, "system-out").text = clean_xml(text)
     if error:

@@ -117,7 +117,9 @@ def test_the_gate_asks_for_verdicts(tmp_path: Path, capsys):
     assert main([*differ, "--require", "not-worse", *quick]) == 0
     assert main([*differ[::-1], "--require", "not-worse", *quick]) == 1  # b is the worse model now
     assert "FAIL: the gate asks every row for no verdict 'worse'" in capsys.readouterr().out
-    assert main([*tie, "--require", "better", *quick]) == 1
+    assert main([*tie, "--require", "better", *quick, "--junit", str(tmp_path / "better.xml")]) == 1
+    failures = (tmp_path / "better.xml").read_text()
+    assert failures.count("<failure") == 3 and "verdict inconclusive, equivalent None (--require better)" in failures
     junit = tmp_path / "j.xml"
     assert main([*tie, "--require", "equivalent", "--junit", str(junit)]) == 2
     assert "needs the margin: add --equivalence M" in capsys.readouterr().err and "<error" in junit.read_text()
