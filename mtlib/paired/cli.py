@@ -220,7 +220,10 @@ def _parser() -> argparse.ArgumentParser:
         "across tasks; then a gate for CI.",
         epilog=f"Exit codes: {codes}.",
     )
-    parser.add_argument("baseline", help="run a: lm-eval samples_*.jsonl (or their folder), CSV/JSONL, suite JSON")
+    parser.add_argument(
+        "baseline",
+        help="run a: lm-eval samples_*.jsonl or inspect_ai .eval/.json (or their folder), CSV/JSONL, suite JSON",
+    )
     parser.add_argument("candidate", help="run b, the same way")
     parser.add_argument("--min-diff", type=float, metavar="X", help=GATE_HELP)
     names: dict[str, Any] = {"type": lambda s: [m for m in s.split(",") if m], "metavar": "M1,M2"}
