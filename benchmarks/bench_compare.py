@@ -35,8 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._common import emit  # noqa: E402
+from mtlib.analysis.paired_tests import group_sums, paired_replicates  # noqa: E402
 from mtlib.paired import compare_runs  # noqa: E402
-from mtlib.paired.stats import group_sums, paired_replicates, paired_stats  # noqa: E402
+from mtlib.paired.stats import paired_stats  # noqa: E402
 
 
 def data(tasks: int, n: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:

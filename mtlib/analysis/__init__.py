@@ -5,6 +5,8 @@
 - :mod:`~mtlib.analysis.plots`: one seaborn style, every figure as PNG and PDF.
 - :mod:`~mtlib.analysis.claims`: sentences computed from a run's metrics.
 - :mod:`~mtlib.analysis.polarity_sensitivity`: PSS (Bhathena et al.), its intervals and paired test.
+- :mod:`~mtlib.analysis.paired_tests`: paired statistics written once (McNemar exact, the paired bootstrap, the
+  sign-flip test, Holm and Benjamini-Hochberg), for the suite's compare, ``python -m mtlib.paired`` and PSS.
 - :mod:`~mtlib.analysis.type_difference`: do the types of clustered items differ (chi-square, label permutations).
 - :mod:`~mtlib.analysis.rank_correlation`: Spearman with a bootstrap interval, and partial Spearman.
 - :mod:`~mtlib.analysis.tree_reconstruction`: Tree Reconstruction Error (TRE) of sentence vectors.
@@ -20,6 +22,16 @@ _face = Face(
         "plots": [],
         "claims": [],
         "polarity_sensitivity": [],
+        "paired_tests": [
+            "benjamini_hochberg",
+            "group_sums",
+            "holm",
+            "kinds_of",
+            "mcnemar_test",
+            "paired_ratio_replicates",
+            "paired_replicates",
+            "sign_flip_p",
+        ],
         "type_difference": ALL,
         "rank_correlation": [],
         "tree_reconstruction": [],

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sstats
 
+from mtlib.analysis.paired_tests import mcnemar_test
 from mtlib.data.yelp import DIRECTIONS
 from mtlib.relations.bootstrap import bootstrap_weights, percentile_interval
 
@@ -173,7 +173,8 @@ def mcnemar(a: Any, b: Any) -> dict[str, Any]:
 
     Returns:
         ``test``; ``a_only`` / ``b_only``: pairs only A / only B gets right; ``difference`` = PSS(A) - PSS(B);
-        ``p_value``: the exact two-sided binomial test of ``a_only`` among the discordant pairs (1 without any).
+        ``p_value``: the exact two-sided binomial test of ``a_only`` among the discordant pairs (1 without any),
+        :func:`mtlib.analysis.paired_tests.mcnemar_test` (the suite's compare and ``python -m mtlib.paired`` use it).
 
     Example:
         >>> t = mcnemar([1, 1, 1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 0, 0, 0, 1])
@@ -184,11 +185,10 @@ def mcnemar(a: Any, b: Any) -> dict[str, Any]:
     if a.shape != b.shape:
         raise ValueError(f"paired outcomes differ in shape: {a.shape} vs {b.shape}")
     a_only, b_only = int((a & ~b).sum()), int((~a & b).sum())
-    n = a_only + b_only
     return {
         "test": "McNemar exact (binomial on discordant pairs)",
         "a_only": a_only,
         "b_only": b_only,
         "difference": float(a.mean() - b.mean()) if len(a) else float("nan"),
-        "p_value": float(sstats.binomtest(a_only, n, 0.5).pvalue) if n else 1.0,
+        "p_value": mcnemar_test(a_only, b_only)[1],
     }

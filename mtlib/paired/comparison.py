@@ -7,6 +7,20 @@ Holm-adjusts the p-values across all rows, and applies the gate: a row passes wh
 of b's improvement over a (``gate_bound``: ``diff_low`` of ``b - a``, or ``-diff_high`` for a lower-is-better
 metric) is above ``min_diff``. ``min_diff=-0.01`` reads: "b may be worse than a by less than one point, with 97.5%
 confidence"; ``0`` asks b to be better.
+
+Every row also gets a **verdict** (:func:`verdicts`), read in b's favour (for a ``--lower-better`` metric, a lower
+value is better):
+
+- ``better`` / ``worse``: the row's test rejects "no difference" at 5% after the adjustment across rows (``adjust``:
+  Holm's family-wise control, or Benjamini-Hochberg's false discovery rate for suites of many tasks), and b's
+  improvement is positive / negative;
+- ``equivalent`` (only with ``equivalence`` M): otherwise, the two one-sided tests at 5% (TOST) both reject, i.e.
+  the 90% paired bootstrap interval of the difference lies inside ``(-M, M)``;
+- ``inconclusive``: neither; the row's ``mde`` (:mod:`mtlib.paired.power`) says how large a difference these items
+  could have shown.
+
+The gate can ask for verdicts as well (``require``): ``not-worse`` (no row is ``worse``), ``equivalent`` (every row's
+interval inside ``(-M, M)``) or ``better``; with ``min_diff`` too, a row passes when both hold.
 """
 
 from __future__ import annotations
@@ -18,12 +32,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.analysis.paired_tests import benjamini_hochberg, holm
+from mtlib.paired.power import power_columns
 from mtlib.paired.readers import read_items
-from mtlib.paired.stats import holm, paired_stats
+from mtlib.paired.stats import paired_stats
 from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.outcome import plain
 
-__all__ = ["Comparison", "compare_runs", "pair_items"]
+__all__ = ["ADJUSTMENTS", "REQUIREMENTS", "Comparison", "compare_runs", "pair_items", "verdicts"]
+
+#: ``adjust`` -> the column of adjusted p-values the verdicts read.
+ADJUSTMENTS = {"holm": "p_holm", "bh": "p_bh"}
+#: What ``require`` can ask of every row.
+REQUIREMENTS = ("not-worse", "equivalent", "better")
 
 #: Unmatched items listed by name per task and side (the rest are counted).
 _SHOWN = 5
@@ -35,7 +56,8 @@ class Comparison:
 
     Attributes:
         table: One row per ``(task, metric)``: ``n_items, n_groups, mean_a, a_low, a_high, mean_b, b_low, b_high,
-            diff, diff_low, diff_high, a_only, b_only, test, p, ci_method, p_holm, gate_bound, passed``.
+            diff, diff_low, diff_high, diff_low90, diff_high90, a_only, b_only, sd_diff, test, p, ci_method, p_holm,
+            p_bh, mde, mde_test, [items_for], lower_better, equivalent, verdict, gate_bound, passed``.
         model_a, model_b: The runs' names (a is the baseline; ``diff`` is ``b - a``).
         unmatched: What one side has and the other lacks, one line each (file and line named).
         notes: What the readers left out and why.
@@ -50,6 +72,10 @@ class Comparison:
     min_diff: float | None = None
     n_boot: int = 10_000
     seed: int = 0
+    equivalence: float | None = None
+    adjust: str = "holm"
+    require: str | None = None
+    items_for: float | None = None
 
     @property
     def passed(self) -> bool:
@@ -88,7 +114,9 @@ def pair_items(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, list[str
         lonely = both[shared & (both["_merge"] == side).to_numpy()]
         line = "line_a" if side == "left_only" else "line_b"
         for (task, metric), rows in lonely.groupby(["task", "metric"], sort=True):
-            shown = ", ".join(f"{i!r} (line {int(n)})" for i, n in zip(rows["id"][:_SHOWN], rows[line][:_SHOWN]))
+            shown = ", ".join(
+                f"{i!r} (line {int(n)})" if n else repr(i) for i, n in zip(rows["id"][:_SHOWN], rows[line][:_SHOWN])
+            )
             more = f" and {len(rows) - _SHOWN:,} more" if len(rows) > _SHOWN else ""
             unmatched.append(
                 f"task {task!r} metric {metric!r}: {len(rows):,} items only in {path}, not in {other} (left out of "
@@ -106,9 +134,55 @@ def pair_items(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, list[str
     return paired[["task", "metric", "id", "group", "value_a", "n_a", "value_b", "n_b"]], unmatched
 
 
+def _check_options(equivalence: float | None, adjust: str, require: str | None, items_for: float | None) -> None:
+    if adjust not in ADJUSTMENTS:
+        raise MtlibInputError(f"--adjust must be one of {sorted(ADJUSTMENTS)}, got {adjust!r}", argument="adjust")
+    if require not in (None, *REQUIREMENTS):
+        raise MtlibInputError(f"--require must be one of {list(REQUIREMENTS)}, got {require!r}", argument="require")
+    if equivalence is not None and not (np.isfinite(equivalence) and equivalence > 0):
+        raise MtlibInputError(f"--equivalence must be a margin > 0, got {equivalence}", argument="equivalence")
+    if require == "equivalent" and equivalence is None:
+        raise MtlibInputError("--require equivalent needs the margin: add --equivalence M", argument="require")
+    if items_for is not None and not (np.isfinite(items_for) and items_for != 0):
+        raise MtlibInputError(f"--items-for must be a difference other than 0, got {items_for}", argument="items_for")
+
+
 def _named(metric: pd.Series, names: list[str]) -> pd.Series:
     """Whether each metric is one of ``names``, by its full name or its name before lm-eval's filter (``acc,none``)."""
     return metric.isin(names) | metric.str.split(",").str[0].isin(names)
+
+
+def verdicts(table: pd.DataFrame, lower: np.ndarray, equivalence: float | None, adjust: str) -> pd.DataFrame:
+    """``equivalent`` (the 90% interval inside ``(-M, M)``; None without M) and ``verdict`` per row (module
+    docstring); ``lower`` marks the lower-is-better rows."""
+    improvement = np.where(lower, -table["diff"], table["diff"])
+    significant = table[ADJUSTMENTS[adjust]].to_numpy(float) < 0.05
+    out = pd.DataFrame(index=table.index)
+    if equivalence is None:
+        out["equivalent"] = None
+        inside = np.zeros(len(table), bool)
+    else:
+        inside = ((table["diff_low90"] > -equivalence) & (table["diff_high90"] < equivalence)).to_numpy()
+        out["equivalent"] = inside
+    out["verdict"] = np.select(
+        [significant & (improvement > 0), significant & (improvement < 0), inside],
+        ["better", "worse", "equivalent"],
+        "inconclusive",
+    )
+    return out
+
+
+def _gate(table: pd.DataFrame, min_diff: float | None, require: str | None) -> np.ndarray:
+    passed = np.ones(len(table), bool)
+    if min_diff is not None:
+        passed &= np.nan_to_num(table["gate_bound"], nan=-np.inf) > min_diff
+    if require == "not-worse":
+        passed &= (table["verdict"] != "worse").to_numpy()
+    elif require == "equivalent":
+        passed &= table["equivalent"].to_numpy(bool)
+    elif require == "better":
+        passed &= (table["verdict"] == "better").to_numpy()
+    return passed
 
 
 def compare_runs(
@@ -122,6 +196,10 @@ def compare_runs(
     require_all: bool = False,
     lower_better: list[str] | None = None,
     names: tuple[str | None, str | None] = (None, None),
+    equivalence: float | None = None,
+    adjust: str = "holm",
+    require: str | None = None,
+    items_for: float | None = None,
 ) -> Comparison:
     """Read two runs' per-item files, pair them, compare per task and metric, gate.
 
@@ -134,10 +212,15 @@ def compare_runs(
         require_all: Refuse (rather than report and leave out) items on one side only.
         lower_better: Metrics (named as ``metrics``) where lower is better (a loss): b improves when ``b - a < 0``.
         names: The runs' names (default: the file's stem or the folder's name, a suite result's model).
+        equivalence: The margin M of the equivalence verdict (None: no ``equivalent`` verdict).
+        adjust: ``holm`` or ``bh``: the adjusted p-values the verdicts read.
+        require: What the gate asks of every row's verdict (:data:`REQUIREMENTS`; None: nothing).
+        items_for: A difference D: each row says how many items it would need to detect it (80% power).
 
     Raises:
         MtlibInputError: bad input (the message names the file and line); no shared item.
     """
+    _check_options(equivalence, adjust, require, items_for)
     a, b = read_items(path_a), read_items(path_b)
     if metrics:
         a, b = (x[_named(x["metric"], metrics)] for x in (a, b))
@@ -153,12 +236,29 @@ def compare_runs(
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index = pd.MultiIndex.from_tuples(list(rows), names=["task", "metric"])
     table["p_holm"] = holm(table["p"].to_numpy(float))
+    table["p_bh"] = benjamini_hochberg(table["p"].to_numpy(float))
+    table = table.join(power_columns(table, items_for))
     lower = _named(table.index.get_level_values("metric").to_series(), lower_better or []).to_numpy()
+    table["lower_better"] = lower
+    table = table.join(verdicts(table, lower, equivalence, adjust))
     table["gate_bound"] = np.where(lower, -table["diff_high"], table["diff_low"])
-    table["passed"] = True if min_diff is None else np.nan_to_num(table["gate_bound"], nan=-np.inf) > min_diff
+    table["passed"] = _gate(table, min_diff, require)
     name_a, name_b = (
         given or str(x.attrs.get("model") or (Path(p).name if Path(p).is_dir() else Path(p).stem))
         for given, x, p in zip(names, (a, b), (path_a, path_b))
     )
     notes = list(a.attrs.get("notes", [])) + list(b.attrs.get("notes", []))
-    return Comparison(table, name_a, name_b, unmatched, notes, min_diff, n_boot, seed)
+    if items_for is not None and table["items_for"].isna().any():
+        notes.append(
+            f"items for {items_for:g}: n/a on a McNemar row whose share of discordant items is below "
+            f"{abs(items_for):g} (a difference needs at least that many items where the models disagree), or on a "
+            f"row without spread"
+        )
+    if table["mde"].isna().any():
+        notes.append(
+            "MDE n/a: even a model right on every discordant item would be missed more than one time in five at "
+            "this discordance (McNemar), or the per-group differences have no spread (paired t)"
+        )
+    return Comparison(
+        table, name_a, name_b, unmatched, notes, min_diff, n_boot, seed, equivalence, adjust, require, items_for
+    )

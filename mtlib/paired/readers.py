@@ -3,7 +3,7 @@
 Every reader returns the same long table (:data:`COLUMNS`): one row per item and metric, ``task, metric, id, group,
 value, n, line``, with the file in ``attrs["path"]`` and what was left out in ``attrs["notes"]``. An item's mean
 contribution is ``value / n`` (``n = 1`` except for a suite item, whose value is its violations over its ``n``
-cases). Three formats:
+cases). Four formats:
 
 - **lm-evaluation-harness** ``--log_samples`` files, ``samples_<task>_<date>.jsonl`` (a file, or the folder lm-eval
   wrote them to). The fields are those of the sample dict built in ``lm_eval/evaluator.py`` (``evaluate``, "if
@@ -17,6 +17,8 @@ cases). Three formats:
   <doc_id>#<run>``).
 - **CSV or JSON Lines** (``.jsonl``/``.ndjson``) of ``id``, optional ``task`` and ``group``, and metric columns:
   every other column whose values are numbers (others, like a prediction text, are left out and said so).
+- **inspect_ai logs**, ``.eval`` or ``.json``, a file or a folder of one model's logs
+  (:mod:`mtlib.paired.inspect_logs`): the id is the sample id, its epochs one group; one metric per scorer.
 - **a saved mtlib suite result** (``SuiteResult.save``, format ``mtlib.suite-result/1``): per test, per source item,
   the metrics ``violation_rate`` (the item's violations over its cases, so the mean is the suite's rate) and
   ``item_failed`` (0/1: any case violated, what :func:`mtlib.suite.compare`'s McNemar counts).
@@ -36,9 +38,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.paired.inspect_logs import frame_of, inspect_files, is_inspect_json
 from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.outcome import frame_from_json
-from mtlib.suite.predictions import JSONL_SUFFIXES, _csv_records, _jsonl_records, _lines, _number, _refused
+from mtlib.suite.predictions import JSONL_SUFFIXES, checked_lines, csv_records, finite_number, jsonl_records, refused
 from mtlib.suite.result import FORMAT as SUITE_FORMAT
 from mtlib.utils.provenance import record_input
 
@@ -64,7 +67,7 @@ def _table(path: Path, rows: list[tuple[Any, ...]] | list[pd.DataFrame], notes: 
         for _, same in twice.groupby(key, sort=False):
             if same[["value", "n", "group"]].nunique().max() > 1:
                 first, other = same.iloc[0], same.iloc[1]
-                raise _refused(
+                raise refused(
                     path,
                     int(other["line"]),
                     f"id {other['id']!r} (task {other['task']!r}, metric {other['metric']!r}) has value "
@@ -79,17 +82,41 @@ def _table(path: Path, rows: list[tuple[Any, ...]] | list[pd.DataFrame], notes: 
     return frame
 
 
+def _unnamed_filters(path: Path, keys: list[str], records: list[tuple[int, list[Any]]], notes: set[str]) -> list[str]:
+    """The filter of each line: its ``filter`` field, else (lm-eval before the field existed wrote one line per
+    document and filter without naming the filter: lm-eval #1687, #2025) ``#k`` for a document's k-th line."""
+    if "filter" in keys:
+        at = keys.index("filter")
+        return [str(values[at]) for _, values in records]
+    at = keys.index("doc_id")
+    seen: dict[str, int] = {}
+    out = []
+    for _, values in records:
+        doc = str(values[at])
+        seen[doc] = seen.get(doc, 0) + 1
+        out.append(f"#{seen[doc]}")
+    if max(seen.values(), default=1) == 1:
+        return ["none"] * len(records)
+    notes.add(
+        f"{path}: documents appear on up to {max(seen.values())} lines and no line names its filter (lm-eval wrote "
+        f"one line per document and filter before its samples had a 'filter' field: lm-eval #1687, #2025): a "
+        f"document's k-th line is read as filter '#k', the k-th of the task's filter_list"
+    )
+    return out
+
+
 def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], notes: set[str]) -> None:
-    keys, records = _jsonl_records(path, _lines(path), key="doc_id")
-    for line, values in records:
+    keys, records = jsonl_records(path, checked_lines(path), key="doc_id")
+    filters = _unnamed_filters(path, keys, records, notes)
+    for (line, values), filter_ in zip(records, filters):
         obj = dict(zip(keys, values))
         doc = obj.get("doc_id")
         if doc is None or isinstance(doc, (dict, list)):
-            raise _refused(path, line, f"expected a 'doc_id' (lm-eval's document index), got {doc!r}")
+            raise refused(path, line, f"expected a 'doc_id' (lm-eval's document index), got {doc!r}")
         names = obj.get("metrics") or [k for k in obj if k not in LMEVAL_KEYS and not k.endswith("_hash")]
         for name in names:
             if name not in obj:
-                raise _refused(path, line, f"the sample lists metric {name!r} in 'metrics' but has no value for it")
+                raise refused(path, line, f"the sample lists metric {name!r} in 'metrics' but has no value for it")
             value = obj[name]
             if isinstance(value, (list, tuple, dict, str)):
                 notes.add(
@@ -97,9 +124,9 @@ def _lmeval_rows(path: Path, task: str, run: str, rows: list[tuple[Any, ...]], n
                     f"lm-eval), not per-item numbers: left out"
                 )
                 continue
-            number = _number(path, line, name, float(value) if isinstance(value, bool) else value)
+            number = finite_number(path, line, name, float(value) if isinstance(value, bool) else value)
             ident = f"{doc}#{run}" if run else str(doc)
-            rows.append((task, f"{name},{obj.get('filter', 'none')}", ident, str(doc), number, 1.0, line))
+            rows.append((task, f"{name},{filter_}", ident, str(doc), number, 1.0, line))
 
 
 def _read_lmeval(path: Path) -> pd.DataFrame:
@@ -158,11 +185,11 @@ def _read_plain(path: Path) -> pd.DataFrame:
     fast = _fast_csv(path) if path.suffix.lower() not in JSONL_SUFFIXES else None
     if fast is not None:
         return fast
-    lines = _lines(path)
+    lines = checked_lines(path)
     jsonl = path.suffix.lower() in JSONL_SUFFIXES
-    columns, records = _jsonl_records(path, lines, key="id") if jsonl else _csv_records(path, lines)
+    columns, records = jsonl_records(path, lines, key="id") if jsonl else csv_records(path, lines)
     if "id" not in columns:
-        raise _refused(
+        raise refused(
             path, 1, f"expected an 'id' column (then metric columns, optionally task and group), got {columns}"
         )
     at = {c: i for i, c in enumerate(columns)}
@@ -179,10 +206,10 @@ def _read_plain(path: Path) -> pd.DataFrame:
     for line, r in records:
         ident = str(r[at["id"]]).strip() if r[at["id"]] is not None else ""
         if not ident:
-            raise _refused(path, line, "expected a non-empty 'id'")
+            raise refused(path, line, "expected a non-empty 'id'")
         task = str(r[at["task"]]) if "task" in at else "all"
         group = str(r[at["group"]]) if "group" in at and str(r[at["group"]]).strip() else ident
-        rows += [(task, m, ident, group, _number(path, line, m, r[at[m]]), 1.0, line) for m in metrics]
+        rows += [(task, m, ident, group, finite_number(path, line, m, r[at[m]]), 1.0, line) for m in metrics]
     return _table(path, rows, notes)
 
 
@@ -210,6 +237,13 @@ def _read_suite(path: Path, data: dict[str, Any]) -> pd.DataFrame:
     return frame
 
 
+def _read_inspect(path: Path, files: list[Path]) -> pd.DataFrame:
+    frame, notes, model = frame_of(files)
+    frame = _table(path, [frame], notes)
+    frame.attrs["model"] = model
+    return frame
+
+
 def read_items(path: str | Path) -> pd.DataFrame:
     """Per-item results of one model, in the long table of the module docstring, from any of its formats.
 
@@ -219,8 +253,12 @@ def read_items(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise MtlibInputError(f"{path}: no such file or folder")
+    if path.is_dir() and inspect_files(path):
+        return _read_inspect(path, inspect_files(path))
     if path.is_dir() or (path.name.startswith("samples_") and path.suffix.lower() == ".jsonl"):
         return _read_lmeval(path)
+    if path.suffix.lower() == ".eval":
+        return _read_inspect(path, [path])
     if path.suffix.lower() == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -228,5 +266,7 @@ def read_items(path: str | Path) -> pd.DataFrame:
             raise MtlibInputError(f"{path}: not valid JSON ({err})") from None
         if isinstance(data, dict) and data.get("format") == SUITE_FORMAT:
             return _read_suite(path, data)
+        if is_inspect_json(data):
+            return _read_inspect(path, [path])
         raise MtlibInputError(f"{path}: a JSON file that is not a saved mtlib suite result (format {SUITE_FORMAT!r})")
     return _read_plain(path)

@@ -38,7 +38,7 @@ _face = Face(
         "memo": ["ModelTimeout", "ScoreMemo", "as_model"],
         "outcome": ["TestOutcome"],
         "serialize": ["TRANSFORMATIONS", "NotSerializable", "register"],
-        "comparison": ["compare", "mcnemar_test"],
+        "comparison": ["compare"],
         "result": ["SuiteFailure", "SuiteResult"],
         "suite": ["Suite", "SuiteTest", "TooFewInputs", "inputs_needed"],
         "predictions": ["needed_texts", "read_predictions"],

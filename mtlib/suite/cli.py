@@ -64,7 +64,7 @@ from mtlib.suite.result import SuiteResult
 from mtlib.suite.serialize import NotSerializable
 from mtlib.suite.suite import Suite, TooFewInputs
 
-__all__ = ["EXIT_CODES", "PICKLE_SUFFIXES", "load_model_spec", "main"]
+__all__ = ["EXIT_CODES", "PICKLE_SUFFIXES", "junit_option", "load_model_spec", "main"]
 
 #: The command's exit codes, as ``--help`` and the README give them.
 EXIT_CODES = {
@@ -282,7 +282,7 @@ def _command(args: argparse.Namespace, state: dict[str, Any]) -> int:
     return _report(suite.run(model, name=args.name, positive_label=args.positive_label, **options), args)
 
 
-def _junit_option(argv: list[str]) -> str | None:
+def junit_option(argv: list[str]) -> str | None:
     """The ``--junit`` path of a command line argparse refused (so CI still gets its file)."""
     for i, arg in enumerate(argv):
         if arg == "--junit" and i + 1 < len(argv):
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as stop:
-        junit = _junit_option(argv)
+        junit = junit_option(argv)
         if stop.code not in (0, None) and junit:
             why = getattr(stop, "reason", "the command line was refused")
             error = RunError("UsageError", f"python -m mtlib.suite {' '.join(argv)}: {why}")

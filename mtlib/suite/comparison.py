@@ -7,12 +7,12 @@ is paired:
   interval: each replicate resamples the source items once and recomputes
   both rates from the same items (each rate is ``sum(violations) /
   sum(cases)`` over the resampled items);
-- McNemar's test on item-level pass/fail (an item fails when any of its
+- McNemar's exact test on item-level pass/fail (an item fails when any of its
   cases is violated): only the discordant items count (``a_only_fail``,
-  ``b_only_fail``); the exact binomial test when they are fewer than 25,
-  else the chi-square test with continuity correction (computed with scipy,
-  the same numbers as statsmodels' ``mcnemar``, so the light install needs no
-  statsmodels).
+  ``b_only_fail``). Both the test and the bootstrap are
+  :mod:`mtlib.analysis.paired_tests`, the functions ``python -m mtlib.paired``
+  and PSS use, so one data set gives one p-value (exact, as statsmodels'
+  ``mcnemar(exact=True)``, at any number of discordant items).
 
 Results computed on different inputs are refused: a comparison of two
 models on different sentences is not paired. Two
@@ -28,51 +28,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mtlib.analysis.paired_tests import mcnemar_test, paired_ratio_replicates
 from mtlib.relations import bootstrap
 from mtlib.relations.errors import MtlibInputError
-from mtlib.relations.replicates import weighted_sums
 from mtlib.relations.result import RelationResult
 from mtlib.suite.outcome import TestOutcome
 
-__all__ = ["EXACT_BELOW", "compare", "compare_outcomes", "mcnemar_test"]
-
-#: McNemar's test is exact (binomial) when the discordant items are fewer than this.
-EXACT_BELOW = 25
-
-
-def mcnemar_test(a_only: int, b_only: int, *, exact: bool | None = None) -> tuple[float, float, bool]:
-    """McNemar's test from the discordant counts: ``(statistic, p-value, exact)``.
-
-    Exact (``exact=True``, or by default fewer than ``EXACT_BELOW`` discordant items): the two-sided binomial
-    test of ``min(a, b)`` successes in ``a + b`` trials at 1/2, the statistic
-    being ``min(a, b)``. Otherwise ``(|a - b| - 1)^2 / (a + b)`` against a
-    chi-square with one degree of freedom. These are statsmodels' readings.
-
-    Example:
-        >>> round(mcnemar_test(0, 6)[1], 4), mcnemar_test(10, 30)[0], round(mcnemar_test(10, 30)[1], 6)
-        (0.0312, 9.025, 0.002663)
-    """
-    from scipy import stats
-
-    if a_only + b_only == 0:
-        return float("nan"), 1.0, True
-    n, small = a_only + b_only, min(a_only, b_only)
-    if (n < EXACT_BELOW) if exact is None else exact:
-        return float(small), float(min(1.0, 2 * stats.binom.cdf(small, n, 0.5))), True
-    statistic = (abs(a_only - b_only) - 1) ** 2 / n
-    return float(statistic), float(stats.chi2.sf(statistic, 1)), False
+__all__ = ["compare", "compare_outcomes"]
 
 
 def _paired_boot(a: TestOutcome, b: TestOutcome, n_boot: int, seed: int) -> tuple[float, float]:
     counts = np.concatenate([x.per_item[["violations", "cases"]].to_numpy() for x in (a, b)], axis=1)
     if not n_boot or len(counts) == 0:
         return float("nan"), float("nan")
-    diffs = []
-    for w in bootstrap.weight_blocks(len(counts), n_boot, seed, where="compare"):
-        va, ca, vb, cb = weighted_sums(w, counts).astype(float).T  # exact integer sums, then the rates
-        with np.errstate(invalid="ignore", divide="ignore"):
-            diffs.append(vb / cb - va / ca)
-    return bootstrap.percentile_interval(np.concatenate(diffs))
+    rate_a, rate_b = paired_ratio_replicates(counts, n_boot, seed)
+    return bootstrap.percentile_interval(rate_b - rate_a)
 
 
 def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -97,7 +67,7 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
     fail_a = a.per_item["violations"].to_numpy() > 0
     fail_b = b.per_item["violations"].to_numpy() > 0
     a_only, b_only = int((fail_a & ~fail_b).sum()), int((fail_b & ~fail_a).sum())
-    stat, p, exact = mcnemar_test(a_only, b_only)
+    stat, p = mcnemar_test(a_only, b_only)
     return {
         "test": a.name,
         "family": a.family,
@@ -114,7 +84,6 @@ def compare_outcomes(a: TestOutcome, b: TestOutcome, *, n_boot: int = 1000, seed
         "b_only_fail": b_only,
         "mcnemar_statistic": stat,
         "mcnemar_p": p,
-        "mcnemar_exact": exact,
     }
 
 
@@ -157,7 +126,8 @@ def compare(result_a: Any, result_b: Any, *, n_boot: int = 1000, seed: int = 0) 
 
     Returns:
         DataFrame indexed by test: ``rate_a, rate_b, diff (b - a), diff_low, diff_high, n_items, passed_a,
-        passed_b, both_fail, a_only_fail, b_only_fail, mcnemar_statistic, mcnemar_p, mcnemar_exact``.
+        passed_b, both_fail, a_only_fail, b_only_fail, mcnemar_statistic, mcnemar_p`` (McNemar exact:
+        :func:`mtlib.analysis.paired_tests.mcnemar_test`).
 
     Raises:
         MtlibInputError: something else than these; a result without cases.

@@ -30,12 +30,13 @@ from typing import Any
 from mtlib.suite.outcome import TestOutcome
 from mtlib.suite.result import SuiteResult
 
-__all__ = ["RunError", "failure_message", "junit_xml", "write_junit"]
+__all__ = ["RunError", "clean_xml", "failure_message", "junit_xml", "write_junit"]
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _clean(value: Any) -> str:
+def clean_xml(value: Any) -> str:
+    """``str(value)`` without the characters XML 1.0 cannot hold (control characters), for a JUnit attribute or text."""
     return _NOT_XML.sub("", str(value))
 
 
@@ -98,12 +99,12 @@ def junit_xml(result: SuiteResult, *, k: int = 5, error: RunError | None = None)
         "errors": str(int(error is not None)),
         "time": f"{total:.3f}",
     }
-    root = ET.Element("testsuites", {"name": _clean(f"mtlib suite {result.suite}"), **counts})
+    root = ET.Element("testsuites", {"name": clean_xml(f"mtlib suite {result.suite}"), **counts})
     suite = ET.SubElement(
         root,
         "testsuite",
         {
-            "name": _clean(f"{result.suite} on {result.model}"),
+            "name": clean_xml(f"{result.suite} on {result.model}"),
             **counts,
             "skipped": str(len(not_run)),
             "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
@@ -111,27 +112,29 @@ def junit_xml(result: SuiteResult, *, k: int = 5, error: RunError | None = None)
     )
     props = ET.SubElement(suite, "properties")
     for key, value in (("suite", result.suite), ("model", result.model), ("scored", result.scored)):
-        ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
-    classname = _clean(f"mtlib.suite.{result.suite}")
+        ET.SubElement(props, "property", {"name": key, "value": clean_xml(value)})
+    classname = clean_xml(f"mtlib.suite.{result.suite}")
     for t in result.tests:
         time = f"{float(seconds.get(t.name, 0.0)):.3f}"
-        case = ET.SubElement(suite, "testcase", {"name": _clean(t.name), "classname": classname, "time": time})
+        case = ET.SubElement(suite, "testcase", {"name": clean_xml(t.name), "classname": classname, "time": time})
         if not t.passed:
-            failure = ET.SubElement(case, "failure", {"message": _clean(failure_message(t)), "type": "SuiteGate"})
-            failure.text = _clean(_details(t, k))
+            failure = ET.SubElement(case, "failure", {"message": clean_xml(failure_message(t)), "type": "SuiteGate"})
+            failure.text = clean_xml(_details(t, k))
         out = ET.SubElement(case, "system-out")
-        out.text = _clean(f"{t.description}\n{failure_message(t)}")
+        out.text = clean_xml(f"{t.description}\n{failure_message(t)}")
     if error is not None:
         time = f"{float(result.meta.get('stopped_after', 0.0)):.3f}"
         name = error.test or "(the suite run)"
-        case = ET.SubElement(suite, "testcase", {"name": _clean(name), "classname": classname, "time": time})
-        failed = ET.SubElement(case, "error", {"message": _clean(error.message), "type": _clean(error.kind)})
-        failed.text = _clean(error.details or error.message)
+        case = ET.SubElement(suite, "testcase", {"name": clean_xml(name), "classname": classname, "time": time})
+        failed = ET.SubElement(case, "error", {"message": clean_xml(error.message), "type": clean_xml(error.kind)})
+        failed.text = clean_xml(error.details or error.message)
         for name in not_run:
-            skipped = ET.SubElement(suite, "testcase", {"name": _clean(name), "classname": classname, "time": "0.000"})
+            skipped = ET.SubElement(
+                suite, "testcase", {"name": clean_xml(name), "classname": classname, "time": "0.000"}
+            )
             at = f" at {error.test!r}" if error.test else ""
             why = f"not run: the run stopped{at} ({error.kind}: {error.message})"
-            ET.SubElement(skipped, "skipped", {"message": _clean(why)})
+            ET.SubElement(skipped, "skipped", {"message": clean_xml(why)})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

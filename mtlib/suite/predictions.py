@@ -53,8 +53,13 @@ __all__ = [
     "SUM_TOLERANCE",
     "PredictedScores",
     "PredictionsModel",
+    "checked_lines",
+    "csv_records",
+    "finite_number",
+    "jsonl_records",
     "needed_texts",
     "read_predictions",
+    "refused",
 ]
 
 #: How far a row of class probabilities may sum from 1: a row written with two decimals over two or three
@@ -126,11 +131,12 @@ class PredictionsModel(PredictedScores):
         return self._rows_of(texts)
 
 
-def _refused(path: Path, line: int, message: str) -> MtlibInputError:
+def refused(path: Path, line: int, message: str) -> MtlibInputError:
+    """The error for a bad record: ``"<path>, line <line>: <message>"`` (no line: the file alone)."""
     return MtlibInputError(f"{path}, line {line}: {message}" if line else f"{path}: {message}", argument="predictions")
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+def checked_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The file's lines, UTF-8 checked one at a time; every error names the file (and the line)."""
     try:
         yield from text_lines(path)
@@ -140,7 +146,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
         raise MtlibInputError(f"{path}: cannot read the predictions: {err}", argument="predictions") from err
 
 
-def _csv_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str], list[tuple[int, list[Any]]]]:
+def csv_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str], list[tuple[int, list[Any]]]]:
     """The header and ``(line, fields)`` of every record (a quoted text may span lines: its first line)."""
     numbered = list(lines)
     reader = csv.reader(line + "\n" for _, line in numbered)
@@ -156,19 +162,19 @@ def _csv_records(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str
                 header = [c.strip() for c in row]
                 twice = sorted({c for c in header if header.count(c) > 1})
                 if twice:
-                    raise _refused(path, start, f"the header names {twice} twice; expected each column once")
+                    raise refused(path, start, f"the header names {twice} twice; expected each column once")
                 continue
             if len(row) != len(header):
-                raise _refused(path, start, f"expected {len(header)} fields ({', '.join(header)}), got {len(row)}")
+                raise refused(path, start, f"expected {len(header)} fields ({', '.join(header)}), got {len(row)}")
             records.append((start, row))
     except csv.Error as err:
-        raise _refused(path, numbered[min(reader.line_num, len(numbered)) - 1][0], f"not valid CSV ({err})") from err
+        raise refused(path, numbered[min(reader.line_num, len(numbered)) - 1][0], f"not valid CSV ({err})") from err
     if header is None:
-        raise _refused(path, 0, "the file is empty; expected a header (text, then score or one column per class)")
+        raise refused(path, 0, "the file is empty; expected a header (text, then score or one column per class)")
     return header, records
 
 
-def _jsonl_records(
+def jsonl_records(
     path: Path, lines: Iterator[tuple[int, str]], key: str = "text"
 ) -> tuple[list[str], list[tuple[int, list[Any]]]]:
     """The keys of the first object and ``(line, values)`` of every line (each must hold those keys, ``key`` too)."""
@@ -180,25 +186,25 @@ def _jsonl_records(
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as err:
-            raise _refused(
+            raise refused(
                 path, number, f"not valid JSON at column {err.colno} ({err.msg}); expected one JSON object per line"
             ) from None
         if not isinstance(obj, dict):
-            raise _refused(path, number, f"expected a JSON object per line, got {type(obj).__name__} {line[:60]!r}")
+            raise refused(path, number, f"expected a JSON object per line, got {type(obj).__name__} {line[:60]!r}")
         if keys is None:
             keys = list(obj)
             if key not in keys:
-                raise _refused(path, number, f"each JSON object needs a {key!r} key; this one has {keys}")
+                raise refused(path, number, f"each JSON object needs a {key!r} key; this one has {keys}")
         missing = [k for k in keys if k not in obj]
         if missing:
-            raise _refused(path, number, f"the object lacks {missing}; every line needs the keys of the first {keys}")
+            raise refused(path, number, f"the object lacks {missing}; every line needs the keys of the first {keys}")
         records.append((number, [obj[k] for k in keys]))
     if keys is None:
-        raise _refused(path, 0, "the file is empty; expected one JSON object per line")
+        raise refused(path, 0, "the file is empty; expected one JSON object per line")
     return keys, records
 
 
-def _number(path: Path, line: int, column: str, value: Any) -> float:
+def finite_number(path: Path, line: int, column: str, value: Any) -> float:
     """A CSV cell or a JSON value as a finite float; anything else is refused with its line."""
     if type(value) in (str, float, int):  # the common case first: a number as written (no bool: a subclass)
         try:
@@ -211,20 +217,20 @@ def _number(path: Path, line: int, column: str, value: Any) -> float:
     what = f"column {column!r} must hold numbers"
     if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "false")):
         shown = json.dumps(value) if isinstance(value, bool) else repr(value)
-        raise _refused(path, line, f"{what}, got the boolean {shown}: write the score or probability as a number")
+        raise refused(path, line, f"{what}, got the boolean {shown}: write the score or probability as a number")
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise _refused(path, line, f"{what}, got an empty value ({'null' if value is None else 'an empty cell'})")
+        raise refused(path, line, f"{what}, got an empty value ({'null' if value is None else 'an empty cell'})")
     if isinstance(value, (int, float)):
         number = float(value)
     elif isinstance(value, str):
         try:
             number = float(value.strip())
         except ValueError:
-            raise _refused(path, line, f"{what}, got {value!r}") from None
+            raise refused(path, line, f"{what}, got {value!r}") from None
     else:
-        raise _refused(path, line, f"{what}, got {type(value).__name__} {str(value)[:40]!r}")
+        raise refused(path, line, f"{what}, got {type(value).__name__} {str(value)[:40]!r}")
     if not math.isfinite(number):
-        raise _refused(path, line, f"{what}, got {value!r}: every value must be a finite number")
+        raise refused(path, line, f"{what}, got {value!r}: every value must be a finite number")
     return number
 
 
@@ -257,14 +263,14 @@ def _check_probabilities(path: Path, line: int, columns: list[str], row: list[fl
         return
     shown = ", ".join(f"{c}={v:g}" for c, v in zip(columns, row))
     if outside:
-        raise _refused(
+        raise refused(
             path,
             line,
             f"class probabilities must lie in [0, 1], got {shown} (logits or other scores: apply a softmax, or "
             f"write one 'score' column)",
         )
     if abs(total - 1) > SUM_TOLERANCE:
-        raise _refused(
+        raise refused(
             path,
             line,
             f"the class probabilities ({shown}) sum to {total:g}; expected 1 within {SUM_TOLERANCE:g} (one "
@@ -283,11 +289,11 @@ def read_predictions(path: str | Path, *, name: str | None = None) -> PredictedS
         MtlibInputError: what the module docstring lists, naming the file and the line.
     """
     path = Path(path)
-    lines = _lines(path)
+    lines = checked_lines(path)
     first = next(((n, line) for n, line in lines if line.strip()), None)
     rest = itertools.chain([first] if first else [], lines)  # an empty file: each reader says so in its words
     jsonl = path.suffix.lower() in JSONL_SUFFIXES or (first is not None and first[1].lstrip().startswith("{"))
-    columns, records = _jsonl_records(path, rest) if jsonl else _csv_records(path, rest)
+    columns, records = jsonl_records(path, rest) if jsonl else csv_records(path, rest)
     values = _value_columns(path, columns)
     at_text, at_values = columns.index("text"), [columns.index(c) for c in values]
     rows: dict[str, list[float]] = {}
@@ -296,13 +302,13 @@ def read_predictions(path: str | Path, *, name: str | None = None) -> PredictedS
         text = fields[at_text]
         if not isinstance(text, str) or not text.strip():
             found = "an empty or blank text" if isinstance(text, str) else f"{type(text).__name__} {text!r}"
-            raise _refused(path, line, f"the 'text' column must hold a non-blank text, got {found}")
-        row = [_number(path, line, c, fields[i]) for c, i in zip(values, at_values)]
+            raise refused(path, line, f"the 'text' column must hold a non-blank text, got {found}")
+        row = [finite_number(path, line, c, fields[i]) for c, i in zip(values, at_values)]
         if values != ["score"]:
             _check_probabilities(path, line, values, row)
         if text in rows:
             if rows[text] != row:
-                raise _refused(
+                raise refused(
                     path, line, f"text {text[:80]!r} has two different predictions (here and on line {seen[text]})"
                 )
             continue

@@ -17,9 +17,10 @@ import pandas as pd
 
 from mtlib.suite.outcome import TestOutcome
 
-__all__ = ["cell", "suite_html", "table_html", "write_html"]
+__all__ = ["STYLE", "cell", "suite_html", "table_html", "write_html"]
 
-_STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;max-width:90em}
+#: The stylesheet of the suite's and the paired comparison's HTML pages.
+STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;max-width:90em}
 table{border-collapse:collapse;font-size:13px;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;
 white-space:pre-wrap;overflow-wrap:anywhere;max-width:40em}
@@ -78,7 +79,7 @@ def suite_html(title: str, model: str, tests: Sequence[TestOutcome], summary: pd
     body = "".join(_test_section(t) for t in tests)
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{cell(title)}</title>'
-        f"<style>{_STYLE}</style></head><body><h1>{cell(title)} on {cell(model)}</h1>"
+        f"<style>{STYLE}</style></head><body><h1>{cell(title)} on {cell(model)}</h1>"
         f"<p>{cell(status)}</p>{table_html(summary)}{body}</body></html>\n"
     )
 

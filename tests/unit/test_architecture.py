@@ -327,3 +327,28 @@ def test_private_modules_keep_no_all() -> None:
 def test_the_models_wing_keeps_its_top_room_small() -> None:
     top = [p.name for p in (PKG / "models").glob("*.py")]
     assert len(top) <= 12, sorted(top)
+
+
+def _private_imports(path: Path) -> list[tuple[str, str, int]]:
+    """``(module, name, line)`` of every ``from mtlib... import`` that names a private name or a private module."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("mtlib."):
+            parts = node.module.split(".")  # type: ignore[union-attr]
+            private_module = any(p.startswith("_") for p in parts)
+            found += [(node.module, a.name, node.lineno) for a in node.names if private_module or a.name[0] == "_"]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, "", node.lineno) for a in node.names if "._" in a.name and a.name.startswith("mtlib.")]
+    return found
+
+
+def test_no_private_name_is_imported_across_packages() -> None:
+    """A private name (``_x``) or module (``_x.py``) is used only inside its own package (wing): another package
+    imports a public name, which its owner documents and keeps."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {name or module} from {module} ({wing(mod)} -> {wing(module)})"
+        for mod, path in MODULES.items()
+        for module, name, line in _private_imports(path)
+        if wing(module) != wing(mod)
+    ]
+    assert not bad, "private names imported across packages:\n" + "\n".join(bad)

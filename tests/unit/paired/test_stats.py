@@ -8,7 +8,8 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from mtlib.paired.stats import group_sums, holm, paired_replicates, paired_stats, sign_flip_p
+from mtlib.analysis.paired_tests import group_sums, holm, paired_replicates, sign_flip_p
+from mtlib.paired.stats import paired_stats
 from mtlib.relations.bootstrap import bootstrap_weights, wilson_interval
 
 RNG = np.random.default_rng(5)

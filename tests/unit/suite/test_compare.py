@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.contingency_tables import mcnemar
 
 from mtlib import models
+from mtlib.analysis.paired_tests import mcnemar_test
 from mtlib.data.sst import load_reviews
 from mtlib.relations import PairwiseSystematicity, SingleInput
 from mtlib.relations import transformations as T
-from mtlib.suite import MFT, Suite, compare, mcnemar_test
+from mtlib.suite import MFT, Suite, compare
 
 REVIEWS = load_reviews()["text"].tolist()[:100]
 
@@ -52,16 +54,15 @@ def test_the_paired_interval_comes_from_resampling_items_for_both_results_at_onc
     # b's failures are a subset of a's: every resample moves both rates together, so the interval is narrow
     assert row["diff_high"] < 0 and row["diff_high"] - row["diff_low"] < 0.2
     assert (row["a_only_fail"], row["b_only_fail"], row["both_fail"]) == (10, 0, 10)
-    assert row["mcnemar_exact"] and row["mcnemar_p"] == pytest.approx(2 * 0.5**10)
+    assert row["mcnemar_p"] == pytest.approx(2 * 0.5**10)
 
 
-def test_mcnemar_is_exact_for_few_discordant_items_and_chi_square_beyond():
-    stat, p, exact = mcnemar_test(1, 9)
-    assert exact and p == pytest.approx(2 * (1 + 10) / 2**10)  # two-sided binomial: 2 P(X <= 1), X ~ B(10, 1/2)
-    stat, p, exact = mcnemar_test(20, 40)
-    assert not exact and stat == pytest.approx((abs(20 - 40) - 1) ** 2 / 60)
-    stat, p, exact = mcnemar_test(0, 0)
-    assert np.isnan(stat) and p == 1.0 and exact
+@pytest.mark.parametrize("a_only, b_only", [(1, 9), (20, 40), (10, 30), (57, 43), (0, 0)])
+def test_mcnemar_is_exact_at_any_number_of_discordant_items(a_only, b_only):
+    stat, p = mcnemar_test(a_only, b_only)
+    assert p == pytest.approx(mcnemar([[50, a_only], [b_only, 50]], exact=True).pvalue, rel=1e-12)
+    assert (np.isnan(stat) and p == 1.0) if a_only + b_only == 0 else stat == min(a_only, b_only)
+    assert mcnemar_test(1, 9)[1] == pytest.approx(2 * (1 + 10) / 2**10)  # two-sided binomial: 2 P(X <= 1)
 
 
 def test_results_on_different_inputs_or_suites_are_refused():
