@@ -23,5 +23,6 @@ _face = Face(
         "plot": ["forest_png"],
         "cli": ["main"],
     },
+    moved={name: f"mtlib.analysis:{name}" for name in ("holm", "paired_replicates", "sign_flip_p")},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -44,5 +44,6 @@ _face = Face(
         "predictions": ["needed_texts", "read_predictions"],
         "junit": ["junit_xml", "write_junit"],
     },
+    moved={"mcnemar_test": "mtlib.analysis:mcnemar_test"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

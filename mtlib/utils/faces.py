@@ -38,6 +38,7 @@ import importlib.util
 import pkgutil
 import re
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,9 @@ class Face:
     Args:
         package: The package's ``__name__``.
         exports: Module name (relative to the package, dotted for a module of a sub-package) -> the names
-            it gives the face, or :data:`ALL` for every name of the module's own ``__all__``. A module listed
+            it gives the face, or :data:`ALL` for every name of the module's own ``__all__``.
+        moved: Names that moved elsewhere, kept for one release: old name -> ``"package:name"``. Asking for
+            one gives a :class:`DeprecationWarning` and the new object; they are not in ``names``. A module listed
             with no names, or with :data:`MODULE` (``"."``) among them, is itself reachable as an attribute
             under its own name (``face.module``).
 
@@ -67,8 +70,15 @@ class Face:
             listed with :data:`ALL` whose source declares no literal ``__all__``.
     """
 
-    def __init__(self, package: str, exports: Mapping[str, Sequence[str] | str]) -> None:
+    def __init__(
+        self,
+        package: str,
+        exports: Mapping[str, Sequence[str] | str],
+        moved: Mapping[str, str] | None = None,
+    ) -> None:
         self.package = package
+        #: Deprecated names (kept one release): old name -> ``"package:name"`` where it lives now.
+        self.moved = dict(moved or {})
         self.where: dict[str, tuple[str, str | None]] = {}
         modules = _submodules(package)
         for module, listed in exports.items():
@@ -88,6 +98,14 @@ class Face:
         self.dir: Callable[[], list[str]] = lambda: list(self.names)
 
     def _getattr(self, name: str) -> Any:
+        if name in self.moved and name not in self.where:
+            home, _, new = self.moved[name].partition(":")
+            warnings.warn(
+                f"{self.package}.{name} moved to {home}.{new}; the old name goes in the next release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(importlib.import_module(home), new)
         if name not in self.where:
             raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
         module_name, attr = self.where[name]

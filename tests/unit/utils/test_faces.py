@@ -72,3 +72,16 @@ def test_a_module_without_a_literal_all_is_refused_by_name(tmp_path: Path, monke
         Face("facepkg", {"loose": ALL})
     with pytest.raises(ValueError, match="no source file for module 'missing'"):
         Face("facepkg", {"missing": ALL})
+
+
+def test_a_moved_name_warns_once_per_use_and_gives_the_new_object() -> None:
+    import mtlib.analysis
+    import mtlib.paired
+    import mtlib.suite
+
+    with pytest.warns(DeprecationWarning, match=r"mtlib\.suite\.mcnemar_test moved to mtlib\.analysis\.mcnemar_test"):
+        old = mtlib.suite.mcnemar_test
+    assert old is mtlib.analysis.mcnemar_test
+    with pytest.warns(DeprecationWarning, match=r"mtlib\.paired\.holm moved"):
+        assert mtlib.paired.holm is mtlib.analysis.holm
+    assert "mcnemar_test" not in mtlib.suite.__all__
