@@ -27,8 +27,9 @@ unspaced-script texts).
 One module per family: :mod:`~.base` (the protocol, composition, functions),
 :mod:`~.concatenation` (Manino et al. Table 1), :mod:`~.surface` (typos,
 punctuation, case), :mod:`~.lexical` (contractions, names, numbers, synonyms),
-:mod:`~.negation` and :mod:`~.scripts` (letters, words and scripts). A new transformation is one dataclass in the module of
-its family (or a new module) and its name in the face below.
+:mod:`~.negation` and :mod:`~.scripts` (letters, words and scripts). A new
+transformation is one dataclass in the module of its family (or a new module)
+and its name in the face below.
 
 Example::
 
