@@ -42,8 +42,9 @@ SMALLEST = {
     "06": {"max_sentences": 16, "steps": 2, "sweep_steps": "[1]", "n_boot": 2, "n_examples": 1},
     "07": {"n_lexical": 8, "n_structural": 6, "max_train": 40, "seeds": "[0]", "shots": "[0]"},
 }
-#: The notebooks ``make test`` runs (about 40 s of CPU): the two whose exercises skip on their smallest data.
-#: ``MTLIB_TEST_EXERCISES=all`` runs all eight (one runner call, about 6 minutes on a loaded 2-core machine).
+#: The notebooks ``make test`` runs (measured: 36 s of CPU, 105 s wall on a loaded 2-core machine): the two
+#: whose exercises skip on their smallest data.
+#: ``MTLIB_TEST_EXERCISES=all`` runs all eight in one runner call (measured: 124 s of CPU, 213 s wall).
 DEFAULT = ("00", "01")
 
 #: The keys each notebook's exercises record (a tuple: any one of them, for keys named by the data).
