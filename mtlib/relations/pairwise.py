@@ -293,8 +293,23 @@ class PairwiseCompositionality(Relation):
             raise MtlibInputError("src, flw, groups and per_item must have the same length", argument="flw")
         missing = sorted({str(g) for g in np.unique(group_of)} - {str(g) for g in direction})
         if missing:
-            raise MtlibInputError(f"no direction given for groups {missing[:5]}", argument="direction")
+            given = sorted(str(g) for g in direction)
+            raise MtlibInputError(
+                f"{where}: direction has no entry for group(s) {missing[:5]}{' ...' if len(missing) > 5 else ''} "
+                f"(it gives {given[:5]}{' ...' if len(given) > 5 else ''}); expected direction={{group: 'same' or "
+                f"'opposite'}} with every value of groups, e.g. direction={{{missing[0]!r}: 'same'}}",
+                argument="direction",
+                expected="a mapping with every group -> 'same' or 'opposite'",
+            )
         dir_of = {str(k): v for k, v in direction.items()}
+        bad = {g: v for g, v in dir_of.items() if v not in ("same", "opposite")}
+        if bad:
+            raise MtlibInputError(
+                f"{where}: direction gives {bad}; expected 'same' (the outputs keep the order of the probe scores) or "
+                "'opposite' (they reverse it) for each group",
+                argument="direction",
+                expected="'same' or 'opposite' per group",
+            )
         start = time.perf_counter()
         item_codes, item_values = pd.factorize(pd.Series(item_labels))
         rows, v_item, c_item, segments = _count_in_groups(hid, out, group_of, dir_of, item_codes, device)
@@ -345,7 +360,13 @@ class PairwiseCompositionality(Relation):
         one, the follow-ups are scored instead of the inputs.
         """
         if groups is None or direction is None:
-            raise ValueError("PairwiseCompositionality.evaluate needs groups= and direction=")
+            raise MtlibInputError(
+                "PairwiseCompositionality.evaluate: give groups= (one group per input) and direction= "
+                "({group: 'same' or 'opposite'}, one entry per group); got "
+                f"groups={'None' if groups is None else 'given'}, direction={direction!r}",
+                argument="groups" if groups is None else "direction",
+                expected="groups and a direction per group",
+            )
         inputs = self._enough_inputs(inputs)
         texts = inputs
         transform = self.transform

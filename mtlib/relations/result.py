@@ -36,6 +36,7 @@ from mtlib.relations import bootstrap
 from mtlib.relations.errors import MtlibInputError, check_count, check_open_unit, check_rate, refuse
 from mtlib.relations.exactness import violation_rate
 from mtlib.relations.replicates import weighted_sums
+from mtlib.utils.inputs import check_output_file
 
 __all__ = [
     "RelationResult",
@@ -227,9 +228,8 @@ class RelationResult:
 
     def to_html(self, path: str | Path, k: int = 200) -> Path:
         """Write a self-contained, searchable HTML table of the k worst cases (no server, no CDN)."""
-        if not isinstance(path, (str, Path)):
-            raise refuse("RelationResult.to_html", "path", "a file path (str or Path)", path)
-        return write_html(self, path, check_count(k, "RelationResult.to_html", "k"))
+        target = check_output_file(path, "RelationResult.to_html", suffix=".html")
+        return write_html(self, target, check_count(k, "RelationResult.to_html", "k"))
 
     def _repr_html_(self) -> str:
         return summary_html(self, k=10)

@@ -367,6 +367,48 @@ class Run:
                 self.headline.append(k)
         self._write()
 
+    def record_exercise(self, values: Mapping[str, Any], reason: str) -> str:
+        """Record an exercise's values; one that is NaN or infinite is declared skipped with ``reason``.
+
+        An exercise is teaching material: on data too small for it (an interval over one review, a rate
+        without a case) it says so in its cell and the run goes on. Its keys go under ``exercise/``.
+
+        Args:
+            values: ``{key: value}``, keys starting with ``exercise/``.
+            reason: Why a non-finite value could not be computed on this run's data.
+
+        Returns:
+            "" when every value was recorded; else the sentence the cell prints: the keys skipped and why.
+
+        Example:
+            >>> import tempfile
+            >>> run = Run("00_template", profile="smoke", out_dir=tempfile.mkdtemp(), params={})
+            >>> run.record_exercise({"exercise/width": float("nan")}, "one review: no interval")
+            "not computed on this run's data (exercise/width): one review: no interval"
+            >>> run.metrics["_skipped"]
+            {'exercise/width': 'one review: no interval'}
+        """
+        wrong = [k for k in values if not str(k).startswith("exercise/")]
+        if wrong:
+            raise ValueError(f"{self.stem}: Run.record_exercise: keys {wrong} do not start with 'exercise/'")
+        bad = {k: reason for k, v in values.items() if first_non_finite(v) is not None}
+        if bad:
+            self.skip(bad)
+        self.record(dict(values))  # a skipped key's value is left out
+        return f"not computed on this run's data ({', '.join(bad)}): {reason}" if bad else ""
+
+    def skip_exercise(self, keys: str | list[str], reason: str) -> str:
+        """Declare an exercise's keys skipped with ``reason`` (it cannot run on this data); the sentence to print.
+
+        Example:
+            >>> import tempfile
+            >>> run = Run("00_template", profile="smoke", out_dir=tempfile.mkdtemp(), params={})
+            >>> run.skip_exercise("exercise/width", "one review")
+            "not computed on this run's data (exercise/width): one review"
+        """
+        names = [keys] if isinstance(keys, str) else list(keys)
+        return self.record_exercise(dict.fromkeys(names, math.nan), reason)
+
     def skip(self, key: str | Mapping[str, str], reason: str = "") -> None:
         """Declare metrics skipped: not computed in this run, for ``reason``.
 

@@ -213,9 +213,22 @@ class Template:
         slots = _slots(self.pattern)
         missing = [s for s in slots if s not in self.fillers]
         extra = [s for s in self.fillers if s not in slots]
-        if missing or extra:
+        if missing:
+            example = ", ".join(f"{slot}=[...]" for slot in missing)
             raise MtlibInputError(
-                f"template {self.pattern!r}: slots without fillers {missing}, fillers for no slot {extra}"
+                f"template {self.pattern!r}: slot(s) {missing} have no fillers (fillers given for "
+                f"{sorted(self.fillers)}); expected one list of fillers per slot, as keywords: "
+                f"template({self.pattern!r}, ..., {example}), each a non-empty list of texts or a lexicon name "
+                f"({', '.join(sorted(LEXICONS))})",
+                argument="fillers",
+                expected=f"fillers for every slot of the pattern: {slots}",
+            )
+        if extra:
+            raise MtlibInputError(
+                f"template {self.pattern!r}: fillers for {extra}, which the pattern has no slot for (its slots: "
+                f"{slots}); expected a {{name}} in the pattern for each filler list, or drop the list",
+                argument="fillers",
+                expected=f"fillers only for the pattern's slots: {slots}",
             )
         return slots
 

@@ -19,6 +19,7 @@ import pandas as pd
 from mtlib.suite import report
 from mtlib.suite.comparison import compare
 from mtlib.suite.outcome import COLUMNS, TestOutcome, plain
+from mtlib.utils.inputs import check_output_file
 
 __all__ = ["FORMAT", "SuiteFailure", "SuiteResult"]
 
@@ -95,7 +96,8 @@ class SuiteResult:
 
     def to_html(self, path: str | Path) -> Path:
         """Write a self-contained page: the summary, then per test its transformations and worst examples."""
-        return report.write_html(path, self.suite, self.model, self.tests, self.summary())
+        target = check_output_file(path, "SuiteResult.to_html", suffix=".html")
+        return report.write_html(target, self.suite, self.model, self.tests, self.summary())
 
     def compare(self, other: SuiteResult, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
         """:func:`mtlib.suite.compare` of this result (a) and ``other`` (b)."""

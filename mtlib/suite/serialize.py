@@ -136,9 +136,11 @@ def transformation_from_json(data: dict[str, Any], where: str = "transform") -> 
         return Composed(tuple(transformation_from_json(p, f"{where}.parts[{i}]") for i, p in enumerate(parts)))
     if kind not in TRANSFORMATIONS:
         raise MtlibInputError(
-            f"{where}: no transformation registered as {kind!r}; register it with "
+            f"{where}: type {kind!r} is not a registered transformation; expected one of "
+            f"{', '.join(sorted([*TRANSFORMATIONS, 'Composed']))}, or a name registered with "
             f"mtlib.suite.register({kind!r}, ...) before loading",
             argument=where,
+            expected="a registered transformation name",
         )
     obj = TRANSFORMATIONS[kind]
     try:

@@ -22,11 +22,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SEED_RULE", "MtlibInputError", "check_seed", "check_text", "check_texts", "refuse"]
+__all__ = ["SEED_RULE", "MtlibInputError", "check_output_file", "check_seed", "check_text", "check_texts", "refuse"]
 
 #: The rule every seed follows, in :mod:`mtlib.utils.rules`' words: the experiment specs declare ``seed`` with
 #: ``">= 0"`` and the runner checks it there; a library function a user calls directly (``classifier``,
@@ -112,3 +113,45 @@ def check_seed(value: Any, where: str, argument: str = "seed") -> int:
     if isinstance(plain, bool) or not isinstance(plain, int) or not 0 <= plain <= 2**32 - 1:
         raise refuse(where, argument, "an integer in [0, 2**32 - 1]", value)
     return plain
+
+
+def check_output_file(value: Any, where: str, argument: str = "path", *, suffix: str = "") -> Path:
+    """``value`` as a :class:`~pathlib.Path` a file can be written to, its parent folders made.
+
+    Refused, naming ``argument`` and the path: not a ``str``/``Path``, an existing folder (writing would raise a
+    bare ``IsADirectoryError``), or a parent that is a file (a bare ``NotADirectoryError``).
+
+    Args:
+        value: The path given.
+        where: The public function, for the message.
+        argument: Its parameter's name.
+        suffix: The file ending the message suggests (e.g. ``".html"``).
+
+    Example:
+        >>> import tempfile
+        >>> check_output_file(tempfile.gettempdir(), "RelationResult.to_html", suffix=".html")
+        Traceback (most recent call last):
+        ...
+        mtlib.utils.inputs.MtlibInputError: RelationResult.to_html: path ... is a folder; expected a file path ...
+    """
+    wanted = f"a file path (str or Path){f', e.g. cases{suffix}' if suffix else ''}"
+    if not isinstance(value, (str, Path)) or not str(value).strip():
+        raise refuse(where, argument, wanted, value)
+    path = Path(value)
+    if path.is_dir():
+        example = f" such as {path / ('cases' + suffix)}" if suffix else " inside it"
+        raise MtlibInputError(
+            f"{where}: {argument} {str(path)!r} is a folder; expected a file path{example}",
+            argument=argument,
+            expected=wanted,
+        )
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise MtlibInputError(
+            f"{where}: {argument} {str(path)!r} cannot be written: {str(parent)!r} is a file, not a folder; "
+            "expected a file path whose parent is a folder (or does not exist yet)",
+            argument=argument,
+            expected=wanted,
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path

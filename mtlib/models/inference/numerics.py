@@ -55,6 +55,7 @@ __all__ = [
     "AUTO",
     "DEFAULT_PRECISION",
     "MIXED_TRAINING",
+    "EXPECTED_OUTPUT",
     "NonFiniteOutputError",
     "PRECISIONS",
     "PRECISION_ENV",
@@ -63,6 +64,7 @@ __all__ = [
     "check_finite",
     "device_class",
     "device_name",
+    "expected_output",
     "numerics_parts",
     "numerics_tag",
     "precision_context",
@@ -230,7 +232,8 @@ def check_finite(
         ...     check_finite(np.array([[1.0], [np.inf]]), "toy", ["fine", "bad"])
         ... except NonFiniteOutputError as err:
         ...     print(err)
-        toy gave 1 non-finite value(s) in its outputs, in 1 of 2 input(s); the first is 'bad'
+        toy gave 1 non-finite value(s) in its outputs, in 1 of 2 input(s); the first is 'bad'; expected finite
+        numbers, one row per input ...
     """
     arr = np.asarray(values)
     if arr.dtype.kind not in "fc" or arr.size == 0:
@@ -248,5 +251,25 @@ def check_finite(
     first = inputs[int(rows[0])] if int(rows[0]) < len(inputs) else f"input #{int(rows[0])}"
     raise NonFiniteOutputError(
         f"{model} gave {int(bad.sum())} non-finite value(s) in its {what}, in {len(rows)} of {len(arr)} input(s); "
-        f"the first is {first!r}"
+        f"the first is {first!r}; expected {expected_output(what)} (a model that gives NaN or inf is broken for "
+        "these inputs: check its weights, or run it in fp32)"
     )
+
+
+#: What a model's output of each kind must be, for :func:`check_finite`'s message.
+EXPECTED_OUTPUT = {
+    "class probabilities": "finite probabilities in [0, 1], one row per input",
+    "logits": "finite scores (logits), one row per input",
+    "embeddings": "finite vectors, one row per input",
+    "polarities": "finite polarity scores, one per input",
+}
+
+
+def expected_output(what: str) -> str:
+    """What an output called ``what`` must be (``"finite probabilities in [0, 1] ..."``); finite values else.
+
+    Example:
+        >>> expected_output("class probabilities")
+        'finite probabilities in [0, 1], one row per input'
+    """
+    return EXPECTED_OUTPUT.get(what, "finite numbers, one row per input")

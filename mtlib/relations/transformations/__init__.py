@@ -15,11 +15,21 @@ passed through unchanged without anyone knowing. Randomised transformations
 gets the same follow-up whatever batch it comes in. ``t1 >> t2`` applies t1,
 then t2.
 
+Scripts (each class's docstring gives its rule; :mod:`~.scripts` holds the shared one): a letter is any
+Unicode letter, and a listed word is matched whole in any script, as written in a script without spaces
+between words (Chinese, Japanese, Thai). Typos: every spaced script; Chinese/Japanese/Thai refused naming the
+script. Punctuation: every script's marks. Casing: scripts with case; Chinese, Arabic ... refused naming the
+script. NameSwap, Synonyms, Contractions (your own table): any script; the default names are Latin-script,
+the default contractions and Negation English (Negation names the script of a text without Latin letters).
+NumberSwap: digits of any script, English number words only. Concatenation: any (no space between two
+unspaced-script texts).
+
 One module per family: :mod:`~.base` (the protocol, composition, functions),
 :mod:`~.concatenation` (Manino et al. Table 1), :mod:`~.surface` (typos,
-punctuation, case), :mod:`~.lexical` (contractions, names, numbers, synonyms)
-and :mod:`~.negation`. A new transformation is one dataclass in the module of
-its family (or a new module) and its name in the face below.
+punctuation, case), :mod:`~.lexical` (contractions, names, numbers, synonyms),
+:mod:`~.negation` and :mod:`~.scripts` (letters, words and scripts). A new
+transformation is one dataclass in the module of its family (or a new module)
+and its name in the face below.
 
 Example::
 

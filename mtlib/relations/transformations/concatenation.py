@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from mtlib.data.papers import MANINO_TABLE1
 from mtlib.relations.errors import refuse
 from mtlib.relations.transformations.base import Transformation, check_choice
+from mtlib.relations.transformations.scripts import is_unspaced
 
 __all__ = ["POSITIONS", "Concatenation", "manino_table1"]
 
@@ -21,6 +22,10 @@ class Concatenation(Transformation):
         text: The text to add, e.g. ``"Thank you."`` (not empty, not only blanks).
         position: ``"start"`` or ``"end"``.
         name: Short id for tables and metric keys (defaults to a slug of the text).
+
+    Scripts: any. The two texts are joined by a space, except where both sides of the join are written in a
+    script without spaces between words (Chinese, Japanese, Thai; their punctuation such as 。 included), which
+    are joined as they are (``谢谢。这部电影很好。``).
 
     Raises:
         MtlibInputError: an empty or non-text ``text``, an unknown position
@@ -52,7 +57,16 @@ class Concatenation(Transformation):
         return f"add {self.text!r} at the {self.position}"
 
     def __call__(self, x: str) -> str:
-        return f"{self.text} {x}" if self.position == "start" else f"{x} {self.text}"
+        first, second = (self.text, x) if self.position == "start" else (x, self.text)
+        left, right = first.rstrip()[-1:], second.lstrip()[:1]
+        if left and right and _unspaced_side(left) and _unspaced_side(right):
+            return first.rstrip() + second.lstrip()
+        return f"{first} {second}"
+
+
+def _unspaced_side(ch: str) -> bool:
+    """A letter of a script without spaces, or CJK / full-width punctuation (U+3000-303F, U+FF00-FFEF)."""
+    return is_unspaced(ch) or (not ch.isalnum() and ("\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"))
 
 
 def manino_table1() -> list[Concatenation]:

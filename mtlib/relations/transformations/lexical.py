@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from mtlib.relations.transformations.base import (
     match_case,
     rng_for,
 )
+from mtlib.relations.transformations.scripts import find_words, replace_words, word_pattern
 from mtlib.utils.inputs import check_seed
 
 __all__ = ["CONTRACTIONS", "NAMES", "Contractions", "NameSwap", "NumberSwap", "Synonyms"]
@@ -74,14 +76,20 @@ NAMES = (
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
-def _alternation(words: Sequence[str]) -> str:
-    """A regex alternation of whole words, longest first (so ``"do not"`` wins over ``"do"``)."""
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+def _in_script_of(digits: str, like: str) -> str:
+    """ASCII ``digits`` written with the digits of ``like``'s script (Arabic-Indic, Devanagari, full-width ...)."""
+    zero = ord(like) - unicodedata.digit(like)
+    return "".join(chr(zero + int(d)) for d in digits)
 
 
 @dataclass(frozen=True)
 class Contractions(Transformation):
     """Contract (``"do not"`` -> ``"don't"``) or expand (``"don't"`` -> ``"do not"``) every listed form.
+
+    Scripts: the default table is English; a table of your own may be in any script (``{"zu dem": "zum"}``),
+    matched as whole words (:func:`~.scripts.find_words`: as written inside a script without spaces) and
+    without regard to case. A contraction is also found written with a typographic apostrophe (``don’t``). A text
+    with none of the table's forms (any text in another language, for the default table) is not applicable.
 
     Args:
         mode: ``"contract"`` or ``"expand"``.
@@ -116,9 +124,11 @@ class Contractions(Transformation):
 
     def __call__(self, x: str) -> str:
         pairs = self.table.items() if self.mode == "contract" else ((b, a) for a, b in self.table.items())
-        mapping = {a.lower(): b for a, b in pairs}
-        pattern = re.compile(r"\b(" + _alternation(list(mapping)) + r")(?![\w'])", re.IGNORECASE)
-        out, count = pattern.subn(lambda m: match_case(mapping[m.group(0).lower()], m.group(0)), x)
+        mapping = {a.casefold(): b for a, b in pairs}
+        mapping |= {a.replace("'", "’"): b for a, b in mapping.items() if "'" in a}  # typographic apostrophe
+        forms = sorted(set(mapping) | {a.lower() for a in mapping})
+        pattern = word_pattern(forms, ignore_case=True, after="(?!['’])")
+        out, count = replace_words(pattern, x, lambda m: match_case(mapping[m.group(0).casefold()], m.group(0)))
         if not count:
             raise NotApplicable(f"nothing to {self.mode}: {x[:60]!r}")
         return out
@@ -127,6 +137,11 @@ class Contractions(Transformation):
 @dataclass(frozen=True)
 class NameSwap(Transformation):
     """Replace every listed first name by another one from the list (seeded per input).
+
+    Scripts: any. The default :data:`NAMES` are written in Latin letters, so a text in another script has none
+    of them and is not applicable; give names in the text's script (``("Анна", "Иван")``, ``("张伟", "李娜")``).
+    A name is matched as a whole word (``Анна`` is not found in ``Аннушка``), and, in a script without spaces
+    between words (Chinese, Japanese, Thai), as written: there is no word edge to check.
 
     Args:
         names: The names that are recognised and drawn from (at least two
@@ -164,8 +179,8 @@ class NameSwap(Transformation):
         return f"swap first names ({len(self.names)} listed, seed {self.seed})"
 
     def __call__(self, x: str) -> str:
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, self.names)) + r")\b")
-        found = sorted(set(pattern.findall(x)))
+        pattern = word_pattern(self.names)
+        found = sorted({m.group(0) for m in find_words(pattern, x)})
         if not found:
             raise NotApplicable(f"no listed name in {x[:60]!r}")
         rng = rng_for(self.seed, x)
@@ -173,12 +188,18 @@ class NameSwap(Transformation):
         for f in found:
             others = [n for n in self.names if n != f]
             swap[f] = others[int(rng.integers(len(others)))]
-        return pattern.sub(lambda m: swap[m.group(0)], x)
+        return replace_words(pattern, x, lambda m: swap[m.group(0)])[0]
 
 
 @dataclass(frozen=True)
 class NumberSwap(Transformation):
     """Replace every number (digits, or the words one..ten) by a different one (seeded per input).
+
+    Scripts: digits of any script (Unicode decimal digits: ``3``, Arabic-Indic ``٣``, Devanagari ``३``,
+    full-width ``３``), the new number written with the same script's digits; a number is a whole run of digits
+    not glued to a letter of a spaced script (``mp3`` is no number; ``3次`` in Chinese is). Number words are
+    English (one..ten) only: ``три``, ``drei``, ``三``, ``ثلاثة`` are not found, and a text with no digit and
+    no English number word is not applicable.
 
     Raises:
         MtlibInputError: a seed outside [0, 2**32 - 1] or not an integer, an empty name.
@@ -201,29 +222,34 @@ class NumberSwap(Transformation):
         return f"change numbers (digits and one..ten, seed {self.seed})"
 
     def __call__(self, x: str) -> str:
-        pattern = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-        if not pattern.search(x):
-            raise NotApplicable(f"no number in {x[:60]!r}")
+        pattern = re.compile(r"\d+|" + word_pattern(_NUMBER_WORDS).pattern, re.IGNORECASE)
+        if not find_words(pattern, x):
+            raise NotApplicable(f"no number in {x[:60]!r} (digits of any script, or the English words one..ten)")
         rng = rng_for(self.seed, x)
 
         def repl(m: re.Match) -> str:
             tok = m.group(0)
-            if tok.isdigit() and len(tok) > 18:  # past int64 (and Python's int-from-text limit): a new first digit
-                digits = [d for d in "123456789" if d != tok[0]]
-                return digits[int(rng.integers(len(digits)))] + tok[1:]
-            if tok.isdigit():
+            if tok.isdecimal() and len(tok) > 18:  # past int64 (and Python's int-from-text limit): a new first digit
+                digits = [d for d in "123456789" if d != str(unicodedata.digit(tok[0]))]
+                return _in_script_of(digits[int(rng.integers(len(digits)))], tok[0]) + tok[1:]
+            if tok.isdecimal():
                 v = int(tok)
                 new = v + int(rng.integers(1, max(10, v // 2 + 2)))
-                return str(new)
+                return str(new) if tok[0] in "0123456789" else _in_script_of(str(new), tok[0])
             words = [w for w in _NUMBER_WORDS if w != tok.lower()]
             return match_case(words[int(rng.integers(len(words)))], tok)
 
-        return pattern.sub(repl, x)
+        return replace_words(pattern, x, repl)[0]
 
 
 @dataclass(frozen=True)
 class Synonyms(Transformation):
     """Replace words by synonyms from a word list the user gives (seeded choice among several).
+
+    Scripts: any. The table's words are matched as whole words without regard to case, by Unicode case
+    folding (``Straße`` and ``STRASSE`` find ``straße``; ``ΚΑΛΌΣ`` finds ``καλός``), and, in a script without
+    spaces between words (Chinese, Japanese, Thai), as written: ``{"电影": "影片"}`` changes ``这部电影很好``
+    (there is no word edge to check, so a listed word is also found inside a longer one).
 
     Args:
         table: ``{word: synonym}`` or ``{word: [synonyms...]}`` (matched as
@@ -255,14 +281,15 @@ class Synonyms(Transformation):
         return f"replace words by synonyms ({len(self.table)} listed)"
 
     def __call__(self, x: str) -> str:
-        table = check_table(self.table, "Synonyms")
-        pattern = re.compile(r"\b(" + _alternation(list(table)) + r")\b", re.IGNORECASE)
-        if not pattern.search(x):
+        given = check_table(self.table, "Synonyms")
+        table = {k.casefold(): v for k, v in given.items()}
+        pattern = word_pattern(sorted(set(given) | set(table)), ignore_case=True)  # "straße" and "strasse"
+        if not find_words(pattern, x):
             raise NotApplicable(f"no listed word in {x[:60]!r}")
         rng = rng_for(self.seed, x)
 
         def repl(m: re.Match) -> str:
-            options = table[m.group(0).lower()]
+            options = table[m.group(0).casefold()]
             return match_case(options[int(rng.integers(len(options)))], m.group(0))
 
-        return pattern.sub(repl, x)
+        return replace_words(pattern, x, repl)[0]

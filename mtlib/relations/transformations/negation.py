@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from mtlib.relations.transformations.base import EXPECTED, NotApplicable, Transformation, check_choice, check_name
+from mtlib.relations.transformations.scripts import script_label, script_name
 
 __all__ = ["Negation"]
 
@@ -17,7 +18,11 @@ class Negation(Transformation):
     """Negate the first auxiliary: is/are/was/were/will/do/does/did + ``not``, can -> ``cannot``.
 
     Applies only where the first auxiliary follows its subject (not at the
-    start of a sentence, so questions are left out) and is not already negated.
+    start of a sentence, so questions are left out) and is not already negated
+    (``n't`` or ``n’t``, ``not``, ``never``).
+
+    Scripts: English only (its auxiliaries). A text in another language has none and is not applicable; one
+    with no Latin letter at all is refused naming its script (Cyrillic, Greek, Han, Arabic ...).
 
     The expected relation is reversed (``expected="opposite"``): a pairwise
     relation expects the follow-ups in the opposite order.
@@ -43,8 +48,12 @@ class Negation(Transformation):
         return "insert 'not' after the first auxiliary (order reversed)"
 
     def __call__(self, x: str) -> str:
-        m = re.search(r"\b(" + "|".join(_AUXILIARIES) + r")(n't)?\b", x, re.IGNORECASE)
+        m = re.search(r"\b(" + "|".join(_AUXILIARIES) + r")(n['’]t)?\b", x, re.IGNORECASE)
         if m is None:
+            letters = [c for c in x if c.isalpha()]
+            if letters and not any(script_name(c) == "LATIN" for c in letters):
+                scripts = " and ".join(sorted({script_label(c) for c in letters}))
+                raise NotApplicable(f"Negation is an English rule; {x[:60]!r} is written in {scripts}")
             raise NotApplicable(f"no auxiliary (is/are/was/were/can/will/do/does/did) in {x[:60]!r}")
         if m.group(2) or re.match(r"\s+(not|never)\b", x[m.end() :], re.IGNORECASE):
             raise NotApplicable(f"already negated: {x[:60]!r}")

@@ -156,8 +156,14 @@ def test_notebook_fine_tunes_a_siamese_four_class_model_per_language(tiny_bert_d
     tuned = f"models/{model_slug(f'{tiny_bert_dir}-ft')}/"
     assert m[tuned + "method/english/syn"] == "exhaustive"  # matrix form despite max_pairs=10
     assert m[tuned + "best_epoch/english"] in (1, 2) and 0 <= m[tuned + "f1_without_random/english"] <= 1
+    skipped = m.get("_skipped", {})
     for key in ("balanced_accuracy", "f1", "precision", "recall"):  # the 4-class model scores ANT too
-        assert f"{tuned}{key}/english/ant" in m and f"{key}/english/ant" not in m
+        # precision of ANT exists only when the tiny model predicts one ANT pair: a float decision that differs
+        # between CPUs and thread counts; what the run guarantees is "recorded, or skipped with its reason"
+        name = f"{tuned}{key}/english/ant"
+        assert (name in m) != (name in skipped), (name, skipped.get(name))
+        assert name in m or skipped[name].strip(), f"{name} skipped without a reason"
+        assert f"{key}/english/ant" not in m and f"{key}/english/ant" not in skipped
     assert m["method/english/syn"] == "exhaustive" and 0 <= m["f1_summary/english"] <= 1
     tables = {p.name for p in layout.tables_dir.glob("*.csv")}
     assert f"shared_task_scores__{model_slug(f'{tiny_bert_dir}-ft')}.csv" in tables

@@ -75,7 +75,7 @@ def test_compositionality_counts_pairs_inside_each_group_with_its_direction():
     assert res.violations == expected_v
     assert res.groups.loc["down1", "expected"] == "same"
     assert res.per_item["violations"].sum() == 2 * res.violations
-    with pytest.raises(ValueError, match="no direction"):
+    with pytest.raises(ValueError, match="direction has no entry for group"):
         R.PairwiseCompositionality("c").check(hid, out, groups, {"up1": "same"})
 
 

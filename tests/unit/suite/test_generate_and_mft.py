@@ -34,9 +34,9 @@ def test_a_sample_is_seeded_distinct_and_in_product_order():
 
 
 def test_slots_and_fillers_must_match():
-    with pytest.raises(ValueError, match=r"slots without fillers \['verb'\]"):
+    with pytest.raises(ValueError, match=r"slot\(s\) \['verb'\] have no fillers"):
         generate.template("The {adj} film was {verb}.", adj=["good"])
-    with pytest.raises(ValueError, match=r"fillers for no slot \['noun'\]"):
+    with pytest.raises(ValueError, match=r"fillers for \['noun'\], which the pattern has no slot for"):
         generate.template("The {adj} film.", adj=["good"], noun=["x"])
     with pytest.raises(ValueError, match="plain names"):
         generate.template("The {0} film.")

@@ -131,7 +131,7 @@ def test_a_model_answering_something_else_than_scores_is_refused_clearly(answer,
         (lambda d: d["tests"][0]["relation"].__setitem__("family", "Magic"), "unknown relation family 'Magic'"),
         (
             lambda d: d["tests"][1]["relation"]["transforms"][0].__setitem__("type", "Nope"),
-            "no transformation registered as 'Nope'",
+            "type 'Nope' is not a registered transformation; expected one of Casing",
         ),
         (
             lambda d: d["tests"][1]["relation"]["transforms"][0]["params"].__setitem__("n", "2"),
