@@ -76,7 +76,7 @@ def small_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     chosen = {nn: v for nn, v in SMALLEST.items() if nn in _numbers()}
     args = [a for nn, values in chosen.items() for k, v in values.items() for a in ("-p", f"{nn}.{k}={v}")]
     only = ",".join(sorted(chosen))
-    cmd = [sys.executable, "-m", "mtlib.run", "--profile", "smoke", "--only", only, "--root", str(ROOT)]
+    cmd = [sys.executable, "-m", "mtrun", "--profile", "smoke", "--only", only, "--root", str(ROOT)]
     proc = subprocess.run(
         [*cmd, "--out-dir", str(out), *args], env=smoke_env(), capture_output=True, text=True, timeout=1800
     )
