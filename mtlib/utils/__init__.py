@@ -6,6 +6,8 @@
 - :mod:`~mtlib.utils.cache`: the on-disk cache (atomic, checksummed entries).
 - :mod:`~mtlib.utils.threads`: how many BLAS/OpenMP/torch threads a block uses.
 - :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
+- :mod:`~mtlib.utils.contracts`: what a replaceable notebook cell must return (:func:`check_output`).
+- :mod:`~mtlib.utils.timing`: how long a block took (:func:`stopwatch`).
 """
 
 from mtlib.utils.faces import Face
@@ -19,6 +21,8 @@ _face = Face(
         "provenance": [],
         "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
         "threads": ["cpu_threads", "limit_threads"],
+        "contracts": ["ContractError", "check_output"],
+        "timing": ["Clock", "stopwatch"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -1,0 +1,48 @@
+"""A replaceable cell's return refused where it is defined; a block timed without perf_counter pairs."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from mtlib.utils import ContractError, check_output, stopwatch
+from mtlib.utils.inputs import MtlibInputError
+
+
+def test_a_good_return_comes_back_as_an_array():
+    out = check_output(torch.tensor([0.0, 2.0]), "distance", shape=(2,), low=0.0, high=2.0)
+    assert isinstance(out, np.ndarray) and out.tolist() == [0.0, 2.0]
+    assert check_output([[1.0, 2.0]], "compose", shape=(1, None)).shape == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "message"),
+    [
+        (
+            [0.2, 1.5],
+            {"low": 0.0, "high": 1.0},
+            r"head.score must return finite values in \[0.0, 1.0\]; got a value 1.5",
+        ),
+        ([0.2, np.nan], {"low": 0.0, "high": 1.0}, r"got a value nan at index \(1,\)"),
+        (np.zeros((2, 3)), {"shape": (2,)}, r"of shape \(2,\); got shape \(2, 3\)"),
+        ([-0.1], {"low": 0.0}, r"finite values >= 0.0; got a value -0.1"),
+        ("margin", {}, r"head.score must return finite values; got str"),
+    ],
+)
+def test_a_wrong_return_is_refused_naming_the_function_and_the_contract(value, kwargs, message):
+    with pytest.raises(ContractError, match=message) as info:
+        check_output(value, "head.score", **kwargs)
+    assert isinstance(info.value, MtlibInputError) and info.value.expected
+
+
+def test_stopwatch_measures_the_block_even_when_it_fails():
+    with stopwatch() as clock:
+        assert np.isnan(clock.seconds)
+        time.sleep(0.01)
+    assert 0.005 < clock.seconds < 5
+    with pytest.raises(RuntimeError), stopwatch() as failed:
+        raise RuntimeError("boom")
+    assert failed.seconds >= 0
