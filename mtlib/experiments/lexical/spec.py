@@ -30,7 +30,7 @@ class Spec(base.Spec):
     )
     models: list[str] = param(
         ["minilm"],
-        "non-empty; each str",
+        "non-empty; each str; distinct",
         "registry names or paths; the first is the primary one (paper: xlm-roberta-large)",
     )
     languages: list[str] = param(
@@ -78,6 +78,12 @@ class Spec(base.Spec):
         "in (0, 1)",
         "without validgold pairs: the stratified share of train pairs held out for a fine-tune's early stopping "
         "(finetune_settings eval_every)",
+    )
+    threshold: float = param(
+        0.5,
+        "in (0, 1)",
+        "decision threshold: a relation holds for a pair when its probability is above it (matrices, sampled "
+        "triples, gold scores and accuracies alike)",
     )
     predict_batch_size: int = param(512, ">= 1", "word pairs per forward pass of a fine-tuned model")
     max_pairs: int = param(5_000_000, ">= 1", "most ordered pairs a fine-tuned model predicts for the exhaustive count")
