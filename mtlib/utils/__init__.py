@@ -21,7 +21,7 @@ _face = Face(
         "provenance": [],
         "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
         "threads": ["cpu_threads", "limit_threads"],
-        "contracts": ["ContractError", "check_output"],
+        "contracts": ["ContractError", "check_distinct", "check_output"],
         "timing": ["Clock", "stopwatch"],
     },
 )

@@ -28,7 +28,7 @@ import numpy as np
 
 from mtlib.utils.inputs import MtlibInputError
 
-__all__ = ["ContractError", "check_output"]
+__all__ = ["ContractError", "check_distinct", "check_output"]
 
 
 class ContractError(MtlibInputError):
@@ -91,3 +91,30 @@ def check_output(
             f"{function} must return {expected}; got a value {array[where]:g} at index {where}", expected=expected
         )
     return array
+
+
+def check_distinct(values: Any, name: str) -> list[Any]:
+    """``values`` as a list if no entry is listed twice; else ContractError naming ``name`` and the entry.
+
+    A model or encoder listed twice in a notebook's cell would be trained, counted and plotted twice (or
+    overwrite its own results) without a word.
+
+    Example:
+        >>> check_distinct(["minilm", "glove-50d"], "encoders")
+        ['minilm', 'glove-50d']
+        >>> check_distinct(["minilm", "glove-50d", "glove-50d"], "encoders")
+        Traceback (most recent call last):
+        ...
+        mtlib.utils.contracts.ContractError: encoders lists 'glove-50d' twice (entries [1] and [2]): list each once
+    """
+    values = list(values)
+    seen: dict[Any, int] = {}
+    for i, value in enumerate(values):
+        if value in seen:
+            raise ContractError(
+                f"{name} lists {value!r} twice (entries [{seen[value]}] and [{i}]): list each once",
+                argument=name,
+                expected="distinct entries",
+            )
+        seen[value] = i
+    return values

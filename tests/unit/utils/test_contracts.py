@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from mtlib.utils import ContractError, check_output, stopwatch
+from mtlib.utils import ContractError, check_distinct, check_output, stopwatch
 from mtlib.utils.inputs import MtlibInputError
 
 
@@ -46,3 +46,22 @@ def test_stopwatch_measures_the_block_even_when_it_fails():
     with pytest.raises(RuntimeError), stopwatch() as failed:
         raise RuntimeError("boom")
     assert failed.seconds >= 0
+
+
+def test_a_list_with_an_entry_twice_is_refused_naming_it():
+    assert check_distinct(("a", "b"), "models") == ["a", "b"]
+    with pytest.raises(ContractError, match=r"encoders lists 'glove-50d' twice \(entries \[0\] and \[2\]\)"):
+        check_distinct(["glove-50d", "minilm", "glove-50d"], "encoders")
+
+
+def test_the_rule_distinct_refuses_a_model_listed_twice_in_any_spec():
+    from mtlib.experiments import pss, tre
+    from mtlib.utils.rules import ParameterError, compile_rule
+
+    rule = compile_rule("each str; distinct", "test")
+    assert rule.problems(["a", "b"], {}) == []
+    assert rule.problems(["a", "b", "a"], {}) == [("[2]", "a", "distinct entries: it is also entry [0]; list it once")]
+    with pytest.raises(ParameterError, match=r"encoders\[3\].*glove-50d.*distinct entries: it is also entry \[2\]"):
+        pss.Spec(encoders=["minilm", "minilm-static", "glove-50d", "glove-50d"])
+    with pytest.raises(ParameterError, match="distinct entries"):
+        tre.Spec(models=["minilm", "minilm"])
