@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
@@ -91,9 +92,19 @@ class Spec(base.Spec):
     n_boot: int = param(1000, ">= 1", "bootstrap replicates over words for the 95% intervals")
     n_top: int = param(10, ">= 1", "words shown per language and relation in the ranking of violations")
 
-    def heads(self) -> ClassifierSettings:
-        """``head_settings`` as the settings of the heads on frozen vectors."""
+    def head_training(self) -> ClassifierSettings:
+        """``head_settings`` as the training settings of the heads on frozen vectors (as notebook 05's spec names
+        them)."""
         return self.training("head_settings")
+
+    def heads(self) -> ClassifierSettings:
+        """Deprecated name of :meth:`head_training` (it returns settings, not heads); goes in the next release."""
+        warnings.warn(
+            "lexical.Spec.heads() is deprecated: call spec.head_training() (the heads' training settings)",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.head_training()
 
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned pair classifier."""
