@@ -8,6 +8,7 @@
 - :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
 - :mod:`~mtlib.utils.contracts`: what a replaceable notebook cell must return (:func:`check_output`).
 - :mod:`~mtlib.utils.timing`: how long a block took (:func:`stopwatch`).
+- :mod:`~mtlib.utils.keys`: the metric-key scheme of a model's values (:func:`scheme`, :func:`model_slug`).
 """
 
 from mtlib.utils.faces import Face
@@ -23,6 +24,7 @@ _face = Face(
         "threads": ["cpu_threads", "limit_threads"],
         "contracts": ["ContractError", "check_distinct", "check_output"],
         "timing": ["Clock", "stopwatch"],
+        "keys": ["model_slug", "scheme"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir
