@@ -10,11 +10,14 @@ weighted by their support in the gold pairs (:func:`f1_summary`); a class the
 model does not predict (ANT for notebook 03's frozen heads) counts with F1 0.
 
 A class is "predicted" for an item when its probability is above the
-threshold (notebook 03: ``v_rel = p_rel > 0.5``, as in its transitivity test).
+threshold, which the caller passes: notebook 03's ``spec.threshold``, the one
+its prediction matrices use too (``v_rel = p_rel > threshold``), so that the
+transitivity test and the supervised scores read the same decisions.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.models.training.baseline import majority_baseline
+from mtlib.utils.inputs import MtlibInputError
 
 __all__ = ["RANDOM", "accuracy_by_group", "f1_summary", "learnt_p", "per_class_scores", "shared_task_table"]
 
@@ -48,20 +52,40 @@ def learnt_p(tp: int, fn: int, fp: int, tn: int) -> float:
     return float(fisher_exact([[tp, fn], [fp, tn]], alternative="greater")[1])
 
 
-def per_class_scores(probs: Mapping[str, np.ndarray], gold: pd.Series, threshold: float = 0.5) -> pd.DataFrame:
+def _threshold(threshold: float | None, where: str) -> float:
+    """``threshold`` checked (a number in (0, 1)); ``None`` is 0.5 with a FutureWarning for one release."""
+    if threshold is None:
+        warnings.warn(
+            f"{where}: pass threshold= (the decision threshold your other predictions use, e.g. notebook 03's "
+            "spec.threshold); 0.5 is assumed for now, and the argument becomes required in the next release",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return 0.5
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
+        raise MtlibInputError(
+            f"{where}: threshold must be a number in (0, 1), got {threshold!r}", argument="threshold", expected="(0, 1)"
+        )
+    return float(threshold)
+
+
+def per_class_scores(probs: Mapping[str, np.ndarray], gold: pd.Series, threshold: float | None = None) -> pd.DataFrame:
     """Binary scores of each class the model predicts, against the gold class of each item.
 
     Args:
         probs: Lower-case class name (``syn``, ``hyp``, ``ant``, ``random``) -> probability per item, each
             shape ``(m,)``; the gold class of the same name is its upper case (``SYN``).
         gold: Gold class of each item (``SYN``, ``HYP``, ``ANT``, ``RANDOM``...), shape ``(m,)``.
-        threshold: A class is predicted when its probability is above it.
+        threshold: A class is predicted when its probability is above it: pass the one the rest of the
+            method uses (notebook 03: ``spec.threshold``, also that of its matrices). Left out: 0.5, with a
+            FutureWarning (it becomes required).
 
     Returns:
         One row per class of ``probs`` (index ``relation``): ``precision, recall, f1, balanced_accuracy, accuracy,
         majority_baseline, support, predicted_positive, pairs, learnt_p`` (precision is nan when nothing is
         predicted, recall when nothing is gold).
     """
+    threshold = _threshold(threshold, "per_class_scores")
     gold_arr = np.asarray(gold).astype(str)
     rows: dict[str, dict[str, Any]] = {}
     for rel, p in probs.items():
@@ -114,7 +138,10 @@ def f1_summary(scores: pd.DataFrame, gold: pd.Series) -> float:
 
 
 def shared_task_table(
-    probs: Mapping[str, np.ndarray], gold: pd.Series, reference: Mapping[str, float] | None = None
+    probs: Mapping[str, np.ndarray],
+    gold: pd.Series,
+    reference: Mapping[str, float] | None = None,
+    threshold: float | None = None,
 ) -> pd.DataFrame:
     """The shared task's score table of a single-label model: P, R, F1 per class and the weighted F1.
 
@@ -129,19 +156,22 @@ def shared_task_table(
             the model's answer (notebook 03's 4-class rule).
         gold: Gold relation per pair, shape ``(m,)``.
         reference: Class (``SYN``...) or ``weighted`` -> a reference F1.
+        threshold: A class is the answer when its score is above it (:func:`per_class_scores`).
 
     Returns:
         Columns ``precision, recall, f1, support, f1_without_random, reference_f1``.
 
     Examples:
         >>> p = {"syn": np.array([0.9, 0.1, 0.1]), "random": np.array([0.1, 0.9, 0.9])}
-        >>> shared_task_table(p, pd.Series(["SYN", "RANDOM", "SYN"]))["f1"].round(3).tolist()
+        >>> shared_task_table(p, pd.Series(["SYN", "RANDOM", "SYN"]), threshold=0.5)["f1"].round(3).tolist()
         [0.667, 0.667, 0.667]
     """
     gold_arr = np.asarray(gold).astype(str)
-    full = per_class_scores(probs, gold)
+    threshold = _threshold(threshold, "shared_task_table")
+    full = per_class_scores(probs, gold, threshold)
     keep = gold_arr != RANDOM
-    without = per_class_scores({rel: np.asarray(p)[keep] for rel, p in probs.items()}, pd.Series(gold_arr[keep]))
+    kept = {rel: np.asarray(p)[keep] for rel, p in probs.items()}
+    without = per_class_scores(kept, pd.Series(gold_arr[keep]), threshold)
     table = pd.DataFrame(
         {
             "precision": full["precision"],

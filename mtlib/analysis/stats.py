@@ -6,13 +6,19 @@ pairs would be absurdly narrow. The honest unit of resampling is the source
 item: :func:`bootstrap_order_rate` and :func:`bootstrap_transitivity_rates`
 draw multinomial item weights and recount exactly (a resample with repeated
 items is just integer weights to the counting engine). Wilson intervals are
-for rates over genuinely independent cases. Every test returns a dict that
-names itself, so tables say which test produced a p-value.
+for rates over genuinely independent cases. Every test names itself, so
+tables say which test produced a p-value; the functions that run several
+tests of one question (:func:`compare_two_groups`, :func:`association_test`,
+:func:`one_sample_test`) return :class:`TestResults`, read by name
+(``result.permutation.p_value``), never by row position, with ``table()`` for
+display and saving.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +43,124 @@ from mtlib.relations.replicates import weighted_sums
 
 # Label entries per block of shuffles in a permutation test (int64: about 64 MB).
 _SHUFFLE_BLOCK = 8 * 2**20
+#: The columns of :meth:`TestResults.table` for a comparison of two groups, and for a test with an effect size.
+GROUP_COMPARISON_COLUMNS = ("test", "groups", "difference", "statistic", "p_value")
+EFFECT_TEST_COLUMNS = ("test", "statistic", "p_value", "effect")
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One named test's outcome.
+
+    Attributes:
+        test: The test's full name, as a table shows it (``"Mann-Whitney U (one-sided: flagged > others)"``).
+        statistic: Its statistic (``nan`` where the test has none, e.g. a permutation test's).
+        p_value: Its p-value.
+        effect: The effect it tests: a difference of rates or medians, an odds ratio, a mean minus the reference.
+        ci_low, ci_high: The effect's 95% interval, where the test gives one (else ``nan``).
+        groups: The groups compared (``"up - down"``), where there are two.
+    """
+
+    __test__ = False  # not a pytest class
+
+    test: str
+    statistic: float
+    p_value: float
+    effect: float = float("nan")
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    groups: str = ""
+
+    @property
+    def difference(self) -> float:
+        """The effect of a two-group comparison (the name its table column has)."""
+        return self.effect
+
+
+class TestResults:
+    """The named tests of one question: each by name (``result.z_test.p_value``), ``table()`` for display.
+
+    A test that could not run (too few values, one group only) is absent: ``name in result`` says whether it
+    ran, ``result.get(name)`` gives ``None`` for an absent one, ``len(result)`` counts those that ran.
+
+    Reading it as the DataFrame it used to be (``result.loc[1, "p_value"]``, ``result["p_value"]``) still works
+    for one release, with a FutureWarning: rows by position are what this class replaces.
+    """
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, tests: dict[str, TestResult], columns: tuple[str, ...] = EFFECT_TEST_COLUMNS) -> None:
+        self._tests, self._columns = dict(tests), tuple(columns)
+
+    @classmethod
+    def untested(cls, columns: tuple[str, ...] = EFFECT_TEST_COLUMNS) -> TestResults:
+        """No test run (e.g. only one group): empty, with the table's columns."""
+        return cls({}, columns)
+
+    @property
+    def names(self) -> list[str]:
+        """The names of the tests that ran, in order."""
+        return list(self._tests)
+
+    def __getattr__(self, name: str) -> TestResult:
+        tests = self.__dict__.get("_tests", {})
+        if name.startswith("_") or name not in tests:
+            raise AttributeError(
+                f"no test {name!r} in this result: it has {list(tests)} (a test that could not run is left out)"
+            )
+        return tests[name]
+
+    def get(self, name: str) -> TestResult | None:
+        """The test called ``name``, or ``None`` when it did not run."""
+        return self._tests.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tests
+
+    def __len__(self) -> int:
+        return len(self._tests)
+
+    def __iter__(self) -> Iterator[TestResult]:
+        return iter(self._tests.values())
+
+    def table(self) -> pd.DataFrame:
+        """One row per test that ran (in order), the columns of this kind of result."""
+        rows = [{**asdict(t), "difference": t.effect} for t in self._tests.values()]
+        return pd.DataFrame([{c: r[c] for c in self._columns} for r in rows], columns=list(self._columns))
+
+    def __repr__(self) -> str:
+        return repr(self.table())
+
+    def _repr_html_(self) -> str:
+        return str(self.table()._repr_html_())
+
+    def _deprecated(self, how: str) -> pd.DataFrame:
+        warnings.warn(
+            f"reading a test result as a DataFrame ({how}) is deprecated and goes in the next release: read a test "
+            f"by name ({', '.join(f'result.{n}.p_value' for n in self._tests) or 'none ran'}), or call .table()",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return self.table()
+
+    @property
+    def loc(self) -> Any:
+        return self._deprecated(".loc").loc
+
+    @property
+    def iloc(self) -> Any:
+        return self._deprecated(".iloc").iloc
+
+    @property
+    def empty(self) -> bool:
+        return not self._tests
+
+    def __getitem__(self, column: str) -> pd.Series:
+        return self._deprecated(f"[{column!r}]")[column]
+
+    def to_csv(self, *args: Any, **kwargs: Any) -> Any:
+        """The table as CSV (what :meth:`mtlib.run.results.Run.save_table` calls)."""
+        return self.table().to_csv(*args, **kwargs)
 
 
 def two_proportion_test(k1: int, n1: int, k2: int, n2: int) -> dict[str, Any]:
@@ -183,15 +307,16 @@ def compare_two_groups(
     permutations: int = 5000,
     seed: int = 0,
     device: str | None = None,
-) -> pd.DataFrame:
-    """Rates of two groups of clusters with Wilson intervals and two named tests.
+) -> TestResults:
+    """Do two groups of clusters differ in their rate? Two named tests.
 
     ``device`` is where the permutation test counts (:func:`cluster_permutation_test`).
 
     Returns:
-        One row per test: ``test, groups, difference, statistic, p_value``;
-        the cluster permutation test is the one to trust when cases inside a
-        cluster are dependent.
+        :class:`TestResults` with ``z_test`` (two-proportion z-test, cases assumed independent) and
+        ``permutation`` (cluster labels shuffled: the one to trust when cases inside a cluster are dependent),
+        each with ``groups``, ``difference`` (first group's rate minus the second's), ``statistic``, ``p_value``;
+        ``table()`` has the columns ``test, groups, difference, statistic, p_value``.
     """
     agg = per_cluster.groupby(group)[[violations, cases]].sum()
     if len(agg) != 2:
@@ -206,26 +331,15 @@ def compare_two_groups(
         seed=seed,
         device=device,
     )
-    rows = [
-        {
-            "test": z["test"],
-            "groups": f"{g1} - {g2}",
-            "difference": z["difference"],
-            "statistic": z["statistic"],
-            "p_value": z["p_value"],
-        },
-        {
-            "test": perm["test"],
-            "groups": f"{g1} - {g2}",
-            "difference": perm["difference"],
-            "statistic": np.nan,
-            "p_value": perm["p_value"],
-        },
-    ]
-    return pd.DataFrame(rows)
+    groups = f"{g1} - {g2}"
+    tests = {
+        "z_test": TestResult(z["test"], z["statistic"], z["p_value"], z["difference"], groups=groups),
+        "permutation": TestResult(perm["test"], np.nan, perm["p_value"], perm["difference"], groups=groups),
+    }
+    return TestResults(tests, GROUP_COMPARISON_COLUMNS)
 
 
-def association_test(values: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
+def association_test(values: np.ndarray, flag: np.ndarray) -> TestResults:
     """Is a per-item count larger where a binary flag is set (e.g. misclassified)?
 
     Two named tests: Mann-Whitney U (one-sided: flagged items have larger
@@ -233,21 +347,17 @@ def association_test(values: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
     (Wald test of the slope, statsmodels).
 
     Returns:
-        One row per test: ``test, statistic, p_value, effect`` where effect is
-        the median difference (Mann-Whitney) or the odds ratio per standard
-        deviation (logistic regression).
+        :class:`TestResults` with ``mann_whitney`` (effect: the median difference) and ``logistic`` (effect: the
+        odds ratio per standard deviation; absent when the values do not vary); no test when every item is
+        flagged or none is. ``table()`` has the columns ``test, statistic, p_value, effect``.
     """
     values, flag = np.asarray(values, float), np.asarray(flag, bool)
-    rows = []
+    tests: dict[str, TestResult] = {}
     if flag.any() and (~flag).any():
         mw = sstats.mannwhitneyu(values[flag], values[~flag], alternative="greater")
-        rows.append(
-            {
-                "test": "Mann-Whitney U (one-sided: flagged > others)",
-                "statistic": float(mw.statistic),
-                "p_value": float(mw.pvalue),
-                "effect": float(np.median(values[flag]) - np.median(values[~flag])),
-            }
+        effect = float(np.median(values[flag]) - np.median(values[~flag]))
+        tests["mann_whitney"] = TestResult(
+            "Mann-Whitney U (one-sided: flagged > others)", float(mw.statistic), float(mw.pvalue), effect
         )
         sd = values.std()
         if sd > 0:
@@ -256,24 +366,18 @@ def association_test(values: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
             x = sm.add_constant((values - values.mean()) / sd)
             try:
                 fit = sm.Logit(flag.astype(float), x).fit(disp=False)
-                rows.append(
-                    {
-                        "test": "logistic regression flag ~ value (Wald)",
-                        "statistic": float(fit.tvalues[1]),
-                        "p_value": float(fit.pvalues[1]),
-                        "effect": float(np.exp(fit.params[1])),
-                    }
+                low, high = np.exp(np.asarray(fit.conf_int())[1])
+                tests["logistic"] = TestResult(
+                    "logistic regression flag ~ value (Wald)",
+                    float(fit.tvalues[1]),
+                    float(fit.pvalues[1]),
+                    float(np.exp(fit.params[1])),
+                    float(low),
+                    float(high),
                 )
             except Exception as err:  # perfect separation and the like
-                rows.append(
-                    {
-                        "test": f"logistic regression flag ~ value (failed: {err})",
-                        "statistic": np.nan,
-                        "p_value": np.nan,
-                        "effect": np.nan,
-                    }
-                )
-    return pd.DataFrame(rows, columns=["test", "statistic", "p_value", "effect"])
+                tests["logistic"] = TestResult(f"logistic regression flag ~ value (failed: {err})", np.nan, np.nan)
+    return TestResults(tests, EFFECT_TEST_COLUMNS)
 
 
 def rank_items(per_item: pd.DataFrame, *, by: str = "violations", ascending: bool = False) -> pd.DataFrame:
@@ -291,36 +395,38 @@ def top_and_bottom(frame: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     return pd.concat([frame.head(k), gap, frame.tail(k)])
 
 
-def one_sample_test(values: np.ndarray, reference: float) -> pd.DataFrame:
+def one_sample_test(values: np.ndarray, reference: float) -> TestResults:
     """Do per-cluster values (e.g. per-context violation rates) differ from a reference (e.g. 0.5)?
 
-    Two named two-sided tests over the clusters: Student's one-sample t-test
-    and the Wilcoxon signed-rank test.
+    Returns:
+        :class:`TestResults` of two-sided tests over the clusters: ``t_test`` (Student's one-sample t-test;
+        effect: mean minus ``reference``, with its 95% interval) and ``wilcoxon`` (signed-rank; effect: median
+        minus ``reference``; absent when every value equals it); none with fewer than 2 finite values.
+        ``table()`` has the columns ``test, statistic, p_value, effect``.
     """
     values = np.asarray(values, float)
     values = values[np.isfinite(values)]
-    rows = []
+    tests: dict[str, TestResult] = {}
     if len(values) >= 2:
         t = sstats.ttest_1samp(values, reference)
-        rows.append(
-            {
-                "test": f"one-sample t-test vs {reference} ({len(values)} clusters)",
-                "statistic": float(t.statistic),
-                "p_value": float(t.pvalue),
-                "effect": float(values.mean() - reference),
-            }
+        interval = t.confidence_interval(0.95)
+        tests["t_test"] = TestResult(
+            f"one-sample t-test vs {reference} ({len(values)} clusters)",
+            float(t.statistic),
+            float(t.pvalue),
+            float(values.mean() - reference),
+            float(interval.low - reference),
+            float(interval.high - reference),
         )
         if np.any(values != reference):
             w = sstats.wilcoxon(values - reference)
-            rows.append(
-                {
-                    "test": f"Wilcoxon signed-rank vs {reference} ({len(values)} clusters)",
-                    "statistic": float(w.statistic),
-                    "p_value": float(w.pvalue),
-                    "effect": float(np.median(values) - reference),
-                }
+            tests["wilcoxon"] = TestResult(
+                f"Wilcoxon signed-rank vs {reference} ({len(values)} clusters)",
+                float(w.statistic),
+                float(w.pvalue),
+                float(np.median(values) - reference),
             )
-    return pd.DataFrame(rows, columns=["test", "statistic", "p_value", "effect"])
+    return TestResults(tests, EFFECT_TEST_COLUMNS)
 
 
 __all__ = [
@@ -337,6 +443,10 @@ __all__ = [
     "wilson_interval",
     "majority_baseline",
     # tests and tables
+    "EFFECT_TEST_COLUMNS",
+    "GROUP_COMPARISON_COLUMNS",
+    "TestResult",
+    "TestResults",
     "two_proportion_test",
     "permutation_test",
     "cluster_permutation_test",

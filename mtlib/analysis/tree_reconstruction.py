@@ -50,6 +50,7 @@ __all__ = [
     "cosine_distance",
     "encode_trees",
     "fit_tre",
+    "heldout_split",
     "init_parameters",
     "tre_by_split",
 ]
@@ -89,6 +90,18 @@ class EncodedTrees:
     n_unseen: np.ndarray
     n_tokens: np.ndarray
     n_words: int
+
+    def to(self, device: Any) -> EncodedTrees:
+        """The same trees with every index tensor on ``device`` (the counts stay numpy arrays)."""
+        return EncodedTrees(
+            self.leaf_ids.to(device),
+            [(left.to(device), right.to(device)) for left, right in self.levels],
+            self.roots.to(device),
+            self.bow.to(device),
+            self.n_unseen,
+            self.n_tokens,
+            self.n_words,
+        )
 
 
 def encode_trees(trees: Sequence[Tree], vocab: Sequence[str], dtype: torch.dtype = torch.float32) -> EncodedTrees:
@@ -337,6 +350,39 @@ def fit_tre(
         return TREModel(vocab, composition, primitives, weight_out, losses, train_tre, settings)
 
 
+def heldout_split(targets: np.ndarray, heldout_fraction: float, seed: int) -> np.ndarray:
+    """Which sentences train the primitives and which are held out and scored with them.
+
+    A sentence whose target vector has nan/inf (a word-vector encoder that knows none of its words) gets
+    ``"no target"``; of the others, ``round(heldout_fraction * n)`` drawn at random (seeded) are ``"heldout"``,
+    the rest ``"train"``.
+
+    Args:
+        targets: Sentence vectors ``(n, d)``.
+        heldout_fraction: Share of the usable sentences held out, in [0, 1) (0: the paper's protocol).
+        seed: Seeds the draw.
+
+    Returns:
+        ``(n,)`` array of ``"train"``, ``"heldout"`` or ``"no target"``.
+
+    Raises:
+        ValueError: ``heldout_fraction`` outside [0, 1), or no training sentence left.
+
+    Example:
+        >>> heldout_split(np.array([[1.0], [2.0], [np.nan], [3.0]]), 0.5, seed=0).tolist()
+        ['heldout', 'train', 'no target', 'heldout']
+    """
+    if not 0.0 <= heldout_fraction < 1.0:
+        raise ValueError(f"heldout_fraction must be in [0, 1), got {heldout_fraction}")
+    ok = known_rows(np.asarray(targets, dtype=np.float64))
+    held = np.zeros(len(ok), dtype=bool)
+    usable = np.flatnonzero(ok)
+    held[np.random.default_rng(seed).permutation(usable)[: int(round(heldout_fraction * len(usable)))]] = True
+    if not (ok & ~held).any():
+        raise ValueError("no training sentence left (every target is nan, or the held-out part is everything)")
+    return np.where(~ok, "no target", np.where(held, "heldout", "train"))
+
+
 def tre_by_split(
     trees: Sequence[Tree],
     targets: np.ndarray,
@@ -366,22 +412,11 @@ def tre_by_split(
         ``(per_sentence, model)``: ``per_sentence`` indexed like ``trees``
         with ``split`` (train / heldout / no target), ``tre`` and ``n_unseen``.
     """
-    if not 0.0 <= heldout_fraction < 1.0:
-        raise ValueError(f"heldout_fraction must be in [0, 1), got {heldout_fraction}")
     targets = np.asarray(targets, dtype=np.float64)
-    ok = known_rows(targets)
-    rng = np.random.default_rng(seed)
-    held = np.zeros(len(trees), dtype=bool)
-    usable = np.flatnonzero(ok)
-    held[rng.permutation(usable)[: int(round(heldout_fraction * len(usable)))]] = True
-    train = ok & ~held
-    if not train.any():
-        raise ValueError("no training sentence left (every target is nan, or the held-out part is everything)")
-    out = pd.DataFrame(
-        {"split": np.where(~ok, "no target", np.where(held, "heldout", "train")), "tre": np.nan, "n_unseen": 0},
-        index=pd.RangeIndex(len(trees)),
-    )
-    tr = np.flatnonzero(train)
+    split = heldout_split(targets, heldout_fraction, seed)
+    held = split == "heldout"
+    out = pd.DataFrame({"split": split, "tre": np.nan, "n_unseen": 0}, index=pd.RangeIndex(len(trees)))
+    tr = np.flatnonzero(split == "train")
     fit_trees, fit_targets = [trees[int(i)] for i in tr], targets[tr]
     if len(extra_trees):
         extra_targets = np.asarray(extra_targets, dtype=np.float64)

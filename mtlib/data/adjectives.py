@@ -167,10 +167,17 @@ def load_lexicon(
 
     Later files add words. A word repeated across files with the same class
     is kept once (so the authors' full list can be given beside the bundled
-    one); with another class it is an error naming both files.
+    one); with another class it is an error naming both files. With
+    ``bundled=True`` the words of ``paths`` come **first** in the result, so
+    that ``max_per_type`` and ``max_nouns`` keep a user's words and the
+    bundled list fills the rest (a cap that kept the bundled words first
+    would drop the user's without a word).
 
     Args:
-        paths: Word lists in either format (see the module docstring).
+        paths: Word lists in either format (see the module docstring): a tab-separated file whose first
+            line that is not a ``#`` comment is the header ``word<TAB>class``, then one ``word<TAB>class``
+            per line (class one of ``S-I``, ``S-NI``, ``NS-Pl``, ``NS-Pr``, ``A``, ``noun``); or the authors'
+            wide CSV. A wrong header is refused naming the file, the line and the header expected.
         bundled: Read the bundled Appendix A list (:data:`BUNDLED_WORDS`) before ``paths``
             (``load_lexicon(user_lists, bundled=True)``: the bundled list extended by a user's).
         max_per_type: Keep at most this many adjectives of each type, in file order (0 keeps all).
@@ -210,6 +217,8 @@ def load_lexicon(
                 continue
             origin[word] = (f"{p}", cls)
         frames.append(df[~df["word"].isin(repeated)])
+    if bundled:  # the user's words first: the caps below keep them
+        frames = [*frames[1:], frames[0]]
     words = pd.concat(frames, ignore_index=True)
     adjectives = words[words["class"] != "noun"].rename(columns={"class": "type"})[["word", "type"]]
     if max_per_type:

@@ -19,16 +19,24 @@ import pandas as pd
 from mtlib.data.errors import DataArgumentError, check_count
 
 __all__ = [
+    "INVARIANTS",
     "SETTINGS",
+    "TABLE3_LABELS",
     "TEMPLATE",
     "TEST_RULES",
     "SetiData",
     "SetiError",
+    "balance_types",
     "build",
     "check_invariants",
+    "composed_labels",
     "entailment_predictions",
     "pair_frame",
+    "recipe",
+    "reserve_few",
     "rule_groups",
+    "shuffle_in_distribution",
+    "split_dev",
     "subsample",
     "verb_shortcut_right",
 ]
@@ -57,6 +65,51 @@ KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
 #: The columns of every item frame: ``rule`` is 1-4 for CI and 0 otherwise, ``s`` the natural premise the item
 #: was built from, ``nat_rule`` the natural inference's substitution (``boy→kid``).
 COLUMNS = ["premise", "hypothesis", "label", "kind", "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
+
+
+#: Table 3: each rule's primitives, (veridical verb, natural inference entailed): the settings' recipes select
+#: their items by these, so they are fixed.
+RULE_PRIMITIVES: dict[int, tuple[bool, bool]] = {1: (True, True), 2: (True, False), 3: (False, True), 4: (False, False)}
+#: Table 3: each rule's composed label (① T∧T→T, ② T∧F→F, ③ F∧T→F, ④ F∧F→F): what a reader may change.
+TABLE3_LABELS: dict[int, int] = {1: 1, 2: 0, 3: 0, 4: 0}
+
+
+def composed_labels(rules: Any = None, where: str = "composed_labels") -> dict[int, int]:
+    """The composed label (0/1) of each rule 1-4: Table 3's when ``rules`` is ``None``, else ``rules["CI"]``.
+
+    Args:
+        rules: ``None``, or a table indexed by rule 1-4 with columns ``PI_ver``, ``PI_nat`` (each rule's primitives,
+            as in Table 3: they decide which items a setting takes) and ``CI`` (the composed label, 0 or 1, the
+            column to edit), e.g. :func:`mtlib.experiments.seti.rules_table`.
+        where: The calling function, named in the error.
+
+    Raises:
+        DataArgumentError: a table without those rules or columns, primitives other than Table 3's, or a ``CI``
+            that is not 0/1.
+
+    Example:
+        >>> table = {"PI_ver": [1, 1, 0, 0], "PI_nat": [1, 0, 1, 0], "CI": [1, 0, 1, 0]}
+        >>> rules = pd.DataFrame(table, index=[1, 2, 3, 4])
+        >>> composed_labels(rules)  # ③ F∧T→T: a non-veridical verb no longer blocks the inference
+        {1: 1, 2: 0, 3: 1, 4: 0}
+    """
+    if rules is None:
+        return dict(TABLE3_LABELS)
+    expected = "a table indexed by rule 1-4 with columns PI_ver, PI_nat (Table 3's) and CI (0 or 1)"
+    if not isinstance(rules, pd.DataFrame) or not {"PI_ver", "PI_nat", "CI"} <= set(rules.columns):
+        raise DataArgumentError(where, "rules", expected, rules)
+    if sorted(rules.index.tolist()) != [1, 2, 3, 4]:
+        raise DataArgumentError(where, "rules", expected, f"rules {rules.index.tolist()}")
+    for rule, (veridical, natural) in RULE_PRIMITIVES.items():
+        got = (bool(rules.at[rule, "PI_ver"]), bool(rules.at[rule, "PI_nat"]))
+        if got != (veridical, natural):
+            raise DataArgumentError(
+                where, f"rules (rule {rule}'s PI_ver, PI_nat)", f"Table 3's {(veridical, natural)}", got
+            )
+    labels = {int(r): rules.at[r, "CI"] for r in RULE_PRIMITIVES}
+    if any(label not in (0, 1) or isinstance(label, float) and not label.is_integer() for label in labels.values()):
+        raise DataArgumentError(where, "rules (column CI)", "0 or 1 per rule", labels)
+    return {r: int(label) for r, label in labels.items()}
 
 
 class SetiError(ValueError):
@@ -126,12 +179,14 @@ def primitive_natural(pairs: pd.DataFrame) -> pd.DataFrame:
                   nat_type=c["type"], nat_rule=c["rule"], pair_ID=c["pair_ID"])  # fmt: skip
 
 
-def compositional(pairs: pd.DataFrame, verbs: pd.DataFrame, template: str) -> pd.DataFrame:
-    """``f(s) -> s'`` (``CI``) for every natural pair ``(s, s')`` and verb, labelled by Table 3's rules."""
+def compositional(
+    pairs: pd.DataFrame, verbs: pd.DataFrame, template: str, labels: dict[int, int] = TABLE3_LABELS
+) -> pd.DataFrame:
+    """``f(s) -> s'`` (``CI``) for every natural pair ``(s, s')`` and verb, labelled by the rules' ``labels``."""
     g = pairs.reset_index(drop=True).merge(verbs, how="cross")
     premise = veridical_premises(g["form"], g["premise"], template)
     rule = rule_of(g["veridical"], g["label"])
-    label = (rule == 1).astype(int)  # Table 3: T∧T→T, else F
+    label = np.array([-1] + [labels[r] for r in (1, 2, 3, 4)])[rule]  # Table 3 by default: T∧T→T, else F
     return _items(premise=premise, hypothesis=g["hypothesis"], label=label, kind="CI", rule=rule, s=g["premise"],
                   verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"], pair_ID=g["pair_ID"])  # fmt: skip
 
@@ -253,33 +308,44 @@ def subsample(frame: pd.DataFrame, n: int, seed: int, by: Any) -> pd.DataFrame:
 
 
 def _recipe(
-    task: int, setting: str, lex: pd.DataFrame, stru: pd.DataFrame, verbs: pd.DataFrame, template: str, seed: int
+    task: int,
+    setting: str,
+    lex: pd.DataFrame,
+    stru: pd.DataFrame,
+    verbs: pd.DataFrame,
+    template: str,
+    seed: int,
+    labels: dict[int, int],
 ) -> tuple[list[pd.DataFrame], pd.DataFrame]:
     """§3.2: the training types (to balance) and the CG test set of one setting."""
     ver, nonver = verbs[verbs["veridical"]], verbs[~verbs["veridical"]]
     pos, neg = (lambda p: p[p["label"] == 1]), (lambda p: p[p["label"] == 0])
+
+    def composed(pairs: pd.DataFrame, verbs: pd.DataFrame, template: str) -> pd.DataFrame:
+        return compositional(pairs, verbs, template, labels)
+
     if (task, setting) == (1, "trivial"):
         train = [primitive_veridical(lex["premise"], verbs, template), primitive_natural(lex)]
-        return train, compositional(lex, verbs, template)
+        return train, composed(lex, verbs, template)
     if (task, setting) == (1, "non-trivial"):
         tr, te = split_by_sentences(lex, seed, cover_rules=True)
         train = [primitive_veridical(tr["premise"], verbs, template), primitive_natural(tr)]
-        return train, compositional(te, verbs, template)
+        return train, composed(te, verbs, template)
     if (task, setting) == (2, "trivial"):
-        train = [compositional(lex, ver, template), compositional(stru, nonver, template)]
-        return train, pd.concat([compositional(stru, ver, template), compositional(lex, nonver, template)])
+        train = [composed(lex, ver, template), composed(stru, nonver, template)]
+        return train, pd.concat([composed(stru, ver, template), composed(lex, nonver, template)])
     if (task, setting) == (2, "non-trivial"):
         tr, te = split_by_sentences(pd.concat([lex, stru], ignore_index=True), seed)
-        train = [compositional(pos(tr), ver, template), compositional(neg(tr), nonver, template)]
-        return train, pd.concat([compositional(neg(te), ver, template), compositional(pos(te), nonver, template)])
+        train = [composed(pos(tr), ver, template), composed(neg(tr), nonver, template)]
+        return train, pd.concat([composed(neg(te), ver, template), composed(pos(te), nonver, template)])
     if (task, setting) == (3, "trivial"):
-        return [primitive_natural(stru), compositional(lex, ver, template)], compositional(stru, ver, template)
+        return [primitive_natural(stru), composed(lex, ver, template)], composed(stru, ver, template)
     if (task, setting) == (3, "non-trivial-R_ver"):
         tr, te = split_by_sentences(pos(lex), seed)
-        train = [primitive_veridical(tr["premise"], nonver, template), compositional(tr, ver, template)]
-        return train, compositional(te, nonver, template)
+        train = [primitive_veridical(tr["premise"], nonver, template), composed(tr, ver, template)]
+        return train, composed(te, nonver, template)
     tr, te = split_by_sentences(lex, seed)  # (3, "non-trivial-R_nat")
-    return [primitive_natural(neg(tr)), compositional(pos(tr), ver, template)], compositional(neg(te), ver, template)
+    return [primitive_natural(neg(tr)), composed(pos(tr), ver, template)], composed(neg(te), ver, template)
 
 
 def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -313,6 +379,102 @@ def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) ->
     return test.iloc[order].reset_index(drop=True), test[keep].reset_index(drop=True)
 
 
+def recipe(
+    task: int,
+    setting: str,
+    pool: pd.DataFrame,
+    verbs: pd.DataFrame,
+    seed: int = 0,
+    *,
+    template: str = TEMPLATE,
+    rules: Any = None,
+) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """Step 1 of a setting (§3.2): its training types, one item frame each, and its CG test set, from the pool.
+
+    Args:
+        task, setting: One of :data:`SETTINGS`, e.g. ``(2, "non-trivial")``.
+        pool: The natural inferences (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural,
+            ``rule``, ``pair_ID``).
+        verbs: ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
+        seed: Seeds the sentence splits of the non-trivial settings.
+        template: Premise template with ``{verb}`` and ``{s}`` (§3.1).
+        rules: The composition rules' labels (:func:`composed_labels`; ``None``: Table 3).
+
+    Returns:
+        ``(types, test)``: the training types (balanced in step 2) and the test items.
+
+    Raises:
+        SetiError: an unknown setting, or a pool that lacks what it needs (the message says what).
+        DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed`` or ``rules``.
+    """
+    columns = ["premise", "hypothesis", "label", "type", "pair_ID"]
+    if not isinstance(pool, pd.DataFrame) or not set(columns) <= set(pool.columns):
+        raise DataArgumentError("build", "pool", f"a DataFrame with columns {columns}", pool)
+    check_template(template, "build")
+    check_count(seed, "build", "seed")
+    labels = composed_labels(rules, "build")
+    if (task, setting) not in SETTINGS:
+        raise SetiError(f"unknown task setting ({task!r}, {setting!r}); valid: {', '.join(map(str, SETTINGS))}")
+    lex = pool[pool["type"] == "lexical"].reset_index(drop=True)
+    stru = pool[pool["type"] == "structural"].reset_index(drop=True)
+    if lex.empty or ((task, setting) in NEEDS_STRUCTURAL and stru.empty):
+        need = "structural (active/passive)" if not lex.empty else "lexical"
+        raise SetiError(f"task {task} {setting} needs {need} natural inferences; the pool has none")
+    parts, test = _recipe(task, setting, lex, stru, verbs, template, seed, labels)
+    if any(len(p) == 0 for p in parts) or test.empty:
+        sizes = f"training types {[len(p) for p in parts]}, test {len(test)}"
+        raise SetiError(f"task {task} {setting}: the pool gives an empty training type or test set ({sizes})")
+    return parts, test.reset_index(drop=True)
+
+
+def balance_types(types: list[pd.DataFrame], rng: np.random.Generator) -> list[pd.DataFrame]:
+    """Step 2 (Appendix B): every training type downsampled, at random, to the size of the smallest one."""
+    n = min(len(p) for p in types)
+    return [p if n >= len(p) else p.iloc[np.sort(rng.choice(len(p), n, replace=False))] for p in types]
+
+
+def split_dev(
+    types: list[pd.DataFrame], rng: np.random.Generator, dev_fraction: float = 0.2
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Step 3 (Table 5): ``(train, dev)``, ``dev_fraction`` of every (balanced) type drawn at random as dev."""
+    train_parts, dev_parts = [], []
+    for part in types:
+        order = rng.permutation(len(part))
+        n_dev = int(round(dev_fraction * len(part)))
+        dev_parts.append(part.iloc[order[:n_dev]])
+        train_parts.append(part.iloc[order[n_dev:]])
+    return pd.concat(train_parts, ignore_index=True), pd.concat(dev_parts, ignore_index=True)
+
+
+def reserve_few(test: pd.DataFrame, n_few: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Step 4 (§5.2): ``(few, test)``, D_few of ``n_few`` items reserved from the test side (none when 0).
+
+    Sentence components of the test side are taken in random order until every test rule has at least
+    ``ceil(n_few / rules)`` items (or half the test items are reserved); D_few cycles through the rules and
+    shares no sentence with the test items left.
+
+    Raises:
+        SetiError: no test item left after the reserve.
+    """
+    check_count(n_few, "build", "n_few")
+    few, rest = _few_candidates(test.reset_index(drop=True), n_few, rng)
+    if rest.empty:
+        raise SetiError(f"no test item is left after reserving {len(few)} D_few items")
+    return few, rest
+
+
+def shuffle_in_distribution(
+    train: pd.DataFrame, dev: pd.DataFrame, test: pd.DataFrame, rng: np.random.Generator
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Step 5, In-Distribution only: D_train ∪ D_dev ∪ D_test shuffled and cut to the same sizes, ``(train, dev,
+    test)``."""
+    everything = pd.concat([train, dev, test], ignore_index=True)
+    order = rng.permutation(len(everything))
+    cut = [len(test), len(test) + len(dev)]
+    test, dev, train = (everything.iloc[i].reset_index(drop=True) for i in np.split(order, cut))
+    return train, dev, test
+
+
 def build(
     task: int,
     setting: str,
@@ -324,8 +486,13 @@ def build(
     template: str = TEMPLATE,
     dev_fraction: float = 0.2,
     n_few: int = 0,
+    rules: Any = None,
 ) -> SetiData:
     """Build one task setting of §3.2 in one configuration, and check its invariants (:func:`check_invariants`).
+
+    The steps, each a function of its own (notebook 07 runs them one by one): :func:`recipe`,
+    :func:`balance_types`, :func:`split_dev`, :func:`reserve_few` (CG only), :func:`shuffle_in_distribution` (ID
+    only), all drawing from one generator seeded with ``seed``.
 
     Args:
         task, setting: One of :data:`SETTINGS`, e.g. ``(2, "non-trivial")``.
@@ -336,73 +503,60 @@ def build(
             splits, the dev split (``dev_fraction`` of the balanced training data, Table 5), D_few, the ``id`` shuffle.
         template: Premise template with ``{verb}`` and ``{s}`` (§3.1).
         n_few: Reserve this many few-shot candidates (D_few, §5.2) from the test side (``cg`` only).
+        rules: The composition rules' labels (:func:`composed_labels`; ``None``: Table 3).
 
     Raises:
         SetiError: unknown names, or a pool that lacks what the setting needs (the message says what).
-        DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed`` or ``n_few``.
+        DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed``, ``n_few``
+            or ``rules``.
     """
-    columns = ["premise", "hypothesis", "label", "type", "pair_ID"]
-    if not isinstance(pool, pd.DataFrame) or not set(columns) <= set(pool.columns):
-        raise DataArgumentError("build", "pool", f"a DataFrame with columns {columns}", pool)
-    check_template(template, "build")
-    check_count(seed, "build", "seed")
     check_count(n_few, "build", "n_few")
-    if (task, setting) not in SETTINGS:
-        raise SetiError(f"unknown task setting ({task!r}, {setting!r}); valid: {', '.join(map(str, SETTINGS))}")
     if config not in CONFIGS:
         raise SetiError(f"unknown configuration {config!r}; valid: {', '.join(CONFIGS)}")
-    lex = pool[pool["type"] == "lexical"].reset_index(drop=True)
-    stru = pool[pool["type"] == "structural"].reset_index(drop=True)
-    if lex.empty or ((task, setting) in NEEDS_STRUCTURAL and stru.empty):
-        need = "structural (active/passive)" if not lex.empty else "lexical"
-        raise SetiError(f"task {task} {setting} needs {need} natural inferences; the pool has none")
+    types, test = recipe(task, setting, pool, verbs, seed, template=template, rules=rules)
     rng = np.random.default_rng(seed)
-    parts, test = _recipe(task, setting, lex, stru, verbs, template, seed)
-    if any(len(p) == 0 for p in parts) or test.empty:
-        sizes = f"training types {[len(p) for p in parts]}, test {len(test)}"
-        raise SetiError(f"task {task} {setting}: the pool gives an empty training type or test set ({sizes})")
-    n = min(len(p) for p in parts)  # Appendix B: the training types balanced by downsampling the larger ones
-    train_parts, dev_parts = [], []
-    balanced = [p if n >= len(p) else p.iloc[np.sort(rng.choice(len(p), n, replace=False))] for p in parts]
-    for part in balanced:  # every type sampled before any dev split
-        order = rng.permutation(len(part))
-        n_dev = int(round(dev_fraction * len(part)))
-        dev_parts.append(part.iloc[order[:n_dev]])
-        train_parts.append(part.iloc[order[n_dev:]])
-    train, dev = pd.concat(train_parts, ignore_index=True), pd.concat(dev_parts, ignore_index=True)
-    few, test = _few_candidates(test.reset_index(drop=True), n_few if config == "cg" else 0, rng)
-    if test.empty:
-        raise SetiError(f"task {task} {setting}: no test item is left after reserving {len(few)} D_few items")
+    train, dev = split_dev(balance_types(types, rng), rng, dev_fraction)
+    try:
+        few, test = reserve_few(test, n_few if config == "cg" else 0, rng)
+    except SetiError as err:
+        raise SetiError(f"task {task} {setting}: {err}") from None
     if config == "id":
-        everything = pd.concat([train, dev, test], ignore_index=True)
-        order = rng.permutation(len(everything))
-        cut = [len(test), len(test) + len(dev)]
-        test, dev, train = (everything.iloc[i].reset_index(drop=True) for i in np.split(order, cut))
+        train, dev, test = shuffle_in_distribution(train, dev, test, rng)
     data = SetiData(task, setting, config, train, dev, test, few)
-    check_invariants(data)
+    check_invariants(data, rules=rules)
     return data
 
 
-def check_invariants(data: SetiData) -> None:
-    """The invariants of §3.2; raises AssertionError naming the broken one: CI labels follow Table 3; D_few
-    shares no item or sentence with D_test; ``cg`` tests CI only, with :data:`TEST_RULES` (D_few too), and trains
-    on :data:`TRAIN_RULES`; non-trivial ``cg`` tests sentences unseen in training (its natural premise ``s`` and its
-    hypothesis), Task 1 non-trivial with substitution rules seen in training."""
-    key = (data.task, data.setting)
+def labels_follow_rules(data: SetiData, rules: Any = None) -> bool:
+    """Every compositional item's rule is 1-4 and its label is its rule's (Table 3, or ``rules``); every kind is
+    known and every label 0/1. Raises AssertionError naming the split; True when checked."""
+    labels = composed_labels(rules, "check_invariants")
     for name, frame in (("train", data.train), ("dev", data.dev), ("test", data.test), ("few", data.few)):
         ci = frame[frame["kind"] == "CI"]
-        expected = np.array([0, 1, 0, 0, 0])[ci["rule"].to_numpy().astype(int)]
+        expected = np.array([0] + [labels[r] for r in (1, 2, 3, 4)])[ci["rule"].to_numpy().astype(int)]
         assert ci["rule"].between(1, 4).all(), f"{data.name} {name}: a CI rule outside 1-4"
         assert (ci["label"].to_numpy().astype(int) == expected).all(), f"{data.name} {name}: a CI label breaks its rule"
         assert set(frame["kind"]) <= set(KINDS), f"{data.name} {name}: unknown kind {set(frame['kind'])}"
         assert set(frame["label"].astype(int)) <= {0, 1}, f"{data.name} {name}: labels must be 0/1"
+    return True
+
+
+def few_apart_from_test(data: SetiData, rules: Any = None) -> bool:
+    """D_few shares no item and no sentence with D_test (§5.2). Raises AssertionError; True when checked."""
     few_items = set(zip(_texts(data.few["premise"]), _texts(data.few["hypothesis"])))
     test_items = set(zip(_texts(data.test["premise"]), _texts(data.test["hypothesis"])))
     assert not few_items & test_items, f"{data.name}: D_few ∩ D_test ≠ ∅"
     test_sentences = _strings(data.test["s"], data.test["hypothesis"])
     assert not _strings(data.few["s"], data.few["hypothesis"]) & test_sentences, f"{data.name}: D_few shares a sentence"
+    return True
+
+
+def cg_rules_as_named(data: SetiData, rules: Any = None) -> bool:
+    """CG only: the test set is compositional only, with the rules §3.2 names (:data:`TEST_RULES`, D_few too), and
+    training holds :data:`TRAIN_RULES`. Raises AssertionError; False for ID (not checked)."""
     if data.config != "cg":
-        return
+        return False
+    key = (data.task, data.setting)
     assert set(data.test["kind"]) == {"CI"}, f"{data.name}: the CG test set must be compositional only"
     test_rules = set(data.test["rule"].astype(int))
     assert test_rules <= TEST_RULES[key], f"{data.name}: test rules {sorted(test_rules)} outside {set(TEST_RULES[key])}"
@@ -410,12 +564,49 @@ def check_invariants(data: SetiData) -> None:
     trained = pd.concat([data.train, data.dev])
     train_rules = set(trained.loc[trained["kind"] == "CI", "rule"].astype(int))
     assert train_rules <= TRAIN_RULES[key], f"{data.name}: training rules {sorted(train_rules)} outside the setting's"
-    if "non-trivial" in data.setting:
-        clash = test_sentences & _strings(trained["s"], trained["hypothesis"])
-        assert not clash, f"{data.name}: {len(clash)} test sentences occur in training, e.g. {sorted(clash)[:2]}"
-    if key == (1, "non-trivial"):
-        known = _strings(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
-        assert _strings(data.test["nat_rule"]) <= known, f"{data.name}: a test substitution rule is unseen in training"
+    return True
+
+
+def unseen_test_sentences(data: SetiData, rules: Any = None) -> bool:
+    """Non-trivial CG only: no test sentence (natural premise ``s`` or hypothesis) occurs in training or dev.
+    Raises AssertionError; False where it does not apply."""
+    if data.config != "cg" or "non-trivial" not in data.setting:
+        return False
+    trained = pd.concat([data.train, data.dev])
+    clash = _strings(data.test["s"], data.test["hypothesis"]) & _strings(trained["s"], trained["hypothesis"])
+    assert not clash, f"{data.name}: {len(clash)} test sentences occur in training, e.g. {sorted(clash)[:2]}"
+    return True
+
+
+def substitutions_seen(data: SetiData, rules: Any = None) -> bool:
+    """Task 1 non-trivial CG only: every test substitution rule (``boy→kid``) occurs among the training PI_lex
+    items (new sentences, known substitutions). Raises AssertionError; False where it does not apply."""
+    if data.config != "cg" or (data.task, data.setting) != (1, "non-trivial"):
+        return False
+    trained = pd.concat([data.train, data.dev])
+    known = _strings(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
+    assert _strings(data.test["nat_rule"]) <= known, f"{data.name}: a test substitution rule is unseen in training"
+    return True
+
+
+#: §3.2's invariants, each a check ``(data, rules) -> bool`` (True: checked and held; False: does not apply;
+#: AssertionError naming the setting when broken).
+INVARIANTS = {
+    "compositional labels follow their rules": labels_follow_rules,
+    "D_few shares no item or sentence with D_test": few_apart_from_test,
+    "CG tests and trains the rules §3.2 names": cg_rules_as_named,
+    "non-trivial CG: no test sentence in training": unseen_test_sentences,
+    "task 1 non-trivial CG: test substitutions seen in training": substitutions_seen,
+}
+
+
+def check_invariants(data: SetiData, rules: Any = None) -> None:
+    """Every check of :data:`INVARIANTS`; raises AssertionError naming the broken one: CI labels follow Table 3
+    (or ``rules``); D_few shares no item or sentence with D_test; ``cg`` tests CI only, with :data:`TEST_RULES`
+    (D_few too), and trains on :data:`TRAIN_RULES`; non-trivial ``cg`` tests sentences unseen in training (its
+    natural premise ``s`` and its hypothesis), Task 1 non-trivial with substitution rules seen in training."""
+    for check in INVARIANTS.values():
+        check(data, rules)
 
 
 def verb_shortcut_right(items: pd.DataFrame, veridical_verbs: Any) -> pd.Series:

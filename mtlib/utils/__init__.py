@@ -6,6 +6,9 @@
 - :mod:`~mtlib.utils.cache`: the on-disk cache (atomic, checksummed entries).
 - :mod:`~mtlib.utils.threads`: how many BLAS/OpenMP/torch threads a block uses.
 - :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
+- :mod:`~mtlib.utils.contracts`: what a replaceable notebook cell must return (:func:`check_output`).
+- :mod:`~mtlib.utils.timing`: how long a block took (:func:`stopwatch`).
+- :mod:`~mtlib.utils.keys`: the metric-key scheme of a model's values (:func:`scheme`, :func:`model_slug`).
 """
 
 from mtlib.utils.faces import ALL, Face
@@ -19,6 +22,9 @@ _face = Face(
         "provenance": [],
         "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
         "threads": ["cpu_threads", "limit_threads"],
+        "contracts": ["ContractError", "check_distinct", "check_output"],
+        "timing": ["Clock", "stopwatch"],
+        "keys": ["model_slug", "scheme"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -11,6 +11,8 @@ has a **type** (``int``, ``float``, ``bool``, ``str``, ``list``, ``dict``) and a
     one of a, b, c          the value is one of these (numbers compare as numbers, the rest as strings;
                             '' is the empty string)
     non-empty               a list, mapping or string with at least one entry
+    distinct                a list with no entry twice (a model listed twice would run twice, or overwrite
+                            its own results, without a word)
     length N                a list of exactly N entries
     str | int | float | bool | list | dict       the value's type
     each CLAUSE             CLAUSE holds for every entry of a list (every value of a mapping)
@@ -135,6 +137,17 @@ def _choice(word: str) -> Any:
     return word
 
 
+def _distinct(v: Any, _: Any) -> list[tuple[str, Any, str]]:
+    """The clause ``distinct``: the first entry of a list that repeats an earlier one, with where that one is."""
+    entries = [json.dumps(x, sort_keys=True, default=str) for x in v] if isinstance(v, (list, tuple)) else []
+    seen: dict[str, int] = {}
+    for i, key in enumerate(entries):
+        if key in seen:
+            return [(f"[{i}]", v[i], f"distinct entries: it is also entry [{seen[key]}]; list it once")]
+        seen[key] = i
+    return []
+
+
 def parse_clause(text: str) -> Check:
     """Compile one clause of the rule language (see the module docstring).
 
@@ -188,6 +201,8 @@ def parse_clause(text: str) -> Check:
             return [("", v, f"at least one entry when {other} = {json.dumps(ctx[other])}")]
 
         return non_empty_when
+    if t == "distinct":
+        return _distinct
     if t == "non-empty":
         return lambda v, _: [] if hasattr(v, "__len__") and len(v) > 0 else [("", v, "at least one entry")]
     if m := re.fullmatch(r"length (\d+)", t):

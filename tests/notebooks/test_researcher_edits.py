@@ -1,9 +1,13 @@
-"""A researcher's edit is a cell: one of the README's edits, made on a copy of a notebook and run in the smoke profile.
+"""A researcher's edit is a cell: the README's edits and one more per notebook 02-07, each made on a copy of a
+notebook and run in the smoke profile.
 
 The README ("The notebooks") shows three: 03 with cosine-threshold heads, 01 with one more transformation, 05
-with another encoder. This test makes the second on a copy (the tracked notebook is untouched) and runs the copy
-as a plain script with the smoke profile's values. The pins of ``expected.yaml`` are not checked on the copy: one
-more transformation changes the pinned counts, which is the point of the edit.
+with another encoder. Each test makes one edit on a copy (the tracked notebook is untouched), runs the copy as a
+plain script with the smoke profile's values, and checks that the edit changed what it says it changes. The pins
+of ``expected.yaml`` are not checked on the copy: changing the pinned values is the point of an edit.
+
+The smoke values the edits are compared with (``BASE``) are the unedited notebooks' smoke metrics (pinned in
+``notebooks/profiles/expected.yaml`` or measured on the unedited run).
 """
 
 from __future__ import annotations
@@ -11,6 +15,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
 
 from mtlib.run.layout import RunLayout
 from tests.smoke_runs import ROOT, smoke_env
@@ -37,3 +46,122 @@ def test_01_with_one_more_transformation_runs_and_counts_it(tmp_path):
     assert metrics["n_transformations"] == 7
     assert 0.0 <= metrics["violation_rate/T7"] <= 1.0
     assert metrics["violation_rate/T6"] >= 0.0  # the paper's six are still there
+
+
+# --- one more edit per notebook 02-07 -------------------------------------------------------------------------
+
+
+def edited_run(tmp_path: Path, stem: str, old: str, new: str, *, fails: bool = False) -> dict[str, Any]:
+    """Notebook ``stem`` with ``old`` replaced by ``new`` in the one code cell holding it, run on a copy in the smoke
+    profile; its metrics (or, with ``fails``, the failed run's stderr under ``"stderr"``)."""
+    notebook = ROOT / "notebooks" / f"{stem}.ipynb"
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and old in "".join(c["source"])]
+    assert len(cells) == 1, f"{stem}: the edited text is in one code cell, found {len(cells)}"
+    cells[0]["source"] = "".join(cells[0]["source"]).replace(old, new)
+    copy = tmp_path / notebook.name
+    copy.write_text(json.dumps(nb), encoding="utf-8")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "mtlib.run.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
+    done = subprocess.run([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env(), text=True,
+                          capture_output=True)  # fmt: skip
+    if fails:
+        assert done.returncode != 0, "the edit should have been refused"
+        return {"stderr": done.stderr + done.stdout}
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {**json.loads(RunLayout(out, "smoke", stem).metrics_path.read_text()), "_out": out}
+
+
+def test_02_with_a_strongly_regularised_probe(tmp_path):
+    """Another probe: C = 1e-4 instead of 1 (the logistic probe on the states of the two insertions)."""
+    metrics = edited_run(tmp_path, "02_nli_probe_compositionality", "seed=spec.seed, C=1.0,", "seed=spec.seed, C=1e-4,")
+    assert 0.0 <= metrics["probe_accuracy"] <= 1.0
+    assert metrics["probe_accuracy"] != pytest.approx(0.9970845481049563)  # the unedited smoke run's
+
+
+def test_03_with_cosine_threshold_heads_the_readme_edit(tmp_path):
+    """The README's 03 edit: heads that threshold the cosine of the two words' vectors, per relation the threshold
+    with the highest balanced accuracy on the training pairs; every later cell uses them unchanged."""
+    heads = '''def frozen_heads(encoder, train, test):
+    """Cosine-threshold heads: a pair is the relation's when cos(u, v) is above a threshold fitted on train."""
+    encoder.embed(lexical.vocabulary(pd.concat([train, test])))
+
+    def unit(words):
+        vectors = encoder.embed(list(words))
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    cos = (unit(train.word1) * unit(train.word2)).sum(1)
+    cut = {}
+    for rel in RELATIONS:
+        gold = lexical.relation_labels(train, rel)
+        cut[rel] = max(np.unique(cos), key=lambda t: ((cos > t)[gold].mean() + (cos <= t)[~gold].mean()) / 2)
+
+    def score(words1, words2):
+        c = (unit(words1) * unit(words2)).sum(1)
+        return {rel: (c > t).astype(float) for rel, t in cut.items()}
+
+    def matrix(words):
+        W = unit(words)
+        return {rel: (W @ W.T > t).astype(float) for rel, t in cut.items()}
+
+    return score, matrix
+'''
+    notebook = json.loads((ROOT / "notebooks" / "03_cogalex_transitivity.ipynb").read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in notebook["cells"] if "".join(c["source"]).startswith("def frozen_heads("))
+    metrics = edited_run(tmp_path, "03_cogalex_transitivity", cell, heads)
+    for rel, trained in (("syn", 0.4444444444444444), ("hyp", 0.391812865497076)):  # the trained heads' smoke rates
+        rate = metrics[f"violation_rate/english/{rel}"]
+        assert 0.0 <= rate <= 1.0 and rate != pytest.approx(trained)
+
+
+def test_03_refuses_a_head_that_returns_a_margin_at_the_cell_that_calls_it(tmp_path):
+    """A broken contract: score returns a logit instead of a probability; the run stops naming the function."""
+    old = "return {rel: h.classify(list(words1), list(words2))[:, h.label_index(True)]"
+    margin = "return {rel: h.log_odds(list(words1), True, list(words2))"
+    failed = edited_run(tmp_path, "03_cogalex_transitivity", old, margin, fails=True)
+    assert "ContractError: score of minilm (english, syn) must return finite values in [0.0, 1.0]" in failed["stderr"]
+
+
+def test_04_with_a_word_list_of_ones_own_kept_under_the_smoke_caps(tmp_path):
+    """Another word list: two adjectives and a noun of one's own; the smoke caps (2 per type, 3 nouns) keep them."""
+    mine = tmp_path / "mine.tsv"
+    mine.write_text("word\tclass\nglorious\tS-I\nfake\tNS-Pr\nteapot\tnoun\n", encoding="utf-8")
+    old = "spec = montague.Spec.from_notebook(globals())"
+    new = f"word_lists = [{str(mine)!r}]\nspec = montague.Spec.from_notebook(globals())"
+    metrics = edited_run(tmp_path, "04_montague_adjectives", old, new)
+    table = pd.read_csv(
+        RunLayout(metrics["_out"], "smoke", "04_montague_adjectives").tables_dir / "per_adjective_intersective_an.csv"
+    )
+    shown = " ".join(table.astype(str).to_numpy().ravel())
+    assert "glorious" in shown and "fake" in shown, "the user's adjectives reach the tables"
+
+
+def test_05_with_another_encoder_and_one_listed_twice(tmp_path):
+    """The README's 05 cell edit (one more encoder: glove-50d, not in the smoke profile's encoders), and the same
+    edit with a name already listed, refused there."""
+    old = "encoders = list(spec.encoders)"
+    metrics = edited_run(tmp_path, "05_polarity_sensitivity", old, 'encoders = [*spec.encoders, "glove-50d"]')
+    assert 0.0 <= metrics["models/glove-50d/pss/linear/FB"] <= 1.0
+    (tmp_path / "twice").mkdir()
+    failed = edited_run(tmp_path / "twice", "05_polarity_sensitivity", old,
+                        'encoders = [*spec.encoders, "minilm-static"]', fails=True)  # fmt: skip
+    assert "encoders lists 'minilm-static' twice (entries [0] and [1])" in failed["stderr"]
+
+
+def test_06_with_another_distance(tmp_path):
+    """Another distance: the angle between the vectors (scaled to [0, 2]) instead of 1 - cos."""
+    old = "    return 1.0 - dot / (composed.norm(dim=-1) * target.norm(dim=-1)).clamp_min(1e-12)"
+    new = ("    cos = dot / (composed.norm(dim=-1) * target.norm(dim=-1)).clamp_min(1e-12)\n"
+           "    return torch.arccos(cos.clamp(-1.0, 1.0)) * (2 / torch.pi)")  # fmt: skip
+    metrics = edited_run(tmp_path, "06_tree_reconstruction_error", old, new)
+    assert 0.0 <= metrics["tre_mean/train"] <= 2.0
+    assert metrics["tre_mean/train"] != pytest.approx(0.005704415696007865)  # 1 - cos's smoke value
+
+
+def test_07_with_another_composition_rule(tmp_path):
+    """Another rule: F∧T→T (rule 3 entails). Task 2 non-trivial's CG test set (rules 2 and 3) is then no longer all
+    non-entailment, so its majority baseline falls below 1."""
+    old = "rules = seti.rules_table()  # Table 3"
+    new = 'rules = seti.rules_table()\nrules.loc[3, "CI"] = 1  # Table 3'
+    metrics = edited_run(tmp_path, "07_seti", old, new)
+    assert metrics["baseline/task2/non-trivial/cg"] < 1.0

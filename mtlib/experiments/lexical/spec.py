@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
@@ -30,7 +31,7 @@ class Spec(base.Spec):
     )
     models: list[str] = param(
         ["minilm"],
-        "non-empty; each str",
+        "non-empty; each str; distinct",
         "registry names or paths; the first is the primary one (paper: xlm-roberta-large)",
     )
     languages: list[str] = param(
@@ -79,15 +80,31 @@ class Spec(base.Spec):
         "without validgold pairs: the stratified share of train pairs held out for a fine-tune's early stopping "
         "(finetune_settings eval_every)",
     )
+    threshold: float = param(
+        0.5,
+        "in (0, 1)",
+        "decision threshold: a relation holds for a pair when its probability is above it (matrices, sampled "
+        "triples, gold scores and accuracies alike)",
+    )
     predict_batch_size: int = param(512, ">= 1", "word pairs per forward pass of a fine-tuned model")
     max_pairs: int = param(5_000_000, ">= 1", "most ordered pairs a fine-tuned model predicts for the exhaustive count")
     n_sample: int = param(200_000, ">= 0", "random triples of the paper's sampled procedure")
     n_boot: int = param(1000, ">= 1", "bootstrap replicates over words for the 95% intervals")
     n_top: int = param(10, ">= 1", "words shown per language and relation in the ranking of violations")
 
-    def heads(self) -> ClassifierSettings:
-        """``head_settings`` as the settings of the heads on frozen vectors."""
+    def head_training(self) -> ClassifierSettings:
+        """``head_settings`` as the training settings of the heads on frozen vectors (as notebook 05's spec names
+        them)."""
         return self.training("head_settings")
+
+    def heads(self) -> ClassifierSettings:
+        """Deprecated name of :meth:`head_training` (it returns settings, not heads); goes in the next release."""
+        warnings.warn(
+            "lexical.Spec.heads() is deprecated: call spec.head_training() (the heads' training settings)",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.head_training()
 
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned pair classifier."""

@@ -26,13 +26,15 @@ class Spec(base.Spec):
     seed: int = param(0, ">= 0", "seeds the bootstrap and the permutation tests")
     models: list[str] = param(
         ["minilm", "minilm-static", "glove-50d"],
-        "non-empty; each str",
+        "non-empty; each str; distinct",
         "registry names or paths (paper: sbert, distilroberta, t5, dpr, labse, minilm-hub, glove, word2vec)",
     )
     word_lists: list[str] = param(
         [],
-        "each str",
-        "extra word lists (word TAB class, or the authors' wide CSV), added to the bundled Appendix A list",
+        "each str; distinct",
+        "extra word lists, read before the bundled Appendix A list (the caps keep their words first): a header "
+        "line word<TAB>class, then word<TAB>class per line, class S-I, S-NI, NS-Pl, NS-Pr, A or noun (or the "
+        "authors' wide CSV)",
     )
     replace_bundled: bool = param(False, "", "use only word_lists, not the bundled list")
     max_adjectives_per_type: int = param(0, ">= 0", "keep at most this many adjectives of each type (0 keeps all)")

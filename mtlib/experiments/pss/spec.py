@@ -37,17 +37,17 @@ class Spec(base.Spec):
     )
     encoders: list[str] = param(
         ["minilm", "minilm-static", "glove-50d"],
-        "non-empty unless native; each str",
+        "non-empty unless native; each str; distinct",
         "sentence encoders: registry names, hub ids or paths",
     )
     heads: list[str] = param(
         ["linear", "mlp"],
-        f"non-empty if encoders; each one of {', '.join(HEADS)}",
+        f"non-empty if encoders; each one of {', '.join(HEADS)}; distinct",
         "final layers: linear (one layer) and mlp (the paper's DNN, 500 and 100 units)",
     )
     finetune: list[str] = param(
         ["minilm", "minilm-static"],
-        "each str; subset of encoders",
+        "each str; distinct; subset of encoders",
         "encoders also trained end to end (FT); a subset of encoders",
     )
     finetune_heads: dict = param(
@@ -55,7 +55,9 @@ class Spec(base.Spec):
         "keys subset of finetune; each list; each subset of heads",
         "per FT encoder, the heads to fine-tune (unnamed encoders get all heads)",
     )
-    native: list[str] = param(["vader", "textblob"], "each str", "off-the-shelf sentiment analysers scored as they are")
+    native: list[str] = param(
+        ["vader", "textblob"], "each str; distinct", "off-the-shelf sentiment analysers scored as they are"
+    )
     data_dir: str = param("", "", "folder with sentiment.{train,dev,test}.{0,1}; empty for the bundled data/yelp_style")
     reference_dir: str = param("", "", "folder with the reference pairs; empty means data_dir")
     reference_format: str = param(

@@ -27,7 +27,7 @@ class Spec(base.Spec):
     seed: int = param(0, ">= 0", "seeds the data split, the heads and the bootstrap")
     models: list[str] = param(
         ["minilm", "minilm-static", "vader", "textblob"],
-        "non-empty; each str",
+        "non-empty; each str; distinct",
         "sentiment models; the first is the primary one (its metrics have plain keys)",
     )
     positive_label: str = param(

@@ -49,13 +49,13 @@ class Spec(base.Spec):
     n_structural: int = param(30, ">= 0", "SICK active/passive pairs to keep (0 keeps all)")
     template: str = param(TEMPLATE, "non-empty", "premise template of veridical and compositional inferences (§3.1)")
     head_models: list[str] = param(
-        ["minilm", "minilm-static"], "each str", "frozen encoders with a head on pair features"
+        ["minilm", "minilm-static"], "each str; distinct", "frozen encoders with a head on pair features"
     )
     head: str = param(
         "linear", f"one of {', '.join(HEADS)}", "head on frozen features: linear (logistic regression) or mlp"
     )
     max_train: int = param(1500, ">= 0", "at most this many training items per head (0 keeps all)")
-    finetune_models: list[str] = param(["minilm"], "each str", "encoders fine-tuned as cross-encoders")
+    finetune_models: list[str] = param(["minilm"], "each str; distinct", "encoders fine-tuned as cross-encoders")
     finetune_tasks: list[str] = param(
         ["1/trivial", "2/non-trivial"],
         f"each one of {', '.join(SETTING_NAMES)}",
@@ -70,7 +70,7 @@ class Spec(base.Spec):
         "training settings of every fine-tuning, few-shot ones too (epochs, lr (Adam), batch_size, max_length, "
         "...); keys left out take the factory's defaults",
     )
-    fewshot_models: list[str] = param(["minilm"], "each str", "models of the few-shot study (section 5.2)")
+    fewshot_models: list[str] = param(["minilm"], "each str; distinct", "models of the few-shot study (section 5.2)")
     fewshot_how: str = param(
         "head",
         f"one of {', '.join(FEWSHOT_HOWS)}",

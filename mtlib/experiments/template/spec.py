@@ -25,7 +25,7 @@ class Spec(base.Spec):
     notebook = "00_template"
 
     models: list[str] = param(
-        ["minilm"], "non-empty; each str", "registry names, hub ids or local paths of the models to compare"
+        ["minilm"], "non-empty; each str; distinct", "registry names, hub ids or local paths of the models to compare"
     )
     sentences: list[str] = param(
         ["A warm, funny film.", "The plot is thin, but the acting is superb.", "Thank you.", "Here is my review:"],

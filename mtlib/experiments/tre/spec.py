@@ -27,7 +27,7 @@ class Spec(base.Spec):
     seed: int = param(0, ">= 0", "seeds the split, the initialisation and the bootstraps")
     models: list[str] = param(
         ["minilm", "minilm-static"],
-        "non-empty; each str",
+        "non-empty; each str; distinct",
         "encoders: registry names, hub ids or local paths (paper: bert-base)",
     )
     data_path: str = param(

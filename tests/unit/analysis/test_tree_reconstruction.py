@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
-from mtlib.analysis.tree_reconstruction import build_vocabulary, fit_tre, tre_by_split
+from mtlib.analysis.tree_reconstruction import build_vocabulary, encode_trees, fit_tre, heldout_split, tre_by_split
 from mtlib.data.trees import parse_tree
 from tests.unit.analysis.tre_reference import fit_tre_reference
 
@@ -129,3 +130,26 @@ def test_limit_threads_sets_and_restores_torch_and_blas_threads():
     with limit_threads(None):
         assert torch.get_num_threads() == before
     assert cpu_threads("cpu") == 1 and cpu_threads("cpu", 3) == 3
+
+
+def test_heldout_split_draws_the_held_out_part_and_marks_sentences_without_a_target():
+    targets = np.arange(20, dtype=float).reshape(10, 2)
+    targets[3] = np.nan
+    split = heldout_split(targets, 0.25, seed=1)
+    assert split[3] == "no target"
+    assert (split == "heldout").sum() == round(0.25 * 9) and (split == "train").sum() == 9 - round(0.25 * 9)
+    assert (heldout_split(targets, 0.25, seed=1) == split).all() and (
+        heldout_split(targets, 0.0, seed=1) != "heldout"
+    ).all()
+    with pytest.raises(ValueError, match="heldout_fraction must be in"):
+        heldout_split(targets, 1.0, seed=0)
+    with pytest.raises(ValueError, match="no training sentence left"):
+        heldout_split(np.full((2, 2), np.nan), 0.0, seed=0)
+
+
+def test_encoded_trees_move_to_a_device_whole():
+    trees = [parse_tree("(2 (2 a) (2 (2 b) (2 c)))"), parse_tree("(1 (1 a) (1 d))")]
+    enc = encode_trees(trees, build_vocabulary(trees))
+    moved = enc.to("cpu")
+    assert moved is not enc and moved.n_words == enc.n_words and len(moved.levels) == len(enc.levels)
+    assert torch.equal(moved.roots, enc.roots) and torch.equal(moved.bow.to_dense(), enc.bow.to_dense())

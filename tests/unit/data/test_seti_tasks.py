@@ -161,3 +161,59 @@ def test_bad_pool_and_counts(pool, verbs):
         seti_tasks.build(1, "trivial", "cg", pool, verbs, n_few=-1)
     with pytest.raises(DataArgumentError, match="build: seed"):
         seti_tasks.build(1, "trivial", "cg", pool, verbs, seed=0.5)  # type: ignore[arg-type]
+
+
+def test_rules_are_data_a_reader_can_edit(pool, verbs):
+    rules = seti.rules_table()
+    assert seti_tasks.composed_labels(rules) == seti_tasks.TABLE3_LABELS == {1: 1, 2: 0, 3: 0, 4: 0}
+    lenient = rules.copy()
+    lenient.loc[3, "CI"] = 1  # F∧T→T: a non-veridical verb no longer blocks an entailed natural inference
+    data = seti_tasks.build(1, "trivial", "cg", pool, verbs, 3, rules=lenient)
+    by_rule = data.test.groupby("rule")["label"].unique().map(list).to_dict()
+    assert by_rule == {1: [1], 2: [0], 3: [1], 4: [0]}
+    seti_tasks.check_invariants(data, rules=lenient)
+    with pytest.raises(AssertionError, match="a CI label breaks its rule"):
+        seti_tasks.check_invariants(data)  # Table 3's labels: rule 3 must be 0
+    table3 = seti_tasks.build(1, "trivial", "cg", pool, verbs, 3)
+    assert table3.test[["premise", "hypothesis", "rule"]].equals(data.test[["premise", "hypothesis", "rule"]])
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: r.drop(columns="CI"), "rules must be a table indexed by rule 1-4 with columns PI_ver, PI_nat"),
+        (lambda r: r.drop(index=4), r"got str 'rules \[1, 2, 3\]'"),
+        (lambda r: r.assign(PI_ver=[True, False, False, False]), r"rule 2's PI_ver, PI_nat\) must be Table 3's"),
+        (lambda r: r.assign(CI=[1, 0, 2, 0]), r"rules \(column CI\) must be 0 or 1 per rule"),
+    ],
+)
+def test_a_broken_rules_table_is_refused_naming_what_is_wrong(pool, verbs, edit, message):
+    with pytest.raises(DataArgumentError, match=message):
+        seti_tasks.build(1, "trivial", "cg", pool, verbs, rules=edit(seti.rules_table()))
+
+
+def test_the_steps_one_by_one_give_what_build_gives(pool, verbs):
+    for config in seti_tasks.CONFIGS:
+        types, test = seti_tasks.recipe(2, "non-trivial", pool, verbs, 4)
+        rng = np.random.default_rng(4)
+        train, dev = seti_tasks.split_dev(seti_tasks.balance_types(types, rng), rng)
+        few, test = seti_tasks.reserve_few(test, 16 if config == "cg" else 0, rng)
+        if config == "id":
+            train, dev, test = seti_tasks.shuffle_in_distribution(train, dev, test, rng)
+        built = seti_tasks.build(2, "non-trivial", config, pool, verbs, 4, n_few=16)
+        for split, frame in {"train": train, "dev": dev, "test": test, "few": few}.items():
+            assert getattr(built, split).equals(frame), (config, split)
+    assert len({len(t) for t in seti_tasks.balance_types(types, np.random.default_rng(0))}) == 1
+
+
+def test_each_invariant_says_where_it_applies(datasets):
+    applies = {
+        what: sorted(key for key, data in datasets.items() if check(data, None))
+        for what, check in seti_tasks.INVARIANTS.items()
+    }
+    assert len(applies["compositional labels follow their rules"]) == 2 * len(seti_tasks.SETTINGS)
+    assert applies["CG tests and trains the rules §3.2 names"] == sorted((t, s, "cg") for t, s in seti_tasks.SETTINGS)
+    assert applies["non-trivial CG: no test sentence in training"] == sorted(
+        (t, s, "cg") for t, s in seti_tasks.SETTINGS if "non-trivial" in s
+    )
+    assert applies["task 1 non-trivial CG: test substitutions seen in training"] == [(1, "non-trivial", "cg")]

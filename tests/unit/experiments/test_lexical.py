@@ -170,3 +170,10 @@ def test_notebook_fine_tunes_a_siamese_four_class_model_per_language(tiny_bert_d
     shared = pd.read_csv(layout.tables_dir / f"shared_task_scores__{model_slug(f'{tiny_bert_dir}-ft')}.csv")
     assert list(shared["class"]) == ["SYN", "ANT", "HYP", "RANDOM", "weighted (SYN, ANT, HYP)"]
     assert np.isclose(shared["reference_f1"].iloc[-1], 0.543)
+
+
+def test_the_heads_training_settings_have_a_name_that_says_so():
+    spec = L.Spec(head_settings={"head": "linear", "C": 0.5})
+    assert spec.head_training().C == 0.5
+    with pytest.warns(FutureWarning, match=r"spec.head_training\(\)"):
+        assert spec.heads() == spec.head_training()

@@ -9,6 +9,7 @@ import pytest
 
 from mtlib.data import adjectives as adjective_lists
 from mtlib.data import papers
+from mtlib.data.errors import DataFormatError
 from mtlib.experiments import montague as mg
 from mtlib.experiments.montague import _embeddings as embeddings
 
@@ -98,3 +99,20 @@ def test_truncation_and_comparison_with_the_paper():
     cmp = mg.compare_with_paper(pd.Series([0.61363, 0.48611, 0.43209, 0.67857, 0.11111], index=paper.index), paper)
     assert cmp["match"].all()
     assert mg.paper_values(7, "minilm-hub") is not None and mg.paper_values(6, "my-model") is None
+
+
+def test_a_users_words_come_first_so_the_caps_keep_them(tmp_path):
+    mine = tmp_path / "mine.tsv"
+    mine.write_text("# my words\nword\tclass\nglorious\tS-I\nfaux\tNS-Pr\nteapot\tnoun\n", encoding="utf-8")
+    adjs, nouns = adjective_lists.load_lexicon([mine], bundled=True, max_per_type=2, max_nouns=3)
+    assert adjs.groupby("type", sort=False)["word"].first().loc[["S-I", "NS-Pr"]].tolist() == ["glorious", "faux"]
+    assert nouns[0] == "teapot" and len(nouns) == 3
+    bundled, _ = adjective_lists.load_lexicon(bundled=True, max_per_type=2)
+    assert "glorious" not in set(bundled["word"])
+
+
+def test_a_word_list_without_its_header_is_refused_naming_file_line_and_header(tmp_path):
+    headless = tmp_path / "headless.tsv"
+    headless.write_text("glorious\tS-I\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"headless.tsv:1: expected the header 'word<TAB>class'"):
+        adjective_lists.load_lexicon([headless], bundled=True)

@@ -158,22 +158,50 @@ def test_group_difference_tests_name_themselves_and_detect_a_real_difference():
     frame = pd.DataFrame(
         {"group": ["up"] * 20 + ["down"] * 20, "violations": [30] * 20 + [60] * 20, "cases": [100] * 40}
     )
-    table = stats.compare_two_groups(frame, group="group", permutations=500)
-    assert {"two-proportion", "permutation"} <= {
-        w for t in table["test"] for w in t.split() if w in ("two-proportion", "permutation")
-    }
-    assert (table["p_value"] < 0.01).all()
-    same = frame.assign(violations=[45] * 40)
-    assert (stats.compare_two_groups(same, group="group", permutations=200)["p_value"] > 0.5).all()
+    result = stats.compare_two_groups(frame, group="group", permutations=500)
+    assert result.names == ["z_test", "permutation"] and "two-proportion" in result.z_test.test
+    assert "permutation" in result.permutation.test and np.isnan(result.permutation.statistic)
+    assert result.z_test.groups == "down - up" and result.z_test.difference == pytest.approx(0.3)
+    assert result.z_test.p_value < 0.01 and result.permutation.p_value < 0.01
+    table = result.table()
+    assert list(table.columns) == list(stats.GROUP_COMPARISON_COLUMNS)
+    assert table["p_value"].tolist() == [result.z_test.p_value, result.permutation.p_value]
+    same = stats.compare_two_groups(frame.assign(violations=[45] * 40), group="group", permutations=200)
+    assert min(t.p_value for t in same) > 0.5
 
 
 def test_association_test_on_flagged_items():
     rng = np.random.default_rng(6)
     values = np.r_[rng.poisson(10, 100), rng.poisson(20, 20)]
     flag = np.r_[np.zeros(100, bool), np.ones(20, bool)]
-    table = stats.association_test(values, flag)
-    assert len(table) == 2 and (table["p_value"] < 0.001).all()
-    assert stats.association_test(values, np.zeros(120, bool)).empty
+    result = stats.association_test(values, flag)
+    assert result.names == ["mann_whitney", "logistic"] and len(result) == 2
+    assert result.mann_whitney.p_value < 0.001 and result.logistic.p_value < 0.001
+    assert result.logistic.ci_low < result.logistic.effect < result.logistic.ci_high and result.logistic.ci_low > 1
+    untested = stats.association_test(values, np.zeros(120, bool))
+    assert len(untested) == 0 and untested.get("mann_whitney") is None and "mann_whitney" not in untested
+    with pytest.raises(AttributeError, match=r"no test 'mann_whitney' in this result: it has \[\]"):
+        untested.mann_whitney  # noqa: B018
+    assert list(untested.table().columns) == list(stats.EFFECT_TEST_COLUMNS) and untested.table().empty
+
+
+def test_one_sample_test_gives_the_mean_difference_with_its_interval():
+    result = stats.one_sample_test(np.array([0.3, 0.35, 0.4, 0.32, 0.38, np.nan]), 0.5)
+    t = result.t_test
+    assert t.effect == pytest.approx(0.35 - 0.5) and t.ci_low < t.effect < t.ci_high < 0 and t.p_value < 0.01
+    assert result.wilcoxon.effect == pytest.approx(0.35 - 0.5) and "5 clusters" in result.wilcoxon.test
+    assert len(stats.one_sample_test(np.array([0.4]), 0.5)) == 0
+
+
+def test_reading_a_result_by_row_position_still_works_for_one_release_with_a_warning():
+    result = stats.one_sample_test(np.array([0.3, 0.35, 0.4]), 0.5)
+    with pytest.warns(FutureWarning, match=r"read a test by name \(result.t_test.p_value, result.wilcoxon.p_value\)"):
+        assert result.loc[0, "p_value"] == result.t_test.p_value
+    with pytest.warns(FutureWarning):
+        assert result["p_value"].tolist() == [t.p_value for t in result]
+    with pytest.warns(FutureWarning):
+        assert result.iloc[1]["effect"] == result.wilcoxon.effect
+    assert not result.empty and stats.TestResults.untested().empty
 
 
 # ---------------------------------------------------------------------------
