@@ -62,7 +62,7 @@ def edited_run(tmp_path: Path, stem: str, old: str, new: str, *, fails: bool = F
     copy = tmp_path / notebook.name
     copy.write_text(json.dumps(nb), encoding="utf-8")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtlib.run.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
+    cmd = [sys.executable, "-m", "mtrun.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
     done = subprocess.run([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env(), text=True,
                           capture_output=True)  # fmt: skip
     if fails:
