@@ -30,7 +30,17 @@ def split_contexts(contexts: pd.DataFrame, train_fraction: float, seed: int = 0)
     if not 0 < train_fraction < 1:
         raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction}")
     ids = contexts["context_id"].to_numpy()
-    strat = contexts["monotonicity"] if contexts["monotonicity"].value_counts().min() >= 2 else None
+    n_train = int(np.floor(train_fraction * len(ids)))
+    if n_train < 1 or n_train == len(ids):
+        need = next(n for n in range(2, 10_000) if 1 <= int(np.floor(train_fraction * n)) < n)
+        raise ValueError(
+            f"{len(ids)} context(s) split at train_fraction={train_fraction:g} leave {n_train} for training and "
+            f"{len(ids) - n_train} for testing; expected at least one on each side: keep at least {need} contexts "
+            "(parameter max_contexts; 0 keeps all)"
+        )
+    counts = contexts["monotonicity"].value_counts()
+    fits = min(n_train, len(ids) - n_train) >= len(counts)  # each side can hold every monotonicity class
+    strat = contexts["monotonicity"] if counts.min() >= 2 and fits else None
     train, test = train_test_split(ids, train_size=train_fraction, random_state=seed, stratify=strat)
     return np.sort(train), np.sort(test)
 

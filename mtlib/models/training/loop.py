@@ -285,7 +285,11 @@ def length_bucketed_batches(
 
 
 def stratified_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded train and held-out positions, stratified by ``y`` when every class has two examples.
+    """Seeded train and held-out positions, stratified by ``y`` when it can be.
+
+    Stratified when every class has two examples and each side gets at least one position per class (with few
+    examples, e.g. 4 of 2 classes held out at 0.2, one held-out position cannot hold both classes); otherwise a
+    plain seeded split.
 
     Args:
         y: Labels, shape ``(n,)``.
@@ -294,10 +298,20 @@ def stratified_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndar
 
     Returns:
         ``(train positions, held-out positions)``, together a permutation of ``range(n)``.
+
+    Raises:
+        ValueError: fewer than two positions, so one side would be empty.
     """
     from sklearn.model_selection import train_test_split
 
     idx = np.arange(len(y))
-    stratify = y if np.min(np.unique(y, return_counts=True)[1]) >= 2 else None
-    tr, te = train_test_split(idx, test_size=fraction, random_state=seed, stratify=stratify)
+    if len(y) < 2:
+        raise ValueError(
+            f"stratified_split: {len(y)} labelled example(s); expected at least 2 (one to train on, one held out)"
+        )
+    classes, counts = np.unique(y, return_counts=True)
+    n_held = max(1, min(len(y) - 1, int(np.ceil(fraction * len(y)))))
+    fits = n_held >= len(classes) and len(y) - n_held >= len(classes)
+    stratify = y if np.min(counts) >= 2 and fits else None
+    tr, te = train_test_split(idx, test_size=n_held, random_state=seed, stratify=stratify)
     return tr, te
