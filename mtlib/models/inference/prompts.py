@@ -38,6 +38,7 @@ __all__ = [
     "fill",
     "plan",
     "template_for",
+    "template_named",
     "verbaliser_of",
 ]
 
@@ -181,14 +182,7 @@ def template_for(template: str | PromptTemplate | None, pairs: bool, owner: str)
         ValueError: an unknown name (listing the known ones), or a template whose slot count does not
             match the data (single texts for a pair template, or the reverse).
     """
-    if template is None:
-        chosen = TEMPLATES["nli" if pairs else "sentiment"]
-    elif isinstance(template, PromptTemplate):
-        chosen = template
-    elif template in TEMPLATES:
-        chosen = TEMPLATES[template]
-    else:
-        raise ValueError(f"{owner}: unknown prompt template {template!r}; the templates are {sorted(TEMPLATES)}")
+    chosen = template_named(("nli" if pairs else "sentiment") if template is None else template, owner)
     if chosen.pairs != pairs:
         has = "text pairs" if pairs else "single texts"
         raise ValueError(
@@ -196,6 +190,19 @@ def template_for(template: str | PromptTemplate | None, pairs: bool, owner: str)
             f"use a template with {'two slots' if pairs else 'one slot'}"
         )
     return chosen
+
+
+def template_named(template: str | PromptTemplate, owner: str) -> PromptTemplate:
+    """A :class:`PromptTemplate` itself, or the one of :data:`TEMPLATES` by that name.
+
+    Raises:
+        ValueError: an unknown name, listing the known ones.
+    """
+    if isinstance(template, PromptTemplate):
+        return template
+    if template in TEMPLATES:
+        return TEMPLATES[template]
+    raise ValueError(f"{owner}: unknown prompt template {template!r}; the templates are {sorted(TEMPLATES)}")
 
 
 def verbaliser_of(template: PromptTemplate, label: Any, given: Mapping[str, str] | None = None) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from mtlib.models.base import Model, softmax
-from mtlib.models.inference.prompts import PromptPlan, plan, template_for
+from mtlib.models.inference.prompts import PromptPlan, plan, template_for, template_named
 from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.labelled import parse_labelled, prepare
 from mtlib.models.training.settings import ClassifierSettings, Training, json_safe
@@ -124,20 +124,21 @@ def prompt_classifier(base: Model, train: Any, s: ClassifierSettings) -> PromptC
             f"classifier({name!r}, how='prompt'): {name} ({base.kind}) is not a causal language model; "
             "how='prompt' needs one, e.g. 'smollm2-135m'"
         )
+    owner = f"classifier({name!r}, how='prompt')"
     if train is None:
         if s.labels is None or s.calibration == "bias" or s.shots:
             raise ValueError(
-                f"classifier({name!r}, how='prompt'): without training data pass labels=[...] and "
-                f"calibration='contextual' or 'none' (got calibration={s.calibration!r}, shots={s.shots})"
+                f"{owner}: without training data pass labels=[...] and calibration='contextual' or 'none' "
+                f"(got calibration={s.calibration!r}, shots={s.shots})"
             )
+        template = template_named("sentiment" if s.template is None else s.template, owner)
         texts, pairs, y, classes = [], None, np.zeros(0, int), list(s.labels)
         held: dict[str, Any] | None = None
-        pair_data = bool(s.template is not None and template_for(s.template, True, name).pairs)
     else:
-        task = prepare(parse_labelled(train, "train", name), s, name, s.labels)
+        parsed = parse_labelled(train, "train", name)
+        template = template_for(s.template, parsed[1] is not None, owner)  # before the split: the clearer error
+        task = prepare(parsed, s, name, s.labels)
         texts, pairs, y, classes, held = task.data["texts"], task.data["pairs"], task.data["y"], task.classes, task.held
-        pair_data = pairs is not None
-    template = template_for(s.template, pair_data, f"classifier({name!r}, how='prompt')")
     rng = np.random.default_rng(s.seed)
     shot_idx = _pick(len(texts), s.shots, rng)
     shots = [(texts[i], pairs[i] if pairs else None, classes[y[i]]) for i in rng.permutation(shot_idx)]
