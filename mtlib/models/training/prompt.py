@@ -62,6 +62,15 @@ class PromptClassifier(Model):
         self.labels = list(prompt.labels)
         self.context = base.context
 
+    @property
+    def calls(self) -> int:
+        """Batches its causal LM has run (the classifier itself runs none)."""
+        return self.base.calls
+
+    @calls.setter
+    def calls(self, value: int) -> None:
+        """Nothing to count: the causal LM counts its own batches."""
+
     def label_logprobs(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> np.ndarray:
         """Uncalibrated ``log P(verbaliser | prompt)``, ``(n, k)`` (cached by the base model)."""
         return np.asarray(self.base.label_logprobs(self.plan, texts, text_pairs))  # type: ignore[attr-defined]
