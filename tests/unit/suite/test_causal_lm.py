@@ -52,3 +52,23 @@ def test_the_cli_runs_a_causal_lm_with_a_template(lm_dir, tmp_path):
     argv = ["run", str(tmp_path / "suite.json"), "--model", str(lm_dir), "--template", "sentiment", "--json", str(out)]
     assert main(argv) == 0
     assert {t["name"] for t in json.loads(out.read_text())["tests"]} == {"praise is positive", "case keeps the label"}
+
+
+def test_paired_compares_a_causal_lm_s_per_item_results_with_an_encoder_s(lm_dir, tiny_bert_dir, tmp_path, capsys):
+    from mtlib.models.factory import classifier
+    from mtlib.paired.cli import main as paired
+
+    suite = small_suite()
+    lm = suite.run(str(lm_dir), template="sentiment")
+    train = (["good film", "great film", "bad film", "awful film"] * 3, ["positive"] * 6 + ["negative"] * 6)
+    encoder = classifier(str(tiny_bert_dir), train, heldout_fraction=0)
+    enc = suite.run(encoder, name="tiny-bert head")
+    lm.save(tmp_path / "lm.json")
+    enc.save(tmp_path / "encoder.json")
+    out = tmp_path / "paired.json"
+    assert (
+        paired([str(tmp_path / "encoder.json"), str(tmp_path / "lm.json"), "--n-boot", "200", "--json", str(out)]) == 0
+    )
+    rows = json.loads(out.read_text())["rows"]
+    assert {r["task"] for r in rows} == {"praise is positive", "case keeps the label"}
+    assert all(r["n_items"] == 5 for r in rows), rows  # the five source texts, paired item by item
