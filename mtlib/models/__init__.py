@@ -10,13 +10,15 @@ ever):
 - ``embed(texts)``: sentence embeddings, shape ``(n, d)``;
 - ``classify(texts, text_pairs=None)``: class probabilities ``(n, k)`` with
   named labels (``model.labels``); ``score`` and ``log_odds`` of one label;
+- ``label_logprobs(plan, texts, text_pairs=None)`` (causal LMs such as ``smollm2-135m``): each label's
+  verbaliser log-probability after a prompt, batched with the prompt's shared prefix computed once;
 - ``features(texts, text_pairs=None, layer=..., spans=...)`` (transformers):
   from one forward pass, the pooled last layer, the class probabilities and,
   for each requested substring, the mean of its word pieces' hidden states.
 
 :func:`classifier` turns any model into a classifier for a task, with its
-own head (``native``), a head on frozen features (``head``) or by training
-the model itself (``finetune``).
+own head (``native``), a head on frozen features (``head``), by training
+the model itself (``finetune``) or, for a causal LM, by prompting (``prompt``).
 """
 
 # The adapters register the model families on import, and resolution asks them which family a folder
@@ -34,6 +36,7 @@ _face = Face(
         "weights.resolve": ["Resolved", "folder_kind", "registered", "resolve"],
         "weights.identity": ["file_digest", "model_identity"],
         "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
+        "inference.prompts": ["PromptTemplate", "TEMPLATES"],
         "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
         "capabilities": ["ADAPTERS"],
         "adapters": [
@@ -46,6 +49,7 @@ _face = Face(
             "SentenceTransformerModel",
             "StaticVectorsModel",
             "TransformerModel",
+            "CausalLMModel",
             "WordPieceStaticModel",
             "wrap",
         ],
@@ -54,6 +58,7 @@ _face = Face(
         "training.heads": ["LinearHead", "MLPHead", "pair_features"],
         "training.settings": ["ClassifierSettings", "Training"],
         "training.native": ["NativeClassifier"],
+        "training.prompt": ["PromptClassifier"],
         "training.frozen": ["HeadClassifier", "frozen_features"],
         "training.finetune": ["FineTunedClassifier"],
         "training.siamese": ["pair_logit_matrix"],

@@ -55,6 +55,8 @@ class Capabilities:
         trains_word_embeddings: Whether a fine-tune trains its word-embedding matrix by default (a
             static table is the whole encoder; a transformer's stays frozen, :func:`trains_embeddings`).
         keeps_own_head: A fine-tune keeps the model's own classification layer (recorded as ``"native"``).
+        prompts: It classifies by prompting (a causal language model): :func:`mtlib.models.classifier` builds
+            its classifier with ``how="prompt"``.
 
     Example:
         >>> Capabilities(finetune="encoder").can_finetune
@@ -70,6 +72,7 @@ class Capabilities:
     finetune_lr: float = 2e-5
     trains_word_embeddings: bool = False
     keeps_own_head: bool = False
+    prompts: bool = False
 
     def __post_init__(self) -> None:
         if self.finetune is not None and self.finetune not in FINETUNE_WAYS:

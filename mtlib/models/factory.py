@@ -10,6 +10,10 @@ notebook, and hands over to one small builder per way:
 - ``how="head"`` (:mod:`mtlib.models.training.frozen`): the encoder stays frozen; its
   cached ``embed`` gives the features once (pairs: ``[u, v, |u - v|, u * v]``)
   and a linear (logistic-regression) or MLP head is trained on them;
+- ``how="prompt"`` (:mod:`mtlib.models.training.prompt`): a causal language model answers a prompt
+  per input; each label's verbaliser log-probability, calibrated, gives the class probabilities. A causal
+  LM asked for ``auto``, ``native`` or ``head`` gets this way too (it has neither a head nor sentence
+  embeddings), and its ``training.how`` says ``"prompt"``;
 - ``how="finetune"`` (:mod:`mtlib.models.training.finetune`): encoder and head are trained
   together through :func:`mtlib.models.training.loop.fit`, seeded, with
   length-bucketed batches padded to their longest member; pairs go through the
@@ -37,6 +41,7 @@ from mtlib.models.training.frozen import HeadClassifier, frozen_features, head_c
 from mtlib.models.training.heads import MLPHead
 from mtlib.models.training.labelled import parse_labelled, prepare
 from mtlib.models.training.native import NativeClassifier, native_classifier
+from mtlib.models.training.prompt import PromptClassifier, prompt_classifier
 from mtlib.models.training.settings import HOWS, ClassifierSettings, Training, cache_settings
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.training.store import cache_key, data_digest, memo, remember
@@ -48,6 +53,7 @@ __all__ = [
     "FineTunedClassifier",
     "HeadClassifier",
     "NativeClassifier",
+    "PromptClassifier",
     "Training",
     "classifier",
     "frozen_features",
@@ -73,8 +79,10 @@ def classifier(
             ``(texts, text_pairs, labels)``. Labels are any hashable values.
             Optional for ``how="native"`` (then it only measures accuracy).
         how: ``"native"`` (the model's own head), ``"head"`` (frozen encoder,
-            trained head), ``"finetune"`` (encoder and head trained together)
-            or ``"auto"`` (native if the model has its own head, else head).
+            trained head), ``"finetune"`` (encoder and head trained together),
+            ``"prompt"`` (a causal LM answering a prompt; options ``template``, ``calibration``,
+            ``shots``, ``verbalisers``, ``chat``) or ``"auto"`` (prompt for a causal LM, native if the
+            model has its own head, else head).
         settings: A :class:`~mtlib.models.training.settings.ClassifierSettings`; keyword ``options`` override
             its fields.
         context: The run's :class:`~mtlib.utils.context.RunContext`: the device training runs on and where a
@@ -113,8 +121,12 @@ def classifier(
     ctx = load_context(context or getattr(model, "context", None), s.device)
     base = model if isinstance(model, Model) else load(str(model), context=ctx)
     name = base.name
+    if base.capabilities.prompts and how in ("auto", "native", "head"):
+        how = "prompt"  # a causal LM has no head and no sentence embeddings: it answers a prompt
     if how == "auto":
         how = "native" if base.labels else "head"
+    if how == "prompt":
+        return prompt_classifier(base, train, s)
     if how == "native":
         return native_classifier(base, train, s.valid, s.labels)
     _check_trainable(base, how, train)

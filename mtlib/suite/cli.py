@@ -200,7 +200,13 @@ def _parser() -> argparse.ArgumentParser:
         "--labels",
         type=_labels,
         metavar="A,B",
-        help="class names of the columns of a function returning class probabilities (n, k)",
+        help="class names of the columns of a function returning class probabilities (n, k); for a causal LM, "
+        "the classes its prompt answers for",
+    )
+    run.add_argument(
+        "--template",
+        help="a causal LM's prompt template (sentiment, nli, hypernym, ...; default sentiment): the model "
+        "answers a prompt per text, calibrated contextually",
     )
     score = sub.add_parser(
         "score",
@@ -278,7 +284,7 @@ def _command(args: argparse.Namespace, state: dict[str, Any]) -> int:
         model = load_model_spec(args.model)
         if args.name is None and not isinstance(model, str):
             args.name = args.model  # FILE.py:NAME says more than the object's class name
-        options = {"timeout": args.timeout, "labels": args.labels}
+        options = {"timeout": args.timeout, "labels": args.labels, "template": args.template}
     return _report(suite.run(model, name=args.name, positive_label=args.positive_label, **options), args)
 
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from mtlib.models.adapters.objects import wrap
 from mtlib.models.base import label_position
+from mtlib.models.factory import classifier
 from mtlib.models.loading import load
 from mtlib.relations.errors import MtlibInputError, check_texts, refuse
 from mtlib.relations.scorers import check_outputs
@@ -216,13 +217,38 @@ def load_by_name(name: str) -> Any:
         ) from err
 
 
-def as_model(model: Any, positive_label: Any = None) -> Any:
+def prompted(model: Any, template: Any, labels: Sequence[Any] | None) -> Any:
+    """A causal LM (loaded, or a registry name's) as a classifier by prompt; any other model as it is.
+
+    A suite has no training data, so the prompt classifier is calibrated contextually (Zhao et al. 2021:
+    a content-free input scores every label alike; :mod:`mtlib.models.training.prompt`).
+
+    Raises:
+        MtlibInputError: a ``template`` given for a model that is not a causal LM.
+    """
+    if not getattr(getattr(model, "capabilities", None), "prompts", False):
+        if template is not None:
+            raise MtlibInputError(
+                f"template={template!r} is for a causal language model (e.g. 'smollm2-135m'); "
+                f"{getattr(model, 'name', type(model).__name__)!r} is not one",
+                argument="template",
+            )
+        return model
+    classes = list(labels) if labels else ["negative", "positive"]
+    return classifier(model, how="prompt", template=template, labels=classes, calibration="contextual")
+
+
+def as_model(model: Any, positive_label: Any = None, template: Any = None, labels: Sequence[Any] | None = None) -> Any:
     """A registry name loaded, an object with ``score(texts)`` by that method, the rest through ``wrap``.
 
-    See :func:`mtlib.models.adapters.wrap` for what it accepts.
+    A causal LM (by name, or loaded) answers a prompt: ``template`` (default: ``sentiment``) with one
+    verbaliser per class of ``labels`` (default: negative, positive). See :func:`mtlib.models.adapters.wrap`
+    for what else it accepts.
     """
     if isinstance(model, str):
-        return load_by_name(model)
+        return prompted(load_by_name(model), template, labels)
+    if template is not None or getattr(getattr(model, "capabilities", None), "prompts", False):
+        return prompted(model, template, labels)
     try:
         return wrap(model, positive_label)
     except TypeError:
@@ -257,6 +283,9 @@ class ScoreMemo:
             probabilities ``(n, k)`` (or, with two labels, the second one's probability ``(n,)``).
         function_labels: The same for a plain function when ``labels`` is not given (a suite's
             own ``labels``); a model with labels of its own keeps them.
+        template: For a causal LM: its prompt template (a name of
+            :data:`mtlib.models.inference.prompts.TEMPLATES`; default ``sentiment``), whose verbalisers
+            answer for ``labels`` (else ``function_labels``, else negative, positive).
 
     Attributes:
         model: What is scored (after loading / wrapping).
@@ -277,10 +306,11 @@ class ScoreMemo:
         timeout: float | None = None,
         labels: Any = None,
         function_labels: Sequence[Any] | None = None,
+        template: Any = None,
     ) -> None:
         self.timeout = check_timeout(timeout, "Suite.run")
         given = check_labels(labels, "Suite.run")
-        self.model = as_model(model, positive_label)
+        self.model = as_model(model, positive_label, template, given or function_labels)
         self.is_classifier = hasattr(self.model, "classify") and hasattr(self.model, "labels")
         if not self.is_classifier and (given or function_labels):
             self.model, self.is_classifier = LabelledFunction(self.model, given or function_labels or []), True

@@ -302,6 +302,7 @@ class Suite:
         positive_label: Any = None,
         timeout: float | None = None,
         labels: Sequence[Any] | None = None,
+        template: str | None = None,
     ) -> SuiteResult:
         """Run every test on one model (every unique text scored once).
 
@@ -314,7 +315,11 @@ class Suite:
             timeout: The most seconds one model call (one batch of texts) may take; ``None``
                 (the default) waits for ever. A call past it is abandoned (see :mod:`mtlib.suite.memo`).
             labels: Class names of a plain function's columns (default: the suite's ``labels``):
-                the function's ``(n, k)`` output is then read as class probabilities.
+                the function's ``(n, k)`` output is then read as class probabilities. For a causal LM: the
+                classes its prompt's verbalisers answer for (default: the suite's, else negative, positive).
+            template: A causal LM's prompt template (a name of :data:`mtlib.models.inference.prompts.TEMPLATES`,
+                default ``sentiment``); it then classifies by prompt, calibrated contextually
+                (:func:`mtlib.suite.memo.prompted`).
 
         Returns:
             A :class:`SuiteResult`; its ``model_calls`` counts the batches the model itself ran.
@@ -331,7 +336,9 @@ class Suite:
         """
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise refuse("Suite.run", "name", "a non-empty text (str) or None", name)
-        memo = ScoreMemo(model, positive_label, timeout=timeout, labels=labels, function_labels=self.labels)
+        memo = ScoreMemo(
+            model, positive_label, timeout=timeout, labels=labels, function_labels=self.labels, template=template
+        )
         owner = f"the labels of model {memo.name!r}"
         hint = "" if memo.is_classifier else " (a function's score is read as P(positive); give labels= for others)"
         for test in self.tests:

@@ -17,6 +17,7 @@ object family).
 # the registry of families: importing a family module registers it in mtlib.models.capabilities.ADAPTERS
 # (one line per family; mtlib.models imports this package, so every family is known before any resolution)
 from mtlib.models.adapters import (  # noqa: F401
+    causal_lm,
     hf_classifier,
     hf_encoder,
     lexicon,
@@ -31,6 +32,7 @@ _face = Face(
     __name__,
     {
         "transformer": ["TransformerModel"],
+        "causal_lm": ["CausalLMModel"],
         "sentence_transformers": ["SentenceTransformerModel"],
         "hf_encoder": ["HFEncoderModel"],
         "hf_classifier": ["HFClassifierModel"],

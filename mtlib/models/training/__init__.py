@@ -14,7 +14,8 @@ Lowest first:
 - :mod:`~mtlib.models.training.networks`, :mod:`~mtlib.models.training.finetune`,
   :mod:`~mtlib.models.training.siamese`: the trainable networks, fine-tuning them, the siamese matrix form;
 - :mod:`~mtlib.models.training.pair_matrix`: a frozen head's predictions on every ordered word pair, in matrix form;
-- :mod:`~mtlib.models.training.native`: a model's own classification head as a classifier.
+- :mod:`~mtlib.models.training.native`: a model's own classification head as a classifier;
+- :mod:`~mtlib.models.training.prompt`: a causal language model as a classifier by prompting, calibrated.
 """
 
 from mtlib.utils.faces import Face
@@ -35,6 +36,7 @@ _face = Face(
         "siamese": [],
         "pair_matrix": [],
         "native": [],
+        "prompt": [],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

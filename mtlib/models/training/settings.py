@@ -26,6 +26,7 @@ from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "ARCHITECTURES",
+    "CALIBRATIONS",
     "HOWS",
     "SELECT_BY",
     "OLD_HEADS",
@@ -39,7 +40,10 @@ __all__ = [
     "trains_embeddings",
 ]
 
-HOWS = ("auto", "native", "head", "finetune")
+HOWS = ("auto", "native", "head", "finetune", "prompt")
+#: How a prompt classifier (``how="prompt"``) is calibrated: a per-label bias fitted on the training split by
+#: maximum likelihood, contextual calibration (Zhao et al. 2021: divide by the answer to a content-free input), none.
+CALIBRATIONS = ("bias", "contextual", "none")
 #: How a fine-tuned transformer pools a text: the mean of its tokens, or the first token.
 POOLINGS = ("mean", "first")
 #: How a fine-tuned transformer reads a text pair: one input through the pair encoding (``cross``), or each text
@@ -97,6 +101,13 @@ class ClassifierSettings:
         architecture: Fine-tuning text pairs with a transformer: ``"cross"`` (one pair encoding) or
             ``"siamese"`` (each text encoded on its own, mean-pooled without normalisation, the head on
             ``[u, v, |u - v|, u * v]``: a vocabulary's every ordered pair is then scored in matrix form).
+        template: ``how="prompt"``: a prompt template's name (:data:`mtlib.models.inference.prompts.TEMPLATES`)
+            or a :class:`~mtlib.models.inference.prompts.PromptTemplate`; None: ``sentiment`` for single
+            texts, ``nli`` for pairs.
+        calibration: ``how="prompt"``: one of :data:`CALIBRATIONS`.
+        shots: ``how="prompt"``: examples of the training split shown before each query, drawn with ``seed``.
+        verbalisers: ``how="prompt"``: ``{label: word}`` over the template's own verbalisers.
+        chat: ``how="prompt"``: render through the model's chat template (False: a plain prompt).
     """
 
     head: str = "linear"
@@ -122,6 +133,11 @@ class ClassifierSettings:
     patience: int | None = None
     select_by: str = "accuracy"
     architecture: str = "cross"
+    template: Any = None
+    calibration: str = "bias"
+    shots: int = 0
+    verbalisers: dict[str, str] | None = None
+    chat: bool = True
 
     @classmethod
     def from_options(
@@ -173,6 +189,10 @@ class ClassifierSettings:
             raise ValueError(
                 f"{where}: patience must be a whole number of evaluations >= 1 or None; got {self.patience!r}"
             )
+        if self.calibration not in CALIBRATIONS:
+            raise ValueError(f"{where}: calibration must be one of {', '.join(CALIBRATIONS)}; got {self.calibration!r}")
+        if not _whole(self.shots, 0):
+            raise ValueError(f"{where}: shots must be a whole number of examples >= 0; got {self.shots!r}")
         if self.select_by not in SELECT_BY:
             raise ValueError(f"{where}: select_by must be one of {', '.join(SELECT_BY)}; got {self.select_by!r}")
         if self.architecture not in ARCHITECTURES:

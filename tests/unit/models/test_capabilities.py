@@ -70,7 +70,8 @@ def test_the_built_in_families_declare_what_they_can_do():
     assert caps["hf-classifier"].keeps_own_head and caps["hf-classifier"].finetune_lr == 2e-5
     assert not caps["lexicon"].can_finetune and not caps["gensim"].can_finetune
     resolvers = {c.resolves for c in caps.values() if c.resolve is not None}
-    assert resolvers == {"wordpiece-static", "lexicon", "gensim", "packaged-vectors"}  # transformers: folders
+    assert resolvers == {"wordpiece-static", "lexicon", "gensim", "packaged-vectors", "gguf"}  # transformers: folders
+    assert caps["causal-lm"].prompts and not caps["causal-lm"].can_finetune
     with pytest.raises(ValueError, match="finetune='sideways'"):
         Capabilities(finetune="sideways")
 
