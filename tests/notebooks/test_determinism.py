@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from mtlib.run.results import TIMING_PREFIX
-from tests.smoke_runs import PAIRED_IN_TEST_DASK  # 01 and 04: two fresh-cache runs compared in test_dask.py
+from tests.smoke_runs import UNPAIRED  # 01 and 04: two fresh-cache runs compared in test_dask.py; 00 as a script
 
 ROOT = Path(__file__).resolve().parents[2]
 # `make test` runs pytest on two workers: these share the smoke runs of test_notebooks.py on one worker
 pytestmark = pytest.mark.xdist_group("smoke")
-EXPERIMENTS = sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if not p.name.startswith("00_"))
+EXPERIMENTS = sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if p.stem[:2] not in UNPAIRED)
 
 
 def metric_differences(a: dict, b: dict) -> list[str]:
@@ -48,9 +48,7 @@ def test_metric_differences_skips_only_timing():
 
 
 @pytest.mark.notebook
-@pytest.mark.parametrize(
-    "path", [p for p in EXPERIMENTS if p.stem[:2] not in PAIRED_IN_TEST_DASK], ids=lambda p: p.stem
-)
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
 def test_two_smoke_runs_with_fresh_caches_agree(path, smoke_runs):
     number = path.stem[:2]
     a, b = smoke_runs.get(number, "a"), smoke_runs.get(number, "b")
@@ -64,3 +62,25 @@ def test_two_smoke_runs_with_fresh_caches_agree(path, smoke_runs):
     diff = metric_differences(ma, mb)
     assert not diff, f"{path.stem}: {len(diff)} non-timing metric(s) differ between two runs:\n" + "\n".join(diff)
     assert len([k for k in ma if not k.startswith(TIMING_PREFIX)]) > 3  # something real was compared
+
+
+def test_run_b_is_made_only_for_the_notebooks_compared_here(tmp_path, monkeypatch):
+    """A paired session starts run ``b`` beside ``a`` for 02, 03, ... only; 00, 01 and 04 get run ``a`` alone."""
+    from tests.smoke_runs import SmokeRun, SmokeRuns
+
+    started: list[tuple[str, tuple[str, ...]]] = []
+
+    def fake_run(self, number, which):
+        started.append((number, which))
+        for w in which:
+            self.done[number, w] = SmokeRun(number, tmp_path, 0, "")
+
+    monkeypatch.setattr(SmokeRuns, "_run", fake_run)
+    runs = SmokeRuns(tmp_path, pairs=True)
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        if path.stem != "00_template":
+            runs.get(path.stem[:2])
+    compared = {p.stem[:2] for p in EXPERIMENTS}
+    assert {n for n, which in started if which == ("a", "b")} == compared
+    assert {n for n, which in started if which == ("a",)} == {"00", "01", "04"}
+    assert compared and not compared & {"00", "01", "04"}
