@@ -18,7 +18,8 @@ Resolution, once per context (:meth:`RunContext.resolve`):
 - ``backend``: ``torch`` (default) or ``onnx``; ``"auto"`` reads ``$MTLIB_BACKEND``, else torch;
 - ``threads``: the threads the runner planned for this process (``$MTLIB_THREADS``), else None (the process's
   own pool sizes);
-- ``cache_dir``: ``$MTLIB_CACHE``, else ``~/.cache/mtlib`` (:func:`mtlib.utils.cache.cache_root`).
+- ``cache_dir``: ``$MTLIB_CACHE``, else ``~/.cache/mtlib`` (:func:`mtlib.utils.cache.default_cache_dir`, the one
+  reader of ``$MTLIB_CACHE``); every function that caches takes this folder.
 """
 
 from __future__ import annotations

@@ -82,3 +82,20 @@ def test_log_odds_orders_like_the_probability_without_saturating(kind):
     np.testing.assert_allclose(lo, np.log(p) - np.log1p(-p), rtol=1e-4, atol=1e-4)
     far = head.log_odds(X[:3] * 0 + 40.0, "pos")
     assert np.all(np.isfinite(far)) and np.all(far > 10)
+
+
+def test_a_head_caches_in_the_folder_it_is_given_and_only_there(tmp_path, monkeypatch):
+    from mtlib.utils.cache import default_cache_dir
+
+    X, y = _blobs(seed=8)
+    folder = tmp_path / "run-cache"
+    head = probes.train_head(X, y, seed=0, cache_dir=folder)
+    assert (folder / "heads" / head.key / "head.json").is_file()
+    assert not (default_cache_dir() / "heads" / head.key).exists()  # the default folder is not read or written
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("retrained instead of reading the given folder")
+
+    monkeypatch.setattr(probes, "make_head", refuse)
+    again = probes.train_head(X, y, seed=0, cache_dir=folder)
+    assert again.key == head.key and again.accuracy == head.accuracy
