@@ -134,7 +134,7 @@ def classifier(
         return known
     build = head_classifier if how == "head" else finetuned_classifier
     clf = build(base, task, keyed, key, s, device)
-    clf.context = base.context  # its outputs are cached where its encoder's are
+    clf.run_in(base.context)  # on its own device, in its encoder's numerics and cache folder
     clf.training.data_sha256 = data_digest(task.texts, task.pairs, task.labels)
     return remember(key, clf) if s.use_cache else clf
 

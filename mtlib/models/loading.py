@@ -60,11 +60,7 @@ def build(
             f"no adapter for kind {resolved.kind!r} of {resolved.name!r}; known kinds: {sorted(ADAPTERS)}"
         )
     model = ADAPTERS[resolved.kind](resolved, ctx.device, use_cache)
-    model.context = ctx
-    if model.precisions:
-        model.set_precision(ctx.precision)
-    if model.backends:
-        model.set_backend(ctx.backend)
+    model.run_in(ctx)  # its one place of numerics: the run's precision, backend and cache folder, its own device
     return model
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.utils.batching import resolve_device
-from mtlib.utils.cache import cache_root
+from mtlib.utils.cache import cache_root, default_cache_dir
 from mtlib.utils.choices import AUTO, resolve_setting
 from mtlib.utils.threads import THREADS_ENV
 
@@ -163,7 +163,7 @@ class RunContext:
     precision: str = DEFAULT_PRECISION
     backend: str = "torch"
     threads: int | None = None
-    cache_dir: Path = field(default_factory=cache_root)
+    cache_dir: Path = field(default_factory=default_cache_dir)
 
     @classmethod
     def resolve(

@@ -104,7 +104,7 @@ class FineTunedClassifier(Model):
         self.encoder: Any = None
         self.max_tokens = 65536 if device.startswith("cuda") else 2048
         #: Predictions run in the base model's precision (fp32 by default); their cache keys say so.
-        self.precision = getattr(base, "precision", None) or "fp32"
+        self.set_precision(getattr(base, "precision", None) or "fp32")
 
     def _build(self) -> None:
         s = self.training.settings
