@@ -17,7 +17,9 @@ Resolution, once per context (:meth:`RunContext.resolve`):
   (which ``python -m mtrun --precision`` gives the notebooks it starts), else fp32;
 - ``backend``: ``torch`` (default) or ``onnx``; ``"auto"`` reads ``$MTLIB_BACKEND``, else torch;
 - ``threads``: the threads the runner planned for this process (``$MTLIB_THREADS``), else None (the process's
-  own pool sizes);
+  own pool sizes); recorded, and applied by the runner to the kernel's environment as it starts (its pools are
+  sized before any mtlib code runs). Within a process, a fit too small for many threads limits its own
+  (the MLP head, :meth:`mtlib.models.training.heads.MLPHead.fit`); no notebook limits threads;
 - ``cache_dir``: ``$MTLIB_CACHE``, else ``~/.cache/mtlib`` (:func:`mtlib.utils.cache.default_cache_dir`, the one
   reader of ``$MTLIB_CACHE``); every function that caches takes this folder.
 """

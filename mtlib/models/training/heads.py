@@ -33,6 +33,7 @@ from mtlib.models.training.logistic import binary_logistic_dual
 from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 from mtlib.utils.inputs import check_seed
+from mtlib.utils.threads import cpu_threads, limit_threads
 
 __all__ = [
     "FORMAT",
@@ -239,7 +240,9 @@ class MLPHead:
         hidden: Hidden layer sizes, e.g. ``(500, 100)``.
         epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.models.training.loop.fit`.
         seed: Seeds initialisation and shuffling.
-        device: Where to train (predictions run on CPU).
+        device: Where to train (predictions run on CPU). On the CPU, :meth:`fit` trains with one thread in
+            torch and in the BLAS pools (:func:`~mtlib.utils.threads.limit_threads`): its many tiny steps only
+            wait for each other on more, up to 10x slower on a busy machine; the caller limits nothing.
     """
 
     kind = "mlp"
@@ -301,17 +304,18 @@ class MLPHead:
         def step_loss(net, idx, device):
             return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
 
-        log = fit(
-            self.net,
-            len(Xs),
-            step_loss,
-            epochs=self.epochs,
-            batch_size=self.batch_size,
-            lr=self.lr,
-            weight_decay=self.weight_decay,
-            seed=self.seed,
-            device=self.device,
-        )
+        with limit_threads(cpu_threads(self.device)):  # many tiny steps: one thread on a CPU, none on a GPU
+            log = fit(
+                self.net,
+                len(Xs),
+                step_loss,
+                epochs=self.epochs,
+                batch_size=self.batch_size,
+                lr=self.lr,
+                weight_decay=self.weight_decay,
+                seed=self.seed,
+                device=self.device,
+            )
         self.losses = log.losses
         self.net.to("cpu")
         return self

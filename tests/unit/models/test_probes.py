@@ -99,3 +99,25 @@ def test_a_head_caches_in_the_folder_it_is_given_and_only_there(tmp_path, monkey
     monkeypatch.setattr(probes, "make_head", refuse)
     again = probes.train_head(X, y, seed=0, cache_dir=folder)
     assert again.key == head.key and again.accuracy == head.accuracy
+
+
+def test_an_mlp_head_trains_with_one_thread_on_a_cpu_and_restores_the_pools(monkeypatch):
+    """The MLP head limits its own threads (its many tiny steps); no caller wraps it in limit_threads."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from mtlib.models.training import heads
+
+    seen: list[tuple[int, list[int]]] = []
+    real_fit = heads.fit
+
+    def watching(*args, **kwargs):
+        seen.append((torch.get_num_threads(), [pool["num_threads"] for pool in threadpool_info()]))
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(heads, "fit", watching)
+    before = torch.get_num_threads()
+    X, y = _blobs(seed=9)
+    probes.train_head(X, y, kind="mlp", seed=0, epochs=2, use_cache=False, device="cpu")
+    assert len(seen) == 1 and seen[0][0] == 1 and set(seen[0][1]) <= {1}
+    assert torch.get_num_threads() == before
