@@ -213,7 +213,7 @@ def _check_init(init: Model, base: Model, how: str, head: str, labels: Sequence[
         )
     if owner.identity != base.identity:
         raise ValueError(f"classifier({name!r}, init=...): init was trained on {owner.name}, not {name}")
-    trained_pairs = init.training.settings["pairs"]
+    trained_pairs = init.training.pairs
     if trained_pairs != pairs:
         raise ValueError(
             f"classifier({name!r}, init=...): init was trained on "

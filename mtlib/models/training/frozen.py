@@ -129,8 +129,8 @@ class HeadClassifier(Model):
         return frozen_features(self.encoder, list(texts), list(text_pairs) if text_pairs is not None else None)
 
     def _check_pairs(self, text_pairs: Sequence[str] | None) -> None:
-        if (text_pairs is not None) != self.training.settings["pairs"]:
-            trained = "text pairs" if self.training.settings["pairs"] else "single texts"
+        if (text_pairs is not None) != self.training.pairs:
+            trained = "text pairs" if self.training.pairs else "single texts"
             raise ValueError(f"{self.name} was trained on {trained}; call it the same way")
 
     def _predict(self, texts: Sequence[str], text_pairs: Sequence[str] | None, logits: bool) -> np.ndarray:

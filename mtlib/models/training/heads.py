@@ -38,6 +38,9 @@ from mtlib.utils.threads import cpu_threads, limit_threads
 __all__ = [
     "FORMAT",
     "HEADS",
+    "MLP_BATCH",
+    "MLP_EPOCHS",
+    "MLP_LR",
     "LinearHead",
     "MLPHead",
     "load_head",
@@ -233,6 +236,11 @@ class LinearHead:
         self.coef_, self.intercept_ = arrays["coef"], arrays["intercept"]
 
 
+#: An MLP head's training defaults (epochs, learning rate, batch size): written here once, read by
+#: :func:`mtlib.models.training.settings.resolved_hyper` for the classifier factory.
+MLP_EPOCHS, MLP_LR, MLP_BATCH = 30, 1e-3, 64
+
+
 class MLPHead:
     """A torch MLP (ReLU between ``hidden`` layers) on standardised :func:`stable_features`, in float64.
 
@@ -250,9 +258,9 @@ class MLPHead:
     def __init__(
         self,
         hidden: tuple[int, ...] = (500, 100),
-        epochs: int = 30,
-        batch_size: int = 64,
-        lr: float = 1e-3,
+        epochs: int = MLP_EPOCHS,
+        batch_size: int = MLP_BATCH,
+        lr: float = MLP_LR,
         weight_decay: float = 1e-4,
         seed: int = 0,
         device: str = "auto",
