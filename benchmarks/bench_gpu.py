@@ -174,7 +174,7 @@ def bench_finetune(folder: Path, device: str, small: bool) -> None:
         "tokens/s",
         train_examples=n_train,
         seconds=seconds,
-        precision=clf.training.settings.get("numerics", {}).get("training", {}).get("precision", "fp32"),
+        precision=clf.training.recorded().get("numerics", {}).get("training", {}).get("precision", "fp32"),
         heldout_accuracy=clf.training.heldout_accuracy,
     )
 

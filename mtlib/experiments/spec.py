@@ -58,6 +58,7 @@ from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
 __all__ = [
     "CELL_HEADER",
     "CHECKED_ENV",
+    "CLASSIFIER_HELDOUT",
     "RUNNER_SET",
     "SET_BY_EXPERIMENT",
     "Parameter",
@@ -79,6 +80,11 @@ RUNNER_SET = ("profile", "out_dir")
 #: Fields of :class:`~mtlib.models.ClassifierSettings` that an experiment sets itself (its data split, seed,
 #: device, cache): a profile's training block may set every other one.
 SET_BY_EXPERIMENT = ("labels", "valid", "heldout_fraction", "seed", "device", "use_cache", "init")
+
+#: The share of ``train`` the notebooks' classifiers hold out for their held-out accuracy when the data has no
+#: validation split (notebooks 01, 02, 03 read it as ``spec.classifier_heldout``): one value, declared here. The
+#: factory's own default, for a user's call, is ``ClassifierSettings.heldout_fraction`` (0.1).
+CLASSIFIER_HELDOUT = 0.2
 
 S = TypeVar("S", bound="Spec")
 
@@ -209,6 +215,8 @@ class Spec:
     model_keyed: ClassVar[tuple[str, ...]] = ()
     #: Dict parameters that are training blocks, checked as ClassifierSettings by :meth:`validate`.
     training_blocks: ClassVar[tuple[str, ...]] = ()
+    #: The held-out share of a classifier's training data without a validation split (:data:`CLASSIFIER_HELDOUT`).
+    classifier_heldout: ClassVar[float] = CLASSIFIER_HELDOUT
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper (selects sizes and models)")
     device: str = param("auto", "non-empty", "torch device: auto (cuda, then mps, then cpu), cpu, cuda or mps")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import numpy as np
 from mtlib.models.capabilities import Capabilities
 from mtlib.models.inference.numerics import numerics_parts
 from mtlib.utils.cache import ArrayCache
-from mtlib.utils.context import RunContext
+from mtlib.utils.context import RunContext, resolve_backend, resolve_precision
 from mtlib.utils.inputs import check_texts
 
 #: When set, every batch a model sends through its network appends ``<model name><TAB><batches>`` to this
@@ -123,10 +123,15 @@ class Features:
 class Model:
     """Common interface of every adapter.
 
+    Its numerics live in one place, :attr:`context`: ``device``, ``precision`` and ``backend`` read it.
+
     Attributes:
         name: Registry name or path given to :func:`mtlib.models.load`.
         identity: Weights identity used in cache keys.
-        device: Resolved torch device (``"cpu"`` for non-torch models).
+        context: The run context it runs in (:meth:`run_in`; :func:`mtlib.models.loading.build` places every
+            loaded model in its run's): its device, precision, backend and the cache folder of its outputs.
+            A model built directly runs in the defaults (fp32, torch, the default cache folder) on its device.
+        device: Resolved torch device (``"cpu"`` for non-torch models): ``context.device``.
         labels: Class names for :meth:`classify` (empty for encoders).
         calls: Number of batches sent through the underlying model; tests
             and benchmarks read it to check the cache.
@@ -135,10 +140,11 @@ class Model:
             ``can_finetune`` reads it.
         backends: The backends :meth:`embed` can run on (:mod:`mtlib.models.inference.backends`);
             empty for a model that runs no network (word vectors, lexicons), which a backend does not concern.
-        backend: The backend :meth:`embed` runs on, ``None`` when ``backends`` is empty.
+        backend: The backend :meth:`embed` runs on (``context.backend``), ``None`` when ``backends`` is empty.
         precisions: The precisions its forward passes can run in (:mod:`mtlib.models.inference.numerics`); empty for a
             model that runs no network, whose outputs the precision does not concern.
-        precision: The precision its forward passes run in, ``None`` when ``precisions`` is empty.
+        precision: The precision its forward passes run in (``context.precision``), ``None`` when ``precisions``
+            is empty.
     """
 
     kind: str = "model"
@@ -153,15 +159,13 @@ class Model:
                 setattr(cls, entry, _checking_texts(method, entry))
 
     backends: tuple[str, ...] = ()
-    backend: str | None = None
     precisions: tuple[str, ...] = ()
-    precision: str | None = None
-    #: The run context it was loaded in (:func:`mtlib.models.loading.build` sets it): its cache folder
-    #: holds this model's outputs, and a classifier trained on it runs in it unless given another.
-    context: RunContext | None = None
 
     def __init__(self, name: str, identity: str, device: str = "cpu", use_cache: bool = True) -> None:
-        self.name, self.identity, self.device = name, identity, device
+        self.name, self.identity = name, identity
+        #: The one place of its numerics (and of its cache folder); a classifier trained on it runs in it
+        #: unless given another.
+        self.context = RunContext(device=device)
         self.labels: list[Any] = []
         self.use_cache = use_cache
         self._calls = 0
@@ -183,6 +187,64 @@ class Model:
                 fh.write(f"{self.name}\t{value - self.calls}\n")
         self._calls = value
 
+    @property
+    def device(self) -> str:
+        """Where it runs: its context's device."""
+        return self.context.device
+
+    @device.setter
+    def device(self, device: str) -> None:
+        self.context = replace(self.context, device=device)
+
+    @property
+    def precision(self) -> str | None:
+        """What its forward passes run in (its context's precision); None for a model that runs no network."""
+        return self.context.precision if self.precisions else None
+
+    @property
+    def backend(self) -> str | None:
+        """What :meth:`embed` runs on (its context's backend); None for a model that runs no network."""
+        return self.context.backend if self.backends else None
+
+    def set_precision(self, precision: str | None) -> None:
+        """Run its forward passes in ``precision`` (``"auto"`` / None: ``$MTLIB_PRECISION``, else fp32).
+
+        Raises:
+            ValueError: an unknown precision, or one this model cannot run in (naming its precisions).
+        """
+        chosen = resolve_precision(precision)
+        if chosen not in self.precisions:
+            raise ValueError(f"{self.name}: precision={chosen!r}; it runs in {list(self.precisions) or 'no network'}")
+        self.context = replace(self.context, precision=chosen)
+
+    def set_backend(self, backend: str | None) -> None:
+        """Run :meth:`embed` on ``backend`` (``"auto"`` / None: ``$MTLIB_BACKEND``, else torch).
+
+        Raises:
+            ValueError: an unknown backend, or one this model cannot run on (naming its backends).
+        """
+        chosen = resolve_backend(backend)
+        if chosen not in self.backends:
+            raise ValueError(f"{self.name}: backend={chosen!r}; it runs on {list(self.backends) or 'no network'}")
+        self.context = replace(self.context, backend=chosen)
+
+    def run_in(self, context: RunContext) -> None:
+        """Run in ``context``: its cache folder, precision and backend (those this model has), on its own device.
+
+        A model that runs no network keeps fp32 and torch in its context (its outputs do not depend on them).
+
+        Raises:
+            ValueError: a precision or backend this model cannot run in (:meth:`set_precision`,
+                :meth:`set_backend`: a transformer refuses a precision other than fp32 on ONNX).
+        """
+        self.context = replace(
+            context, device=self.device, precision=self.context.precision, backend=self.context.backend
+        )
+        if self.precisions:
+            self.set_precision(context.precision)
+        if self.backends:
+            self.set_backend(context.backend)
+
     def numerics_parts(self) -> tuple[str, ...]:
         """What the cache keys of this model's outputs add for its numerics (device class, precision).
 
@@ -200,9 +262,9 @@ class Model:
         return self._caches[op]
 
     @property
-    def cache_dir(self) -> Path | None:
-        """The cache folder of its outputs: its context's, or None for the default (``$MTLIB_CACHE``)."""
-        return None if self.context is None else self.context.cache_dir
+    def cache_dir(self) -> Path:
+        """The cache folder of its outputs: its context's."""
+        return self.context.cache_dir
 
     @property
     def can_finetune(self) -> bool:

@@ -4,6 +4,8 @@ classifiers trained and stored by :func:`mtlib.models.classifier` (:func:`~mtlib
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from mtlib.models.training.store import trained_models
@@ -12,7 +14,7 @@ from mtlib.models.weights.resolve import registered
 __all__ = ["available"]
 
 
-def available(trained: bool = True) -> pd.DataFrame:
+def available(trained: bool = True, cache_dir: str | Path | None = None) -> pd.DataFrame:
     """The registry as a table (name, kind, source, where it resolves now), then the trained models in the cache.
 
     The ``resolves`` column says how :func:`mtlib.models.load` would find the
@@ -25,10 +27,12 @@ def available(trained: bool = True) -> pd.DataFrame:
 
     Args:
         trained: Also list the trained classifiers of the cache.
+        cache_dir: That cache folder (a run's ``context.cache_dir``); None: the default
+            (:func:`mtlib.utils.cache.default_cache_dir`).
     """
     table = registered()
     table["trained"], table["trained_on"], table["cache_key"] = False, "", ""
     if not trained:
         return table
-    stored = trained_models()
+    stored = trained_models(cache_dir)
     return pd.concat([table, stored]) if len(stored) else table

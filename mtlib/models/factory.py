@@ -146,7 +146,7 @@ def classifier(
         return known
     build = head_classifier if how == "head" else finetuned_classifier
     clf = build(base, task, keyed, key, s, device)
-    clf.context = base.context  # its outputs are cached where its encoder's are
+    clf.run_in(base.context)  # on its own device, in its encoder's numerics and cache folder
     clf.training.data_sha256 = data_digest(task.texts, task.pairs, task.labels)
     return remember(key, clf) if s.use_cache else clf
 
@@ -225,7 +225,7 @@ def _check_init(init: Model, base: Model, how: str, head: str, labels: Sequence[
         )
     if owner.identity != base.identity:
         raise ValueError(f"classifier({name!r}, init=...): init was trained on {owner.name}, not {name}")
-    trained_pairs = init.training.settings["pairs"]
+    trained_pairs = init.training.pairs
     if trained_pairs != pairs:
         raise ValueError(
             f"classifier({name!r}, init=...): init was trained on "

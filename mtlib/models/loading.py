@@ -60,11 +60,7 @@ def build(
             f"no adapter for kind {resolved.kind!r} of {resolved.name!r}; known kinds: {sorted(ADAPTERS)}"
         )
     model = ADAPTERS[resolved.kind](resolved, ctx.device, use_cache)
-    model.context = ctx
-    if model.precisions:
-        model.set_precision(ctx.precision)
-    if model.backends:
-        model.set_backend(ctx.backend)
+    model.run_in(ctx)  # its one place of numerics: the run's precision, backend and cache folder, its own device
     return model
 
 
@@ -86,7 +82,7 @@ def load(
             (``"org/model"``), a local Hugging Face / sentence-transformers
             folder, or a word2vec/GloVe file.
         device: ``"auto"`` (cuda, then mps, then cpu), or an explicit device.
-        use_cache: Cache outputs on disk (``$MTLIB_CACHE``).
+        use_cache: Cache outputs on disk, in the context's cache folder (``context.cache_dir``).
         allow_pickle: Let gensim unpickle a ``.kv`` / ``.model`` file given
             as the path (it can run code; refused unless asked for, or
             ``$MTLIB_ALLOW_PICKLE=1``).

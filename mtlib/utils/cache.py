@@ -22,7 +22,9 @@ Other entries (trained heads, fine-tuned weights) are a folder of data files
 and its own (:func:`write_record` / :func:`read_record`); a digest that does
 not match is reported and the entry retrained. Nothing is ever unpickled.
 
-The root folder is ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``.
+The root folder is a run's :attr:`mtlib.utils.context.RunContext.cache_dir`; every function that caches
+takes that folder as an argument. Its default, ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``, is read in one
+place, :func:`default_cache_dir`.
 """
 
 from __future__ import annotations
@@ -74,7 +76,12 @@ _DISK_ERRNOS = {
 }
 
 
-def _root_path() -> Path:
+def default_cache_dir() -> Path:
+    """The default cache folder (not created): ``$MTLIB_CACHE`` if set, else ``~/.cache/mtlib``.
+
+    The one place that reads ``$MTLIB_CACHE``: a :class:`~mtlib.utils.context.RunContext` resolved without a
+    ``cache_dir`` takes it, and every function that caches falls back to it when given no folder.
+    """
     env = os.environ.get(CACHE_ENV)
     return Path(env).expanduser() if env else Path.home() / ".cache" / "mtlib"
 
@@ -161,7 +168,7 @@ def cache_root(root: str | Path | None = None) -> Path:
             above it) is a file or a symbolic link that loops; the message names the folder, the part in
             the way and ``MTLIB_CACHE`` as the remedy.
     """
-    root = Path(root).expanduser() if root is not None else _root_path()
+    root = Path(root).expanduser() if root is not None else default_cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -214,7 +221,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, cache_folder: Path | None = N
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as err:
-        folder = cache_folder or (_root_path() if path.absolute().is_relative_to(_root_path().absolute()) else None)
+        default = default_cache_dir()
+        folder = cache_folder or (default if path.absolute().is_relative_to(default.absolute()) else None)
         if folder is not None and err.errno in _DISK_ERRNOS:
             raise cache_disk_error(err, path, folder) from err
         if err.errno in _FOLDER_ERRNOS:
@@ -579,6 +587,7 @@ __all__ = [
     "folder_error",
     "CACHE_ENV",
     "cache_root",
+    "default_cache_dir",
     "stable_hash",
     "input_key",
     "atomic_write_bytes",

@@ -17,8 +17,11 @@ Resolution, once per context (:meth:`RunContext.resolve`):
   (which ``python -m mtrun --precision`` gives the notebooks it starts), else fp32;
 - ``backend``: ``torch`` (default) or ``onnx``; ``"auto"`` reads ``$MTLIB_BACKEND``, else torch;
 - ``threads``: the threads the runner planned for this process (``$MTLIB_THREADS``), else None (the process's
-  own pool sizes);
-- ``cache_dir``: ``$MTLIB_CACHE``, else ``~/.cache/mtlib`` (:func:`mtlib.utils.cache.cache_root`).
+  own pool sizes); recorded, and applied by the runner to the kernel's environment as it starts (its pools are
+  sized before any mtlib code runs). Within a process, a fit too small for many threads limits its own
+  (the MLP head, :meth:`mtlib.models.training.heads.MLPHead.fit`); no notebook limits threads;
+- ``cache_dir``: ``$MTLIB_CACHE``, else ``~/.cache/mtlib`` (:func:`mtlib.utils.cache.default_cache_dir`, the one
+  reader of ``$MTLIB_CACHE``); every function that caches takes this folder.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from mtlib.utils.batching import resolve_device
-from mtlib.utils.cache import cache_root
+from mtlib.utils.cache import cache_root, default_cache_dir
 from mtlib.utils.choices import AUTO, resolve_setting
 from mtlib.utils.threads import THREADS_ENV
 
@@ -162,7 +165,7 @@ class RunContext:
     precision: str = DEFAULT_PRECISION
     backend: str = "torch"
     threads: int | None = None
-    cache_dir: Path = field(default_factory=cache_root)
+    cache_dir: Path = field(default_factory=default_cache_dir)
 
     @classmethod
     def resolve(

@@ -8,7 +8,10 @@ threads mostly wait for each other, and on a shared 2-core machine two
 spinning threads made such a fit up to 10x slower than one (one MLP head fit
 took 39 s instead of 0.7 s under load 7-10). :func:`limit_threads` runs a
 block with ``n`` threads in torch *and* in every BLAS/OpenMP pool
-(threadpoolctl), and restores both afterwards.
+(threadpoolctl), and restores both afterwards. The code that runs such a fit
+calls it itself, where it knows the fit is small: the MLP head's training
+(:meth:`mtlib.models.training.heads.MLPHead.fit`, one thread on a CPU); no
+notebook limits threads by hand.
 
 How many threads a whole notebook run gets is a separate choice,
 ``mtrun.threads.plan_threads``, made by the runner before each notebook starts (the
@@ -43,7 +46,7 @@ def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None
     Example:
         >>> import torch
         >>> before = torch.get_num_threads()
-        >>> with limit_threads(1):  # e.g. around models.classifier("minilm", train, how="head", head="mlp")
+        >>> with limit_threads(1):  # e.g. around an MLP head's training loop (MLPHead.fit does so)
         ...     torch.get_num_threads()
         1
         >>> torch.get_num_threads() == before

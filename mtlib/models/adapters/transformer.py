@@ -73,8 +73,6 @@ class TransformerModel(Model):
         self._load()
         self.max_length = int(min(getattr(self.tokenizer, "model_max_length", 512) or 512, 512))
         self.max_tokens = 65536 if device.startswith("cuda") else 2048  # measured best on a 2-core CPU
-        self.backend = "torch"
-        self.precision = "fp32"
         #: Tokenise the next chunk in a background thread (on a GPU; a CPU's forward pass uses every core).
         self.prefetch = device_class(device) != "cpu"
         self._onnx: OnnxEncoder | None = None
@@ -92,7 +90,8 @@ class TransformerModel(Model):
                 f"{self.name}: backend='onnx' runs an fp32 graph; precision={self.precision!r} needs backend='torch'"
             )
         if backend != self.backend:
-            self.backend, self._onnx = backend, None
+            super().set_backend(backend)
+            self._onnx = None
 
     def set_precision(self, precision: str | None) -> None:
         """Run every forward pass in ``precision`` (``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``, ``"auto"``).
@@ -104,7 +103,7 @@ class TransformerModel(Model):
         precision = resolve_precision(precision)
         if precision != "fp32" and self.backend == "onnx":
             raise ValueError(f"{self.name}: precision={precision!r} needs backend='torch' (the ONNX graph is fp32)")
-        self.precision = precision
+        super().set_precision(precision)
 
     @property
     def onnx(self) -> OnnxEncoder:

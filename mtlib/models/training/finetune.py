@@ -24,7 +24,7 @@ from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_
 from mtlib.models.training.labelled import Task
 from mtlib.models.training.loop import EarlyStopping, TrainLog, fit, length_bucketed_batches, seed_everything
 from mtlib.models.training.networks import Encoder, build_network, freeze_lower_layers, word_embeddings
-from mtlib.models.training.settings import ClassifierSettings, Training
+from mtlib.models.training.settings import ClassifierSettings, FitRecord, Training
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
@@ -104,26 +104,26 @@ class FineTunedClassifier(Model):
         self.encoder: Any = None
         self.max_tokens = 65536 if device.startswith("cuda") else 2048
         #: Predictions run in the base model's precision (fp32 by default); their cache keys say so.
-        self.precision = getattr(base, "precision", None) or "fp32"
+        self.set_precision(getattr(base, "precision", None) or "fp32")
 
     def _build(self) -> None:
-        s = self.training.settings
+        record = self.training
         self.net, self.encoder, _ = build_network(
             self.base,
             len(self.labels),
             self.labels,
-            head=s["head"],
-            hidden=s["hidden"],
-            pooling=s["pooling"],
-            pairs=s["pairs"],
-            max_length=s["max_length"],
-            architecture=s.get("architecture", "cross"),
+            head=record.recorded()["head"],  # the network's (``training.head`` says "native" for a model's own)
+            hidden=record.hidden,
+            pooling=record.recorded()["pooling"],
+            pairs=record.pairs,
+            max_length=record.recorded()["max_length"],
+            architecture=record.architecture,
         )
 
     @property
     def siamese(self) -> bool:
         """Whether each text of a pair is encoded on its own (``architecture="siamese"``)."""
-        return self.training.settings.get("architecture") == "siamese"
+        return self.training.architecture == "siamese"
 
     def head_module(self) -> Any:
         """The trained torch head (of a siamese network: on ``[u, v, |u - v|, u * v]`` of :meth:`embed` rows)."""
@@ -145,8 +145,8 @@ class FineTunedClassifier(Model):
         pairs = list(text_pairs) if text_pairs is not None else None
         if pairs is not None and len(pairs) != len(texts):
             raise ValueError(f"{len(texts)} texts but {len(pairs)} text_pairs")
-        if (pairs is not None) != self.training.settings["pairs"]:
-            trained = "text pairs" if self.training.settings["pairs"] else "single texts"
+        if (pairs is not None) != self.training.pairs:
+            trained = "text pairs" if self.training.pairs else "single texts"
             raise ValueError(f"{self.name} was trained on {trained}; call it the same way")
         if not texts:
             return np.zeros((0, len(self.labels)))
@@ -255,6 +255,7 @@ def finetune_network(
     import torch
     import torch.nn.functional as F
 
+    record = FitRecord(s)  # typed reads; a setting an older record lacks reads as its default (written once)
     seed_everything(s["seed"])
     net, encoder, _ = build_network(
         model,
@@ -265,17 +266,17 @@ def finetune_network(
         pooling=s["pooling"],
         pairs=data["pairs"] is not None,
         max_length=s["max_length"],
-        architecture=s.get("architecture", "cross"),
+        architecture=record.architecture,
     )
     if init is not None:
         init._ensure_net()
         net.load_state_dict(init.net.state_dict())
-    freeze_lower_layers(net, s.get("train_layers", "all"))  # settings from before the option trained every block
-    word_embeddings(net).weight.requires_grad_(bool(s.get("train_embeddings", False)))
+    freeze_lower_layers(net, record.train_layers)  # settings from before the option trained every block
+    word_embeddings(net).weight.requires_grad_(record.train_embeddings)
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)
-    weight = _class_weights(data["y"], data["k"]) if s.get("class_weight") == "balanced" else None
+    weight = _class_weights(data["y"], data["k"]) if record.class_weight == "balanced" else None
 
     def step_loss(module: Any, idx: np.ndarray, dev: str) -> Any:
         batch = encoder.collate([examples[i] for i in idx], pad_to)
@@ -298,8 +299,8 @@ def finetune_network(
         warmup_fraction=0.1,
         batches=buckets if bucketed else None,
         fused=fused,
-        groups=_groups(net, s.get("head_lr")),
-        stopping=_stopping(net, encoder, held, s, device),
+        groups=_groups(net, record.head_lr),
+        stopping=_stopping(net, encoder, held, record, device),
     )
     return net, encoder, log
 
@@ -326,10 +327,10 @@ def _groups(net: Any, head_lr: float | None) -> list[dict[str, Any]] | None:
 
 
 def _stopping(
-    net: Any, encoder: Encoder, held: dict[str, Any] | None, s: dict[str, Any], device: str
+    net: Any, encoder: Encoder, held: dict[str, Any] | None, record: FitRecord, device: str
 ) -> EarlyStopping | None:
-    """Early stopping on the held-out part when ``s["eval_every"]`` asks for it (None otherwise)."""
-    if s.get("eval_every") is None:
+    """Early stopping on the held-out part when ``record.eval_every`` asks for it (None otherwise)."""
+    if record.eval_every is None:
         return None
     if held is None:
         raise ValueError("eval_every (early stopping) needs held-out data: pass valid= or heldout_fraction > 0")
@@ -344,9 +345,9 @@ def _stopping(
             batch = encoder.collate([examples[i] for i in part])
             logits = module(**{k: v.to(device) for k, v in batch.items()})
             predicted[part] = logits.float().argmax(1).cpu().numpy()
-        return held_score(gold, predicted, s.get("select_by", "accuracy"))
+        return held_score(gold, predicted, str(record.select_by))
 
-    return EarlyStopping(score, float(s["eval_every"]), s.get("patience"))
+    return EarlyStopping(score, float(record.eval_every), record.patience)
 
 
 def held_score(gold: np.ndarray, predicted: np.ndarray, select_by: str) -> float:

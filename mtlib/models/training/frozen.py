@@ -26,6 +26,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -128,8 +129,8 @@ class HeadClassifier(Model):
         return frozen_features(self.encoder, list(texts), list(text_pairs) if text_pairs is not None else None)
 
     def _check_pairs(self, text_pairs: Sequence[str] | None) -> None:
-        if (text_pairs is not None) != self.training.settings["pairs"]:
-            trained = "text pairs" if self.training.settings["pairs"] else "single texts"
+        if (text_pairs is not None) != self.training.pairs:
+            trained = "text pairs" if self.training.pairs else "single texts"
             raise ValueError(f"{self.name} was trained on {trained}; call it the same way")
 
     def _predict(self, texts: Sequence[str], text_pairs: Sequence[str] | None, logits: bool) -> np.ndarray:
@@ -336,6 +337,7 @@ def train_head(
     X_test: np.ndarray | None = None,
     y_test: np.ndarray | None = None,
     use_cache: bool = True,
+    cache_dir: str | Path | None = None,
     **params: Any,
 ) -> Head:
     """Train a seeded head on frozen features and measure held-out accuracy.
@@ -348,6 +350,8 @@ def train_head(
         test_size: Held-out fraction (stratified) when no test set is given.
         X_test, y_test: An explicit held-out set; then all of ``X`` trains.
         use_cache: Reload a head trained on identical data and settings.
+        cache_dir: The cache folder (a run's ``context.cache_dir``); None: the default
+            (:func:`mtlib.utils.cache.default_cache_dir`).
         **params: Head settings, e.g. ``C=0.5`` (logreg), ``hidden=(500, 100)``
             or ``epochs=20`` (mlp), ``standardize=False``.
 
@@ -370,7 +374,7 @@ def train_head(
         raise ValueError(f"a head needs at least two classes; y has {classes.tolist()}")
     settings = {"kind": kind, "seed": seed, "test_size": test_size, **params}
     key = stable_hash([data_hash(X, y, X_test, y_test), settings, FORMAT], 24)
-    folder = cache_root() / "heads" / key
+    folder = cache_root(cache_dir) / "heads" / key
     if use_cache:
         loaded = load_head(folder)
         if loaded is not None:

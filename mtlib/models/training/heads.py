@@ -33,10 +33,14 @@ from mtlib.models.training.logistic import binary_logistic_dual
 from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 from mtlib.utils.inputs import check_seed
+from mtlib.utils.threads import cpu_threads, limit_threads
 
 __all__ = [
     "FORMAT",
     "HEADS",
+    "MLP_BATCH",
+    "MLP_EPOCHS",
+    "MLP_LR",
     "LinearHead",
     "MLPHead",
     "load_head",
@@ -232,6 +236,11 @@ class LinearHead:
         self.coef_, self.intercept_ = arrays["coef"], arrays["intercept"]
 
 
+#: An MLP head's training defaults (epochs, learning rate, batch size): written here once, read by
+#: :func:`mtlib.models.training.settings.resolved_hyper` for the classifier factory.
+MLP_EPOCHS, MLP_LR, MLP_BATCH = 30, 1e-3, 64
+
+
 class MLPHead:
     """A torch MLP (ReLU between ``hidden`` layers) on standardised :func:`stable_features`, in float64.
 
@@ -239,7 +248,9 @@ class MLPHead:
         hidden: Hidden layer sizes, e.g. ``(500, 100)``.
         epochs, batch_size, lr, weight_decay: Settings of :func:`mtlib.models.training.loop.fit`.
         seed: Seeds initialisation and shuffling.
-        device: Where to train (predictions run on CPU).
+        device: Where to train (predictions run on CPU). On the CPU, :meth:`fit` trains with one thread in
+            torch and in the BLAS pools (:func:`~mtlib.utils.threads.limit_threads`): its many tiny steps only
+            wait for each other on more, up to 10x slower on a busy machine; the caller limits nothing.
     """
 
     kind = "mlp"
@@ -247,9 +258,9 @@ class MLPHead:
     def __init__(
         self,
         hidden: tuple[int, ...] = (500, 100),
-        epochs: int = 30,
-        batch_size: int = 64,
-        lr: float = 1e-3,
+        epochs: int = MLP_EPOCHS,
+        batch_size: int = MLP_BATCH,
+        lr: float = MLP_LR,
         weight_decay: float = 1e-4,
         seed: int = 0,
         device: str = "auto",
@@ -301,17 +312,18 @@ class MLPHead:
         def step_loss(net, idx, device):
             return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
 
-        log = fit(
-            self.net,
-            len(Xs),
-            step_loss,
-            epochs=self.epochs,
-            batch_size=self.batch_size,
-            lr=self.lr,
-            weight_decay=self.weight_decay,
-            seed=self.seed,
-            device=self.device,
-        )
+        with limit_threads(cpu_threads(self.device)):  # many tiny steps: one thread on a CPU, none on a GPU
+            log = fit(
+                self.net,
+                len(Xs),
+                step_loss,
+                epochs=self.epochs,
+                batch_size=self.batch_size,
+                lr=self.lr,
+                weight_decay=self.weight_decay,
+                seed=self.seed,
+                device=self.device,
+            )
         self.losses = log.losses
         self.net.to("cpu")
         return self

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.training.heads import FORMAT, HEADS
+from mtlib.models.training.heads import FORMAT, HEADS, MLP_BATCH, MLP_EPOCHS, MLP_LR
 from mtlib.utils.inputs import check_seed
 
 __all__ = [
@@ -32,6 +32,10 @@ __all__ = [
     "OLD_HEADS",
     "POOLINGS",
     "ClassifierSettings",
+    "FINETUNE_BATCH",
+    "FINETUNE_EPOCHS",
+    "FitRecord",
+    "KeyedSettings",
     "Training",
     "cache_settings",
     "finetune_extras",
@@ -53,6 +57,8 @@ ARCHITECTURES = ("cross", "siamese")
 SELECT_BY = ("accuracy", "macro_f1")
 #: Old names of heads, still accepted with a DeprecationWarning: one vocabulary, ``linear`` and ``mlp``.
 OLD_HEADS = {"logreg": "linear"}
+#: A fine-tune's defaults (epochs, batch size); its learning rate is its family's (``Capabilities.finetune_lr``).
+FINETUNE_EPOCHS, FINETUNE_BATCH = 3, 32
 
 
 def json_safe(obj: Any) -> Any:
@@ -241,8 +247,143 @@ def _positive(value: Any) -> bool:
     )
 
 
+#: What a recorded setting reads as when an entry's record lacks it: the :class:`ClassifierSettings` default,
+#: written once there (a record keeps only the options off their defaults, and old records predate some).
+_DEFAULTS = {f.name: f.default for f in fields(ClassifierSettings)}
+
+
+class KeyedSettings(dict[str, Any]):
+    """The recorded settings dict (the cache key's): reading it by key warns; read the typed :class:`FitRecord`.
+
+    JSON, ``dict(...)``, ``in`` and iteration are unchanged (the record and the cache key stay as they were).
+    """
+
+    def _warn(self, key: Any) -> None:
+        warnings.warn(
+            f"training.settings[{key!r}] is deprecated: read the typed record, training.{key} "
+            "(training.recorded() for the whole dict); the dict access goes in the next release",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+    def __getitem__(self, key: Any) -> Any:
+        self._warn(key)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._warn(key)
+        return super().get(key, default)
+
+
+class FitRecord:
+    """Typed reads of a training's recorded settings: ``fit.epochs``, not ``settings["epochs"]``.
+
+    A setting the record lacks reads as its :class:`ClassifierSettings` default (one place), except where
+    an absent key means something of its own (said per property).
+
+    Example:
+        >>> fit = FitRecord({"epochs": 3, "lr": 2e-05, "batch_size": 32, "pairs": False})
+        >>> fit.epochs, fit.architecture, fit.select_by
+        (3, 'cross', None)
+    """
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        self.settings = settings
+
+    def _read(self, name: str, absent: Any = None, *, field_default: bool = False) -> Any:
+        record = self.settings
+        if name in record:
+            return dict.__getitem__(record, name) if isinstance(record, dict) else record[name]
+        return _DEFAULTS[name] if field_default else absent
+
+    def recorded(self) -> dict[str, Any]:
+        """The whole record as a plain dict (what the cache key was computed from)."""
+        return dict(self.settings)
+
+    @property
+    def epochs(self) -> int:
+        """Epochs trained (the most, with early stopping); 0 for a linear head."""
+        return int(self._read("epochs", 0))
+
+    @property
+    def lr(self) -> float:
+        """Learning rate (0 for a linear head)."""
+        return float(self._read("lr", 0.0))
+
+    @property
+    def batch_size(self) -> int:
+        """Batch size (0 for a linear head)."""
+        return int(self._read("batch_size", 0))
+
+    @property
+    def hidden(self) -> list[int]:
+        """Hidden sizes of an MLP head (empty otherwise)."""
+        return list(self._read("hidden", []))
+
+    @property
+    def pairs(self) -> bool:
+        """Whether it was trained on text pairs."""
+        return bool(self._read("pairs", False))
+
+    @property
+    def heldout_fraction(self) -> float | None:
+        """The share of ``train`` held out (None when ``valid`` was given)."""
+        return self._read("heldout_fraction", field_default=True)
+
+    @property
+    def max_length(self) -> int | None:
+        """Truncation in tokens of a fine-tune (None otherwise)."""
+        return self._read("max_length")
+
+    @property
+    def pooling(self) -> str | None:
+        """Pooling of a fine-tuned encoder (None otherwise)."""
+        return self._read("pooling")
+
+    @property
+    def architecture(self) -> str:
+        """``"cross"`` or ``"siamese"`` (a fine-tune of text pairs)."""
+        return str(self._read("architecture", field_default=True))
+
+    @property
+    def train_layers(self) -> int | str:
+        """Top blocks trained, or ``"all"`` (also for a record from before the option: it trained every block)."""
+        value = self._read("train_layers")
+        return "all" if value is None else value
+
+    @property
+    def train_embeddings(self) -> bool:
+        """Whether the word-embedding matrix trained (False in a record from before the option: it did not)."""
+        return bool(self._read("train_embeddings", False))
+
+    @property
+    def class_weight(self) -> str | None:
+        """``"balanced"`` or None."""
+        return self._read("class_weight", field_default=True)
+
+    @property
+    def head_lr(self) -> float | None:
+        """A fine-tune's head learning rate (None: ``lr``)."""
+        return self._read("head_lr", field_default=True)
+
+    @property
+    def eval_every(self) -> float | None:
+        """Evaluations per epoch of early stopping (None: no early stopping)."""
+        return self._read("eval_every", field_default=True)
+
+    @property
+    def patience(self) -> int | None:
+        """Early stopping's patience (None: never stop early)."""
+        return self._read("patience", field_default=True)
+
+    @property
+    def select_by(self) -> str | None:
+        """What early stopping kept the best state by; None without early stopping (nothing was selected)."""
+        return self._read("select_by") if self.eval_every is not None else None
+
+
 @dataclass
-class Training:
+class Training(FitRecord):
     """How a classifier was obtained and how well it does on held-out data.
 
     Attributes:
@@ -266,6 +407,9 @@ class Training:
             which a run's manifest records; None for a native classifier.
         best_epoch: With early stopping (``eval_every``): the epoch whose state was kept (None without).
         valid_curve: With early stopping: ``[epoch, held-out score]`` at every evaluation (``select_by``).
+
+    The recorded settings read typed (:class:`FitRecord`): ``training.epochs``, ``training.select_by``...;
+    ``training.settings[...]`` still works for one release, with a DeprecationWarning.
     """
 
     how: str
@@ -285,17 +429,22 @@ class Training:
     best_epoch: float | None = None
     valid_curve: list[list[float]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.settings, KeyedSettings):
+            self.settings = KeyedSettings(self.settings)
+
 
 def resolved_hyper(how: str, s: ClassifierSettings, caps: Capabilities) -> tuple[int, float, int]:
     """``(epochs, lr, batch_size)`` with the defaults filled in.
 
-    Fine-tuning: 3 epochs, the family's learning rate (``caps.finetune_lr``: 2e-5, 1e-3 for a static
-    embedding table), batch 32; an MLP head: 30 epochs, lr 1e-3, batch 64; a linear head has none (zeros).
+    Fine-tuning: :data:`FINETUNE_EPOCHS` (3), the family's learning rate (``caps.finetune_lr``: 2e-5, 1e-3 for a
+    static embedding table), :data:`FINETUNE_BATCH` (32); an MLP head: the defaults of
+    :class:`~mtlib.models.training.heads.MLPHead` (30 epochs, lr 1e-3, batch 64); a linear head has none (zeros).
     """
     if how == "finetune":
-        return (s.epochs or 3, s.lr or caps.finetune_lr, s.batch_size or 32)
+        return (s.epochs or FINETUNE_EPOCHS, s.lr or caps.finetune_lr, s.batch_size or FINETUNE_BATCH)
     if s.head == "mlp":
-        return (s.epochs or 30, s.lr or 1e-3, s.batch_size or 64)
+        return (s.epochs or MLP_EPOCHS, s.lr or MLP_LR, s.batch_size or MLP_BATCH)
     return (0, 0.0, 0)
 
 
@@ -367,7 +516,7 @@ def cache_settings(
         # only when asked for: the keys of every default linear head (and their caches) stay as they were
         settings.update(C=float(s.C), class_weight=s.class_weight)
     if s.init is not None:  # continue: the init's architecture, and its identity in the cache key
-        init_settings = s.init.training.settings  # type: ignore[attr-defined]
+        init_settings = s.init.training.recorded()  # type: ignore[attr-defined]
         keep = ("head", "hidden", "pooling", "max_length") if how == "finetune" else ("hidden",)
         settings.update({k: init_settings[k] for k in keep}, init=s.init.identity)
         if how == "finetune" and "architecture" in init_settings:  # the init's network, not a fresh one

@@ -65,7 +65,10 @@ def remember(key: str, clf: Model) -> Model:
 
 
 def folder_of(key: str, root: Path | None = None) -> Path:
-    """The cache folder of a training, in the cache folder ``root`` (None: the default, ``$MTLIB_CACHE``)."""
+    """The cache folder of a training, in the cache folder ``root`` (None: the default folder).
+
+    The default is :func:`~mtlib.utils.cache.default_cache_dir`; a run passes its ``context.cache_dir``.
+    """
     return cache_root(root) / "classifiers" / key
 
 
@@ -115,7 +118,7 @@ def _trained_on(training: dict[str, Any], labels: list[Any]) -> str:
     return text
 
 
-def trained_models() -> pd.DataFrame:
+def trained_models(cache_dir: str | Path | None = None) -> pd.DataFrame:
     """Classifiers trained by :func:`mtlib.models.classifier` and stored in the cache (``how="head"``, ``"finetune"``).
 
     Read from each entry's ``classifier.json`` (its record checksum checked; weights are not read, so
@@ -124,9 +127,13 @@ def trained_models() -> pd.DataFrame:
     :func:`mtlib.models.weights.resolve.registered` plus ``trained`` (True), ``trained_on`` (examples, labels, held-out
     accuracy, as the record has them) and ``cache_key``. Get one back by asking :func:`mtlib.models.classifier`
     for the same model, data and settings: it reloads instead of training.
+
+    Args:
+        cache_dir: The cache folder to list (a run's ``context.cache_dir``); None: the default
+            (:func:`mtlib.utils.cache.default_cache_dir`).
     """
     rows = []
-    root = cache_root() / "classifiers"
+    root = cache_root(cache_dir) / "classifiers"
     for path in sorted(root.glob("*/classifier.json")) if root.is_dir() else []:
         try:
             body = json.loads(path.read_text(encoding="utf-8"))

@@ -19,10 +19,14 @@ from mtlib.utils.cache import atomic_write_bytes, cache_root
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")
 
 
-def file_digest(path: Path) -> str:
-    """SHA-256 of a file (head, tail and size for files over 256 MB), memoised by path, size and mtime."""
+def file_digest(path: Path, cache_dir: str | Path | None = None) -> str:
+    """SHA-256 of a file (head, tail and size for files over 256 MB), memoised by path, size and mtime.
+
+    The memo is ``weights-hashes.json`` in the cache folder ``cache_dir`` (None: the default,
+    :func:`mtlib.utils.cache.default_cache_dir`).
+    """
     stat = path.stat()
-    memo_file = cache_root() / "weights-hashes.json"
+    memo_file = cache_root(cache_dir) / "weights-hashes.json"
     try:
         memo = json.loads(memo_file.read_text())
     except (OSError, ValueError):
@@ -47,13 +51,14 @@ def file_digest(path: Path) -> str:
     return digest
 
 
-def model_identity(resolved: Resolved) -> str:
+def model_identity(resolved: Resolved, cache_dir: str | Path | None = None) -> str:
     """A string that changes whenever the weights change.
 
     The family's own identity when it declares one (a lexicon scorer: its
     package version, :attr:`~mtlib.models.capabilities.Capabilities.identity`),
     the hub revision when the weights come from the HF cache (snapshot folder
-    name), else a hash of the weight files.
+    name), else a hash of the weight files (their digests memoised in the cache folder ``cache_dir``,
+    :func:`file_digest`).
     """
     path = resolved.path
     caps = getattr(ADAPTERS.get(resolved.kind), "capabilities", None)
@@ -69,7 +74,7 @@ def model_identity(resolved: Resolved) -> str:
     h = hashlib.sha256()
     for f in files:
         h.update(f.name.encode())
-        h.update(file_digest(f).encode())
+        h.update(file_digest(f, cache_dir).encode())
     label = resolved.spec.source if resolved.spec else path.name
     return f"{label}@{h.hexdigest()[:12]}"
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mtlib import models
 from mtlib.models import factory
+from mtlib.utils.context import RunContext
 from tests.unit.models.test_oov import _train, _vector_file
 
 
@@ -39,6 +40,10 @@ def test_available_lists_trained_models_of_the_cache(tmp_path, monkeypatch):
     assert f"{n_held} held out, held-out accuracy" in row["trained_on"]
     assert ("1 skipped: no vector" in row["trained_on"]) == (clf.training.n_skipped == 1)
     assert not models.available(trained=False)["trained"].any()
+    elsewhere = models.available(cache_dir=tmp_path / "another-run")  # a run's own folder, not $MTLIB_CACHE
+    assert not elsewhere["trained"].any() and len(elsewhere) == len(before)
+    context = RunContext.resolve(device="cpu", cache_dir=tmp_path / "cache", environ={})
+    assert models.available(cache_dir=context.cache_dir)["trained"].sum() == 1
 
 
 def test_importing_the_model_wing_defers_pandas_until_a_table_is_asked_for():

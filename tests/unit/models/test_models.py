@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import hashlib
+import json
 import os
 import warnings
 
@@ -337,3 +339,13 @@ def test_static_vectors_text_with_no_known_token_is_skipped_and_counted():
     assert np.isnan(out[2:]).all()
     np.testing.assert_array_equal(known_rows(out), [True, True, False, False])
     assert count_skipped(out) == 2
+
+
+def test_weight_digests_are_memoised_in_the_cache_folder_given(tmp_path):
+    from mtlib.models.weights.identity import file_digest
+
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(b"weights")
+    digest = file_digest(weights, tmp_path / "run-cache")
+    memo = json.loads((tmp_path / "run-cache" / "weights-hashes.json").read_text())
+    assert list(memo.values()) == [digest] and digest == hashlib.sha256(b"weights").hexdigest()

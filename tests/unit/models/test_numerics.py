@@ -158,3 +158,21 @@ def test_the_runner_passes_precision_to_the_notebooks(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         cli.main(["--profile", "smoke", "--precision", "int8", "--list"])
     assert "invalid choice: 'int8'" in capsys.readouterr().err
+
+
+def test_a_models_numerics_live_in_its_context_alone(tiny_bert_dir, cache, tmp_path):
+    """device, precision and backend read the model's context; a setter changes the context, nothing else."""
+    from mtlib.utils.context import RunContext
+
+    run = RunContext.resolve(device="cpu", precision="bf16", cache_dir=tmp_path / "run", environ={})
+    bert = _build(tiny_bert_dir, context=run)
+    assert (bert.device, bert.precision, bert.backend) == ("cpu", "bf16", "torch")
+    assert bert.context == run and bert.cache_dir == tmp_path / "run"
+    bert.set_precision("fp32")
+    assert bert.precision == bert.context.precision == "fp32" and bert.context.cache_dir == run.cache_dir
+    with pytest.raises(ValueError, match="precision='int8'"):
+        bert.set_precision("int8")
+    lexicon = models.build(models.resolve("vader"), context=run)  # runs no network: no precision, no backend
+    assert (lexicon.precision, lexicon.backend, lexicon.cache_dir) == (None, None, tmp_path / "run")
+    with pytest.raises(ValueError, match="no network"):
+        lexicon.set_precision("bf16")

@@ -82,3 +82,42 @@ def test_log_odds_orders_like_the_probability_without_saturating(kind):
     np.testing.assert_allclose(lo, np.log(p) - np.log1p(-p), rtol=1e-4, atol=1e-4)
     far = head.log_odds(X[:3] * 0 + 40.0, "pos")
     assert np.all(np.isfinite(far)) and np.all(far > 10)
+
+
+def test_a_head_caches_in_the_folder_it_is_given_and_only_there(tmp_path, monkeypatch):
+    from mtlib.utils.cache import default_cache_dir
+
+    X, y = _blobs(seed=8)
+    folder = tmp_path / "run-cache"
+    head = probes.train_head(X, y, seed=0, cache_dir=folder)
+    assert (folder / "heads" / head.key / "head.json").is_file()
+    assert not (default_cache_dir() / "heads" / head.key).exists()  # the default folder is not read or written
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("retrained instead of reading the given folder")
+
+    monkeypatch.setattr(probes, "make_head", refuse)
+    again = probes.train_head(X, y, seed=0, cache_dir=folder)
+    assert again.key == head.key and again.accuracy == head.accuracy
+
+
+def test_an_mlp_head_trains_with_one_thread_on_a_cpu_and_restores_the_pools(monkeypatch):
+    """The MLP head limits its own threads (its many tiny steps); no caller wraps it in limit_threads."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from mtlib.models.training import heads
+
+    seen: list[tuple[int, list[int]]] = []
+    real_fit = heads.fit
+
+    def watching(*args, **kwargs):
+        seen.append((torch.get_num_threads(), [pool["num_threads"] for pool in threadpool_info()]))
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(heads, "fit", watching)
+    before = torch.get_num_threads()
+    X, y = _blobs(seed=9)
+    probes.train_head(X, y, kind="mlp", seed=0, epochs=2, use_cache=False, device="cpu")
+    assert len(seen) == 1 and seen[0][0] == 1 and set(seen[0][1]) <= {1}
+    assert torch.get_num_threads() == before

@@ -38,7 +38,7 @@ from typing import Any
 from mtlib.models.base import CALLS_LOG_ENV
 from mtlib.models.weights.registry import REGISTRY
 from mtlib.run.layout import RunLayout
-from mtlib.utils.cache import CACHE_ENV
+from mtlib.utils.cache import CACHE_ENV, default_cache_dir
 from mtrun import fanout
 from mtrun.jobs import JobResult, NotebookJob, execute_job
 
@@ -150,7 +150,7 @@ def probe_cache(cache: str | None) -> tuple[str, str, str]:
     Returns:
         ``(host, path, error)``; ``error`` is empty when the folder is writable.
     """
-    path = Path(cache or os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mtlib").expanduser()
+    path = Path(cache).expanduser() if cache else default_cache_dir()
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".probe-{uuid.uuid4().hex}"
