@@ -40,7 +40,7 @@ import numpy as np
 from mtlib.data.errors import DataFormatError
 from mtlib.models.base import Model
 from mtlib.models.capabilities import Capabilities, register_adapter
-from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_context, resolve_precision
+from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_context
 from mtlib.models.inference.prompts import PromptPlan, fill
 from mtlib.models.weights.identity import model_identity
 from mtlib.models.weights.registry import ModelNotFoundError, ModelSpec
@@ -158,7 +158,6 @@ class CausalLMModel(Model):
         self.batch_size = 128 if device.startswith("cuda") else 64
         self.max_tokens = 65536 if device.startswith("cuda") else 4096
         self.reuse_prefix = True
-        self.precision = "fp32"
         # transformers 5.x names the key/value cache ``cache``; 4.x ``past_key_values``
         self._cache_arg = "cache" if "cache" in inspect.signature(self.net.forward).parameters else "past_key_values"
 
@@ -186,10 +185,6 @@ class CausalLMModel(Model):
             tokenizer = AutoTokenizer.from_pretrained(path)
             net = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
         return tokenizer, net.to(self.device).eval()
-
-    def set_precision(self, precision: str | None) -> None:
-        """Run every forward pass in ``precision`` (``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``, ``"auto"``)."""
-        self.precision = resolve_precision(precision)
 
     @property
     def has_chat_template(self) -> bool:
