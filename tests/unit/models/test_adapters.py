@@ -12,14 +12,17 @@ from mtlib.relations import transformations as T
 from mtlib.suite import MFT, Suite, generate
 from mtlib.testing import assert_relation
 from tests.conftest import SENTENCES, _wordpiece_tokenizer
+from tests.unit.models.tiny_lm import make_tiny_lm
 
 
 def test_every_resolved_kind_has_exactly_one_adapter(tiny_bert_dir, tiny_roberta_nli_dir, tmp_path):
     vectors = tmp_path / "v.txt"
     vectors.write_text("red 1 0\ndog 0 1\n")
+    tiny_lm = make_tiny_lm(tmp_path / "tiny-lm")  # a causal LM folder (a GGUF file is the same kind)
     seen = {}
     for name in (
         str(tiny_bert_dir),
+        str(tiny_lm),
         str(tiny_roberta_nli_dir),
         str(vectors),
         "minilm",
