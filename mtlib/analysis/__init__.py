@@ -24,9 +24,17 @@ _face = Face(
         "polarity_sensitivity": [],
         "paired_tests": ALL,
         "type_difference": ALL,
-        "rank_correlation": [],
-        "tree_reconstruction": [],
-        "class_scores": [],
+        "rank_correlation": [".", "partial_spearman", "spearman_ci", "undefined_reason"],
+        "tree_reconstruction": [
+            ".",
+            "TREModel",
+            "build_vocabulary",
+            "encode_trees",
+            "heldout_split",
+            "init_parameters",
+            "tre_by_split",
+        ],
+        "class_scores": [".", "accuracy_by_group", "f1_summary", "per_class_scores", "shared_task_table"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -22,16 +22,17 @@ _face = Face(
     __name__,
     {
         "errors": ["DataFormatError", "data_dir"],
-        "papers": [],
+        "papers": [".", "BHATHENA_TABLE2_SOURCE", "COGALEX_VI_WINNER"],
         "sample": [],
-        "trees": [],
+        "trees": [".", "tree_impurity", "weighted_node_switching"],
         "tsv": [],
         "adjectives": [],
         "cogalex": [],
         "monotonicity": [],
         "sick": [],
         "sst": [],
-        "yelp": [],
+        "yelp": [".", "DIRECTIONS"],
+        "seti_tasks": [".", "entailment_predictions", "pair_frame", "rule_groups", "verb_shortcut_right"],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

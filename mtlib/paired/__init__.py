@@ -21,7 +21,7 @@ _face = Face(
         "power": ["mcnemar_items", "mcnemar_mde", "mcnemar_power", "paired_t_items", "paired_t_mde", "power_columns"],
         "comparison": ["Comparison", "compare_runs", "pair_items", "verdicts"],
         "plot": ["forest_png"],
-        "cli": ["main"],
+        "cli": ["main", "shown"],
     },
     moved={name: f"mtlib.analysis:{name}" for name in ("holm", "paired_replicates", "sign_flip_p")},
 )
