@@ -291,7 +291,7 @@ class CausalLMModel(Model):
         return [*batches, current] if current else batches
 
     def _prefix_cache(self, prefix: Sequence[int]) -> Any:
-        """The key/value cache of the shared prefix, one row (copied and repeated per batch)."""
+        """The key/value cache of the shared prefix, one row (each batch reads it as broadcast views)."""
         import torch
 
         ids = torch.tensor([list(prefix)], device=self.device)
@@ -339,14 +339,16 @@ def _expanded(past: Any, rows: int) -> Any:
     rows' own keys by concatenation, a new tensor, so the shared prefix is never written. A cache without
     per-layer tensors (another transformers) is repeated instead.
     """
-    cache = copy.deepcopy(past)
-    layers = getattr(cache, "layers", None)
+    layers = getattr(past, "layers", None)
     if layers and all(getattr(layer, "keys", None) is not None for layer in layers):
-        for layer in layers:
+        cache = copy.copy(past)  # the cache and its layers copied shallowly: the tensors stay the prefix's own
+        cache.layers = [copy.copy(layer) for layer in layers]
+        for layer in cache.layers:
             layer.keys = layer.keys.expand(rows, -1, -1, -1)
             layer.values = layer.values.expand(rows, -1, -1, -1)
-    else:
-        cache.batch_repeat_interleave(rows)
+        return cache
+    cache = copy.deepcopy(past)
+    cache.batch_repeat_interleave(rows)
     return cache
 
 
