@@ -53,12 +53,12 @@ def learnt_p(tp: int, fn: int, fp: int, tn: int) -> float:
 
 
 def _threshold(threshold: float | None, where: str) -> float:
-    """``threshold`` checked (a number in (0, 1)); ``None`` is 0.5 with a FutureWarning for one release."""
+    """``threshold`` checked (a number in (0, 1)); ``None`` is 0.5 with a DeprecationWarning for one release."""
     if threshold is None:
         warnings.warn(
             f"{where}: pass threshold= (the decision threshold your other predictions use, e.g. notebook 03's "
             "spec.threshold); 0.5 is assumed for now, and the argument becomes required in the next release",
-            FutureWarning,
+            DeprecationWarning,
             stacklevel=3,
         )
         return 0.5
@@ -78,7 +78,7 @@ def per_class_scores(probs: Mapping[str, np.ndarray], gold: pd.Series, threshold
         gold: Gold class of each item (``SYN``, ``HYP``, ``ANT``, ``RANDOM``...), shape ``(m,)``.
         threshold: A class is predicted when its probability is above it: pass the one the rest of the
             method uses (notebook 03: ``spec.threshold``, also that of its matrices). Left out: 0.5, with a
-            FutureWarning (it becomes required).
+            DeprecationWarning (it becomes required).
 
     Returns:
         One row per class of ``probs`` (index ``relation``): ``precision, recall, f1, balanced_accuracy, accuracy,

@@ -101,7 +101,7 @@ class Spec(base.Spec):
         """Deprecated name of :meth:`head_training` (it returns settings, not heads); goes in the next release."""
         warnings.warn(
             "lexical.Spec.heads() is deprecated: call spec.head_training() (the heads' training settings)",
-            FutureWarning,
+            DeprecationWarning,
             stacklevel=2,
         )
         return self.head_training()

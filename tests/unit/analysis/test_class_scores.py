@@ -46,7 +46,7 @@ def test_the_threshold_is_the_callers_and_moves_every_score():
     assert strict["predicted_positive"] == 1 and strict["recall"] == 0.5 and strict["precision"] == 1.0
     table = shared_task_table(probs, gold, threshold=0.7)
     assert table.loc["SYN", "recall"] == 0.5
-    with pytest.warns(FutureWarning, match="per_class_scores: pass threshold="):
+    with pytest.warns(DeprecationWarning, match="per_class_scores: pass threshold="):
         assert per_class_scores(probs, gold).equals(per_class_scores(probs, gold, threshold=0.5))
     with pytest.raises(ValueError, match=r"per_class_scores: threshold must be a number in \(0, 1\), got 1.5"):
         per_class_scores(probs, gold, threshold=1.5)

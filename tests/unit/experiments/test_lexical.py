@@ -175,5 +175,5 @@ def test_notebook_fine_tunes_a_siamese_four_class_model_per_language(tiny_bert_d
 def test_the_heads_training_settings_have_a_name_that_says_so():
     spec = L.Spec(head_settings={"head": "linear", "C": 0.5})
     assert spec.head_training().C == 0.5
-    with pytest.warns(FutureWarning, match=r"spec.head_training\(\)"):
+    with pytest.warns(DeprecationWarning, match=r"spec.head_training\(\)"):
         assert spec.heads() == spec.head_training()

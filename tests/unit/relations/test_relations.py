@@ -195,11 +195,13 @@ def test_one_sample_test_gives_the_mean_difference_with_its_interval():
 
 def test_reading_a_result_by_row_position_still_works_for_one_release_with_a_warning():
     result = stats.one_sample_test(np.array([0.3, 0.35, 0.4]), 0.5)
-    with pytest.warns(FutureWarning, match=r"read a test by name \(result.t_test.p_value, result.wilcoxon.p_value\)"):
+    with pytest.warns(
+        DeprecationWarning, match=r"read a test by name \(result.t_test.p_value, result.wilcoxon.p_value\)"
+    ):
         assert result.loc[0, "p_value"] == result.t_test.p_value
-    with pytest.warns(FutureWarning):
+    with pytest.warns(DeprecationWarning):
         assert result["p_value"].tolist() == [t.p_value for t in result]
-    with pytest.warns(FutureWarning):
+    with pytest.warns(DeprecationWarning):
         assert result.iloc[1]["effect"] == result.wilcoxon.effect
     assert not result.empty and stats.TestResults.untested().empty
 
