@@ -31,10 +31,11 @@ _face = Face(
             "build_vocabulary",
             "encode_trees",
             "heldout_split",
+            "fit_tre_heldout",
             "init_parameters",
-            "tre_by_split",
         ],
         "class_scores": [".", "accuracy_by_group", "f1_summary", "per_class_scores", "shared_task_table"],
     },
+    moved={"tre_by_split": "mtlib.analysis:fit_tre_heldout"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -34,10 +34,11 @@ from mtlib.relations.bootstrap import (
     bootstrap_weights,
     check_resampling,
     percentile_interval,
-    rate_table,
     rate_text,
     wilson_interval,
+    with_wilson_rates,
 )
+from mtlib.relations.bootstrap import rate_table as rate_table  # with_wilson_rates' old name, for one release
 from mtlib.relations.errors import MtlibInputError, check_scores
 from mtlib.relations.replicates import weighted_sums
 
@@ -84,7 +85,7 @@ class TestResults:
     ran, ``result.get(name)`` gives ``None`` for an absent one, ``len(result)`` counts those that ran.
 
     Reading it as the DataFrame it used to be (``result.loc[1, "p_value"]``, ``result["p_value"]``) still works
-    for one release, with a FutureWarning: rows by position are what this class replaces.
+    for one release, with a DeprecationWarning: rows by position are what this class replaces.
     """
 
     __test__ = False  # not a pytest class
@@ -138,7 +139,7 @@ class TestResults:
         warnings.warn(
             f"reading a test result as a DataFrame ({how}) is deprecated and goes in the next release: read a test "
             f"by name ({', '.join(f'result.{n}.p_value' for n in self._tests) or 'none ran'}), or call .table()",
-            FutureWarning,
+            DeprecationWarning,
             stacklevel=3,
         )
         return self.table()
@@ -438,9 +439,9 @@ __all__ = [
     "bootstrap_transitivity_rates",
     "bootstrap_weights",
     "percentile_interval",
-    "rate_table",
     "rate_text",
     "wilson_interval",
+    "with_wilson_rates",
     "majority_baseline",
     # tests and tables
     "EFFECT_TEST_COLUMNS",

@@ -18,7 +18,7 @@ sentences or nodes per step (:func:`fit_tre`). The naive per-sentence
 recursion it is checked against lives in the tests.
 
 With free primitives the fit can drive training TRE towards 0, so
-:func:`tre_by_split` fits on a training part and scores held-out sentences
+:func:`fit_tre_heldout` fits on a training part and scores held-out sentences
 with the trained primitives. A word never seen in the fit contributes the
 zero vector (``unseen="zero"``; a held-out sentence of unseen words only gets
 ``nan``) or removes its sentence (``unseen="exclude"``).
@@ -38,6 +38,7 @@ from mtlib.data.trees import Tree
 from mtlib.models.inference.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
+from mtlib.utils.faces import renamed
 from mtlib.utils.threads import limit_threads
 
 __all__ = [
@@ -50,9 +51,9 @@ __all__ = [
     "cosine_distance",
     "encode_trees",
     "fit_tre",
+    "fit_tre_heldout",
     "heldout_split",
     "init_parameters",
-    "tre_by_split",
 ]
 
 COMPOSITIONS = ("add", "linear")
@@ -273,7 +274,7 @@ def _check_inputs(trees: Sequence[Tree], targets: np.ndarray, steps: int, lr: fl
     if not np.isfinite(targets).all():
         raise ValueError(
             "targets contain nan/inf (e.g. a word-vector model without some words): drop those "
-            "sentences first (tre_by_split does and counts them)"
+            "sentences first (fit_tre_heldout does and counts them)"
         )
     check_count(steps, "fit_tre", "steps")
     _check_positive(lr, "lr")
@@ -383,7 +384,7 @@ def heldout_split(targets: np.ndarray, heldout_fraction: float, seed: int) -> np
     return np.where(~ok, "no target", np.where(held, "heldout", "train"))
 
 
-def tre_by_split(
+def fit_tre_heldout(
     trees: Sequence[Tree],
     targets: np.ndarray,
     *,
@@ -432,3 +433,6 @@ def tre_by_split(
         vocab = set(model.vocab)
         out.loc[ho, "n_unseen"] = [sum(w not in vocab for w in t.leaves()) for t in ho_trees]
     return out, model
+
+
+tre_by_split = renamed(fit_tre_heldout, "tre_by_split")  # the old name, for one release

@@ -60,11 +60,12 @@ _face = Face(
         "training.native": ["NativeClassifier"],
         "training.prompt": ["PromptClassifier"],
         "training.frozen": ["HeadClassifier", "frozen_features", "train_head"],
-        "training.finetune": ["FineTunedClassifier", "split_name"],
+        "training.finetune": ["FineTunedClassifier", "parse_model_name"],
         "training.siamese": ["pair_logit_matrix"],
         "training.pair_matrix": ["pair_probability_matrix"],
         "factory": ["classifier"],
         "catalog": ["available"],
     },
+    moved={"split_name": "mtlib.models:parse_model_name"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -46,5 +46,6 @@ _face = Face(
         "transitivity": ALL,
         "distance_order": ALL,
     },
+    moved={"consistency": "mtlib.relations:consistency_scores"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -20,6 +20,7 @@ import pandas as pd
 from mtlib.relations.counting import _as_adjacency
 from mtlib.relations.errors import check_count
 from mtlib.relations.replicates import ReplicateCounts, order_replicates, transitivity_replicates
+from mtlib.utils.faces import renamed
 from mtlib.utils.inputs import check_seed
 
 __all__ = [
@@ -30,7 +31,7 @@ __all__ = [
     "bootstrap_weights",
     "check_resampling",
     "percentile_interval",
-    "rate_table",
+    "with_wilson_rates",
     "rate_text",
     "weight_blocks",
     "wilson_interval",
@@ -253,7 +254,7 @@ def bootstrap_transitivity_rates(
     return _blocked(len(a), n_boot, seed, where, lambda w: transitivity_replicates(a, w, device=device)).rates
 
 
-def rate_table(frame: pd.DataFrame, *, violations: str = "violations", cases: str = "cases") -> pd.DataFrame:
+def with_wilson_rates(frame: pd.DataFrame, *, violations: str = "violations", cases: str = "cases") -> pd.DataFrame:
     """Add ``rate`` and Wilson ``ci_low``/``ci_high`` columns (cases treated as independent)."""
     out = frame.copy()
     v, c = out[violations].to_numpy(float), out[cases].to_numpy(float)
@@ -261,3 +262,6 @@ def rate_table(frame: pd.DataFrame, *, violations: str = "violations", cases: st
         out["rate"] = np.where(c > 0, v / np.where(c > 0, c, 1), np.nan)
     out["ci_low"], out["ci_high"] = wilson_interval(v, c)
     return out
+
+
+rate_table = renamed(with_wilson_rates, "rate_table")  # the old name, for one release

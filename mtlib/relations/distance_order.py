@@ -5,7 +5,7 @@ per case (Carvalho et al. Eq. 3, 5, 7: a phrase should lie closer to its
 adjective than to its noun, ...). :class:`DistanceOrder` is a
 :class:`mtlib.relations.Relation` whose cases are such pairs; its cases belong
 to items (adjectives) that the bootstrap resamples, within strata (their
-types). :func:`consistency` turns its grouped result into the share of cases
+types). :func:`consistency_scores` turns its grouped result into the share of cases
 that hold (Carvalho et al.'s consistency score E) with its interval.
 """
 
@@ -22,8 +22,9 @@ from mtlib.relations.base import Relation
 from mtlib.relations.bootstrap import bootstrap_weights, percentile_interval
 from mtlib.relations.errors import check_count
 from mtlib.relations.result import RelationResult
+from mtlib.utils.faces import renamed
 
-__all__ = ["DistanceOrder", "consistency"]
+__all__ = ["DistanceOrder", "consistency_scores"]
 
 
 def _frame(labels: pd.DataFrame | pd.Series | Sequence[Any] | None, n: int, what: str) -> pd.DataFrame | None:
@@ -221,7 +222,7 @@ def _intervals(
     return bounds[:, 0], bounds[:, 1]
 
 
-def consistency(result: RelationResult) -> pd.DataFrame:
+def consistency_scores(result: RelationResult) -> pd.DataFrame:
     """The paper's consistency score E per group, from a :class:`DistanceOrder` result with groups.
 
     Returns:
@@ -243,3 +244,6 @@ def consistency(result: RelationResult) -> pd.DataFrame:
         },
         index=g.index,
     )
+
+
+consistency = renamed(consistency_scores, "consistency")  # the old name, for one release

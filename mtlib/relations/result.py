@@ -296,7 +296,7 @@ def single_result(
     group_frame = None
     if groups is not None:
         g = pd.DataFrame({"group": list(groups), "violations": violated.astype(int), "cases": 1})
-        group_frame = bootstrap.rate_table(g.groupby("group")[["violations", "cases"]].sum())
+        group_frame = bootstrap.with_wilson_rates(g.groupby("group")[["violations", "cases"]].sum())
     res = RelationResult(
         relation=name,
         cases=n,

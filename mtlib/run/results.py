@@ -29,7 +29,8 @@ Metric keys follow one scheme:
 - ``_headline``: the keys the runner's summary shows;
 - ``_skipped``: the keys a run declared skipped, each with why (see below).
 
-:meth:`Run.record_report` writes an experiment report in this scheme.
+:meth:`Run.record_report` is the one way to record a model's values in this scheme (an experiment report, or a
+plain mapping of one model's values); :func:`mtlib.utils.keys.model_keys` names the keys it writes.
 
 Every recorded number is finite. A value that was not computed (no bootstrap
 intervals with ``n_boot=0``, no held-out correlation without held-out
@@ -65,7 +66,7 @@ from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
 from mtlib.utils.choices import AUTO
 from mtlib.utils.context import RunContext
-from mtlib.utils.keys import TIMING_PREFIX, model_slug, scheme, skipped_of, timing_key
+from mtlib.utils.keys import TIMING_PREFIX, model_keys, model_slug, skipped_of, timing_key
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import kernel_threads
 
@@ -472,8 +473,12 @@ class Run:
         primary: bool | None = None,
         tables: bool = True,
         nan_reason: str = "",
+        skipped: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """Record an experiment report's metrics (and save its tables) in the one key scheme.
+        """Record one model's values (an experiment report's metrics, and its tables) in the one key scheme.
+
+        This is the one way a notebook records per-model values: never ``run.record`` with hand-built
+        ``models/<slug>/`` prefixes (nor :func:`~mtlib.utils.keys.model_keys`, the deprecated ``scheme``).
 
         Scheme: ``models/<model>/<metric>/<group...>`` for every model's
         values, and also ``<metric>/<group...>`` for the primary model (the
@@ -495,6 +500,8 @@ class Run:
                 model and ``<name>__<model>`` for the others.
             nan_reason: Declare every NaN value skipped with this reason (a value the run could not compute,
                 e.g. a rate without a case); "": a NaN the report does not declare is an error.
+            skipped: ``{key: reason}`` of values not computed in this run, declared skipped (with the report's own
+                ``skipped()``) under the same prefixes; their NaN values are left out.
 
         Returns:
             The keys and values recorded.
@@ -506,9 +513,9 @@ class Run:
         values = dict(report) if isinstance(report, Mapping) else dict(report.metrics())
         primary = self._is_primary(model, primary)
         nans = {k: nan_reason for k, v in values.items() if nan_reason and isinstance(v, float) and math.isnan(v)}
-        skipped = skipped_of(report) | nans
-        out = scheme(values, model, primary)
-        declared = scheme(skipped, model, primary)
+        declared_skipped = skipped_of(report) | nans | {str(k): str(v) for k, v in (skipped or {}).items()}
+        out = model_keys(values, model, primary)
+        declared = model_keys(declared_skipped, model, primary)
         if declared:
             self.skip(declared)
         self.record(out)  # a declared key's NaN is left out; a finite value replaces the declaration
@@ -516,7 +523,9 @@ class Run:
         heads = [] if isinstance(report, Mapping) else list(getattr(report, "headline", ()) or ())
         if heads and plain:
             # a key the report does not have is not claimed by this part (a report type used for several parts)
-            self.record({k: values.get(k, math.nan) for k in heads if k in values or k in skipped}, headline=True)
+            self.record(
+                {k: values.get(k, math.nan) for k in heads if k in values or k in declared_skipped}, headline=True
+            )
         if tables and not isinstance(report, Mapping) and hasattr(report, "tables"):
             for name, frame in report.tables().items():
                 self.save_table(frame, name, model=model, primary=plain)

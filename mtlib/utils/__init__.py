@@ -8,7 +8,7 @@
 - :mod:`~mtlib.utils.provenance`: the files a run read and what its cache answered, for its manifest.
 - :mod:`~mtlib.utils.contracts`: what a replaceable notebook cell must return (:func:`check_output`).
 - :mod:`~mtlib.utils.timing`: how long a block took (:func:`stopwatch`).
-- :mod:`~mtlib.utils.keys`: the metric-key scheme of a model's values (:func:`scheme`, :func:`model_slug`).
+- :mod:`~mtlib.utils.keys`: the metric-key scheme of a model's values (:func:`model_keys`, :func:`model_slug`).
 """
 
 from mtlib.utils.faces import ALL, Face
@@ -21,10 +21,11 @@ _face = Face(
         "similarity": ALL,
         "provenance": [],
         "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
-        "threads": ["cpu_threads", "limit_threads"],
+        "threads": ["limit_threads", "threads_for_device"],
         "contracts": ["ContractError", "check_distinct", "check_output"],
         "timing": ["Clock", "stopwatch"],
-        "keys": ["model_slug", "scheme"],
+        "keys": ["model_keys", "model_slug"],
     },
+    moved={"cpu_threads": "mtlib.utils:threads_for_device", "scheme": "mtlib.utils:model_keys"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

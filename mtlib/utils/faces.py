@@ -33,6 +33,7 @@ importing it), so each name is written once, in its module.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import pkgutil
@@ -41,9 +42,11 @@ import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
-__all__ = ["ALL", "MODULE", "Face"]
+__all__ = ["ALL", "MODULE", "Face", "renamed"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: Among a module's names in a face's exports: the module itself, under its own name.
 MODULE = "."
@@ -59,8 +62,9 @@ class Face:
         package: The package's ``__name__``.
         exports: Module name (relative to the package, dotted for a module of a sub-package) -> the names
             it gives the face, or :data:`ALL` for every name of the module's own ``__all__``.
-        moved: Names that moved elsewhere, kept for one release: old name -> ``"package:name"``. Asking for
-            one gives a :class:`DeprecationWarning` and the new object; they are not in ``names``. A module listed
+        moved: Names that moved elsewhere or were renamed, kept for one release: old name -> ``"package:name"``
+            (the package itself for a rename). Asking for one gives a :class:`DeprecationWarning` and the new
+            object; they are not in ``names``. A module listed
             with no names, or with :data:`MODULE` (``"."``) among them, is itself reachable as an attribute
             under its own name (``face.module``).
 
@@ -100,8 +104,9 @@ class Face:
     def _getattr(self, name: str) -> Any:
         if name in self.moved and name not in self.where:
             home, _, new = self.moved[name].partition(":")
+            how = f"is renamed {new}" if home == self.package else f"moved to {home}.{new}"
             warnings.warn(
-                f"{self.package}.{name} moved to {home}.{new}; the old name goes in the next release",
+                f"{self.package}.{name} {how}; the old name goes in the next release",
                 DeprecationWarning,
                 stacklevel=2,
             )
@@ -113,6 +118,40 @@ class Face:
         value = module if attr is None else getattr(module, attr)
         setattr(sys.modules[self.package], name, value)  # later lookups skip __getattr__
         return value
+
+
+def renamed(new: _F, old: str) -> _F:
+    """A deprecated alias of the function ``new`` under its old name ``old``, kept for one release.
+
+    Calling it gives a :class:`DeprecationWarning` naming the new function, then calls ``new``. A module keeps
+    ``old = renamed(new, "module.old")`` beside the new name (out of its ``__all__``), and its package's face lists
+    the old name in ``moved=``, so both ``from package import old`` and ``module.old`` still work and warn.
+
+    Args:
+        new: The function under its new name.
+        old: The old name as users wrote it (``"mtlib.utils.keys.scheme"``); its last part is the alias's name.
+
+    Example:
+        >>> import warnings
+        >>> def model_keys(x):
+        ...     return x
+        >>> scheme = renamed(model_keys, "keys.scheme")
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     scheme(1), caught[0].category.__name__, str(caught[0].message)
+        (1, 'DeprecationWarning', 'keys.scheme is renamed model_keys; the old name goes in the next release')
+    """
+
+    @functools.wraps(new)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"{old} is renamed {new.__name__}; the old name goes in the next release", DeprecationWarning, stacklevel=2
+        )
+        return new(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old.rsplit(".", 1)[-1]
+    alias.__doc__ = f"Deprecated: the old name of :func:`{new.__name__}`; it goes in the next release."
+    return cast(_F, alias)
 
 
 def _submodules(package: str) -> set[str]:

@@ -10,8 +10,9 @@ test) relies on one scheme:
   notebook's models), e.g. ``violation_rate/T1``;
 - ``timing/...``: durations, the only keys that differ between two runs of one profile.
 
-:func:`scheme` applies it to one report's values; the run (:class:`mtlib.run.results.Run`) and the
-notebooks that record per-model values call it, so they cannot disagree.
+:func:`model_keys` applies it to one report's values. A notebook records a model's values one way,
+``run.record_report(values, model, primary=...)`` (:meth:`mtlib.run.results.Run.record_report`), which calls it;
+``scheme``, its old name, warns for one release.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TIMING_PREFIX", "missing", "model_slug", "scheme", "skipped_of", "timing_key"]
+from mtlib.utils.faces import renamed
+
+__all__ = ["TIMING_PREFIX", "missing", "model_keys", "model_slug", "skipped_of", "timing_key"]
 
 #: Prefix of every timing metric: a determinism check compares all other keys exactly.
 TIMING_PREFIX = "timing/"
@@ -64,7 +67,7 @@ def timing_key(key: str) -> str:
     return TIMING_PREFIX + key
 
 
-def scheme(values: Mapping[str, Any], model: str | None = None, primary: bool = True) -> dict[str, Any]:
+def model_keys(values: Mapping[str, Any], model: str | None = None, primary: bool = True) -> dict[str, Any]:
     """One report's values in the key scheme: per-model keys, and plain keys for the primary model.
 
     Args:
@@ -73,7 +76,7 @@ def scheme(values: Mapping[str, Any], model: str | None = None, primary: bool = 
         primary: Also give the plain keys (always, without a model).
 
     Example:
-        >>> scheme({"rate": 0.1, "fit_seconds": 2.0}, "minilm")
+        >>> model_keys({"rate": 0.1, "fit_seconds": 2.0}, "minilm")
         {'models/minilm/rate': 0.1, 'timing/models/minilm/fit_seconds': 2.0, 'rate': 0.1, 'timing/fit_seconds': 2.0}
     """
     slug = model_slug(model) if model is not None else None
@@ -83,6 +86,9 @@ def scheme(values: Mapping[str, Any], model: str | None = None, primary: bool = 
     if slug is None or primary:
         out.update(values)
     return {timing_key(k): v for k, v in out.items()}
+
+
+scheme = renamed(model_keys, "scheme")  # the old name, for one release
 
 
 def skipped_of(report: Any) -> dict[str, str]:

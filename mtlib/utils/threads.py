@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterator
 
 from mtlib.utils.batching import resolve_device
+from mtlib.utils.faces import renamed
 
 
 @contextlib.contextmanager
@@ -72,14 +73,17 @@ def limit_threads(n: int | None = 1, *, torch_too: bool = True) -> Iterator[None
         torch.set_num_threads(before)
 
 
-def cpu_threads(device: str, n: int = 1) -> int | None:
+def threads_for_device(device: str, n: int = 1) -> int | None:
     """``n`` when ``device`` resolves to the CPU, else ``None`` (for :func:`limit_threads`).
 
     Example:
-        >>> cpu_threads("cpu", 2)
+        >>> threads_for_device("cpu", 2)
         2
     """
     return n if resolve_device(device) == "cpu" else None
+
+
+cpu_threads = renamed(threads_for_device, "cpu_threads")  # the old name, for one release
 
 
 #: The variable that fixes the threads of every notebook run (the runner's ``--threads`` sets it).
@@ -104,7 +108,7 @@ def kernel_threads() -> dict[str, object]:
 __all__ = [
     "POOL_VARS",
     "THREADS_ENV",
-    "cpu_threads",
+    "threads_for_device",
     "kernel_threads",
     "limit_threads",
 ]

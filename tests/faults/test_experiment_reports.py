@@ -24,7 +24,7 @@ from mtlib.analysis.tree_reconstruction import build_vocabulary, encode_trees, f
 from mtlib.data.adjectives import load_lexicon
 from mtlib.data.trees import parse_tree, tree_impurity, weighted_node_switching
 from mtlib.experiments import montague
-from mtlib.relations import DistanceOrder, MtlibInputError, consistency
+from mtlib.relations import DistanceOrder, MtlibInputError, consistency_scores
 from mtlib.run import results
 from mtlib.utils.rules import ParameterError
 
@@ -54,7 +54,7 @@ def _nonsubsective(phrase_set, n_boot: int):
     table = montague.EmbeddingTable.from_model(HashEncoder(), phrase_set.texts)
     p, a, n = (table.rows(phrase_set.an[c].to_numpy(dtype=object)) for c in ("phrase", "adj", "noun"))
     types = phrase_set.adjectives.set_index("word")["type"]
-    groups = montague.typed_columns(phrase_set.an, ["type"])
+    groups = montague.types_in_paper_order(phrase_set.an, ["type"])
     return DistanceOrder("toy").check(
         table.distance(p, a), table.distance(p, n), phrase_set.an[["adj"]], groups, types, n_boot
     )
@@ -64,13 +64,13 @@ def test_montague_without_bootstrap_has_no_intervals_and_says_so(phrases):
     """Notebook 04 with ``n_boot=0`` declares its interval keys skipped (never NaN in metrics.json): the relation
     leaves them NaN and records that no bootstrap ran."""
     result = _nonsubsective(phrases, 0)
-    scores = consistency(result)
+    scores = consistency_scores(result)
     assert result.extra["n_boot"] == 0 and np.isnan([result.ci_low, result.ci_high]).all()
     assert scores[["ci_low", "ci_high"]].isna().all().all() and scores["E"].notna().all()
 
 
 def test_montague_with_a_bootstrap_has_every_interval(phrases):
-    scores = consistency(_nonsubsective(phrases, 20))
+    scores = consistency_scores(_nonsubsective(phrases, 20))
     assert np.isfinite(scores[["E", "ci_low", "ci_high"]].to_numpy()).all()
 
 

@@ -33,10 +33,11 @@ _face = Face(
             "splits",
             "type_order",
             "type_pair_matrix",
-            "typed_columns",
+            "types_in_paper_order",
         ],
         "_embeddings": ["EmbeddingTable"],
         "_paper": ["PAPER_COUNTERPARTS", "compare_with_paper", "paper_values", "truncate"],
     },
+    moved={"typed_columns": "mtlib.experiments.montague:types_in_paper_order"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -4,7 +4,7 @@ Every test of notebook 04 reads the same :class:`PhraseSet` (built once by
 :func:`build_phrases`): AN and AAN phrases as frames of terms and types, plus
 the list of every unique text to embed (words, phrases, adjective pairs and
 the sub-phrases of every split). Types keep the paper's order
-(:func:`type_order`, :func:`typed_columns`, :func:`type_pair_matrix`).
+(:func:`type_order`, :func:`types_in_paper_order`, :func:`type_pair_matrix`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from mtlib.data.adjectives import ADJECTIVE_TYPES, TYPE_NAMES
+from mtlib.utils.faces import renamed
 
 
 def phrase(*terms: str) -> str:
@@ -145,7 +146,7 @@ def build_phrases(adjectives: pd.DataFrame, nouns: Sequence[str], *, with_aan: b
     return PhraseSet(adjectives.reset_index(drop=True)[["word", "type"]], list(nouns), an, aan, list(texts))
 
 
-def typed_columns(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+def types_in_paper_order(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Type columns as categoricals in the paper's order (unknown types after, sorted)."""
     out = {}
     for c in columns:
@@ -155,6 +156,9 @@ def typed_columns(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+typed_columns = renamed(types_in_paper_order, "typed_columns")  # the old name, for one release
+
+
 def type_order(types: Sequence[str]) -> list[str]:
     """Types in the paper's order, unknown ones after, sorted."""
     present = set(types)
@@ -162,7 +166,7 @@ def type_order(types: Sequence[str]) -> list[str]:
 
 
 def type_pair_matrix(scores: pd.DataFrame, order: Sequence[str] = ADJECTIVE_TYPES) -> pd.DataFrame:
-    """Pivot a two-level consistency table (:func:`mtlib.relations.consistency`) into a T1 x T2 matrix of E."""
+    """Pivot a two-level consistency table (:func:`mtlib.relations.consistency_scores`) into a T1 x T2 matrix of E."""
     matrix = scores["E"].unstack()
     rows = [t for t in order if t in matrix.index] + [t for t in matrix.index if t not in order]
     cols = [t for t in order if t in matrix.columns] + [t for t in matrix.columns if t not in order]

@@ -21,7 +21,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class FitSettings:
-    """The settings of a TRE fit (:func:`~mtlib.analysis.tree_reconstruction.tre_by_split`).
+    """The settings of a TRE fit (:func:`~mtlib.analysis.tree_reconstruction.fit_tre_heldout`).
 
     Attributes:
         composition: ``"add"`` (a node is the sum of its children) or ``"linear"`` (learned ``W [a; b]``).
@@ -42,5 +42,5 @@ class FitSettings:
     unseen: str
 
     def kwargs(self) -> dict[str, Any]:
-        """The settings as keyword arguments of :func:`~mtlib.analysis.tree_reconstruction.tre_by_split`."""
+        """The settings as keyword arguments of :func:`~mtlib.analysis.tree_reconstruction.fit_tre_heldout`."""
         return asdict(self)

@@ -7,7 +7,7 @@ longest member; :class:`FineTunedClassifier` predicts with it, batched and
 cached by input, and rebuilds the network from the saved ``safetensors``
 weights only when a prediction is not in the output cache.
 A model name ending in :data:`FINETUNE_SUFFIX` (``minilm-ft``) names its base
-fine-tuned (:func:`split_name`), in every notebook that fine-tunes.
+fine-tuned (:func:`parse_model_name`), in every notebook that fine-tunes.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from mtlib.models.training.settings import ClassifierSettings, FitRecord, Traini
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
+from mtlib.utils.faces import renamed
 
 __all__ = [
     "FINETUNE_SUFFIX",
@@ -35,7 +36,7 @@ __all__ = [
     "finetune_network",
     "finetuned_classifier",
     "held_score",
-    "split_name",
+    "parse_model_name",
     "weights_bytes",
 ]
 
@@ -43,7 +44,7 @@ __all__ = [
 FINETUNE_SUFFIX = "-ft"
 
 
-def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
+def parse_model_name(name: str, how: str = "head") -> tuple[str, str, str]:
     """``(base model, how, row name)`` of a model name.
 
     A name ending in :data:`FINETUNE_SUFFIX` is its base fine-tuned whatever ``how`` says; a plain name with
@@ -61,13 +62,13 @@ def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
         ValueError: ``how`` is neither ``"head"`` nor ``"finetune"``.
 
     Examples:
-        >>> split_name("minilm-ft")
+        >>> parse_model_name("minilm-ft")
         ('minilm', 'finetune', 'minilm-ft')
-        >>> split_name("minilm", "finetune")
+        >>> parse_model_name("minilm", "finetune")
         ('minilm', 'finetune', 'minilm-ft')
-        >>> split_name("minilm")
+        >>> parse_model_name("minilm")
         ('minilm', 'head', 'minilm')
-        >>> split_name("vader")
+        >>> parse_model_name("vader")
         ('vader', 'head', 'vader')
     """
     if how not in ("head", "finetune"):
@@ -75,6 +76,9 @@ def split_name(name: str, how: str = "head") -> tuple[str, str, str]:
     if name.endswith(FINETUNE_SUFFIX) and len(name) > len(FINETUNE_SUFFIX):
         return name[: -len(FINETUNE_SUFFIX)], "finetune", name
     return name, how, name + FINETUNE_SUFFIX if how == "finetune" else name
+
+
+split_name = renamed(parse_model_name, "split_name")  # the old name, for one release
 
 
 class FineTunedClassifier(Model):

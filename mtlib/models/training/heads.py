@@ -33,7 +33,7 @@ from mtlib.models.training.logistic import binary_logistic_dual
 from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
 from mtlib.utils.inputs import check_seed
-from mtlib.utils.threads import cpu_threads, limit_threads
+from mtlib.utils.threads import limit_threads, threads_for_device
 
 __all__ = [
     "FORMAT",
@@ -312,7 +312,7 @@ class MLPHead:
         def step_loss(net, idx, device):
             return F.cross_entropy(net(Xs[idx].to(device)), yt[idx].to(device))
 
-        with limit_threads(cpu_threads(self.device)):  # many tiny steps: one thread on a CPU, none on a GPU
+        with limit_threads(threads_for_device(self.device)):  # many tiny steps: one thread on a CPU, none on a GPU
             log = fit(
                 self.net,
                 len(Xs),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from mtlib.analysis.tree_reconstruction import build_vocabulary, encode_trees, fit_tre, heldout_split, tre_by_split
+from mtlib.analysis.tree_reconstruction import build_vocabulary, encode_trees, fit_tre, fit_tre_heldout, heldout_split
 from mtlib.data.trees import parse_tree
 from tests.unit.analysis.tre_reference import fit_tre_reference
 
@@ -54,11 +54,13 @@ def test_exactly_additive_targets_give_zero_tre():
     index = {w: i for i, w in enumerate(vocab)}
     vectors = rng.normal(size=(len(vocab), 16))
     targets = np.stack([vectors[[index[w] for w in t.leaves()]].sum(0) for t in trees])
-    per, model = tre_by_split(trees, targets, heldout_fraction=0.2, unseen="zero", steps=600, lr=0.01, seed=0)
+    per, model = fit_tre_heldout(trees, targets, heldout_fraction=0.2, unseen="zero", steps=600, lr=0.01, seed=0)
     assert per["tre"].max() < 2e-3, per["tre"].describe()  # train and held-out sentences alike
     assert model.losses[0] > 100 * model.losses[-1]
     random_targets = rng.normal(size=targets.shape)
-    per_random, _ = tre_by_split(trees, random_targets, heldout_fraction=0.2, unseen="zero", steps=600, lr=0.01, seed=0)
+    per_random, _ = fit_tre_heldout(
+        trees, random_targets, heldout_fraction=0.2, unseen="zero", steps=600, lr=0.01, seed=0
+    )
     assert per_random["tre"].mean() > 0.2
 
 
@@ -66,7 +68,7 @@ def test_heldout_split_and_unseen_words():
     trees = [parse_tree(x) for x in (TREES / "dev.txt").read_text().splitlines()[:120]]
     targets = np.random.default_rng(0).normal(size=(len(trees), 8))
     targets[5] = np.nan  # a sentence without a vector (word-vector model missing a word)
-    per, model = tre_by_split(trees, targets, heldout_fraction=0.25, unseen="zero", seed=0, steps=20)
+    per, model = fit_tre_heldout(trees, targets, heldout_fraction=0.25, unseen="zero", seed=0, steps=20)
     assert (per["split"] == "no target").sum() == 1 and np.isnan(per.loc[5, "tre"])
     held = per[per["split"] == "heldout"]
     assert len(held) == 30 and (held["n_unseen"] > 0).any()
@@ -88,7 +90,7 @@ def test_extra_trees_join_the_fit_only():
     rng = np.random.default_rng(0)
     targets, extra_targets = rng.normal(size=(40, 8)), rng.normal(size=(40, 8))
     extra_targets[3] = np.nan  # left out of the fit
-    per, model = tre_by_split(
+    per, model = fit_tre_heldout(
         trees,
         targets,
         heldout_fraction=0.25,
@@ -113,14 +115,14 @@ def test_bad_targets_and_settings():
     with pytest.raises(ValueError, match="composition"):
         fit_tre(trees, np.ones((2, 4)), composition="tensor")
     with pytest.raises(ValueError, match="heldout_fraction must be in"):
-        tre_by_split(trees, np.ones((2, 4)), heldout_fraction=1.0, seed=0, unseen="zero")
+        fit_tre_heldout(trees, np.ones((2, 4)), heldout_fraction=1.0, seed=0, unseen="zero")
 
 
 def test_limit_threads_sets_and_restores_torch_and_blas_threads():
     import torch
     from threadpoolctl import threadpool_info
 
-    from mtlib.utils.threads import cpu_threads, limit_threads
+    from mtlib.utils.threads import limit_threads, threads_for_device
 
     before = torch.get_num_threads()
     with limit_threads(1):
@@ -129,7 +131,7 @@ def test_limit_threads_sets_and_restores_torch_and_blas_threads():
     assert torch.get_num_threads() == before
     with limit_threads(None):
         assert torch.get_num_threads() == before
-    assert cpu_threads("cpu") == 1 and cpu_threads("cpu", 3) == 3
+    assert threads_for_device("cpu") == 1 and threads_for_device("cpu", 3) == 3
 
 
 def test_heldout_split_draws_the_held_out_part_and_marks_sentences_without_a_target():

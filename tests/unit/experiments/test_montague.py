@@ -49,7 +49,7 @@ def test_embedding_table_marks_texts_without_a_vector_and_cases_that_need_them()
 def test_type_order_typed_columns_and_the_type_pair_matrix():
     frame = pd.DataFrame({"type1": ["A", "S-I", "X"], "type2": ["S-I", "S-I", "A"]})
     assert mg.type_order(["A", "X", "S-I", "B"]) == ["S-I", "A", "B", "X"]
-    typed = mg.typed_columns(frame, ["type1", "type2"])
+    typed = mg.types_in_paper_order(frame, ["type1", "type2"])
     assert list(typed["type1"].cat.categories) == ["S-I", "A", "X"] and typed["type2"].tolist() == ["S-I", "S-I", "A"]
     scores = pd.DataFrame(
         {"E": [0.5, 1.0, 0.25]}, index=pd.MultiIndex.from_tuples([("A", "S-I"), ("S-I", "S-I"), ("S-I", "A")])

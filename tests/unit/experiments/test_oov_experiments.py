@@ -9,7 +9,7 @@ import pandas as pd
 
 from mtlib import models
 from mtlib.analysis import polarity_sensitivity as ps
-from mtlib.analysis.tree_reconstruction import tre_by_split
+from mtlib.analysis.tree_reconstruction import fit_tre_heldout
 from mtlib.experiments import tre
 from mtlib.models import factory, load
 from mtlib.models.inference import oov
@@ -84,7 +84,7 @@ def test_tre_counts_sentences_a_word_vector_model_has_no_vector_for(tmp_path):
     encoder = load(_vector_file(tmp_path, {w: tuple(rng.normal(size=4).round(4)) for w in words if w not in dropped}))
     targets = encoder.embed(texts)
     summary = oov.coverage_summary(oov.model_token_counts(encoder, texts), len(texts))
-    per, _ = tre_by_split(trees, targets, heldout_fraction=0.25, unseen="zero", seed=0, steps=5)
+    per, _ = fit_tre_heldout(trees, targets, heldout_fraction=0.25, unseen="zero", seed=0, steps=5)
     known = [[w not in dropped for w in t.split()] for t in texts]
     skipped = sum(not any(k) for k in known)
     partial = sum(any(k) and not all(k) for k in known)

@@ -17,7 +17,7 @@ import pytest
 from mtlib import models
 from mtlib.data import sick
 from mtlib.experiments import nli, sentiment
-from mtlib.models.training.finetune import split_name
+from mtlib.models.training.finetune import parse_model_name
 from mtlib.utils.context import RunContext
 from mtlib.utils.rules import ParameterError
 
@@ -52,10 +52,10 @@ def test_defaults_unchanged_without_train_path():
 
 
 def test_split_name():
-    assert split_name("minilm-ft") == ("minilm", "finetune", "minilm-ft")
-    assert split_name("minilm-static", "finetune") == ("minilm-static", "finetune", "minilm-static-ft")
+    assert parse_model_name("minilm-ft") == ("minilm", "finetune", "minilm-ft")
+    assert parse_model_name("minilm-static", "finetune") == ("minilm-static", "finetune", "minilm-static-ft")
     with pytest.raises(ValueError, match="how"):
-        split_name("minilm", "native")
+        parse_model_name("minilm", "native")
 
 
 def _labelled(frame: pd.DataFrame) -> tuple[list[str], list[int]]:
@@ -81,7 +81,7 @@ def test_finetuned_row_on_train_path():
     """Notebook 01's fine-tuned row (``NAME-ft``): the spec's ``finetune_settings``, 20% held out without a dev file."""
     settings = {"lr": 1e-2, "epochs": 1, "batch_size": 8, "max_length": 16}
     spec = sentiment.Spec(models=["minilm-static-ft"], finetune_settings=settings, seed=1, device="cpu")
-    base, how, row = split_name(spec.models[0], spec.how)
+    base, how, row = parse_model_name(spec.models[0], spec.how)
     assert (base, how, row) == ("minilm-static", "finetune", "minilm-static-ft")
     train, sources = sentiment.load_data(str(DEV), train_path=str(TRAIN))
     model = models.load(base, context=spec.context())

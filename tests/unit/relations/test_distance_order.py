@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtlib.relations import DistanceOrder, MtlibInputError, Relation, consistency
+from mtlib.relations import DistanceOrder, MtlibInputError, Relation, consistency_scores
 
 
 def _random_cases(rng: np.random.Generator, n: int) -> pd.DataFrame:
@@ -47,7 +47,7 @@ def test_distance_order_counts_equal_a_naive_count_with_ties(seed):
         assert (row.cases, row.violations) == (sum(mask), sum(v for v, m in zip(violated, mask) if m))
         assert (row.type1, row.type2) == (types[row.adj1], types[row.adj2])
     assert res.ci_low <= res.rate <= res.ci_high and res.per_item["cases"].sum() == len(cases)
-    scores = consistency(res)
+    scores = consistency_scores(res)
     assert (
         np.allclose(scores["E"], 1 - res.groups["rate"])
         and (scores["k"] + res.groups["violations"] == scores["n"]).all()
@@ -81,8 +81,8 @@ def test_distance_order_refuses_a_negative_bootstrap_and_scores_holds_over_cases
     with pytest.raises(MtlibInputError, match="DistanceOrder.check: n_boot must be"):
         DistanceOrder("toy").check(np.zeros(3), np.ones(3), n_boot=-1)
     res = DistanceOrder("toy").check([0.1, 0.5, 0.9], [0.5, 0.5, 0.5], None, ["a", "a", "b"], None, 0)
-    scores = consistency(res)
+    scores = consistency_scores(res)
     assert scores["k"].tolist() == [2, 0] and scores["n"].tolist() == [2, 1] and scores["E"].tolist() == [1.0, 0.0]
     assert res.extra["n_boot"] == 0 and np.isnan(scores["ci_low"]).all()
     with pytest.raises(ValueError, match="no groups"):
-        consistency(DistanceOrder("toy").check([0.1], [0.2], n_boot=0))
+        consistency_scores(DistanceOrder("toy").check([0.1], [0.2], n_boot=0))

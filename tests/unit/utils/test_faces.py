@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from mtlib.utils.faces import ALL, Face
@@ -85,3 +87,46 @@ def test_a_moved_name_warns_once_per_use_and_gives_the_new_object() -> None:
     with pytest.warns(DeprecationWarning, match=r"mtlib\.paired\.holm moved"):
         assert mtlib.paired.holm is mtlib.analysis.holm
     assert "mcnemar_test" not in mtlib.suite.__all__
+
+
+RENAMED = [  # (face, old name, new name, deep module keeping the old name) of issue 58's renames
+    ("mtlib.models", "split_name", "parse_model_name", "mtlib.models.training.finetune"),
+    ("mtlib.utils", "scheme", "model_keys", "mtlib.utils.keys"),
+    ("mtlib.utils", "cpu_threads", "threads_for_device", "mtlib.utils.threads"),
+    ("mtlib.relations", "consistency", "consistency_scores", "mtlib.relations.distance_order"),
+    ("mtlib.experiments.montague", "typed_columns", "types_in_paper_order", "mtlib.experiments.montague._phrases"),
+    ("mtlib.analysis", "tre_by_split", "fit_tre_heldout", "mtlib.analysis.tree_reconstruction"),
+]
+
+
+@pytest.mark.parametrize(("face", "old", "new", "module"), RENAMED)
+def test_a_renamed_name_warns_from_its_face_and_its_module_and_does_what_the_new_one_does(
+    face: str, old: str, new: str, module: str
+) -> None:
+    package, deep = importlib.import_module(face), importlib.import_module(module)
+    assert new in package.__all__ and old not in package.__all__ and old not in getattr(deep, "__all__", [])
+    with pytest.warns(DeprecationWarning, match=rf"{re.escape(face)}\.{old} is renamed {new}; the old name goes"):
+        assert getattr(package, old) is getattr(deep, new)
+    alias = getattr(deep, old)  # the module's old name: a wrapper that warns when called (next test)
+    assert alias.__name__ == old and alias.__wrapped__ is getattr(deep, new)
+
+
+def test_a_module_alias_warns_when_called_and_returns_the_new_functions_result() -> None:
+    from mtlib.analysis import stats
+    from mtlib.models.training.finetune import parse_model_name, split_name
+    from mtlib.relations.bootstrap import rate_table, with_wilson_rates
+    from mtlib.utils.keys import model_keys, scheme
+
+    with pytest.warns(DeprecationWarning, match="split_name is renamed parse_model_name"):
+        assert (
+            split_name("minilm", "finetune")
+            == parse_model_name("minilm", "finetune")
+            == ("minilm", "finetune", "minilm-ft")
+        )
+    with pytest.warns(DeprecationWarning, match="scheme is renamed model_keys"):
+        assert scheme({"rate": 0.5}, "m") == model_keys({"rate": 0.5}, "m") == {"models/m/rate": 0.5, "rate": 0.5}
+    frame = pd.DataFrame({"violations": [1, 0], "cases": [4, 0]})
+    with pytest.warns(DeprecationWarning, match="rate_table is renamed with_wilson_rates"):
+        old = stats.rate_table(frame)
+    pd.testing.assert_frame_equal(old, with_wilson_rates(frame))
+    assert rate_table.__wrapped__ is with_wilson_rates and "rate_table" not in stats.__all__
