@@ -206,3 +206,22 @@ def test_a_latex_failure_leaves_no_pdf_and_names_the_log_and_the_error(tmp_path,
     pdf, why = book._pdf(ROOT, tmp_path, "smoke", tmp_path / "build", 1)
     assert pdf is None and "LaTeX failed (exit 12; latex/mtlib-course-book.log)" in why
     assert "! Undefined control sequence." in why
+
+
+_CHAPTERS = sorted(p for p in (ROOT / "notebooks").glob("0[0-7]_*.ipynb") if p.stem != "00_template")
+
+
+@pytest.mark.parametrize("path", _CHAPTERS, ids=lambda p: p.stem)
+def test_the_book_shows_every_cell_of_a_notebook_and_folds_only_its_answers_and_parameters(path, tmp_path):
+    """Issue 58, item 9: the book shows the same cells (a student sees each step), the answers stay folded."""
+    nb = nbformat.read(path, as_version=4)
+    out = book_notebooks.prepare(nb, Scrubber.for_build(ROOT, ROOT))
+    assert [c.cell_type for c in out.cells] == [c.cell_type for c in nb.cells]  # no cell dropped or added
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert [c.source for c in out.cells if c.cell_type == "code"] == code  # the method's code, unchanged
+    for cell in out.cells:
+        tags = cell.metadata.get("tags", [])
+        folded = book_notebooks.HIDE_TAG in tags
+        assert folded == ("answer" in tags or "parameters" in tags), (path.name, cell.source[:80])
+    answers = [c for c in out.cells if "answer" in c.metadata.get("tags", [])]  # every chapter ends with exercises
+    assert answers and all(c.metadata.mystnb["code_prompt_show"] == "Show the answer" for c in answers)
