@@ -51,7 +51,7 @@ def test_defaults_unchanged_without_train_path():
     assert "source" not in a[0].attrs
 
 
-def test_split_name():
+def test_parse_model_name():
     assert parse_model_name("minilm-ft") == ("minilm", "finetune", "minilm-ft")
     assert parse_model_name("minilm-static", "finetune") == ("minilm-static", "finetune", "minilm-static-ft")
     with pytest.raises(ValueError, match="how"):
