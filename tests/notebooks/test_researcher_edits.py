@@ -82,8 +82,9 @@ def test_02_with_a_strongly_regularised_probe(tmp_path):
 def test_03_with_cosine_threshold_heads_the_readme_edit(tmp_path):
     """The README's 03 edit: heads that threshold the cosine of the two words' vectors, per relation the threshold
     with the highest balanced accuracy on the training pairs; every later cell uses them unchanged."""
-    heads = '''def frozen_heads(encoder, train, test):
-    """Cosine-threshold heads: a pair is the relation's when cos(u, v) is above a threshold fitted on train."""
+    heads = '''def frozen_heads(encoder, train, test, *, spec, context):
+    """Cosine-threshold heads: a pair is the relation's when cos(u, v) is above a threshold fitted on train (no
+    trained head: spec's head settings and the context are not needed)."""
     encoder.embed(lexical.vocabulary(pd.concat([train, test])))
 
     def unit(words):
@@ -92,7 +93,7 @@ def test_03_with_cosine_threshold_heads_the_readme_edit(tmp_path):
 
     cos = (unit(train.word1) * unit(train.word2)).sum(1)
     cut = {}
-    for rel in RELATIONS:
+    for rel in lexical.RELATIONS:
         gold = lexical.relation_labels(train, rel)
         cut[rel] = max(np.unique(cos), key=lambda t: ((cos > t)[gold].mean() + (cos <= t)[~gold].mean()) / 2)
 

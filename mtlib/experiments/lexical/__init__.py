@@ -31,6 +31,7 @@ _face = Face(
             "COGALEX_CLASSES",
             "LexicalData",
             "PAIR_CLASSES",
+            "PROMPT_TEMPLATES",
             "RELATIONS",
             "load",
             "load_data",

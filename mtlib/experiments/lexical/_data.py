@@ -24,6 +24,8 @@ from mtlib.experiments.lexical.spec import Spec
 
 #: The two heads: short name -> relation label in the data.
 RELATIONS: dict[str, str] = {"syn": "SYN", "hyp": "HYP"}
+#: The prompt template a causal LM answers for each head (:data:`mtlib.models.TEMPLATES`): word1, then word2.
+PROMPT_TEMPLATES: dict[str, str] = {"syn": "synonym", "hyp": "hypernym"}
 
 #: Manino et al. Table 5 (kept here as an alias; the table lives in :mod:`mtlib.data.papers`).
 TABLE5: dict[str, tuple[float, float]] = papers.MANINO_TABLE5
@@ -205,12 +207,28 @@ def load_data(
     return LexicalData(splits, attrs.get("dataset", "bundled"), attrs.get("note", ""))
 
 
-def load(spec: Spec) -> LexicalData:
-    """The word pairs of every language of notebook 03's spec, split, with the vocabulary under test."""
+def load(spec: Spec, *, prompted: bool = False) -> LexicalData:
+    """The word pairs of every language of notebook 03's spec, split, with the vocabulary under test.
+
+    Args:
+        spec: Notebook 03's parameters.
+        prompted: A causal LM is among the models: the vocabulary is cut to ``spec.lm_vocabulary`` words too
+            (:func:`vocabulary_size`), for every model alike.
+    """
     return load_data(
         spec.languages,
         spec.data_dir,
         vocabulary_split=spec.vocabulary_split,
-        max_vocabulary=spec.max_vocabulary,
+        max_vocabulary=vocabulary_size(spec.max_vocabulary, spec.lm_vocabulary if prompted else 0),
         seed=spec.seed,
     )
+
+
+def vocabulary_size(max_vocabulary: int, lm_vocabulary: int = 0) -> int:
+    """The most words kept per language: the smaller of the two limits that are set (0 is no limit).
+
+    Examples:
+        >>> vocabulary_size(0, 40), vocabulary_size(60, 40), vocabulary_size(60, 0), vocabulary_size(0, 0)
+        (40, 40, 60, 0)
+    """
+    return min([n for n in (max_vocabulary, lm_vocabulary) if n], default=0)

@@ -46,6 +46,13 @@ class Spec(base.Spec):
         "test", "one of test, all", "test: words of the gold test pairs (as the paper), all: words of every pair"
     )
     max_vocabulary: int = param(0, ">= 0", "keep a random subset of this many words per language (0 keeps all)")
+    lm_vocabulary: int = param(
+        40,
+        ">= 0",
+        "with a causal LM among models (it answers by prompt, n(n-1) prompts per relation for its matrix): every "
+        "model's vocabulary is cut to a random subset of this many words per language (0: no cut beyond "
+        "max_vocabulary)",
+    )
     how: str = param(
         "head",
         "one of head, finetune",

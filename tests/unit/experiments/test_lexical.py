@@ -127,6 +127,21 @@ def test_load_reads_every_language_of_the_spec():
     assert set(data.overview().index) >= {"train pairs", "test pairs", "vocabulary n"}
 
 
+def test_a_causal_lm_among_the_models_cuts_every_vocabulary_to_lm_vocabulary_words():
+    """03 prompts a causal LM once per ordered pair and relation: with one, the vocabulary is cut for every model."""
+    full = L.load(L.Spec(languages=["english"]))
+    assert len(full.splits["english"]["words"]) > 40
+    cut = L.load(L.Spec(languages=["english"]), prompted=True)  # lm_vocabulary: 40 by default
+    assert len(cut.splits["english"]["words"]) == 40
+    assert set(cut.splits["english"]["words"]) <= set(full.splits["english"]["words"])
+    smaller = L.load(L.Spec(languages=["english"], max_vocabulary=12), prompted=True)  # the smaller limit wins
+    assert len(smaller.splits["english"]["words"]) == 12
+    kept = L.load(L.Spec(languages=["english"], lm_vocabulary=0), prompted=True)  # 0: no cut of its own
+    assert kept.splits["english"]["words"] == full.splits["english"]["words"]
+    with pytest.raises(ValueError, match="lm_vocabulary"):
+        L.Spec(lm_vocabulary=-1)
+
+
 @pytest.mark.notebook
 def test_notebook_fine_tunes_a_siamese_four_class_model_per_language(tiny_bert_dir, tmp_path):
     """The real profile's route on a tiny model beside a frozen one: a siamese fine-tune per language, early
