@@ -44,7 +44,6 @@ import copy
 import difflib
 import json
 import math
-import os
 import typing
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
@@ -71,8 +70,8 @@ __all__ = [
 
 #: First line of every generated ``parameters`` cell.
 CELL_HEADER = "# Parameters: papermill injects the profile's values after this cell."
-#: Set by the runner in a notebook's environment to the notebook's stem: its parameters were checked before it
-#: started, so :meth:`Spec.from_notebook` does not check them again.
+#: Deprecated, read by nothing: the runner used to set it so that the kernel skipped its check. Checking is
+#: cheap and idempotent, so the kernel checks the values it receives, always; the name goes in the next release.
 CHECKED_ENV = "MTLIB_PARAMS_CHECKED"
 #: Parameters the runner sets for every notebook (from ``--profile`` and ``--out-dir``); a profile cannot.
 RUNNER_SET = ("profile", "out_dir")
@@ -362,16 +361,15 @@ class Spec:
     def from_notebook(cls: type[S], namespace: Mapping[str, Any]) -> S:
         """The spec of a running notebook from its namespace (pass ``globals()``).
 
-        Every parameter found in ``namespace`` is taken (the cell's values, or what papermill injected).
-        The values are checked unless the runner checked them before the notebook started
-        (``$MTLIB_PARAMS_CHECKED`` is the notebook's stem): then they are taken as they are.
+        Every parameter found in ``namespace`` is taken (the cell's values, or what papermill injected) and
+        checked, here, once: types, rules, :meth:`validate` (each training block parsed into its frozen
+        :class:`~mtlib.models.ClassifierSettings`, kept on the spec). The runner's own check before the notebook
+        started is only its early error; nothing skips this one.
 
         Raises:
             ParameterError: a value breaks its type, rule or the experiment's checks (fix the parameters cell).
         """
         values = {p.name: namespace[p.name] for p in _parameters(cls) if p.name in namespace}
-        if cls.notebook and os.environ.get(CHECKED_ENV) == cls.notebook:
-            return _unchecked(cls, values)
         try:
             return cls.from_values(values, strict=False)
         except ParameterError as err:
@@ -380,15 +378,6 @@ class Spec:
     def values(self) -> dict[str, Any]:
         """Every parameter's value, in cell order."""
         return {p.name: getattr(self, p.name) for p in _parameters(type(self))}
-
-
-def _unchecked(cls: type[S], values: Mapping[str, Any]) -> S:
-    """A spec built without its checks (the runner has made them)."""
-    spec = object.__new__(cls)
-    for f in fields(cls):
-        value = values.get(f.name, _default(f))
-        object.__setattr__(spec, f.name, value)
-    return spec
 
 
 def _default(f: Field) -> Any:

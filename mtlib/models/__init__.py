@@ -56,7 +56,7 @@ _face = Face(
         "loading": ["build", "load"],
         "training.baseline": ["majority_baseline"],
         "training.heads": ["LinearHead", "MLPHead", "pair_features"],
-        "training.settings": ["ClassifierSettings", "Training"],
+        "training.settings": ["ClassifierSettings", "ResolvedTraining", "Training"],
         "training.native": ["NativeClassifier"],
         "training.prompt": ["PromptClassifier"],
         "training.frozen": ["HeadClassifier", "frozen_features", "train_head"],
