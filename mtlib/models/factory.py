@@ -30,7 +30,9 @@ the output cache. Whether a classifier was trained or reloaded is in its
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -41,6 +43,7 @@ from mtlib.models.loading import load, load_context
 from mtlib.models.training.finetune import FineTunedClassifier, finetuned_classifier
 from mtlib.models.training.frozen import (
     FEATURE_HEAD_OPTIONS,
+    KINDS,
     Head,
     HeadClassifier,
     feature_head,
@@ -51,7 +54,8 @@ from mtlib.models.training.heads import MLPHead
 from mtlib.models.training.labelled import parse_labelled, prepare
 from mtlib.models.training.native import NativeClassifier, native_classifier
 from mtlib.models.training.prompt import PromptClassifier, prompt_classifier
-from mtlib.models.training.settings import HOWS, ClassifierSettings, ResolvedTraining, Training
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import HOWS, OLD_HEADS, ClassifierSettings, Training
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.training.store import data_digest, memo, remember
 from mtlib.utils.context import RunContext
@@ -68,6 +72,7 @@ __all__ = [
     "classifier",
     "frozen_features",
     "numerics_key",
+    "train_head",
 ]
 
 
@@ -129,20 +134,11 @@ def classifier(
         context: The run's :class:`~mtlib.utils.context.RunContext`: the device training runs on and where a
             model given by name loads. None: a loaded model's own context, else one resolved from the
             environment. An explicit ``device`` setting takes over its device, for the load and the training.
-        **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings`:
-            ``head`` (``"linear"`` logistic regression on standardised features, or ``"mlp"``),
-            ``hidden`` (MLP sizes, default ``(500, 100)``), ``labels`` (class order, the
-            columns of ``classify``; default the sorted training labels), ``valid`` (held-out
-            data like ``train``: then all of ``train`` trains), ``heldout_fraction`` (without
-            ``valid``, this stratified share of ``train`` measures accuracy; 0: none; default
-            0.1), ``seed`` (split, initialisation, batch order), ``epochs``, ``lr``,
-            ``batch_size`` (defaults: MLP head 30 epochs, lr 1e-3, batch 64; fine-tuning 3
-            epochs, lr 2e-5, or 1e-3 for a static embedding table, batch 32, 10% warm-up),
-            ``max_length`` (tokens, fine-tuning), ``device``, ``pooling`` (``"mean"`` or
-            ``"first"``, fine-tuning a Hugging Face encoder), ``use_cache``, ``init`` (continue
-            training this classifier from the factory, same ``model``, ``how`` and labels: a
-            fine-tuned network or an MLP head; ``train`` may then hold one class only),
-            ``C`` and ``class_weight`` (``"balanced"`` or None) of a linear head.
+        **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings` (``head``,
+            ``seed``, ``epochs``, ``lr``, ``heldout_fraction``, ``valid``, ``init``...), each documented
+            and defaulted there, once; the defaults that depend on ``how`` and the model family (epochs,
+            learning rate, batch size) are :func:`~mtlib.models.training.settings.resolved_hyper`'s. What
+            a training ends up using is its :class:`~mtlib.models.training.resolved.ResolvedTraining`.
 
     Returns:
         A :class:`Model` with ``classify(texts, text_pairs=None) -> (n, k)``,
@@ -178,7 +174,8 @@ def classifier(
     task = prepare(parsed, s, name, labels, every_class=how == "head" and s.head == "linear")
     device = ctx.device
     # the one resolved training: every default applied, the cache key computed from it, handed down as it is
-    plan = s.resolve(
+    plan = ResolvedTraining.resolve(
+        s,
         how,
         base.capabilities,
         task.classes,
@@ -234,6 +231,45 @@ def _feature_head(
         cache_dir=context.cache_dir if context is not None else None,
         params=params,
     )
+
+
+def train_head(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    kind: str = "logreg",
+    seed: int = 0,
+    test_size: float = 0.2,
+    X_test: np.ndarray | None = None,
+    y_test: np.ndarray | None = None,
+    use_cache: bool = True,
+    cache_dir: str | Path | None = None,
+    **params: Any,
+) -> Head:
+    """Deprecated: ``classifier(X, y, how="head", head=..., heldout_fraction=..., valid=(X_test, y_test))``.
+
+    Warns a DeprecationWarning and calls the classifier factory (:func:`mtlib.models.classifier`), which
+    trains the same head under the same cache key: ``kind`` is now ``head`` (``"logreg"`` is ``"linear"``),
+    ``test_size`` is ``heldout_fraction``, ``X_test, y_test`` are ``valid``, ``cache_dir`` is the
+    ``context``'s.
+
+    Raises:
+        ValueError: fewer than two classes, mismatched lengths, an unknown kind, or a seed outside
+            [0, 2**32 - 1] (naming ``seed``).
+    """
+    warnings.warn(
+        f"train_head(X, y, kind={kind!r}, test_size=...) is deprecated: use mtlib.models.classifier(X, y, "
+        f"how='head', head={OLD_HEADS.get(kind, kind)!r}, heldout_fraction=...); train_head goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    if kind not in KINDS:
+        raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
+    options: dict[str, Any] = {**params, "head": OLD_HEADS.get(kind, kind), "seed": seed, "heldout_fraction": test_size}
+    if X_test is not None or y_test is not None:
+        options["valid"] = (X_test, y_test)
+    context = RunContext.resolve(device="cpu", cache_dir=cache_dir) if cache_dir is not None else None
+    return classifier(X, y, how="head", use_cache=use_cache, context=context, **options)
 
 
 def numerics_key(base: Model, how: str, head: str, device: str) -> dict[str, dict[str, str]]:

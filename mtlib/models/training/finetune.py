@@ -24,7 +24,8 @@ from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_
 from mtlib.models.training.labelled import Task
 from mtlib.models.training.loop import EarlyStopping, TrainLog, fit, length_bucketed_batches, seed_everything
 from mtlib.models.training.networks import Encoder, build_network, freeze_lower_layers, word_embeddings
-from mtlib.models.training.settings import ResolvedTraining, Training
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import Training
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
@@ -383,7 +384,7 @@ def finetuned_classifier(base: Model, task: Task, plan: ResolvedTraining, key: s
     Args:
         base: The model to fine-tune (never modified).
         task: The prepared training and held-out parts.
-        plan: The resolved training, made once by the factory (:meth:`ClassifierSettings.resolve`).
+        plan: The resolved training, made once by the factory (:meth:`ResolvedTraining.resolve`).
         key: Its cache key (:meth:`ResolvedTraining.cache_key` of ``task``'s data).
         device: A resolved torch device.
     """

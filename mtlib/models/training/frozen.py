@@ -12,7 +12,7 @@ i.e. the majority class (a tie between equal shares stays a tie), counted in
 :attr:`HeadClassifier.fallbacks`. :func:`mtlib.models.inference.oov.coverage_summary`
 counts them before any prediction.
 
-The same heads serve probes (:func:`train_head`): a probe asks whether some
+The same heads serve probes (:func:`feature_head`, ``classifier(X, y, how="head")``): a probe asks whether some
 property (sentiment, hypernymy, an NLI label) can be read off any feature
 matrix ``X (n, d)`` with labels ``y (n,)`` by a simple seeded head, evaluated on
 held-out data and cached on disk as arrays, keyed by a hash of the data and
@@ -38,7 +38,8 @@ from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.heads import FORMAT, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 from mtlib.models.training.labelled import Task
 from mtlib.models.training.loop import stratified_split
-from mtlib.models.training.settings import OLD_HEADS, ResolvedTraining, Training, json_safe
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import Training, json_safe
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.cache import cache_root, stable_hash
 
@@ -53,7 +54,6 @@ __all__ = [
     "feature_head",
     "frozen_features",
     "head_classifier",
-    "train_head",
 ]
 
 
@@ -214,7 +214,7 @@ def head_classifier(base: Model, task: Task, plan: ResolvedTraining, key: str, d
     Args:
         base: The frozen encoder.
         task: The prepared training and held-out parts.
-        plan: The resolved training, made once by the factory (:meth:`ClassifierSettings.resolve`).
+        plan: The resolved training, made once by the factory (:meth:`ResolvedTraining.resolve`).
         key: Its cache key (:meth:`ResolvedTraining.cache_key` of ``task``'s data).
         device: Where an MLP head trains.
     """
@@ -340,7 +340,7 @@ def _json_label(x: Any) -> Any:
 
 
 #: The head settings a head on a feature matrix takes besides the factory's own options (its cache key keeps
-#: every one given, as :func:`train_head` did).
+#: every one given, as ``train_head`` did).
 FEATURE_HEAD_OPTIONS = (
     "C",
     "max_iter",
@@ -448,46 +448,3 @@ def feature_head(
         )
     return trained
 
-
-def train_head(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    kind: str = "logreg",
-    seed: int = 0,
-    test_size: float = 0.2,
-    X_test: np.ndarray | None = None,
-    y_test: np.ndarray | None = None,
-    use_cache: bool = True,
-    cache_dir: str | Path | None = None,
-    **params: Any,
-) -> Head:
-    """Deprecated: ``classifier(X, y, how="head", head=..., heldout_fraction=..., valid=(X_test, y_test))``.
-
-    Warns a DeprecationWarning and calls the classifier factory (:func:`mtlib.models.classifier`), which
-    trains the same head under the same cache key: ``kind`` is now ``head`` (``"logreg"`` is ``"linear"``),
-    ``test_size`` is ``heldout_fraction``, ``X_test, y_test`` are ``valid``, ``cache_dir`` is the
-    ``context``'s.
-
-    Raises:
-        ValueError: fewer than two classes, mismatched lengths, an unknown kind, or a seed outside
-            [0, 2**32 - 1] (naming ``seed``).
-    """
-    import warnings
-
-    from mtlib.models.factory import classifier
-    from mtlib.utils.context import RunContext
-
-    warnings.warn(
-        f"train_head(X, y, kind={kind!r}, test_size=...) is deprecated: use mtlib.models.classifier(X, y, "
-        f"how='head', head={OLD_HEADS.get(kind, kind)!r}, heldout_fraction=...); train_head goes in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    if kind not in KINDS:
-        raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
-    options: dict[str, Any] = {**params, "head": OLD_HEADS.get(kind, kind), "seed": seed, "heldout_fraction": test_size}
-    if X_test is not None or y_test is not None:
-        options["valid"] = (X_test, y_test)
-    context = RunContext.resolve(device="cpu", cache_dir=cache_dir) if cache_dir is not None else None
-    return classifier(X, y, how="head", use_cache=use_cache, context=context, **options)

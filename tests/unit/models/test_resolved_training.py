@@ -9,14 +9,11 @@ import pytest
 
 from mtlib import models
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.training.frozen import Head, train_head
+from mtlib.models.factory import train_head
+from mtlib.models.training.frozen import Head
 from mtlib.models.training.heads import MLP_BATCH, MLP_EPOCHS, MLP_LR
-from mtlib.models.training.settings import (
-    FINETUNE_BATCH,
-    FINETUNE_EPOCHS,
-    ClassifierSettings,
-    ResolvedTraining,
-)
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import FINETUNE_BATCH, FINETUNE_EPOCHS, ClassifierSettings
 from mtlib.utils.cache import stable_hash
 
 CAPS = Capabilities(finetune="encoder", finetune_lr=2e-5)
@@ -44,14 +41,14 @@ FORMER_KEYS = [
 
 @pytest.mark.parametrize(("how", "options", "former"), FORMER_KEYS)
 def test_the_resolved_objects_key_equals_the_former_key(how, options, former):
-    plan = ClassifierSettings(**options).resolve(how, CAPS, ["a", "b"], False, None)
+    plan = ResolvedTraining.resolve(ClassifierSettings(**options), how, CAPS, ["a", "b"], False, None)
     assert stable_hash(plan.keyed(), 24) == former
     # the full key: encoder identity, data digest, settings, as mtlib.models.training.store.cache_key made it
     assert plan.cache_key("toy@1", "d" * 32) == stable_hash(["toy@1", "d" * 32, plan.keyed()], 24)
 
 
 def test_every_default_is_applied_once_in_the_resolved_object():
-    tune = ClassifierSettings().resolve("finetune", CAPS, [0, 1], True, None)
+    tune = ResolvedTraining.resolve(ClassifierSettings(), "finetune", CAPS, [0, 1], True, None)
     assert (tune.epochs, tune.lr, tune.batch_size) == (FINETUNE_EPOCHS, 2e-5, FINETUNE_BATCH)
     assert (tune.heldout_fraction, tune.select_by, tune.train_layers, tune.train_embeddings) == (
         0.1,
@@ -59,9 +56,9 @@ def test_every_default_is_applied_once_in_the_resolved_object():
         "all",
         False,
     )
-    mlp = ClassifierSettings(head="mlp").resolve("head", CAPS, [0, 1], False, None)
+    mlp = ResolvedTraining.resolve(ClassifierSettings(head="mlp"), "head", CAPS, [0, 1], False, None)
     assert (mlp.epochs, mlp.lr, mlp.batch_size, mlp.hidden) == (MLP_EPOCHS, MLP_LR, MLP_BATCH, (500, 100))
-    valid = ClassifierSettings(valid=(["x"], [0])).resolve("head", CAPS, [0, 1], False, "h" * 24)
+    valid = ResolvedTraining.resolve(ClassifierSettings(valid=(["x"], [0])), "head", CAPS, [0, 1], False, "h" * 24)
     assert valid.heldout_fraction is None and valid.valid == "h" * 24
 
 
@@ -69,7 +66,7 @@ def test_settings_and_the_resolved_object_are_frozen_and_checked_where_made():
     s = ClassifierSettings(epochs=2)
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.epochs = 3  # type: ignore[misc]
-    plan = s.resolve("finetune", CAPS, [0, 1], False, None)
+    plan = ResolvedTraining.resolve(s, "finetune", CAPS, [0, 1], False, None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.epochs = 3  # type: ignore[misc]
     with pytest.raises(ValueError, match=r"^ClassifierSettings: epochs must be a whole number >= 1"):
@@ -83,7 +80,7 @@ def test_settings_and_the_resolved_object_are_frozen_and_checked_where_made():
 
 def test_a_recorded_dict_reads_back_as_the_same_resolved_training():
     s = ClassifierSettings(epochs=2, head_lr=1e-3, eval_every=0.5, patience=2, architecture="siamese")
-    plan = s.resolve("finetune", CAPS, ["a", "b"], True, None)
+    plan = ResolvedTraining.resolve(s, "finetune", CAPS, ["a", "b"], True, None)
     again = ResolvedTraining.from_record(plan.keyed())
     assert again == plan and again.keyed() == plan.keyed()
 
