@@ -59,6 +59,7 @@ from mtlib.models.training.settings import HOWS, OLD_HEADS, ClassifierSettings, 
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.training.store import data_digest, memo, remember
 from mtlib.utils.context import RunContext
+from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "HOWS",
@@ -265,6 +266,7 @@ def train_head(
     )
     if kind not in KINDS:
         raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
+    check_seed(seed, "train_head")  # named after the call the user made (the factory checks it again, cheaply)
     options: dict[str, Any] = {**params, "head": OLD_HEADS.get(kind, kind), "seed": seed, "heldout_fraction": test_size}
     if X_test is not None or y_test is not None:
         options["valid"] = (X_test, y_test)

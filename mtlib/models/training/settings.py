@@ -178,8 +178,9 @@ class ClassifierSettings:
             return start  # checked when it was made: trusted as it is
         try:
             return replace(start, **options) if start is not None else cls(**options)
-        except ValueError as err:  # the construction's check, named after the call that asked
-            raise ValueError(str(err).replace(_MADE_HERE, f"classifier({name!r})", 1)) from None
+        except ValueError as err:  # the construction's check (its own error type), named after the call that asked
+            err.args = (str(err).replace(_MADE_HERE, f"classifier({name!r})", 1), *err.args[1:])
+            raise
 
     def check(self, name: str) -> None:
         """Refuse values that would silently train something else than asked (0 epochs as the default...).
@@ -499,4 +500,3 @@ def finetune_extras(s: ClassifierSettings) -> dict[str, Any]:
     if s.architecture != "cross":
         out["architecture"] = s.architecture
     return out
-
