@@ -49,7 +49,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
-from mtlib.models.training.settings import ClassifierSettings
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, ClassifierSettings
 from mtlib.utils.choices import AUTO
 from mtlib.utils.context import PRECISION_VALUES, RunContext
 from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
@@ -80,10 +80,6 @@ RUNNER_SET = ("profile", "out_dir")
 #: device, cache): a profile's training block may set every other one.
 SET_BY_EXPERIMENT = ("labels", "valid", "heldout_fraction", "seed", "device", "use_cache", "init")
 
-#: The share of ``train`` the notebooks' classifiers hold out for their held-out accuracy when the data has no
-#: validation split (notebooks 01, 02, 03 read it as ``spec.classifier_heldout``): one value, declared here. The
-#: factory's own default, for a user's call, is ``ClassifierSettings.heldout_fraction`` (0.1).
-CLASSIFIER_HELDOUT = 0.2
 
 S = TypeVar("S", bound="Spec")
 

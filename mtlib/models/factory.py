@@ -55,7 +55,7 @@ from mtlib.models.training.labelled import parse_labelled, prepare
 from mtlib.models.training.native import NativeClassifier, native_classifier
 from mtlib.models.training.prompt import PromptClassifier, prompt_classifier
 from mtlib.models.training.resolved import ResolvedTraining
-from mtlib.models.training.settings import HOWS, OLD_HEADS, ClassifierSettings, Training
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, HOWS, OLD_HEADS, ClassifierSettings, Training
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.training.store import data_digest, memo, remember
 from mtlib.utils.context import RunContext
@@ -113,7 +113,8 @@ def classifier(
     """A classifier from any model, by its own head, a head on frozen features, or fine-tuning.
 
     A feature matrix in place of a model gives a head on those features (a probe, what ``train_head`` gave):
-    ``classifier(X, y, how="head", head="linear", heldout_fraction=0.2, seed=0)``, or ``valid=(X_test,
+    ``classifier(X, y, how="head", head="linear", seed=0)`` (it holds out
+    :data:`~mtlib.models.training.settings.CLASSIFIER_HELDOUT`, else ``heldout_fraction``), or ``valid=(X_test,
     y_test)``; its head settings (``C``, ``class_weight``, ``hidden``, ``epochs``, ``lr``, ``batch_size``,
     ``device``, and ``standardize``, ``max_iter`` of a linear head) go to the head as given. It returns a
     :class:`~mtlib.models.training.frozen.Head` (``predict_proba``, ``accuracy``, ``key``...).
@@ -219,6 +220,8 @@ def _feature_head(
             f"{sorted(own + FEATURE_HEAD_OPTIONS)}"
         )
     checked = {k: v for k, v in options.items() if k not in ("max_iter", "standardize")}
+    if settings is None:  # a probe's held-out share is the notebooks' one value, as train_head's was
+        checked.setdefault("heldout_fraction", CLASSIFIER_HELDOUT)
     s = ClassifierSettings.from_options(where, checked, settings)  # checked once, here
     params = {k: options[k] for k in FEATURE_HEAD_OPTIONS if k in options}  # each one given keys the cache
     return feature_head(

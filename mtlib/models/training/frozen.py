@@ -39,7 +39,7 @@ from mtlib.models.training.heads import FORMAT, LinearHead, MLPHead, load_head, 
 from mtlib.models.training.labelled import Task
 from mtlib.models.training.loop import stratified_split
 from mtlib.models.training.resolved import ResolvedTraining
-from mtlib.models.training.settings import Training, json_safe
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, Training, json_safe
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.cache import cache_root, stable_hash
 
@@ -166,7 +166,7 @@ def fit_head(
 ) -> tuple[LinearHead | MLPHead, list[float], int]:
     """Fit a fresh head (or continue ``init``) on the training part's frozen features; ``(head, losses, skipped)``.
 
-    ``plan`` is the resolved training (:class:`~mtlib.models.training.settings.ResolvedTraining`), read by
+    ``plan`` is the resolved training (:class:`~mtlib.models.training.resolved.ResolvedTraining`), read by
     attribute.
 
     Training inputs with no vector are skipped; ``skipped`` counts them.
@@ -363,7 +363,7 @@ def feature_head(
     *,
     head: str = "linear",
     seed: int = 0,
-    heldout_fraction: float = 0.2,
+    heldout_fraction: float = CLASSIFIER_HELDOUT,
     valid: tuple[np.ndarray, np.ndarray] | None = None,
     use_cache: bool = True,
     cache_dir: str | Path | None = None,
@@ -378,7 +378,8 @@ def feature_head(
         y: Labels, shape ``(n,)`` (any hashable values; sorted, they are the columns).
         head: ``"linear"`` (logistic regression) or ``"mlp"``.
         seed: Seeds the split and the estimator.
-        heldout_fraction: Held-out fraction (stratified) when no ``valid`` set is given.
+        heldout_fraction: Held-out fraction (stratified) when no ``valid`` set is given (it is part of the cache
+            key even with ``valid``, as it was of ``train_head``'s).
         valid: An explicit held-out set ``(X_test, y_test)``; then all of ``X`` trains.
         use_cache: Reload a head trained on identical data and settings.
         cache_dir: The cache folder (a run's ``context.cache_dir``); None: the default
@@ -447,4 +448,3 @@ def feature_head(
             },
         )
     return trained
-

@@ -253,7 +253,6 @@ class ResolvedTraining:
         )
 
 
-
 def cache_settings(
     how: str, s: ClassifierSettings, caps: Capabilities, classes: list[Any], pairs: bool, valid_hash: str | None
 ) -> dict[str, Any]:

@@ -103,6 +103,11 @@ def test_train_head_is_a_deprecated_alias_of_the_factory_with_the_same_key():
     with pytest.warns(DeprecationWarning):
         given = train_head(X, y, kind="logreg", seed=0, C=1.0, test_size=0.3, use_cache=False)
     assert given.key == "2435037bad220923d0f99e3a"
+    # notebook 02's probe: an explicit test set, C given, the run's cache folder
+    with pytest.warns(DeprecationWarning):
+        probe = train_head(X[:40], y[:40], kind="logreg", seed=0, C=1.0, X_test=X[40:], y_test=y[40:], use_cache=False)
+    again = models.classifier(X[:40], y[:40], how="head", head="linear", seed=0, C=1.0, valid=(X[40:], y[40:]))
+    assert again.key == probe.key and again.accuracy == probe.accuracy
 
 
 def test_a_head_on_features_refuses_what_it_cannot_do():
