@@ -278,6 +278,11 @@ class Head:
     settings: dict[str, Any] = field(default_factory=dict)
     majority_baseline: float = float("nan")
 
+    @property
+    def head(self) -> str:
+        """The head in the factory's words, ``"linear"`` or ``"mlp"`` (``kind`` keeps the recorded ``"logreg"``)."""
+        return "linear" if self.kind in ("logreg", "linear") else self.kind
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class probabilities, shape ``(n, k)``; empty input gives ``(0, k)``."""
         X = np.asarray(X)

@@ -96,6 +96,7 @@ def test_train_head_is_a_deprecated_alias_of_the_factory_with_the_same_key():
         old = train_head(X, y, use_cache=False)
     new = models.classifier(X, y, how="head", head="linear", heldout_fraction=0.2, use_cache=False)
     assert isinstance(new, Head) and new.key == old.key == "e705ae686faf40df5d77fc72"  # the former key
+    assert (new.head, new.kind) == ("linear", "logreg")
     np.testing.assert_array_equal(new.predict_proba(X), old.predict_proba(X))
     with pytest.warns(DeprecationWarning):
         mlp = train_head(X, y, kind="mlp", seed=1, epochs=3, use_cache=False)
