@@ -30,8 +30,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")
     # imported once the cache folder is set
-    from mtlib.models import pair_features, pair_probability_matrix
-    from mtlib.models.training.frozen import train_head
+    from mtlib.models import classifier, pair_features, pair_probability_matrix
     from mtlib.relations import count_transitivity_violations
 
     n, d = (300 if args.quick else args.n), 384
@@ -40,7 +39,7 @@ def main() -> None:
     i, j = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
     X = pair_features(W[i], W[j])
     y = X[:, :d] @ rng.normal(size=d) + np.abs(X[:, 2 * d : 3 * d]) @ rng.normal(size=d) > 1.0
-    head = train_head(X, y, seed=0, use_cache=False)
+    head = classifier(X, y, how="head", seed=0, use_cache=False)  # a head on the feature matrix
 
     tracemalloc.start()
     start = time.perf_counter()

@@ -83,9 +83,11 @@ def loop_seconds(
 ) -> float:
     """Seconds of the training loop of one fine-tune (bucketed+dynamic or random+padded to 128)."""
     from mtlib.models.training.finetune import finetune_network
+    from mtlib.models.training.settings import ResolvedTraining
 
     pad_to = None if bucketed else 128
-    return finetune_network(model, data, settings, labels, "cpu", pad_to=pad_to, bucketed=bucketed, fused=fused)[
+    plan = ResolvedTraining.from_record(settings)  # the recorded form of these settings, read by attribute
+    return finetune_network(model, data, plan, labels, "cpu", pad_to=pad_to, bucketed=bucketed, fused=fused)[
         2
     ].seconds
 

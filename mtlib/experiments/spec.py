@@ -44,13 +44,12 @@ import copy
 import difflib
 import json
 import math
-import os
 import typing
 from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
-from mtlib.models.training.settings import ClassifierSettings
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, ClassifierSettings
 from mtlib.utils.choices import AUTO
 from mtlib.utils.context import PRECISION_VALUES, RunContext
 from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
@@ -71,8 +70,8 @@ __all__ = [
 
 #: First line of every generated ``parameters`` cell.
 CELL_HEADER = "# Parameters: papermill injects the profile's values after this cell."
-#: Set by the runner in a notebook's environment to the notebook's stem: its parameters were checked before it
-#: started, so :meth:`Spec.from_notebook` does not check them again.
+#: Deprecated, read by nothing: the runner used to set it so that the kernel skipped its check. Checking is
+#: cheap and idempotent, so the kernel checks the values it receives, always; the name goes in the next release.
 CHECKED_ENV = "MTLIB_PARAMS_CHECKED"
 #: Parameters the runner sets for every notebook (from ``--profile`` and ``--out-dir``); a profile cannot.
 RUNNER_SET = ("profile", "out_dir")
@@ -81,10 +80,6 @@ RUNNER_SET = ("profile", "out_dir")
 #: device, cache): a profile's training block may set every other one.
 SET_BY_EXPERIMENT = ("labels", "valid", "heldout_fraction", "seed", "device", "use_cache", "init")
 
-#: The share of ``train`` the notebooks' classifiers hold out for their held-out accuracy when the data has no
-#: validation split (notebooks 01, 02, 03 read it as ``spec.classifier_heldout``): one value, declared here. The
-#: factory's own default, for a user's call, is ``ClassifierSettings.heldout_fraction`` (0.1).
-CLASSIFIER_HELDOUT = 0.2
 
 S = TypeVar("S", bound="Spec")
 
@@ -362,16 +357,15 @@ class Spec:
     def from_notebook(cls: type[S], namespace: Mapping[str, Any]) -> S:
         """The spec of a running notebook from its namespace (pass ``globals()``).
 
-        Every parameter found in ``namespace`` is taken (the cell's values, or what papermill injected).
-        The values are checked unless the runner checked them before the notebook started
-        (``$MTLIB_PARAMS_CHECKED`` is the notebook's stem): then they are taken as they are.
+        Every parameter found in ``namespace`` is taken (the cell's values, or what papermill injected) and
+        checked, here, once: types, rules, :meth:`validate` (each training block parsed into its frozen
+        :class:`~mtlib.models.ClassifierSettings`, kept on the spec). The runner's own check before the notebook
+        started is only its early error; nothing skips this one.
 
         Raises:
             ParameterError: a value breaks its type, rule or the experiment's checks (fix the parameters cell).
         """
         values = {p.name: namespace[p.name] for p in _parameters(cls) if p.name in namespace}
-        if cls.notebook and os.environ.get(CHECKED_ENV) == cls.notebook:
-            return _unchecked(cls, values)
         try:
             return cls.from_values(values, strict=False)
         except ParameterError as err:
@@ -380,15 +374,6 @@ class Spec:
     def values(self) -> dict[str, Any]:
         """Every parameter's value, in cell order."""
         return {p.name: getattr(self, p.name) for p in _parameters(type(self))}
-
-
-def _unchecked(cls: type[S], values: Mapping[str, Any]) -> S:
-    """A spec built without its checks (the runner has made them)."""
-    spec = object.__new__(cls)
-    for f in fields(cls):
-        value = values.get(f.name, _default(f))
-        object.__setattr__(spec, f.name, value)
-    return spec
 
 
 def _default(f: Field) -> Any:

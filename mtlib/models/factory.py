@@ -30,22 +30,36 @@ the output cache. Whether a classifier was trained or reloaded is in its
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.inference.numerics import device_class, numerics_tag, training_precision
 from mtlib.models.loading import load, load_context
 from mtlib.models.training.finetune import FineTunedClassifier, finetuned_classifier
-from mtlib.models.training.frozen import HeadClassifier, frozen_features, head_classifier
+from mtlib.models.training.frozen import (
+    FEATURE_HEAD_OPTIONS,
+    KINDS,
+    Head,
+    HeadClassifier,
+    feature_head,
+    frozen_features,
+    head_classifier,
+)
 from mtlib.models.training.heads import MLPHead
 from mtlib.models.training.labelled import parse_labelled, prepare
 from mtlib.models.training.native import NativeClassifier, native_classifier
 from mtlib.models.training.prompt import PromptClassifier, prompt_classifier
-from mtlib.models.training.settings import HOWS, ClassifierSettings, Training, cache_settings
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, HOWS, OLD_HEADS, ClassifierSettings, Training
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
-from mtlib.models.training.store import cache_key, data_digest, memo, remember
+from mtlib.models.training.store import data_digest, memo, remember
 from mtlib.utils.context import RunContext
+from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "HOWS",
@@ -54,13 +68,28 @@ __all__ = [
     "HeadClassifier",
     "NativeClassifier",
     "PromptClassifier",
+    "ResolvedTraining",
     "Training",
     "classifier",
     "frozen_features",
     "numerics_key",
+    "train_head",
 ]
 
 
+@overload
+def classifier(
+    model: np.ndarray,
+    train: Any = None,
+    *,
+    how: str = "auto",
+    settings: ClassifierSettings | None = None,
+    context: RunContext | None = None,
+    **options: Any,
+) -> Head: ...
+
+
+@overload
 def classifier(
     model: str | Model,
     train: Any = None,
@@ -69,11 +98,30 @@ def classifier(
     settings: ClassifierSettings | None = None,
     context: RunContext | None = None,
     **options: Any,
-) -> Model:
+) -> Model: ...
+
+
+def classifier(
+    model: str | Model | np.ndarray,
+    train: Any = None,
+    *,
+    how: str = "auto",
+    settings: ClassifierSettings | None = None,
+    context: RunContext | None = None,
+    **options: Any,
+) -> Model | Head:
     """A classifier from any model, by its own head, a head on frozen features, or fine-tuning.
 
+    A feature matrix in place of a model gives a head on those features (a probe, what ``train_head`` gave):
+    ``classifier(X, y, how="head", head="linear", seed=0)`` (it holds out
+    :data:`~mtlib.models.training.settings.CLASSIFIER_HELDOUT`, else ``heldout_fraction``), or ``valid=(X_test,
+    y_test)``; its head settings (``C``, ``class_weight``, ``hidden``, ``epochs``, ``lr``, ``batch_size``,
+    ``device``, and ``standardize``, ``max_iter`` of a linear head) go to the head as given. It returns a
+    :class:`~mtlib.models.training.frozen.Head` (``predict_proba``, ``accuracy``, ``key``...).
+
     Args:
-        model: A registry name, hub id or path, or a loaded :class:`Model`.
+        model: A registry name, hub id or path, a loaded :class:`Model`, or a feature matrix ``(n, d)``
+            (then ``train`` is its labels ``(n,)``).
         train: Labelled data: a DataFrame with columns ``text``, ``label`` and
             optionally ``text_pair``, or a tuple ``(texts, labels)`` /
             ``(texts, text_pairs, labels)``. Labels are any hashable values.
@@ -88,20 +136,11 @@ def classifier(
         context: The run's :class:`~mtlib.utils.context.RunContext`: the device training runs on and where a
             model given by name loads. None: a loaded model's own context, else one resolved from the
             environment. An explicit ``device`` setting takes over its device, for the load and the training.
-        **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings`:
-            ``head`` (``"linear"`` logistic regression on standardised features, or ``"mlp"``),
-            ``hidden`` (MLP sizes, default ``(500, 100)``), ``labels`` (class order, the
-            columns of ``classify``; default the sorted training labels), ``valid`` (held-out
-            data like ``train``: then all of ``train`` trains), ``heldout_fraction`` (without
-            ``valid``, this stratified share of ``train`` measures accuracy; 0: none; default
-            0.1), ``seed`` (split, initialisation, batch order), ``epochs``, ``lr``,
-            ``batch_size`` (defaults: MLP head 30 epochs, lr 1e-3, batch 64; fine-tuning 3
-            epochs, lr 2e-5, or 1e-3 for a static embedding table, batch 32, 10% warm-up),
-            ``max_length`` (tokens, fine-tuning), ``device``, ``pooling`` (``"mean"`` or
-            ``"first"``, fine-tuning a Hugging Face encoder), ``use_cache``, ``init`` (continue
-            training this classifier from the factory, same ``model``, ``how`` and labels: a
-            fine-tuned network or an MLP head; ``train`` may then hold one class only),
-            ``C`` and ``class_weight`` (``"balanced"`` or None) of a linear head.
+        **options: Any field of :class:`~mtlib.models.training.settings.ClassifierSettings` (``head``,
+            ``seed``, ``epochs``, ``lr``, ``heldout_fraction``, ``valid``, ``init``...), each documented
+            and defaulted there, once; the defaults that depend on ``how`` and the model family (epochs,
+            learning rate, batch size) are :func:`~mtlib.models.training.settings.resolved_hyper`'s. What
+            a training ends up using is its :class:`~mtlib.models.training.resolved.ResolvedTraining`.
 
     Returns:
         A :class:`Model` with ``classify(texts, text_pairs=None) -> (n, k)``,
@@ -114,6 +153,8 @@ def classifier(
             cannot have one; each message names the model and what would work.
         TypeError: an unknown option.
     """
+    if isinstance(model, np.ndarray):
+        return _feature_head(model, train, how, settings, context, options)
     name = str(getattr(model, "name", model))
     s = ClassifierSettings.from_options(name, options, settings)
     _check_choices(name, how, s)
@@ -133,22 +174,107 @@ def classifier(
     parsed = parse_labelled(train, "train", name)
     labels = _check_init(s.init, base, how, s.head, s.labels, parsed[1] is not None) if s.init is not None else s.labels
     task = prepare(parsed, s, name, labels, every_class=how == "head" and s.head == "linear")
-    keyed = cache_settings(how, s, base.capabilities, task.classes, task.pairs is not None, task.valid_hash)
-    if how == "head" and base.backend not in (None, "torch"):  # a head on ONNX embeddings is cached apart
-        keyed["backend"] = base.backend
     device = ctx.device
-    numerics = numerics_key(base, how, s.head, device)
-    if numerics:  # only off the defaults: every fp32 CPU training keeps its key
-        keyed["numerics"] = numerics
-    key = cache_key(base, task.texts, task.pairs, task.labels, keyed)
+    # the one resolved training: every default applied, the cache key computed from it, handed down as it is
+    plan = ResolvedTraining.resolve(
+        s,
+        how,
+        base.capabilities,
+        task.classes,
+        task.pairs is not None,
+        task.valid_hash,
+        backend=base.backend if how == "head" and base.backend not in (None, "torch") else None,
+        numerics=numerics_key(base, how, s.head, device),
+    )
+    digest = data_digest(task.texts, task.pairs, task.labels)
+    key = plan.cache_key(base.identity, digest)
     known = memo(key) if s.use_cache else None
     if known is not None:
         return known
     build = head_classifier if how == "head" else finetuned_classifier
-    clf = build(base, task, keyed, key, s, device)
+    clf = build(base, task, plan, key, device)
     clf.run_in(base.context)  # on its own device, in its encoder's numerics and cache folder
-    clf.training.data_sha256 = data_digest(task.texts, task.pairs, task.labels)
+    clf.training.data_sha256 = digest
     return remember(key, clf) if s.use_cache else clf
+
+
+def _feature_head(
+    X: np.ndarray,
+    y: Any,
+    how: str,
+    settings: ClassifierSettings | None,
+    context: RunContext | None,
+    options: dict[str, Any],
+) -> Head:
+    """``classifier(X, y, how="head", ...)`` on a feature matrix: the options checked once, then the head trained."""
+    where = f"features {tuple(X.shape)}"
+    if how not in ("auto", "head"):
+        raise ValueError(f"classifier({where}, how={how!r}): a feature matrix takes how='head' (or 'auto')")
+    if y is None:
+        raise ValueError(f"classifier({where}): give the labels as train, shape ({len(X)},)")
+    own = ("head", "seed", "heldout_fraction", "valid", "use_cache")
+    unknown = sorted(set(options) - set(own) - set(FEATURE_HEAD_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"classifier({where}): unknown option(s) {unknown} for a head on features; the options are "
+            f"{sorted(own + FEATURE_HEAD_OPTIONS)}"
+        )
+    checked = {k: v for k, v in options.items() if k not in ("max_iter", "standardize")}
+    if settings is None:  # a probe's held-out share is the notebooks' one value, as train_head's was
+        checked.setdefault("heldout_fraction", CLASSIFIER_HELDOUT)
+    s = ClassifierSettings.from_options(where, checked, settings)  # checked once, here
+    params = {k: options[k] for k in FEATURE_HEAD_OPTIONS if k in options}  # each one given keys the cache
+    return feature_head(
+        X,
+        y,
+        head=s.head,
+        seed=s.seed,
+        heldout_fraction=s.heldout_fraction,
+        valid=s.valid,
+        use_cache=s.use_cache,
+        cache_dir=context.cache_dir if context is not None else None,
+        params=params,
+    )
+
+
+def train_head(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    kind: str = "logreg",
+    seed: int = 0,
+    test_size: float = 0.2,
+    X_test: np.ndarray | None = None,
+    y_test: np.ndarray | None = None,
+    use_cache: bool = True,
+    cache_dir: str | Path | None = None,
+    **params: Any,
+) -> Head:
+    """Deprecated: ``classifier(X, y, how="head", head=..., heldout_fraction=..., valid=(X_test, y_test))``.
+
+    Warns a DeprecationWarning and calls the classifier factory (:func:`mtlib.models.classifier`), which
+    trains the same head under the same cache key: ``kind`` is now ``head`` (``"logreg"`` is ``"linear"``),
+    ``test_size`` is ``heldout_fraction``, ``X_test, y_test`` are ``valid``, ``cache_dir`` is the
+    ``context``'s.
+
+    Raises:
+        ValueError: fewer than two classes, mismatched lengths, an unknown kind, or a seed outside
+            [0, 2**32 - 1] (naming ``seed``).
+    """
+    warnings.warn(
+        f"train_head(X, y, kind={kind!r}, test_size=...) is deprecated: use mtlib.models.classifier(X, y, "
+        f"how='head', head={OLD_HEADS.get(kind, kind)!r}, heldout_fraction=...); train_head goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    if kind not in KINDS:
+        raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
+    check_seed(seed, "train_head")  # named after the call the user made (the factory checks it again, cheaply)
+    options: dict[str, Any] = {**params, "head": OLD_HEADS.get(kind, kind), "seed": seed, "heldout_fraction": test_size}
+    if X_test is not None or y_test is not None:
+        options["valid"] = (X_test, y_test)
+    context = RunContext.resolve(device="cpu", cache_dir=cache_dir) if cache_dir is not None else None
+    return classifier(X, y, how="head", use_cache=use_cache, context=context, **options)
 
 
 def numerics_key(base: Model, how: str, head: str, device: str) -> dict[str, dict[str, str]]:

@@ -16,10 +16,10 @@ notebook's parameters are checked in one place, by one mechanism:
 
 The runner (``python -m mtrun``) checks each notebook's values before
 papermill starts it (a notebook with a bad value is not run and is reported
-failed with the message; the others run) and tells the kernel so
-(:data:`CHECKED_ENV`); a notebook opens its run with its spec
-(``Spec.from_notebook(globals())``), which makes the same check only for a run
-the runner did not check (a notebook started in JupyterLab).
+failed with the message; the others run): an early error. A notebook opens its
+run with its spec (``Spec.from_notebook(globals())``), which checks the values
+the kernel received, always (the check is cheap and idempotent; no environment
+flag skips it), whoever started the notebook.
 
 A string where a list is expected (``-p 01.models=minilm``) is wrapped into a
 one-element list by the runner, with a note, because the runner decides what it
@@ -36,7 +36,6 @@ import difflib
 import functools
 import io
 import json
-import os
 import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -277,16 +276,14 @@ def check_run(stem: str, params: Mapping[str, Any] | None, *, root: str | Path |
     The values are ``params`` plus, inside a Jupyter kernel, every declared
     parameter found in the kernel's namespace (so a value changed in the
     parameters cell in JupyterLab is checked even when ``params`` has only
-    some of them), checked by :func:`check`. Nothing is checked when the runner
-    has checked this notebook's values before starting it (``$MTLIB_PARAMS_CHECKED``
-    is its stem, :data:`CHECKED_ENV`) or when neither a spec nor
-    ``notebooks/<stem>.ipynb`` is found (``Run`` used from a script).
+    some of them), checked by :func:`check`, whoever started the notebook (the
+    runner's check is its early error; no environment flag skips this one).
+    Nothing is checked when neither a spec nor ``notebooks/<stem>.ipynb`` is
+    found (``Run`` used from a script).
 
     Raises:
         ParameterError: every problem, one per line.
     """
-    if os.environ.get(CHECKED_ENV) == stem:
-        return
     spec = spec_for(stem, missing_ok=True)
     notebook = notebook_file(stem, root) or (Path(f"{stem}.ipynb") if spec is not None else None)
     if notebook is None:

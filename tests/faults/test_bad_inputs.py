@@ -412,12 +412,12 @@ def _flip_two_bytes(path: Path, inside: bytes) -> None:
 
 def _head_case(kind: str) -> Callable[[Path], str]:
     def case(tmp: Path) -> str:
-        from mtlib.models.training import frozen as probes
+        from mtlib.models.factory import train_head
         from mtlib.utils.cache import cache_root
 
         X, y = _blobs(seed=11 if kind == "logreg" else 12)
         params = {"epochs": 2, "hidden": (8,)} if kind == "mlp" else {}
-        head = probes.train_head(X, y, kind=kind, seed=0, **params)
+        head = train_head(X, y, kind=kind, seed=0, **params)
         want = head.predict_proba(X)
         folder = cache_root() / "heads" / head.key
         if kind == "logreg":  # head.npz (stored as head.<digest>.npz)
@@ -429,7 +429,7 @@ def _head_case(kind: str) -> Callable[[Path], str]:
         _flip_two_bytes(target, inside)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            again = probes.train_head(X, y, kind=kind, seed=0, **params)
+            again = train_head(X, y, kind=kind, seed=0, **params)
         warned = any("damaged" in str(w.message) for w in caught)
         same = np.array_equal(again.predict_proba(X), want)
         if not same:
@@ -443,11 +443,11 @@ def case_head_record_tampered(tmp: Path) -> str:
     """The head's JSON record says another accuracy: detected, retrained, the true accuracy back."""
     import json
 
-    from mtlib.models.training import frozen as probes
+    from mtlib.models.factory import train_head
     from mtlib.utils.cache import cache_root
 
     X, y = _blobs(seed=13)
-    head = probes.train_head(X, y, seed=0)
+    head = train_head(X, y, seed=0)
     record = cache_root() / "heads" / head.key / "head.json"
     if not record.exists():
         return "silent"
@@ -456,7 +456,7 @@ def case_head_record_tampered(tmp: Path) -> str:
     record.write_text(json.dumps(body))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        again = probes.train_head(X, y, seed=0)
+        again = train_head(X, y, seed=0)
     if again.accuracy != head.accuracy:
         return "silent"
     return "works" if any("damaged" in str(w.message) for w in caught) else "unclear"

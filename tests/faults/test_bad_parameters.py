@@ -159,18 +159,21 @@ def test_run_from_notebook_reads_the_declared_parameters_of_the_namespace(tmp_pa
         results.Run.from_notebook(stem, {**namespace, "vocabulary_split": "bogus"})
 
 
-def test_run_does_not_check_again_what_the_runner_checked(tmp_path, monkeypatch):
+def test_the_kernel_checks_what_it_receives_whatever_the_environment_says(tmp_path, monkeypatch):
+    """No environment flag skips the kernel's check (the old ``$MTLIB_PARAMS_CHECKED`` bypass is gone)."""
     stem = NOTEBOOKS["03"].stem
     monkeypatch.setenv(P.CHECKED_ENV, stem)
-    results.Run(stem, profile="t", out_dir=str(tmp_path), params={"vocabulary_split": "bogus"})
-    monkeypatch.setenv(P.CHECKED_ENV, "another_notebook")
-    with pytest.raises(P.ParameterError):
+    with pytest.raises(P.ParameterError, match=r"vocabulary_split = 'bogus'"):
         results.Run(stem, profile="t", out_dir=str(tmp_path), params={"vocabulary_split": "bogus"})
+    spec = spec_for("03")
+    namespace = {**spec().values(), "finetune_settings": {"epochs": 0}}
+    with pytest.raises(P.ParameterError, match="epochs must be a whole number"):
+        spec.from_notebook(namespace)
 
 
-def test_the_runner_tells_each_kernel_its_parameters_were_checked():
+def test_the_runner_sets_no_flag_that_skips_the_kernels_check():
     for job in runner.build_jobs("smoke", root=ROOT):
-        assert job.env[P.CHECKED_ENV] == job.stem
+        assert P.CHECKED_ENV not in job.env
 
 
 def test_notebook_05_rules_cover_what_it_checked_itself():

@@ -36,7 +36,7 @@ from mtrun.report import write_report
 def test_a_seed_outside_the_rule_is_refused_naming_seed(seed):
     with pytest.raises(MtlibInputError, match=r"subsample: seed must be an integer in \[0, 2\*\*32 - 1\]"):
         subsample(pd.DataFrame({"a": range(10)}), 3, seed=seed)
-    from mtlib.models.training.frozen import train_head
+    from mtlib.models.factory import train_head
     from mtlib.models.training.heads import make_head
     from mtlib.models.training.settings import ClassifierSettings
 

@@ -7,6 +7,7 @@ Lowest first:
 - :mod:`~mtlib.models.training.loop`: the one seeded training loop (batches, early stopping);
 - :mod:`~mtlib.models.training.heads`: the head estimators (linear, MLP) and pair features;
 - :mod:`~mtlib.models.training.settings`: what a classifier is asked to be and how it came about;
+- :mod:`~mtlib.models.training.resolved`: one request resolved (every default applied) and its cache key;
 - :mod:`~mtlib.models.training.labelled`, :mod:`~mtlib.models.training.store`: labelled texts parsed once, the
   cache of trained classifiers;
 - :mod:`~mtlib.models.training.frozen`: heads trained on frozen features (a
@@ -28,6 +29,7 @@ _face = Face(
         "loop": [],
         "heads": [],
         "settings": [],
+        "resolved": [],
         "labelled": [],
         "store": [],
         "frozen": [],

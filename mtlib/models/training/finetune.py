@@ -24,7 +24,8 @@ from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_
 from mtlib.models.training.labelled import Task
 from mtlib.models.training.loop import EarlyStopping, TrainLog, fit, length_bucketed_batches, seed_everything
 from mtlib.models.training.networks import Encoder, build_network, freeze_lower_layers, word_embeddings
-from mtlib.models.training.settings import ClassifierSettings, FitRecord, Training
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import Training
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
@@ -111,17 +112,18 @@ class FineTunedClassifier(Model):
         self.set_precision(getattr(base, "precision", None) or "fp32")
 
     def _build(self) -> None:
-        record = self.training
+        # the network's head from the record (``training.head`` says "native" for a model's own)
+        plan = ResolvedTraining.from_record(self.training.recorded())
         self.net, self.encoder, _ = build_network(
             self.base,
             len(self.labels),
             self.labels,
-            head=record.recorded()["head"],  # the network's (``training.head`` says "native" for a model's own)
-            hidden=record.hidden,
-            pooling=record.recorded()["pooling"],
-            pairs=record.pairs,
-            max_length=record.recorded()["max_length"],
-            architecture=record.architecture,
+            head=plan.head,
+            hidden=plan.hidden,
+            pooling=plan.pooling,
+            pairs=plan.pairs,
+            max_length=plan.max_length,
+            architecture=plan.architecture,
         )
 
     @property
@@ -218,7 +220,7 @@ class FineTunedClassifier(Model):
 def finetune_network(
     model: Model,
     data: dict[str, Any],
-    s: dict[str, Any],
+    plan: ResolvedTraining,
     labels: list[Any],
     device: str,
     *,
@@ -231,17 +233,18 @@ def finetune_network(
     """Train a fresh copy of ``model`` and a head; returns ``(network, encoder, log)``.
 
     The word-embedding matrix (:func:`mtlib.models.training.networks.word_embeddings`)
-    stays frozen unless ``s["train_embeddings"]``: no gradient, no AdamW
+    stays frozen unless ``plan.train_embeddings``: no gradient, no AdamW
     state, bit-identical after training; so do the transformer blocks below
-    the top ``s["train_layers"]`` (:func:`mtlib.models.training.networks.freeze_lower_layers`). The log has
+    the top ``plan.train_layers`` (:func:`mtlib.models.training.networks.freeze_lower_layers`). The log has
     the loss of every epoch and the seconds of the training loop.
 
     Args:
         model: The loaded model to copy (never modified).
         data: ``{"texts", "pairs", "y" (n,), "k"}``, the training part.
-        s: The resolved settings (``head``, ``hidden``, ``pooling``, ``max_length``, ``epochs``, ``lr``,
-            ``batch_size``, ``seed``; ``train_embeddings``, False when missing; ``train_layers``, the top
-            transformer blocks trained: a number or ``"all"``, ``"all"`` when missing).
+        plan: The resolved training (:class:`~mtlib.models.training.settings.ResolvedTraining`), read by
+            attribute: ``head``, ``hidden``, ``pooling``, ``max_length``, ``epochs``, ``lr``, ``batch_size``,
+            ``seed``, ``train_embeddings``, ``train_layers``... (a recorded dict:
+            ``ResolvedTraining.from_record(settings)``).
         labels: The class order.
         device: A resolved torch device.
         pad_to, bucketed: ``pad_to=128, bucketed=False`` give the baseline of
@@ -249,9 +252,9 @@ def finetune_network(
         init: Start from this classifier's trained weights instead of fresh ones.
         fused: The fused AdamW update where available (False: the ``foreach`` one, the
             benchmark's old setting).
-        held: The held-out part ``{"texts", "pairs", "y"}`` that early stopping evaluates on (``s["eval_every"]``;
-            ``s["select_by"]`` accuracy or macro-F1); ``s["class_weight"]`` ``"balanced"`` weighs the loss by
-            ``n / (k n_c)``; ``s["head_lr"]`` is the fresh head's learning rate.
+        held: The held-out part ``{"texts", "pairs", "y"}`` that early stopping evaluates on (``plan.eval_every``;
+            ``plan.select_by`` accuracy or macro-F1); ``plan.class_weight`` ``"balanced"`` weighs the loss by
+            ``n / (k n_c)``; ``plan.head_lr`` is the fresh head's learning rate.
 
     Raises:
         ValueError: early stopping asked without held-out data.
@@ -259,28 +262,27 @@ def finetune_network(
     import torch
     import torch.nn.functional as F
 
-    record = FitRecord(s)  # typed reads; a setting an older record lacks reads as its default (written once)
-    seed_everything(s["seed"])
+    seed_everything(plan.seed)
     net, encoder, _ = build_network(
         model,
         data["k"],
         labels,
-        head=s["head"],
-        hidden=s["hidden"],
-        pooling=s["pooling"],
+        head=plan.head,
+        hidden=plan.hidden,
+        pooling=plan.pooling,
         pairs=data["pairs"] is not None,
-        max_length=s["max_length"],
-        architecture=record.architecture,
+        max_length=plan.max_length,
+        architecture=plan.architecture,
     )
     if init is not None:
         init._ensure_net()
         net.load_state_dict(init.net.state_dict())
-    freeze_lower_layers(net, record.train_layers)  # settings from before the option trained every block
-    word_embeddings(net).weight.requires_grad_(record.train_embeddings)
+    freeze_lower_layers(net, plan.train_layers)
+    word_embeddings(net).weight.requires_grad_(plan.train_embeddings)
     examples = encoder.encode(data["texts"], data["pairs"])
     lengths = [encoder.length(e) for e in examples]
     y = torch.as_tensor(data["y"], dtype=torch.long)
-    weight = _class_weights(data["y"], data["k"]) if record.class_weight == "balanced" else None
+    weight = _class_weights(data["y"], data["k"]) if plan.class_weight == "balanced" else None
 
     def step_loss(module: Any, idx: np.ndarray, dev: str) -> Any:
         batch = encoder.collate([examples[i] for i in idx], pad_to)
@@ -288,23 +290,23 @@ def finetune_network(
         return F.cross_entropy(logits.float(), y[idx].to(dev), weight=None if weight is None else weight.to(dev))
 
     def buckets(rng: np.random.Generator) -> list[np.ndarray]:
-        return length_bucketed_batches(lengths, s["batch_size"], rng)
+        return length_bucketed_batches(lengths, plan.batch_size, rng)
 
     log = fit(
         net,
         len(examples),
         step_loss,
-        epochs=s["epochs"],
-        batch_size=s["batch_size"],
-        lr=s["lr"],
+        epochs=plan.epochs,
+        batch_size=plan.batch_size,
+        lr=plan.lr,
         weight_decay=0.01,
-        seed=s["seed"],
+        seed=plan.seed,
         device=device,
         warmup_fraction=0.1,
         batches=buckets if bucketed else None,
         fused=fused,
-        groups=_groups(net, record.head_lr),
-        stopping=_stopping(net, encoder, held, record, device),
+        groups=_groups(net, plan.head_lr),
+        stopping=_stopping(net, encoder, held, plan, device),
     )
     return net, encoder, log
 
@@ -331,10 +333,10 @@ def _groups(net: Any, head_lr: float | None) -> list[dict[str, Any]] | None:
 
 
 def _stopping(
-    net: Any, encoder: Encoder, held: dict[str, Any] | None, record: FitRecord, device: str
+    net: Any, encoder: Encoder, held: dict[str, Any] | None, plan: ResolvedTraining, device: str
 ) -> EarlyStopping | None:
-    """Early stopping on the held-out part when ``record.eval_every`` asks for it (None otherwise)."""
-    if record.eval_every is None:
+    """Early stopping on the held-out part when ``plan.eval_every`` asks for it (None otherwise)."""
+    if plan.eval_every is None:
         return None
     if held is None:
         raise ValueError("eval_every (early stopping) needs held-out data: pass valid= or heldout_fraction > 0")
@@ -349,9 +351,9 @@ def _stopping(
             batch = encoder.collate([examples[i] for i in part])
             logits = module(**{k: v.to(device) for k, v in batch.items()})
             predicted[part] = logits.float().argmax(1).cpu().numpy()
-        return held_score(gold, predicted, str(record.select_by))
+        return held_score(gold, predicted, plan.select_by)
 
-    return EarlyStopping(score, float(record.eval_every), record.patience)
+    return EarlyStopping(score, plan.eval_every, plan.patience)
 
 
 def held_score(gold: np.ndarray, predicted: np.ndarray, select_by: str) -> float:
@@ -380,34 +382,50 @@ def weights_bytes(net: Any) -> bytes:
     return save(state)
 
 
-def finetuned_classifier(
-    base: Model, task: Task, settings: dict[str, Any], key: str, s: ClassifierSettings, device: str
-) -> FineTunedClassifier:
-    """``base`` fine-tuned on ``task``: reloaded from the cache entry ``key``, else trained and stored."""
+def finetuned_classifier(base: Model, task: Task, plan: ResolvedTraining, key: str, device: str) -> FineTunedClassifier:
+    """``base`` fine-tuned on ``task`` as ``plan`` says: reloaded from the cache entry ``key``, else trained and stored.
+
+    Args:
+        base: The model to fine-tune (never modified).
+        task: The prepared training and held-out parts.
+        plan: The resolved training, made once by the factory (:meth:`ResolvedTraining.resolve`).
+        key: Its cache key (:meth:`ResolvedTraining.cache_key` of ``task``'s data).
+        device: A resolved torch device.
+    """
+    use_cache = plan.use_cache
     folder = folder_of(key, base.cache_dir)
-    record = read_entry(folder) if s.use_cache else None
+    record = read_entry(folder) if use_cache else None
     if record is not None and "weights.safetensors" in record["files"]:  # its digest checked by read_entry
-        clf = FineTunedClassifier(base, folder, task.classes, cached_training(record), device, s.use_cache)
+        clf = FineTunedClassifier(base, folder, task.classes, cached_training(record), device, use_cache)
         clf.weights_file = record_file(folder, record, "weights.safetensors")
         return clf
     start = time.perf_counter()
     held = task.held
     n_held = 0 if held is None else len(held["y"])
     training = Training(
-        "finetune", s.head, settings, s.seed, None, None, n_train=len(task.data["y"]), n_heldout=n_held, key=key
+        "finetune",
+        plan.head,
+        plan.keyed(),
+        plan.seed,
+        None,
+        None,
+        n_train=len(task.data["y"]),
+        n_heldout=n_held,
+        key=key,
     )
-    init = s.init if isinstance(s.init, FineTunedClassifier) else None
-    net, encoder, log = finetune_network(base, task.data, settings, task.classes, device, init=init, held=held)
+    given = plan.request.init if plan.request is not None else None
+    init = given if isinstance(given, FineTunedClassifier) else None
+    net, encoder, log = finetune_network(base, task.data, plan, task.classes, device, init=init, held=held)
     training.train_log = log.losses
     training.best_epoch, training.valid_curve = log.best_epoch, log.curve
     if base.capabilities.keeps_own_head:
         training.head = "native"
-    weights = weights_bytes(net) if s.use_cache else b""
-    clf = FineTunedClassifier(base, folder, task.classes, training, device, s.use_cache)
+    weights = weights_bytes(net) if use_cache else b""
+    clf = FineTunedClassifier(base, folder, task.classes, training, device, use_cache)
     clf.net, clf.encoder = net.eval(), encoder
     training.seconds = time.perf_counter() - start
     evaluate(clf, training, held)
-    if s.use_cache:
+    if use_cache:
         write_entry(folder, training, task.classes, base, {"weights.safetensors": weights})
         clf.weights_file = folder / addressed_name("weights.safetensors", sha256_hex(weights))
     return clf

@@ -12,7 +12,7 @@ i.e. the majority class (a tie between equal shares stays a tie), counted in
 :attr:`HeadClassifier.fallbacks`. :func:`mtlib.models.inference.oov.coverage_summary`
 counts them before any prediction.
 
-The same heads serve probes (:func:`train_head`): a probe asks whether some
+The same heads serve probes (:func:`feature_head`, ``classifier(X, y, how="head")``): a probe asks whether some
 property (sentiment, hypernymy, an NLI label) can be read off any feature
 matrix ``X (n, d)`` with labels ``y (n,)`` by a simple seeded head, evaluated on
 held-out data and cached on disk as arrays, keyed by a hash of the data and
@@ -38,10 +38,10 @@ from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.heads import FORMAT, LinearHead, MLPHead, load_head, make_head, pair_features, save_head
 from mtlib.models.training.labelled import Task
 from mtlib.models.training.loop import stratified_split
-from mtlib.models.training.settings import ClassifierSettings, Training, json_safe
+from mtlib.models.training.resolved import ResolvedTraining
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, Training, json_safe
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.cache import cache_root, stable_hash
-from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "KINDS",
@@ -50,9 +50,10 @@ __all__ = [
     "class_shares",
     "data_hash",
     "fit_head",
+    "FEATURE_HEAD_OPTIONS",
+    "feature_head",
     "frozen_features",
     "head_classifier",
-    "train_head",
 ]
 
 
@@ -161,9 +162,12 @@ class HeadClassifier(Model):
 
 
 def fit_head(
-    model: Model, data: dict[str, Any], s: dict[str, Any], device: str, init: MLPHead | None = None
+    model: Model, data: dict[str, Any], plan: ResolvedTraining, device: str, init: MLPHead | None = None
 ) -> tuple[LinearHead | MLPHead, list[float], int]:
     """Fit a fresh head (or continue ``init``) on the training part's frozen features; ``(head, losses, skipped)``.
+
+    ``plan`` is the resolved training (:class:`~mtlib.models.training.resolved.ResolvedTraining`), read by
+    attribute.
 
     Training inputs with no vector are skipped; ``skipped`` counts them.
 
@@ -182,34 +186,41 @@ def fit_head(
             )
         X, y = X[ok], y[ok]
         lost = sorted(set(range(int(data["k"]))) - set(y.tolist()))
-        if lost and s["head"] != "mlp" and init is None:
+        if lost and plan.head != "mlp" and init is None:
             raise ValueError(
                 f"{model.name}: after skipping {skipped} training input(s) with no vector, class index(es) "
                 f"{lost} have no example left for the linear head; add examples of them or use another model"
             )
-    if s["head"] == "mlp":
+    if plan.head == "mlp":
         params: dict[str, Any] = {
-            "hidden": tuple(s["hidden"]),
-            "epochs": s["epochs"],
-            "lr": s["lr"],
-            "batch_size": s["batch_size"],
+            "hidden": plan.hidden,
+            "epochs": plan.epochs,
+            "lr": plan.lr,
+            "batch_size": plan.batch_size,
             "device": device,
         }
     else:
-        params = {**{k: s[k] for k in ("C", "class_weight") if k in s}, "device": device}
-    head = make_head(s["head"], s["seed"], **params)
+        params = {"C": plan.C, "class_weight": plan.class_weight, "device": device}
+    head = make_head(plan.head, plan.seed, **params)
     if isinstance(head, MLPHead):
         head.fit(X, y, data["k"], init=init)
         return head, head.losses, skipped
     return head.fit(X, y), [], skipped
 
 
-def head_classifier(
-    base: Model, task: Task, settings: dict[str, Any], key: str, s: ClassifierSettings, device: str
-) -> HeadClassifier:
-    """A head on ``base``'s frozen features: reloaded from the cache entry ``key``, else trained and stored."""
+def head_classifier(base: Model, task: Task, plan: ResolvedTraining, key: str, device: str) -> HeadClassifier:
+    """A head on ``base``'s frozen features as ``plan`` says: reloaded from the cache entry ``key``, else trained.
+
+    Args:
+        base: The frozen encoder.
+        task: The prepared training and held-out parts.
+        plan: The resolved training, made once by the factory (:meth:`ResolvedTraining.resolve`).
+        key: Its cache key (:meth:`ResolvedTraining.cache_key` of ``task``'s data).
+        device: Where an MLP head trains.
+    """
+    use_cache = plan.use_cache
     folder = folder_of(key, base.cache_dir)
-    record = read_entry(folder) if s.use_cache else None
+    record = read_entry(folder) if use_cache else None
     shares = class_shares(task.data["y"], len(task.classes))
     if record is not None:
         loaded = load_head(folder)
@@ -218,19 +229,20 @@ def head_classifier(
     start = time.perf_counter()
     held = task.held
     # every input's features in one embed call (then cached): the same batches as one call
-    extra = held if s.valid is not None and held is not None else {"texts": [], "pairs": []}
+    extra = held if plan.valid is not None and held is not None else {"texts": [], "pairs": []}
     frozen_features(base, task.texts + extra["texts"], None if task.pairs is None else task.pairs + extra["pairs"])
     n_held = 0 if held is None else len(held["y"])
     training = Training(
-        "head", s.head, settings, s.seed, None, None, n_train=len(task.data["y"]), n_heldout=n_held, key=key
+        "head", plan.head, plan.keyed(), plan.seed, None, None, n_train=len(task.data["y"]), n_heldout=n_held, key=key
     )
-    init = s.init.head if isinstance(s.init, HeadClassifier) and isinstance(s.init.head, MLPHead) else None
-    est, training.train_log, training.n_skipped = fit_head(base, task.data, settings, device, init)
+    given = plan.request.init if plan.request is not None else None
+    init = given.head if isinstance(given, HeadClassifier) and isinstance(given.head, MLPHead) else None
+    est, training.train_log, training.n_skipped = fit_head(base, task.data, plan, device, init)
     training.n_train -= training.n_skipped
     clf = HeadClassifier(base, est, task.classes, training, shares)
     training.seconds = time.perf_counter() - start
     evaluate(clf, training, held)
-    if s.use_cache:
+    if use_cache:
         save_head(est, folder, {"labels": json_safe(task.classes)})
         write_entry(folder, training, task.classes, base, None)
     return clf
@@ -265,6 +277,11 @@ class Head:
     key: str
     settings: dict[str, Any] = field(default_factory=dict)
     majority_baseline: float = float("nan")
+
+    @property
+    def head(self) -> str:
+        """The head in the factory's words, ``"linear"`` or ``"mlp"`` (``kind`` keeps the recorded ``"logreg"``)."""
+        return "linear" if self.kind in ("logreg", "linear") else self.kind
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class probabilities, shape ``(n, k)``; empty input gives ``(0, k)``."""
@@ -327,52 +344,73 @@ def _json_label(x: Any) -> Any:
     return x.item() if hasattr(x, "item") else x
 
 
-def train_head(
+#: The head settings a head on a feature matrix takes besides the factory's own options (its cache key keeps
+#: every one given, as ``train_head`` did).
+FEATURE_HEAD_OPTIONS = (
+    "C",
+    "max_iter",
+    "standardize",
+    "class_weight",
+    "device",
+    "hidden",
+    "epochs",
+    "lr",
+    "batch_size",
+)
+#: The name a head on a feature matrix records (``Head.kind``, its cache key): ``linear`` keeps the old name
+#: ``logreg``, so every cached probe keeps its key.
+_RECORDED_KIND = {"linear": "logreg", "mlp": "mlp"}
+
+
+def feature_head(
     X: np.ndarray,
     y: np.ndarray,
     *,
-    kind: str = "logreg",
+    head: str = "linear",
     seed: int = 0,
-    test_size: float = 0.2,
-    X_test: np.ndarray | None = None,
-    y_test: np.ndarray | None = None,
+    heldout_fraction: float = CLASSIFIER_HELDOUT,
+    valid: tuple[np.ndarray, np.ndarray] | None = None,
     use_cache: bool = True,
     cache_dir: str | Path | None = None,
-    **params: Any,
+    params: dict[str, Any] | None = None,
 ) -> Head:
-    """Train a seeded head on frozen features and measure held-out accuracy.
+    """Train a seeded head on a feature matrix and measure held-out accuracy (``classifier(X, y, how="head")``).
+
+    The factory (:func:`mtlib.models.classifier`) calls it for a feature matrix and has checked the options.
 
     Args:
         X: Features, shape ``(n, d)``.
         y: Labels, shape ``(n,)`` (any hashable values; sorted, they are the columns).
-        kind: ``"logreg"`` (= ``"linear"``) or ``"mlp"``.
+        head: ``"linear"`` (logistic regression) or ``"mlp"``.
         seed: Seeds the split and the estimator.
-        test_size: Held-out fraction (stratified) when no test set is given.
-        X_test, y_test: An explicit held-out set; then all of ``X`` trains.
+        heldout_fraction: Held-out fraction (stratified) when no ``valid`` set is given (it is part of the cache
+            key even with ``valid``, as it was of ``train_head``'s).
+        valid: An explicit held-out set ``(X_test, y_test)``; then all of ``X`` trains.
         use_cache: Reload a head trained on identical data and settings.
         cache_dir: The cache folder (a run's ``context.cache_dir``); None: the default
             (:func:`mtlib.utils.cache.default_cache_dir`).
-        **params: Head settings, e.g. ``C=0.5`` (logreg), ``hidden=(500, 100)``
-            or ``epochs=20`` (mlp), ``standardize=False``.
+        params: Head settings given (:data:`FEATURE_HEAD_OPTIONS`), e.g. ``C=0.5``, ``hidden=(500, 100)``
+            or ``epochs=20``; each one given is part of the cache key.
 
     Returns:
         The trained :class:`Head` (trained on the training part only).
 
     Raises:
-        ValueError: fewer than two classes, mismatched lengths, an unknown kind, or a seed outside
-            [0, 2**32 - 1] (naming ``seed``).
+        ValueError: fewer than two classes, mismatched lengths, or an unknown head.
     """
-    seed = check_seed(seed, "train_head")
+    params = dict(params or {})
+    X_test, y_test = valid if valid is not None else (None, None)
     X = np.asarray(X, dtype=np.float32)
     y = np.asarray(y)
     if X.ndim != 2 or len(X) != len(y):
         raise ValueError(f"X must be (n, d) and y (n,); got {X.shape} and {y.shape}")
-    if kind not in KINDS:
-        raise ValueError(f"unknown head kind {kind!r}; choose one of {KINDS}")
+    if head not in _RECORDED_KIND:
+        raise ValueError(f"unknown head {head!r}; choose one of {', '.join(_RECORDED_KIND)}")
+    kind = _RECORDED_KIND[head]
     classes = np.unique(y)
     if len(classes) < 2:
         raise ValueError(f"a head needs at least two classes; y has {classes.tolist()}")
-    settings = {"kind": kind, "seed": seed, "test_size": test_size, **params}
+    settings = {"kind": kind, "seed": seed, "test_size": heldout_fraction, **params}
     key = stable_hash([data_hash(X, y, X_test, y_test), settings, FORMAT], 24)
     folder = cache_root(cache_dir) / "heads" / key
     if use_cache:
@@ -391,7 +429,7 @@ def train_head(
                 rec["majority_baseline"],
             )
     if X_test is None:
-        tr, te = stratified_split(y, test_size, seed)
+        tr, te = stratified_split(y, heldout_fraction, seed)
         X_tr, y_tr, X_te, y_te = X[tr], y[tr], X[te], y[te]
     else:
         X_tr, y_tr = X, y
@@ -401,7 +439,7 @@ def train_head(
     y_idx = np.searchsorted(classes, y_tr)
     est.fit(X_tr, y_idx, len(classes)) if isinstance(est, MLPHead) else est.fit(X_tr, y_idx)
     acc = float(np.mean(classes[est.predict_proba(X_te).argmax(1)] == y_te)) if len(y_te) else float("nan")
-    head = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_baseline(y_te))
+    trained = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_baseline(y_te))
     if use_cache:
         save_head(
             est,
@@ -411,7 +449,7 @@ def train_head(
                 "accuracy": acc,
                 "n_train": len(y_tr),
                 "n_test": len(y_te),
-                "majority_baseline": head.majority_baseline,
+                "majority_baseline": trained.majority_baseline,
             },
         )
-    return head
+    return trained

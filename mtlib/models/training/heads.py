@@ -1,7 +1,7 @@
 """Classifier heads on feature matrices, stored as arrays (never pickled).
 
 Two kinds, shared by :func:`mtlib.models.classifier` (heads on frozen
-encoders) and :func:`mtlib.models.training.frozen.train_head` (probes on any features):
+encoders) and :func:`mtlib.models.training.frozen.feature_head` (probes on any features):
 
 - :class:`LinearHead` (``"linear"``): standardised features and a
   scikit-learn logistic regression; kept as ``mean, scale, coef,

@@ -66,7 +66,7 @@ def pair_probability_matrix(
     """``P[i, j] = P(positive | pair_features(w_i, w_j))`` for every ordered pair.
 
     A binary linear head (logistic regression on standardised features, as
-    :func:`mtlib.models.classifier` and :func:`mtlib.models.training.frozen.train_head` build it)
+    :func:`mtlib.models.classifier` and ``classifier(X, y, how="head")`` on a feature matrix build it)
     is evaluated in matrix form:
     with ``beta = [b1, b2, b3, b4]`` its weights on ``[u, v, |u - v|, u * v]``
     after folding in the scaler, the logit is ``c + W b1`` (a row term)

@@ -21,12 +21,13 @@ import numpy as np
 
 from mtlib.models.base import Model
 from mtlib.models.capabilities import Capabilities
-from mtlib.models.training.heads import FORMAT, HEADS, MLP_BATCH, MLP_EPOCHS, MLP_LR
+from mtlib.models.training.heads import HEADS, MLP_BATCH, MLP_EPOCHS, MLP_LR
 from mtlib.utils.inputs import check_seed
 
 __all__ = [
     "ARCHITECTURES",
     "CALIBRATIONS",
+    "CLASSIFIER_HELDOUT",
     "HOWS",
     "SELECT_BY",
     "OLD_HEADS",
@@ -37,7 +38,6 @@ __all__ = [
     "FitRecord",
     "KeyedSettings",
     "Training",
-    "cache_settings",
     "finetune_extras",
     "json_safe",
     "resolved_hyper",
@@ -57,6 +57,11 @@ ARCHITECTURES = ("cross", "siamese")
 SELECT_BY = ("accuracy", "macro_f1")
 #: Old names of heads, still accepted with a DeprecationWarning: one vocabulary, ``linear`` and ``mlp``.
 OLD_HEADS = {"logreg": "linear"}
+#: The share of ``train`` the notebooks' classifiers and every head on a feature matrix (a probe) hold out for
+#: their held-out accuracy when there is no validation split (notebooks read it as ``spec.classifier_heldout``):
+#: one value, declared here. The factory's default for a user's classifier over a model is
+#: ``ClassifierSettings.heldout_fraction`` (0.1).
+CLASSIFIER_HELDOUT = 0.2
 #: A fine-tune's defaults (epochs, batch size); its learning rate is its family's (``Capabilities.finetune_lr``).
 FINETUNE_EPOCHS, FINETUNE_BATCH = 3, 32
 
@@ -66,9 +71,14 @@ def json_safe(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=str))
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClassifierSettings:
-    """Every option of :func:`mtlib.models.classifier` but the model, the data and ``how``.
+    """Every option of :func:`mtlib.models.classifier` but the model, the data and ``how``; frozen, checked when made.
+
+    Constructing it (directly, by :meth:`from_options` or by :func:`dataclasses.replace`) runs :meth:`check`
+    once; the object is then trusted everywhere below (nothing checks it again, nothing can change it).
+    :meth:`mtlib.models.training.resolved.ResolvedTraining.resolve` gives the resolved training of one
+    request: every default filled in, and its cache key.
 
     Attributes:
         head: ``"linear"`` (logistic regression on standardised features) or ``"mlp"``.
@@ -145,6 +155,9 @@ class ClassifierSettings:
     verbalisers: dict[str, str] | None = None
     chat: bool = True
 
+    def __post_init__(self) -> None:
+        self._check(_MADE_HERE)
+
     @classmethod
     def from_options(
         cls, name: str, options: dict[str, Any], start: ClassifierSettings | None = None
@@ -167,9 +180,13 @@ class ClassifierSettings:
                 stacklevel=3,
             )
             options = {**options, "head": OLD_HEADS[old]}
-        settings = replace(start, **options) if start is not None else cls(**options)
-        settings.check(name)
-        return settings
+        if start is not None and not options:
+            return start  # checked when it was made: trusted as it is
+        try:
+            return replace(start, **options) if start is not None else cls(**options)
+        except ValueError as err:  # the construction's check (its own error type), named after the call that asked
+            err.args = (str(err).replace(_MADE_HERE, f"classifier({name!r})", 1), *err.args[1:])
+            raise
 
     def check(self, name: str) -> None:
         """Refuse values that would silently train something else than asked (0 epochs as the default...).
@@ -177,7 +194,10 @@ class ClassifierSettings:
         Raises:
             ValueError: naming the option, what it must be and what it got.
         """
-        where = f"classifier({name!r})"
+        self._check(f"classifier({name!r})")
+
+    def _check(self, where: str) -> None:
+        """:meth:`check`, its messages starting with ``where``."""
         check_seed(self.seed, where)  # before scikit-learn's random_state message, which names no seed
         for option in ("epochs", "batch_size"):
             value = getattr(self, option)
@@ -232,6 +252,11 @@ class ClassifierSettings:
             )
 
 
+#: Where the check of a settings object made outside the factory says it was made; :meth:`from_options`
+#: names its call instead.
+_MADE_HERE = "ClassifierSettings"
+
+
 def _whole(value: Any, least: int) -> bool:
     """Whether ``value`` is an integer (not a bool) of at least ``least``."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and bool(value >= least)
@@ -249,7 +274,7 @@ def _positive(value: Any) -> bool:
 
 #: What a recorded setting reads as when an entry's record lacks it: the :class:`ClassifierSettings` default,
 #: written once there (a record keeps only the options off their defaults, and old records predate some).
-_DEFAULTS = {f.name: f.default for f in fields(ClassifierSettings)}
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(ClassifierSettings)}
 
 
 class KeyedSettings(dict[str, Any]):
@@ -481,44 +506,3 @@ def finetune_extras(s: ClassifierSettings) -> dict[str, Any]:
     if s.architecture != "cross":
         out["architecture"] = s.architecture
     return out
-
-
-def cache_settings(
-    how: str, s: ClassifierSettings, caps: Capabilities, classes: list[Any], pairs: bool, valid_hash: str | None
-) -> dict[str, Any]:
-    """The resolved settings that decide the trained weights: part of the cache key and of :class:`Training`.
-
-    ``caps`` are the model family's capabilities (its default learning rate, whether it trains its word embeddings).
-    """
-    n_epochs, n_lr, n_batch = resolved_hyper(how, s, caps)
-    settings: dict[str, Any] = {
-        "how": how,
-        "head": s.head,
-        "hidden": list(s.hidden) if s.head == "mlp" else [],
-        "epochs": n_epochs,
-        "lr": n_lr,
-        "batch_size": n_batch,
-        "labels": json_safe(classes),
-        "pairs": pairs,
-        "heldout_fraction": s.heldout_fraction if s.valid is None else None,
-        "valid": valid_hash,
-        "max_length": s.max_length if how == "finetune" else None,
-        "pooling": s.pooling if how == "finetune" else None,
-        "seed": s.seed,
-        "format": FORMAT,
-    }
-    if how == "finetune":  # a new key: fine-tunes cached before the option existed are not reused for it
-        settings["train_embeddings"] = trains_embeddings(s, caps)
-        if s.train_layers not in (None, "all"):  # only when asked: every full fine-tune keeps its key
-            settings["train_layers"] = s.train_layers
-        settings.update(finetune_extras(s))
-    if how == "head" and s.head == "linear" and (s.C != 1.0 or s.class_weight is not None):
-        # only when asked for: the keys of every default linear head (and their caches) stay as they were
-        settings.update(C=float(s.C), class_weight=s.class_weight)
-    if s.init is not None:  # continue: the init's architecture, and its identity in the cache key
-        init_settings = s.init.training.recorded()  # type: ignore[attr-defined]
-        keep = ("head", "hidden", "pooling", "max_length") if how == "finetune" else ("hidden",)
-        settings.update({k: init_settings[k] for k in keep}, init=s.init.identity)
-        if how == "finetune" and "architecture" in init_settings:  # the init's network, not a fresh one
-            settings["architecture"] = init_settings["architecture"]
-    return settings

@@ -10,13 +10,13 @@ import pytest
 
 from mtlib.models.capabilities import Capabilities
 from mtlib.models.training.heads import MLPHead
+from mtlib.models.training.resolved import cache_settings
 from mtlib.models.training.settings import (
     FINETUNE_BATCH,
     FINETUNE_EPOCHS,
     ClassifierSettings,
     FitRecord,
     Training,
-    cache_settings,
     resolved_hyper,
 )
 

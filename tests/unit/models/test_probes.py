@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mtlib.models.factory import train_head
 from mtlib.models.training import frozen as probes
 
 
@@ -18,11 +19,7 @@ def _blobs(n=200, d=8, seed=0):
 @pytest.mark.parametrize("kind", ["logreg", "mlp"])
 def test_head_learns_separable_data_and_reports_held_out_accuracy(kind):
     X, y = _blobs()
-    head = (
-        probes.train_head(X, y, kind=kind, seed=1, epochs=20)
-        if kind == "mlp"
-        else probes.train_head(X, y, kind=kind, seed=1)
-    )
+    head = train_head(X, y, kind=kind, seed=1, epochs=20) if kind == "mlp" else train_head(X, y, kind=kind, seed=1)
     assert head.n_test == 40 and head.n_train == 160
     assert head.accuracy > 0.95
     assert set(head.classes_) == {"neg", "pos"}
@@ -33,20 +30,20 @@ def test_head_learns_separable_data_and_reports_held_out_accuracy(kind):
 
 def test_training_is_seeded():
     X, y = _blobs()
-    a = probes.train_head(X, y, kind="mlp", seed=3, epochs=5, use_cache=False)
-    b = probes.train_head(X, y, kind="mlp", seed=3, epochs=5, use_cache=False)
+    a = train_head(X, y, kind="mlp", seed=3, epochs=5, use_cache=False)
+    b = train_head(X, y, kind="mlp", seed=3, epochs=5, use_cache=False)
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-6)
 
 
 def test_head_is_reloaded_from_the_cache_without_retraining(monkeypatch):
     X, y = _blobs(seed=5)
-    first = probes.train_head(X, y, seed=0)
+    first = train_head(X, y, seed=0)
 
     def refuse(*args, **kwargs):
         raise AssertionError("retrained instead of reading the cache")
 
     monkeypatch.setattr(probes, "make_head", refuse)
-    again = probes.train_head(X, y, seed=0)
+    again = train_head(X, y, seed=0)
     assert again.key == first.key
     np.testing.assert_allclose(again.predict_proba(X), first.predict_proba(X))
 
@@ -55,28 +52,28 @@ def test_damaged_cached_head_is_retrained():
     from mtlib.utils.cache import cache_root
 
     X, y = _blobs(seed=6)
-    head = probes.train_head(X, y, seed=0)
+    head = train_head(X, y, seed=0)
     next((cache_root() / "heads" / head.key).glob("head*.npz")).write_bytes(b"not an npz")  # head.<digest>.npz
     with pytest.warns(UserWarning, match="damaged"):
-        again = probes.train_head(X, y, seed=0)
+        again = train_head(X, y, seed=0)
     assert again.accuracy == head.accuracy
 
 
 def test_explicit_test_set_and_bad_input():
     X, y = _blobs()
-    head = probes.train_head(X[:150], y[:150], X_test=X[150:], y_test=y[150:])
+    head = train_head(X[:150], y[:150], X_test=X[150:], y_test=y[150:])
     assert head.n_train == 150 and head.n_test == 50
     with pytest.raises(ValueError, match="two classes"):
-        probes.train_head(X, np.zeros(len(X)))
+        train_head(X, np.zeros(len(X)))
     with pytest.raises(ValueError, match="unknown head kind"):
-        probes.train_head(X, y, kind="forest")
+        train_head(X, y, kind="forest")
     assert head.predict_proba(np.zeros((0, X.shape[1]))).shape == (0, 2)
 
 
 @pytest.mark.parametrize("kind", ["logreg", "mlp"])
 def test_log_odds_orders_like_the_probability_without_saturating(kind):
     X, y = _blobs(seed=9)
-    head = probes.train_head(X, y, kind=kind, seed=0, epochs=5) if kind == "mlp" else probes.train_head(X, y)
+    head = train_head(X, y, kind=kind, seed=0, epochs=5) if kind == "mlp" else train_head(X, y)
     p = head.score(X, "pos")
     lo = head.log_odds(X, "pos")
     np.testing.assert_allclose(lo, np.log(p) - np.log1p(-p), rtol=1e-4, atol=1e-4)
@@ -89,7 +86,7 @@ def test_a_head_caches_in_the_folder_it_is_given_and_only_there(tmp_path, monkey
 
     X, y = _blobs(seed=8)
     folder = tmp_path / "run-cache"
-    head = probes.train_head(X, y, seed=0, cache_dir=folder)
+    head = train_head(X, y, seed=0, cache_dir=folder)
     assert (folder / "heads" / head.key / "head.json").is_file()
     assert not (default_cache_dir() / "heads" / head.key).exists()  # the default folder is not read or written
 
@@ -97,7 +94,7 @@ def test_a_head_caches_in_the_folder_it_is_given_and_only_there(tmp_path, monkey
         raise AssertionError("retrained instead of reading the given folder")
 
     monkeypatch.setattr(probes, "make_head", refuse)
-    again = probes.train_head(X, y, seed=0, cache_dir=folder)
+    again = train_head(X, y, seed=0, cache_dir=folder)
     assert again.key == head.key and again.accuracy == head.accuracy
 
 
@@ -118,6 +115,6 @@ def test_an_mlp_head_trains_with_one_thread_on_a_cpu_and_restores_the_pools(monk
     monkeypatch.setattr(heads, "fit", watching)
     before = torch.get_num_threads()
     X, y = _blobs(seed=9)
-    probes.train_head(X, y, kind="mlp", seed=0, epochs=2, use_cache=False, device="cpu")
+    train_head(X, y, kind="mlp", seed=0, epochs=2, use_cache=False, device="cpu")
     assert len(seen) == 1 and seen[0][0] == 1 and set(seen[0][1]) <= {1}
     assert torch.get_num_threads() == before

@@ -13,7 +13,8 @@ from mtlib.models.capabilities import Capabilities
 from mtlib.models.training import store
 from mtlib.models.training.finetune import _class_weights, _groups, held_score
 from mtlib.models.training.loop import EarlyStopping, TrainLog, fit
-from mtlib.models.training.settings import cache_settings, finetune_extras
+from mtlib.models.training.resolved import cache_settings
+from mtlib.models.training.settings import finetune_extras
 from mtlib.models.training.siamese import linear_layer
 from tests.conftest import save_tiny_bert
 

@@ -60,7 +60,6 @@ from pathlib import Path
 from mtlib.data.errors import data_dir
 from mtlib.models.inference.backends import BACKEND_ENV, BACKENDS
 from mtlib.models.inference.numerics import PRECISION_ENV, PRECISIONS
-from mtlib.run import params as nbparams
 from mtlib.run.layout import RunLayout
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import THREADS_ENV
@@ -164,9 +163,8 @@ def build_jobs(
     for nb in notebooks:
         params, problems = check_parameters(nb, data, notebook_parameters(nb, data, profile, device, out_dir))
         output = RunLayout(out_dir, profile, nb.stem).notebook_path
-        # the kernel's Run need not check again what was checked here (mtlib.run.params.check_run)
-        checked = {**env, nbparams.CHECKED_ENV: nb.stem}
-        jobs.append(NotebookJob(nb, output, params, nb_dir, checked, timeout, tuple(problems), script=script))
+        # checked here for an early error; the kernel checks the values it receives again (cheap, idempotent)
+        jobs.append(NotebookJob(nb, output, params, nb_dir, dict(env), timeout, tuple(problems), script=script))
     return jobs
 
 
