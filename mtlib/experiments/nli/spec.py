@@ -84,7 +84,9 @@ class Spec(base.Spec):
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper")
     seed: int = param(0, ">= 0", "seeds the context split, the heads and the bootstrap")
     models: list[str] = param(
-        ["minilm"], "non-empty; each str; distinct", "NLI models or encoders; the first is the primary one (plain keys)"
+        ["minilm"],
+        "non-empty; each str; distinct",
+        "NLI models, encoders or causal LMs; the first is the primary one (plain keys)",
     )
     entailment_label: str = param("ENTAILMENT", "non-empty", "entailment class name of a Hugging Face NLI classifier")
     layer: int = param(

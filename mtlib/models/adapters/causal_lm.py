@@ -38,10 +38,11 @@ from typing import Any
 import numpy as np
 
 from mtlib.data.errors import DataFormatError
-from mtlib.models.base import Model
+from mtlib.models.base import Features, Model
 from mtlib.models.capabilities import Capabilities, register_adapter
 from mtlib.models.inference.numerics import PRECISIONS, check_finite, precision_context
 from mtlib.models.inference.prompts import PromptPlan, fill
+from mtlib.models.inference.spans import SpanRequest, find_substring
 from mtlib.models.weights.identity import model_identity
 from mtlib.models.weights.registry import ModelNotFoundError, ModelSpec
 from mtlib.models.weights.resolve import Resolved
@@ -194,6 +195,132 @@ class CausalLMModel(Model):
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``, without special tokens."""
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    @property
+    def num_layers(self) -> int:
+        """Its number of transformer layers (hidden-state indices run from 0, the embeddings, to this)."""
+        return int(getattr(self.net.config, "num_hidden_layers", 0))
+
+    # -- hidden states --------------------------------------------------------
+    def features(
+        self,
+        texts: Sequence[str],
+        text_pairs: Sequence[str] | None = None,
+        *,
+        layer: int | None = None,
+        spans: Sequence[Sequence[SpanRequest]] | None = None,
+    ) -> Features:
+        """Hidden states of each input read left to right: its mean last layer and its spans' states at ``layer``.
+
+        An input is its text, then (with ``text_pairs``) a newline and its pair, without a prompt: a causal LM
+        reads a token in the light of what precedes it only, so a span of the pair sees the whole first text,
+        a span of the first text none of the pair. No class scores (``probs`` and ``logits`` are None): its
+        answers come from a prompt (:func:`mtlib.models.classifier`, ``how="prompt"``).
+
+        Args:
+            texts: First segments (premises), length ``n``.
+            text_pairs: Optional second segments (hypotheses), length ``n``.
+            layer: Hidden-state index of the span vectors (0 = embeddings, negative counts from the end).
+            spans: For each input, the same number ``m`` of substrings whose tokens are mean-pooled at ``layer``.
+
+        Returns:
+            :class:`Features` with ``pooled (n, h)`` and, when requested, ``spans (n, m, h)``; cached per input.
+
+        Raises:
+            ValueError: lengths that differ, spans without a layer, a layer out of range, a substring absent from
+                its segment or covered by no token, or an input longer than the model's context (naming it).
+        """
+        texts = list(texts)
+        n = len(texts)
+        pairs = None if text_pairs is None else list(text_pairs)
+        if pairs is not None and len(pairs) != n:
+            raise ValueError(f"{self.name}: {n} texts but {len(pairs)} text_pairs")
+        if spans is not None and len(spans) != n:
+            raise ValueError(f"{self.name}: {n} texts but {len(spans)} span lists")
+        m = len(spans[0]) if spans else 0
+        if spans is not None and any(len(s) != m for s in spans):
+            raise ValueError(f"{self.name}: every input needs the same number of spans")
+        if m and layer is None:
+            raise ValueError(f"{self.name}: spans need a layer (e.g. layer=-2 for the second-to-last)")
+        if layer is not None:
+            if not -(self.num_layers + 1) <= layer <= self.num_layers:
+                raise ValueError(
+                    f"layer={layer}: {self.name} has {self.num_layers} layers, so the hidden-state index must be in "
+                    f"{-(self.num_layers + 1)}..{self.num_layers} (0 = embeddings, -1 = last layer)"
+                )
+            layer = layer % (self.num_layers + 1)
+        hidden = int(self.net.config.hidden_size)
+        items = [
+            {
+                "t": t,
+                **({} if pairs is None else {"p": pairs[i]}),
+                "s": [[s.substring, s.segment, s.occurrence] for s in spans[i]] if m and spans else [],
+            }
+            for i, t in enumerate(texts)
+        ]
+        cache = self._cache(
+            "features", f"layer={layer}", f"spans={m}", f"pair={pairs is not None}", *self.numerics_parts()
+        )
+        rows = (
+            cached_rows(cache, items, lambda batch: self._hidden_rows(batch, layer, m), desc=f"states {self.name}")
+            if n
+            else np.zeros((0, hidden + m * hidden))
+        )
+        check_finite(rows, self.name, [it["t"][:60] for it in items], what="hidden states")
+        return Features(pooled=rows[:, :hidden], spans=rows[:, hidden:].reshape(n, m, hidden) if m else None)
+
+    def _hidden_rows(self, items: list[dict[str, Any]], layer: int | None, m: int) -> np.ndarray:
+        """``[mean last layer, span 1 at layer, ..., span m at layer]`` per item, ``(len(items), (1 + m) h)``."""
+        import torch
+
+        encoded, masks = [], []
+        for it in items:
+            starts = [0] if "p" not in it else [0, len(it["t"]) + 1]
+            parts = [it["t"]] if "p" not in it else [it["t"], it["p"]]
+            text = "\n".join(parts)
+            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+            ids, offsets = list(enc["input_ids"]), [tuple(o) for o in enc["offset_mapping"]]
+            if len(ids) > self.max_length:
+                raise ValueError(
+                    f"{self.name}: input {text[:60]!r} is {len(ids)} tokens, over the model's context of "
+                    f"{self.max_length}"
+                )
+            span_masks = []
+            for substring, segment, occurrence in it["s"]:
+                if segment >= len(parts):
+                    raise ValueError(f"{self.name}: a span of segment {segment} asked of an input without a pair")
+                a, b = find_substring(parts[segment], substring, occurrence)
+                a, b = a + starts[segment], b + starts[segment]
+                mask = [1.0 if e > s and s < b and e > a else 0.0 for s, e in offsets]
+                if not any(mask):
+                    raise ValueError(f"{self.name}: substring {substring!r} of {text!r} is covered by no token")
+                span_masks.append(mask)
+            encoded.append(ids)
+            masks.append(span_masks)
+        out = np.zeros((len(items), (1 + m) * int(self.net.config.hidden_size)), dtype=np.float32)
+        order = sorted(range(len(items)), key=lambda i: len(encoded[i]))
+        pad = int(self.tokenizer.pad_token_id)
+        for batch in self._cut(order, [len(e) for e in encoded]):
+            width = max(len(encoded[i]) for i in batch)
+            ids = torch.tensor([[pad] * (width - len(encoded[i])) + encoded[i] for i in batch], device=self.device)
+            att = torch.tensor([[0] * (width - len(encoded[i])) + [1] * len(encoded[i]) for i in batch])
+            positions = (att.cumsum(1) - 1).clamp(min=0).to(self.device)
+            with torch.no_grad(), precision_context(self.device, self.precision or "fp32"):
+                states = self.net(
+                    input_ids=ids, attention_mask=att.to(self.device), position_ids=positions, output_hidden_states=True
+                ).hidden_states
+            self.calls += 1
+            last = states[-1].float().cpu().numpy()
+            at = states[layer].float().cpu().numpy() if layer is not None else None
+            keep = att.numpy().astype(np.float32)
+            for b, i in enumerate(batch):
+                row = [(last[b] * keep[b][:, None]).sum(0) / keep[b].sum()]
+                for mask in masks[i]:
+                    w = np.array([0.0] * (width - len(mask)) + mask, dtype=np.float32)
+                    assert at is not None
+                    row.append((at[b] * w[:, None]).sum(0) / w.sum())
+                out[i] = np.concatenate(row)
+        return out
 
     # -- scoring ------------------------------------------------------------
     def label_logprobs(

