@@ -33,12 +33,12 @@ _face = Face(
         "inference": [],
         "training": [],
         "weights.registry": ["ModelNotFoundError", "ModelSpec", "REGISTRY", "register"],
-        "weights.resolve": ["Resolved", "folder_kind", "registered", "resolve"],
+        "weights.resolve": ["Resolved", "registered", "resolve"],
         "weights.identity": ["file_digest", "model_identity"],
         "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
         "inference.prompts": ["PromptTemplate", "TEMPLATES"],
         "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
-        "capabilities": ["ADAPTERS"],
+        "capabilities": ["ADAPTERS", "folder_family"],
         "adapters": [
             "GensimModel",
             "HFClassifierModel",
@@ -66,5 +66,6 @@ _face = Face(
         "factory": ["classifier"],
         "catalog": ["available"],
     },
+    moved={"folder_kind": "mtlib.models:folder_family"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -115,7 +115,7 @@ def test_single_input_refuses_parameters_out_of_range(kwargs, says):
         (lambda: T.Typos("swap", n=0), "n"),
         (lambda: T.Typos("swap", n=1.5), "n"),
         (lambda: T.Typos("swap", seed=None), "seed"),
-        (lambda: T.Typos(None), "kind"),
+        (lambda: T.Typos(None), "typo"),
         (lambda: T.NumberSwap(seed="a"), "seed"),
         (lambda: T.NumberSwap(name=""), "name"),
         (lambda: T.NameSwap(names=None), "names"),

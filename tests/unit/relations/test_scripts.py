@@ -22,11 +22,11 @@ AR = "هذا الفيلم جيد جدا"
 TEXTS = {"cyrillic": RU, "greek": EL, "german": DE, "chinese": ZH, "arabic": AR}
 
 
-def _one_typo(source: str, out: str, kind: str) -> None:
+def _one_typo(source: str, out: str, typo: str) -> None:
     """``out`` is ``source`` with two adjacent letters of one word swapped, or one letter deleted, not the first."""
     words = [w for w in letter_clusters(source) if len(w) >= 4]
     assert out != source
-    if kind == "swap":
+    if typo == "swap":
         assert len(out) == len(source) and Counter(out) == Counter(source)
         diff = [i for i, (a, b) in enumerate(zip(source, out, strict=True)) if a != b]
         assert len(diff) == 2 and diff[1] == diff[0] + 1 and source[diff[0]] == out[diff[1]]
@@ -39,12 +39,12 @@ def _one_typo(source: str, out: str, kind: str) -> None:
     assert any(w[1][0] <= diff[0] < w[-1][1] for w in words), (source, out)
 
 
-@pytest.mark.parametrize("kind", ["swap", "delete"])
+@pytest.mark.parametrize("typo", ["swap", "delete"])
 @pytest.mark.parametrize("script", ["cyrillic", "greek", "german", "arabic"])
-def test_typos_treat_every_spaced_scripts_letters_as_letters(script, kind):
+def test_typos_treat_every_spaced_scripts_letters_as_letters(script, typo):
     text = TEXTS[script]
     for seed in range(5):
-        _one_typo(text, T.Typos(kind, seed=seed)(text), kind)
+        _one_typo(text, T.Typos(typo, seed=seed)(text), typo)
 
 
 def test_typos_keep_an_arabic_vowel_sign_with_its_letter_and_refuse_chinese_naming_the_script():
