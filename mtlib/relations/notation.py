@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal, cast
@@ -91,23 +92,50 @@ _SIMPLE_SYMBOL = re.compile(r"^[A-Za-z](_(\{[A-Za-z0-9]+\}|[A-Za-z0-9]))?'*$")
 # --------------------------------------------------------------------------
 # Data model
 # --------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Node:
     """A variable of the relation.
 
-    ``kind`` is ``"text"`` (drawn as a circle) or ``"number"`` (a square);
+    ``node_type`` is ``"text"`` (drawn as a circle) or ``"number"`` (a square);
     ``source`` nodes are shaded grey.  ``xy`` is the centre in layout units.
+    ``kind=`` is the deprecated name of ``node_type`` (a :class:`DeprecationWarning`; goes in the next release).
     """
 
     id: str
     label: str
-    kind: Literal["text", "number"]
+    node_type: Literal["text", "number"]
     xy: tuple[float, float]
     source: bool = False
 
-    def __post_init__(self) -> None:
-        if self.kind not in ("text", "number"):
-            raise ValueError(f"Node {self.id!r}: kind must be 'text' or 'number', got {self.kind!r}")
+    def __init__(
+        self,
+        id: str,
+        label: str,
+        node_type: Literal["text", "number"] | None = None,
+        xy: tuple[float, float] | None = None,
+        source: bool = False,
+        *,
+        kind: Literal["text", "number"] | None = None,
+    ) -> None:
+        if kind is not None:
+            warnings.warn(
+                "Node(kind=...) is renamed Node(node_type=...); kind= goes in the next release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            node_type = kind if node_type is None else node_type
+        if xy is None:
+            raise TypeError(f"Node {id!r}: missing its centre xy")
+        for name, value in (("id", id), ("label", label), ("node_type", node_type), ("xy", xy), ("source", source)):
+            object.__setattr__(self, name, value)
+        if self.node_type not in ("text", "number"):
+            raise ValueError(f"Node {self.id!r}: node_type must be 'text' or 'number', got {self.node_type!r}")
+
+    @property
+    def kind(self) -> str:
+        """Deprecated name of :attr:`node_type` (a :class:`DeprecationWarning`; goes in the next release)."""
+        warnings.warn("Node.kind is renamed Node.node_type; .kind goes in the next release", DeprecationWarning, stacklevel=2)
+        return self.node_type
 
 
 @dataclass(frozen=True)
@@ -307,7 +335,7 @@ def _unit(dx: float, dy: float) -> tuple[float, float]:
 
 def _node_reach(node: Node, ux: float, uy: float) -> float:
     """Distance from the node centre to its border along unit vector u."""
-    if node.kind == "text":
+    if node.node_type == "text":
         return CIRCLE_RADIUS
     return SQUARE_HALF_SIDE / max(abs(ux), abs(uy))
 
@@ -320,7 +348,7 @@ def _box_reach(w: float, h: float, ux: float, uy: float) -> float:
 
 
 def _node_halfsize(node: Node) -> float:
-    return CIRCLE_RADIUS if node.kind == "text" else SQUARE_HALF_SIDE
+    return CIRCLE_RADIUS if node.node_type == "text" else SQUARE_HALF_SIDE
 
 
 def _seg_point_dist(p, a, b) -> float:
@@ -478,7 +506,7 @@ def _render(ax, lay: _Layout, k: float) -> None:
     for n in lay.nodes:
         face = SOURCE_FACECOLOR if n.source else NODE_FACECOLOR
         patch: mpatches.Patch
-        if n.kind == "text":
+        if n.node_type == "text":
             patch = mp.Circle(n.xy, CIRCLE_RADIUS)
         else:
             h = SQUARE_HALF_SIDE
