@@ -148,7 +148,7 @@ def compare(
                 {
                     "notebook": number,
                     "key": key,
-                    "kind": getattr(exp, "kind", None),
+                    "pin_type": exp.pin_type,
                     "pinned": exp.value,
                     "tolerance": exp.tolerance,
                     "values": values,
