@@ -5,7 +5,7 @@ content word (lexical, ``boy -> kid``) or by voice (structural,
 active/passive). :func:`extract_natural_inferences` finds them in a
 SICK-format frame and :func:`subsample_pool` keeps the pairs a run uses;
 :func:`verb_table` gives the verbs the premises ``f(s)`` are built with. The
-settings are built from both by :func:`mtlib.data.seti_tasks.build`.
+task setups are built from both by :func:`mtlib.data.seti_tasks.build`.
 """
 
 from __future__ import annotations
