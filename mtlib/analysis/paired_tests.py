@@ -132,8 +132,8 @@ def paired_replicates(sums: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """Bootstrap totals of per-group sums: ``(n_boot, k)``, each replicate resampling the ``G`` groups (rows).
 
     Row b equals ``w_b @ sums`` for the multinomial group weights ``w_b`` of :func:`bootstrap_weights` drawn over
-    the distinct rows, each weighted by its count (the same distribution as over groups, and thousands of times cheaper for 0/1
-    metrics); totals of integer sums are the counting engine's exact :func:`weighted_sums`.
+    the distinct rows, each weighted by its count (the same distribution as over groups, and thousands of times
+    cheaper for 0/1 metrics); totals of integer sums are the counting engine's exact :func:`weighted_sums`.
 
     Args:
         sums: Shape (G, k) per-group sums.

@@ -174,7 +174,9 @@ def primitive_veridical(sentences: Any, verbs: pd.DataFrame, template: str) -> p
     g = pd.DataFrame({"s": list(dict.fromkeys(sentences))}).merge(verbs, how="cross")
     premise = veridical_premises(g["form"], g["s"], template)
     label = g["veridical"].astype(int)
-    return _items(premise=premise, hypothesis=g["s"], label=label, **{ITEM_TYPE: "PI_ver"}, rule=0, s=g["s"], verb=g["verb"])
+    return _items(
+        premise=premise, hypothesis=g["s"], label=label, **{ITEM_TYPE: "PI_ver"}, rule=0, s=g["s"], verb=g["verb"]
+    )
 
 
 def primitive_natural(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -194,8 +196,9 @@ def compositional(
     premise = veridical_premises(g["form"], g["premise"], template)
     rule = rule_of(g["veridical"], g["label"])
     label = np.array([-1] + [labels[r] for r in (1, 2, 3, 4)])[rule]  # Table 3 by default: T∧T→T, else F
-    return _items(premise=premise, hypothesis=g["hypothesis"], label=label, **{ITEM_TYPE: "CI"}, rule=rule, s=g["premise"],
-                  verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"], pair_ID=g["pair_ID"])  # fmt: skip
+    return _items(premise=premise, hypothesis=g["hypothesis"], label=label, **{ITEM_TYPE: "CI"}, rule=rule,
+                  s=g["premise"], verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"],
+                  pair_ID=g["pair_ID"])  # fmt: skip
 
 
 def sentence_components(premises: Any, hypotheses: Any) -> np.ndarray:
@@ -543,7 +546,9 @@ def labels_follow_rules(data: SetiData, rules: Any = None) -> bool:
         expected = np.array([0] + [labels[r] for r in (1, 2, 3, 4)])[ci["rule"].to_numpy().astype(int)]
         assert ci["rule"].between(1, 4).all(), f"{data.name} {name}: a CI rule outside 1-4"
         assert (ci["label"].to_numpy().astype(int) == expected).all(), f"{data.name} {name}: a CI label breaks its rule"
-        assert set(frame[ITEM_TYPE]) <= set(ITEM_TYPES), f"{data.name} {name}: unknown item type {set(frame[ITEM_TYPE])}"
+        assert set(frame[ITEM_TYPE]) <= set(ITEM_TYPES), (
+            f"{data.name} {name}: unknown item type {set(frame[ITEM_TYPE])}"
+        )
         assert set(frame["label"].astype(int)) <= {0, 1}, f"{data.name} {name}: labels must be 0/1"
     return True
 

@@ -391,7 +391,10 @@ class Relation:
             description=self.description,
         )
         res.details.update(
-            boot=boot, segments=segments, case_type=next(iter(parts.values()))[1].details.get("case_type"), family=self.family
+            boot=boot,
+            segments=segments,
+            case_type=next(iter(parts.values()))[1].details.get("case_type"),
+            family=self.family,
         )
         return res
 

@@ -131,9 +131,9 @@ def bootstrap_weights(n_items: int, n_boot: int, seed: int, *, multiplicity: Any
 
     With ``multiplicity`` (shape ``(k,)`` positive integers summing to ``n_items``: how many items share each of
     ``k`` identical values), the weights of the ``k`` groups of identical items, shape ``(n_boot, k)``: the item
-    weights summed within each group, drawn directly (a multinomial summed over categories is the multinomial of the sums), so
-    ``n_boot`` replicates of 100,000 items in four groups cost ``n_boot x 4`` draws. All ones gives the same
-    numbers as without. Drawn in blocks (:func:`weight_blocks`): the same replicates as one draw.
+    weights summed within each group, drawn directly (a multinomial summed over categories is the multinomial of
+    the sums), so ``n_boot`` replicates of 100,000 items in four groups cost ``n_boot x 4`` draws. All ones gives
+    the same numbers as without. Drawn in blocks (:func:`weight_blocks`): the same replicates as one draw.
 
     Example:
         >>> w = bootstrap_weights(5, 3, 0, multiplicity=[3, 2])

@@ -134,7 +134,9 @@ class Node:
     @property
     def kind(self) -> str:
         """Deprecated name of :attr:`node_type` (a :class:`DeprecationWarning`; goes in the next release)."""
-        warnings.warn("Node.kind is renamed Node.node_type; .kind goes in the next release", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Node.kind is renamed Node.node_type; .kind goes in the next release", DeprecationWarning, stacklevel=2
+        )
         return self.node_type
 
 

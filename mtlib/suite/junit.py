@@ -127,7 +127,9 @@ def junit_xml(result: SuiteResult, *, k: int = 5, error: RunError | None = None)
         time = f"{float(result.meta.get('stopped_after', 0.0)):.3f}"
         name = error.test or "(the suite run)"
         case = ET.SubElement(suite, "testcase", {"name": clean_xml(name), "classname": classname, "time": time})
-        failed = ET.SubElement(case, "error", {"message": clean_xml(error.message), "type": clean_xml(error.error_type)})
+        failed = ET.SubElement(
+            case, "error", {"message": clean_xml(error.message), "type": clean_xml(error.error_type)}
+        )
         failed.text = clean_xml(error.details or error.message)
         for name in not_run:
             skipped = ET.SubElement(

@@ -189,8 +189,7 @@ def parse_setups(names: Sequence[str]) -> list[tuple[int, str]]:
         task, _, setup = str(name).partition("/")
         if not task.isdigit() or (int(task), setup) not in TASK_SETUPS:
             raise SetiError(
-                f"task setup {name!r}: expected 'all' or <task>/<setup> among "
-                f"{[f'{t}/{s}' for t, s in TASK_SETUPS]}"
+                f"task setup {name!r}: expected 'all' or <task>/<setup> among {[f'{t}/{s}' for t, s in TASK_SETUPS]}"
             )
         out.append((int(task), setup))
     return out

@@ -38,7 +38,8 @@ class Typos(Transformation):
         kind: Deprecated name of ``typo`` (a :class:`DeprecationWarning`; goes in the next release).
 
     Raises:
-        MtlibInputError: a ``typo`` that is none of these, ``n`` or ``seed`` not an integer in [0, 2**32 - 1], ``n < 1``.
+        MtlibInputError: a ``typo`` that is none of these, ``n`` or ``seed`` not an integer in [0, 2**32 - 1],
+            ``n < 1``.
         NotApplicable: (on a call) no word of 4+ letters (naming the script when the text is written without
             spaces between words).
 
@@ -69,7 +70,9 @@ class Typos(Transformation):
     @property
     def kind(self) -> str:
         """Deprecated name of :attr:`typo` (a :class:`DeprecationWarning`; goes in the next release)."""
-        warnings.warn("Typos.kind is renamed Typos.typo; .kind goes in the next release", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "Typos.kind is renamed Typos.typo; .kind goes in the next release", DeprecationWarning, stacklevel=2
+        )
         return self.typo
 
     @property

@@ -212,7 +212,9 @@ def test_each_invariant_says_where_it_applies(datasets):
         for what, check in seti_tasks.INVARIANTS.items()
     }
     assert len(applies["compositional labels follow their rules"]) == 2 * len(seti_tasks.TASK_SETUPS)
-    assert applies["CG tests and trains the rules §3.2 names"] == sorted((t, s, "cg") for t, s in seti_tasks.TASK_SETUPS)
+    assert applies["CG tests and trains the rules §3.2 names"] == sorted(
+        (t, s, "cg") for t, s in seti_tasks.TASK_SETUPS
+    )
     assert applies["non-trivial CG: no test sentence in training"] == sorted(
         (t, s, "cg") for t, s in seti_tasks.TASK_SETUPS if "non-trivial" in s
     )

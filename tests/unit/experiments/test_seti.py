@@ -276,7 +276,11 @@ def test_spec_refuses_bad_values_naming_the_parameter(values, match):
 def test_old_seti_names_still_work_for_one_release_with_a_deprecation_warning():
     from mtlib.data import seti_tasks
 
-    for old, new in (("SETTINGS", "TASK_SETUPS"), ("FEWSHOT_SETTINGS", "FEWSHOT_SETUPS"), ("parse_settings", "parse_setups")):
+    for old, new in (
+        ("SETTINGS", "TASK_SETUPS"),
+        ("FEWSHOT_SETTINGS", "FEWSHOT_SETUPS"),
+        ("parse_settings", "parse_setups"),
+    ):
         with pytest.warns(DeprecationWarning, match=f"seti.{old} moved to .*{new}"):
             assert getattr(seti, old) is getattr(seti, new)
     for old, new in (("SETTINGS", "TASK_SETUPS"), ("KINDS", "ITEM_TYPES")):

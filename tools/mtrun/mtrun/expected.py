@@ -371,7 +371,9 @@ def check(
             if exp.tol_items is not None:
                 tol = exp.absolute_tol(metrics)
                 tolerance += f" = ±{tol:.3g}" if tol is not None else f" ({exp.per} missing from metrics.json)"
-            out.append(Mismatch(str(stem_or_number), key, exp.value, actual, tolerance, missing, exp.line, exp.pin_type))
+            out.append(
+                Mismatch(str(stem_or_number), key, exp.value, actual, tolerance, missing, exp.line, exp.pin_type)
+            )
     return out
 
 
