@@ -26,7 +26,6 @@ zero vector (``unseen="zero"``; a held-out sentence of unseen words only gets
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +38,7 @@ from mtlib.data.trees import Tree
 from mtlib.models.inference.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
+from mtlib.utils.faces import renamed_attribute
 from mtlib.utils.threads import limit_threads
 
 __all__ = [
@@ -254,12 +254,7 @@ class TREModel:
     train_tre: np.ndarray
     options: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def settings(self) -> dict[str, Any]:
-        """Deprecated name of :attr:`options` (a :class:`DeprecationWarning`; goes in the next release)."""
-        warnings.warn("TREModel.settings is renamed TREModel.options; the old name goes in the next release",
-                      DeprecationWarning, stacklevel=2)  # fmt: skip
-        return self.options
+    settings = renamed_attribute("TREModel.settings", "options")
 
     def errors(self, trees: Sequence[Tree], targets: np.ndarray, *, unseen: str = "zero") -> np.ndarray:
         """TRE of any sentences under the trained primitives, ``(n,)`` (see the module docstring for unseen words)."""

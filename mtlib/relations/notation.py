@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal, cast
+
+from mtlib.utils.faces import renamed_attribute
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib import patches as mpatches
@@ -92,13 +93,11 @@ _SIMPLE_SYMBOL = re.compile(r"^[A-Za-z](_(\{[A-Za-z0-9]+\}|[A-Za-z0-9]))?'*$")
 # --------------------------------------------------------------------------
 # Data model
 # --------------------------------------------------------------------------
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class Node:
-    """A variable of the relation.
+    """A variable of the relation: ``node_type`` ``"text"`` (a circle) or ``"number"`` (a square) at ``xy``.
 
-    ``node_type`` is ``"text"`` (drawn as a circle) or ``"number"`` (a square);
-    ``source`` nodes are shaded grey.  ``xy`` is the centre in layout units.
-    ``kind=`` is the deprecated name of ``node_type`` (a :class:`DeprecationWarning`; goes in the next release).
+    ``xy`` is the centre in layout units; ``source`` nodes are shaded grey; ``kind``: old name of ``node_type``.
     """
 
     id: str
@@ -106,38 +105,11 @@ class Node:
     node_type: Literal["text", "number"]
     xy: tuple[float, float]
     source: bool = False
+    kind = renamed_attribute("Node.kind", "node_type")
 
-    def __init__(
-        self,
-        id: str,
-        label: str,
-        node_type: Literal["text", "number"] | None = None,
-        xy: tuple[float, float] | None = None,
-        source: bool = False,
-        *,
-        kind: Literal["text", "number"] | None = None,
-    ) -> None:
-        if kind is not None:
-            warnings.warn(
-                "Node(kind=...) is renamed Node(node_type=...); kind= goes in the next release",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            node_type = kind if node_type is None else node_type
-        if xy is None:
-            raise TypeError(f"Node {id!r}: missing its centre xy")
-        for name, value in (("id", id), ("label", label), ("node_type", node_type), ("xy", xy), ("source", source)):
-            object.__setattr__(self, name, value)
+    def __post_init__(self) -> None:
         if self.node_type not in ("text", "number"):
             raise ValueError(f"Node {self.id!r}: node_type must be 'text' or 'number', got {self.node_type!r}")
-
-    @property
-    def kind(self) -> str:
-        """Deprecated name of :attr:`node_type` (a :class:`DeprecationWarning`; goes in the next release)."""
-        warnings.warn(
-            "Node.kind is renamed Node.node_type; .kind goes in the next release", DeprecationWarning, stacklevel=2
-        )
-        return self.node_type
 
 
 @dataclass(frozen=True)

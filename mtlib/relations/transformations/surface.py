@@ -16,6 +16,7 @@ from mtlib.relations.transformations.scripts import (
     script_name,
     unspaced_script,
 )
+from mtlib.utils.faces import renamed_attribute
 from mtlib.utils.inputs import check_seed
 
 __all__ = ["Casing", "Punctuation", "Typos"]
@@ -67,13 +68,7 @@ class Typos(Transformation):
         check_int(self.n, "Typos", "n", minimum=1)
         check_seed(self.seed, "Typos")
 
-    @property
-    def kind(self) -> str:
-        """Deprecated name of :attr:`typo` (a :class:`DeprecationWarning`; goes in the next release)."""
-        warnings.warn(
-            "Typos.kind is renamed Typos.typo; .kind goes in the next release", DeprecationWarning, stacklevel=2
-        )
-        return self.typo
+    kind = renamed_attribute("Typos.kind", "typo")
 
     @property
     def name(self) -> str:

@@ -364,12 +364,10 @@ def test_bad_node_type_raises():
         Node("x", "x", "circle", (0.0, 0.0))  # type: ignore[arg-type]
 
 
-def test_node_old_keyword_kind_still_works_for_one_release_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match=r"Node\(node_type=\.\.\.\)"):
-        old = Node("x", "x", kind="number", xy=(0.0, 0.0))
-    assert old == Node("x", "x", "number", (0.0, 0.0))
-    with pytest.warns(DeprecationWarning, match=r"Node\.node_type"):
-        assert old.kind == "number"
+def test_node_old_attribute_kind_still_works_for_one_release_with_a_deprecation_warning():
+    node = Node("x", "x", "number", (0.0, 0.0))
+    with pytest.warns(DeprecationWarning, match=r"Node\.kind is renamed Node\.node_type"):
+        assert node.kind == "number"
 
 
 # -------------------------------------------------------------------- misc
