@@ -176,10 +176,10 @@ def test_structure_matches_paper(case):
     got = {(a.start, a.end): notation.plain_text(a.label) for a in diagram.arrows}
     assert got == EXPECTED_ARROWS[name]
     assert set(diagram.constrained) == EXPECTED_DASHED[name]
-    kinds = {n.id: n.node_type for n in diagram.nodes}
+    node_types = {n.id: n.node_type for n in diagram.nodes}
     # inputs (x...) are text, everything computed by a network is a number
-    for nid, kind in kinds.items():
-        assert kind == ("text" if nid.startswith("x") else "number"), nid
+    for nid, node_type in node_types.items():
+        assert node_type == ("text" if nid.startswith("x") else "number"), nid
     # sources are exactly the inputs that no arrow points to
     targets = {a.end for a in diagram.arrows}
     assert {n.id for n in diagram.nodes if n.source} == {n.id for n in diagram.nodes} - targets

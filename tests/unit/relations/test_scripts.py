@@ -53,9 +53,9 @@ def test_typos_keep_an_arabic_vowel_sign_with_its_letter_and_refuse_chinese_nami
     assert Counter(out) == Counter(voweled) and out != voweled
     assert all(not ("\u064b" <= out[i] <= "\u0652") or out[i - 1].isalpha() for i in range(1, len(out)))
     assert not ("\u064b" <= out[0] <= "\u0652")
-    for kind in ("swap", "delete", "mixed"):
+    for typo in ("swap", "delete", "mixed"):
         with pytest.raises(NotApplicable, match=r"written in Han \(CJK ideographs\), which has no spaces between"):
-            T.Typos(kind)(ZH)
+            T.Typos(typo)(ZH)
     assert T.Typos("swap")("电影 wonderful") != "电影 wonderful"  # a Latin word beside Chinese still gets one
 
 
