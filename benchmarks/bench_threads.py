@@ -6,16 +6,16 @@ measures the evidence for that rule on this machine, for the two costs that
 dominate the notebooks: encoding with MiniLM (mtlib's batched path, no
 cache) and fine-tuning steps of MiniLM (forward, backward, AdamW).
 
-Each setting runs in a fresh process (thread pools and ``OMP_WAIT_POLICY``
+Each configuration runs in a fresh process (thread pools and ``OMP_WAIT_POLICY``
 are fixed when torch loads): threads 1 or 2, ``OMP_WAIT_POLICY`` unset
 (libgomp's default, a spinning wait) or ``PASSIVE``, on an idle machine or
 beside a busy process (one thread of torch matrix products, standing in for
-a second job). Settings alternate, each timed ``--repeats`` times inside its
+a second job). Configurations alternate, each timed ``--repeats`` times inside its
 process after a warm-up; medians are compared. Ratios are times of the
-default (2 threads, spinning) over each setting: above 1 is faster than the
+default (2 threads, spinning) over each configuration: above 1 is faster than the
 default.
 
-Prints one line per setting, then one JSON line per figure.
+Prints one line per configuration, then one JSON line per figure.
 
 Usage: ``python benchmarks/bench_threads.py [--texts 300] [--steps 4] [--repeats 2]``
 """
@@ -72,7 +72,7 @@ print(json.dumps({"encode_s": statistics.median(encode), "train_tokens_per_s": r
 """
 
 
-def run_setting(threads: int, wait: str, args: argparse.Namespace) -> dict:
+def run_config(threads: int, wait: str, args: argparse.Namespace) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "MTLIB_THREADS")}
     env.update({v: str(threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
     if wait:
@@ -89,16 +89,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--texts", type=int, default=300, help="reviews encoded per timing")
     parser.add_argument("--steps", type=int, default=4, help="fine-tuning steps (batch 16) per timing")
-    parser.add_argument("--repeats", type=int, default=2, help="timings per setting (median)")
+    parser.add_argument("--repeats", type=int, default=2, help="timings per configuration (median)")
     args = parser.parse_args()
-    settings = [(2, ""), (1, ""), (2, "PASSIVE"), (1, "PASSIVE")]
+    configs = [(2, ""), (1, ""), (2, "PASSIVE"), (1, "PASSIVE")]
     results: dict[tuple[str, int, str], dict] = {}
     chosen: dict[str, int] = {}
     for load in ("idle", "busy"):
         with machine_load(load):
             chosen[load] = plan_threads(environ={}).threads  # what the runner would give a notebook now
-            for threads, wait in settings:
-                r = run_setting(threads, wait, args)
+            for threads, wait in configs:
+                r = run_config(threads, wait, args)
                 results[load, threads, wait] = r
                 print(
                     f"{load}: {threads} thread(s), OMP_WAIT_POLICY={wait or 'unset'}: encode {args.texts} reviews "

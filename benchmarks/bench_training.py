@@ -8,7 +8,7 @@ First figure (MiniLM), on an idle machine and beside a busy process (one
 thread of torch matrix products, ``_common.load``):
 ``classifier(..., how="finetune")``'s default (the word-embedding matrix
 frozen, 11.7M of MiniLM's 22.7M weights: no gradient, no AdamW state; the
-fused AdamW update) against the old setting (every weight trained with the
+fused AdamW update) against the old configuration (every weight trained with the
 ``foreach`` AdamW update), and the option ``train_layers=3`` (only the top 3
 of the 6 blocks trained: the backward pass stops there; it costs accuracy,
 see ``finetune_accuracy.py``). All length-bucketed; runs interleaved (old,
@@ -17,7 +17,7 @@ median over ``--repeats`` runs of each.
 
 Second figure: length-bucketed dynamic padding (batches of similar length,
 each padded to its longest member) against random batches padded to 128
-tokens, the SETI paper's setting, on a tiny BERT built from a config and on
+tokens, as the SETI paper does, on a tiny BERT built from a config and on
 MiniLM (one run each).
 
 Third figure: a second ``classifier`` call with the same inputs and
@@ -92,9 +92,9 @@ def loop_seconds(
     ].seconds
 
 
-#: The three settings timed on MiniLM: the old one (before issue 29), the default (the word-embedding matrix
+#: The three configurations timed on MiniLM: the old one (before issue 29), the default (the word-embedding matrix
 #: frozen, the fused AdamW update), and the default with only the top 3 of the 6 blocks trained (an option).
-SETTINGS = {
+CONFIGS = {
     "old": ({"train_embeddings": True}, False),
     "default": ({"train_embeddings": False}, True),
     "top3": ({"train_embeddings": False, "train_layers": 3}, True),
@@ -104,12 +104,12 @@ SETTINGS = {
 def interleaved_tokens_per_second(
     model, data: dict, settings: dict, labels: list, tokens: int, repeats: int
 ) -> dict[str, float]:
-    """Median tokens/s of each of :data:`SETTINGS`, run interleaved (old, frozen_words, default, old, ...)."""
+    """Median tokens/s of each of :data:`CONFIGS`, run interleaved (old, frozen_words, default, old, ...)."""
     import numpy as np
 
-    seconds: dict[str, list[float]] = {name: [] for name in SETTINGS}
+    seconds: dict[str, list[float]] = {name: [] for name in CONFIGS}
     for _ in range(repeats):
-        for name, (extra, fused) in SETTINGS.items():
+        for name, (extra, fused) in CONFIGS.items():
             seconds[name].append(loop_seconds(model, data, {**settings, **extra}, labels, fused=fused))
     return {name: tokens / float(np.median(values)) for name, values in seconds.items()}
 
@@ -117,7 +117,7 @@ def interleaved_tokens_per_second(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=128, help="training pairs per run")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs of each MiniLM setting")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs of each MiniLM configuration")
     parser.add_argument("--quick", action="store_true", help="n = 64, 2 repeats")
     args = parser.parse_args()
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-bench-cache-")

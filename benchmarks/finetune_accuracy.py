@@ -1,23 +1,23 @@
-"""Held-out accuracy of fine-tuning settings on the bundled tasks, across seeds (not run by ``make bench``).
+"""Held-out accuracy of ``train_layers`` choices on the bundled tasks, across seeds (not run by ``make bench``).
 
-A cheaper fine-tuning default must not cost accuracy: for each setting this
+A cheaper fine-tuning default must not cost accuracy: for each ``train_layers`` this
 trains the quick profile's fine-tunes of MiniLM on the bundled data, once
 per seed, and prints the mean held-out accuracy with its standard error
 (sample standard deviation over seeds / sqrt(seeds)) and the majority
 baseline:
 
-- ``yelp``: notebook 05's FT setting (the first 500 training sentences of
+- ``yelp``: notebook 05's FT condition (the first 500 training sentences of
   the bundled Yelp data, one epoch, lr 1e-4, batch 16, a linear head), tested
   on the bundled dev+test sentences;
 - ``seti``: notebook 07's cross-encoder (128 training pairs of Task 1
   trivial, cg, two epochs, lr 5e-5, batch 16), tested on 256 pairs of its
   test set.
 
-Settings compared (``--settings``): ``all`` (every transformer block trained,
-the default before), ``half`` (the top half, the default now), or any number
-of top blocks. Each run has a fresh cache.
+Values of ``train_layers`` compared (``--train-layers``; ``--settings`` is its
+old name): ``all`` (every transformer block trained, the default before),
+``half`` (the top half, the default now), or any number of top blocks. Each run has a fresh cache.
 
-Usage: ``python benchmarks/finetune_accuracy.py [--seeds 0 1 2 3] [--tasks yelp seti] [--settings all half]``
+Usage: ``python benchmarks/finetune_accuracy.py [--seeds 0 1 2 3] [--tasks yelp seti] [--train-layers all half]``
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def yelp_task():
-    """``(train, test, kwargs)`` of notebook 05's quick FT setting on the bundled Yelp sentences."""
+    """``(train, test, kwargs)`` of notebook 05's quick FT condition on the bundled Yelp sentences."""
     from mtlib.data import yelp
     from mtlib.experiments import pss
 
@@ -71,7 +71,7 @@ def seti_task(seed: int):
     return train, test, {"lr": 5e-5, "epochs": 2, "batch_size": 16}
 
 
-def accuracy(task: str, setting: str, seed: int) -> tuple[float, float, float]:
+def accuracy(task: str, train_layers: str, seed: int) -> tuple[float, float, float]:
     """``(held-out accuracy, majority baseline, seconds)`` of one fine-tune."""
     import numpy as np
 
@@ -79,7 +79,7 @@ def accuracy(task: str, setting: str, seed: int) -> tuple[float, float, float]:
     from mtlib.models.training.baseline import majority_baseline
 
     train, test, kwargs = yelp_task() if task == "yelp" else seti_task(seed)
-    layers = setting if setting in ("all", "half") else int(setting)
+    layers = train_layers if train_layers in ("all", "half") else int(train_layers)
     start = time.perf_counter()
     clf = models.classifier(
         "minilm",
@@ -102,7 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     parser.add_argument("--tasks", nargs="+", default=["yelp", "seti"], choices=["yelp", "seti"])
-    parser.add_argument("--settings", nargs="+", default=["all", "half"])
+    parser.add_argument("--train-layers", "--settings", dest="train_layers", nargs="+", default=["all", "half"])
     args = parser.parse_args()
     os.environ["MTLIB_CACHE"] = tempfile.mkdtemp(prefix="mtlib-ft-accuracy-")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -110,12 +110,12 @@ def main() -> None:
     import numpy as np
 
     for task in args.tasks:
-        for setting in args.settings:
-            runs = [accuracy(task, setting, seed) for seed in args.seeds]
+        for layers in args.train_layers:
+            runs = [accuracy(task, layers, seed) for seed in args.seeds]
             acc = np.array([r[0] for r in runs])
             se = float(acc.std(ddof=1) / np.sqrt(len(acc))) if len(acc) > 1 else float("nan")
             print(
-                f"{task} train_layers={setting}: accuracy {acc.mean():.4f} ± {se:.4f} (SE over seeds "
+                f"{task} train_layers={layers}: accuracy {acc.mean():.4f} ± {se:.4f} (SE over seeds "
                 f"{args.seeds}: {', '.join(f'{a:.4f}' for a in acc)}), majority {runs[0][1]:.4f}, "
                 f"{np.mean([r[2] for r in runs]):.1f} s per fine-tune"
             )
@@ -123,7 +123,7 @@ def main() -> None:
                 json.dumps(
                     {
                         "bench": f"finetune_accuracy_{task}",
-                        "figure": f"train_layers_{setting}",
+                        "figure": f"train_layers_{layers}",
                         "value": float(acc.mean()),
                         "se": se,
                         "per_seed": acc.tolist(),

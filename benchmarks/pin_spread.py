@@ -1,22 +1,22 @@
 """How far each pinned value moves across CPU kernel sets and thread counts (issue 24).
 
-Runs a profile of the notebooks once per setting (an environment: ATen's CPU
+Runs a profile of the notebooks once per environment (ATen's CPU
 capability, MKL's instruction set, the number of threads), each with a fresh
 ``MTLIB_CACHE``, then reads every run's ``metrics.json`` and prints, per key
 pinned in ``notebooks/profiles/expected.yaml`` for that profile, the values'
-spread (max - min) across settings, in units and, for a model-dependent pin
+spread (max - min) across environments, in units and, for a model-dependent pin
 with a denominator (``items: 343`` / ``per: n_test``), in items. The table
 is followed by one JSON line per key (for diffs, or to derive ``tol_items``).
 
 Usage::
 
-    # run the smoke profile under every setting below, then compare (outputs in /tmp/spread)
+    # run the smoke profile under every environment below, then compare (outputs in /tmp/spread)
     python benchmarks/pin_spread.py run --out /tmp/spread [--profile smoke] [--only 01,02]
-                                        [--settings default,avx2,sse42,threads1]
+                                        [--environments default,avx2,sse42,threads1]
     # compare runs made before (folders holding papermill_runs/), named NAME=FOLDER
     python benchmarks/pin_spread.py compare --profile smoke default=/tmp/a/out/default avx2=/tmp/a/out/avx2
-    # settings known to `run`
-    python benchmarks/pin_spread.py settings
+    # environments known to `run` (``--settings`` and ``settings`` are their old names)
+    python benchmarks/pin_spread.py environments
 
 Add ``--json FILE`` to also write the JSON lines to a file.
 """
@@ -38,7 +38,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools" / "mtrun")]  # mtlib and the runne
 
 #: Environments compared by ``run``: the default kernels and threads, and variants that change the float32
 #: summation order of the encoders (ATen's vectorised kernels, MKL's GEMM code path, the thread count).
-SETTINGS: dict[str, dict[str, str]] = {
+ENVIRONMENTS: dict[str, dict[str, str]] = {
     "default": {},
     "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
     "sse42": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2"},
@@ -63,14 +63,14 @@ SETTINGS: dict[str, dict[str, str]] = {
 }
 
 
-def run_settings(out: Path, profile: str, names: list[str], only: str | None) -> dict[str, Path]:
-    """One runner call per setting, each with a fresh cache under ``out``; returns name -> output folder."""
+def run_environments(out: Path, profile: str, names: list[str], only: str | None) -> dict[str, Path]:
+    """One runner call per environment, each with a fresh cache under ``out``; returns name -> output folder."""
     dirs = {}
     out.mkdir(parents=True, exist_ok=True)
     for name in names:
         env = {
             **os.environ,
-            **SETTINGS[name],
+            **ENVIRONMENTS[name],
             "PYTHONPATH": os.pathsep.join(
                 p for p in (str(ROOT), str(ROOT / "tools" / "mtrun"), os.environ.get("PYTHONPATH", "")) if p
             ),
@@ -95,7 +95,7 @@ def run_settings(out: Path, profile: str, names: list[str], only: str | None) ->
         (out / f"log-{name}.txt").write_text(proc.stdout + proc.stderr)
         print(
             f"# {name}: rc={proc.returncode} in {time.perf_counter() - start:.0f} s "
-            f"({' '.join(f'{k}={v}' for k, v in SETTINGS[name].items()) or 'default environment'})",
+            f"({' '.join(f'{k}={v}' for k, v in ENVIRONMENTS[name].items()) or 'default environment'})",
             file=sys.stderr,
         )
     return dirs
@@ -114,7 +114,7 @@ def _denominator(exp, metrics: dict) -> float | None:
 def compare(
     dirs: dict[str, Path], profile: str, expected_path: str | None = None, only: str | None = None
 ) -> list[dict]:
-    """Per pinned key: its value under each setting, the spread, and the spread in items."""
+    """Per pinned key: its value under each environment, the spread, and the spread in items."""
     from mtlib.run.results import RunLayout, read_metrics
     from mtrun import expected
     from mtrun.profiles import discover
@@ -126,7 +126,7 @@ def compare(
         if profile not in blocks or (wanted and number not in wanted):
             continue
         metrics = {}
-        for name, folder in dirs.items():  # a setting without a run of this notebook is left out of its rows
+        for name, folder in dirs.items():  # an environment without a run of this notebook is left out of its rows
             path = RunLayout(folder, profile, stems[number]).metrics_path
             if path.exists():
                 metrics[name] = read_metrics(path)
@@ -148,7 +148,7 @@ def compare(
                 {
                     "notebook": number,
                     "key": key,
-                    "kind": getattr(exp, "kind", None),
+                    "pin_type": exp.pin_type,
                     "pinned": exp.value,
                     "tolerance": exp.tolerance,
                     "values": values,
@@ -162,7 +162,7 @@ def compare(
 
 
 def print_table(rows: list[dict], names: list[str]) -> None:
-    print(f"{'nb':2}  {'key':52} {'spread':>10} {'items':>6}  pin holds under (settings with a run)")
+    print(f"{'nb':2}  {'key':52} {'spread':>10} {'items':>6}  pin holds under (environments with a run)")
     for r in rows:
         spread = "n/a" if r["spread"] is None else f"{r['spread']:.3g}"
         items = "" if r["spread_items"] is None else f"{r['spread_items']:g}"
@@ -177,28 +177,31 @@ def print_table(rows: list[dict], names: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run the profile under each setting, then compare")
+    run = sub.add_parser("run", help="run the profile under each environment, then compare")
     run.add_argument("--out", required=True, help="folder for the runs, caches and logs")
-    run.add_argument("--settings", default="default,avx2,sse42,threads1", help=f"from {sorted(SETTINGS)}")
+    run.add_argument(
+        "--environments", "--settings", dest="environments", default="default,avx2,sse42,threads1",
+        help=f"from {sorted(ENVIRONMENTS)}",
+    )  # fmt: skip
     cmp_ = sub.add_parser("compare", help="compare finished runs, given as NAME=FOLDER")
     cmp_.add_argument("runs", nargs="+")
-    sub.add_parser("settings", help="list the settings")
+    sub.add_parser("environments", aliases=["settings"], help="list the environments")
     for p in (run, cmp_):
         p.add_argument("--profile", default="smoke")
         p.add_argument("--only", default=None, help="notebook numbers, e.g. 01,02")
         p.add_argument("--expected", default=None, help="the pinned values (default: the project's)")
         p.add_argument("--json", default=None, help="also write the JSON lines to this file")
     args = parser.parse_args(argv)
-    if args.command == "settings":
-        for name, env in SETTINGS.items():
+    if args.command in ("environments", "settings"):
+        for name, env in ENVIRONMENTS.items():
             print(f"{name:9} {' '.join(f'{k}={v}' for k, v in env.items()) or '(the environment as it is)'}")
         return 0
     if args.command == "run":
-        names = args.settings.split(",")
-        unknown = set(names) - set(SETTINGS)
+        names = args.environments.split(",")
+        unknown = set(names) - set(ENVIRONMENTS)
         if unknown:
-            parser.error(f"unknown settings {sorted(unknown)}; known: {sorted(SETTINGS)}")
-        dirs = run_settings(Path(args.out), args.profile, names, args.only)
+            parser.error(f"unknown environments {sorted(unknown)}; known: {sorted(ENVIRONMENTS)}")
+        dirs = run_environments(Path(args.out), args.profile, names, args.only)
     else:
         dirs = {}
         for item in args.runs:

@@ -2,7 +2,7 @@
 
 ``tests/test_notebooks.py`` checks each run's metrics; ``tests/test_determinism.py``
 compares it with a second run of the same notebook made with a fresh cache.
-When both kinds of test are collected, the two runs of a notebook are started
+When both sorts of test are collected, the two runs of a notebook are started
 together (two processes; the machine has two cores), so determinism costs
 about one extra notebook run's worth of CPU but little extra wall time.
 :func:`smoke_command` and :func:`smoke_env` build the runner call, here and in

@@ -36,6 +36,6 @@ _face = Face(
         ],
         "class_scores": [".", "accuracy_by_group", "f1_summary", "per_class_scores", "shared_task_table"],
     },
-    moved={"tre_by_split": "mtlib.analysis:fit_tre_heldout"},
+    moved={"tre_by_split": "mtlib.analysis:fit_tre_heldout", "kinds_of": "mtlib.analysis:distinct_rows"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

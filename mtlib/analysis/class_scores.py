@@ -202,7 +202,7 @@ def accuracy_by_group(labels: pd.Series, predicted: Any, groups: Any) -> tuple[d
     Args:
         labels: Gold 0/1 labels, shape (n,).
         predicted: Predicted 0/1 labels, shape (n,).
-        groups: A group name per item, shape (n,) (e.g. a rule, or a kind of item).
+        groups: A group name per item, shape (n,) (e.g. a rule, or an item type).
 
     Returns:
         ``{"accuracy", "baseline", "n_test"}``, and a frame indexed by ``group``: ``accuracy``, ``n`` and

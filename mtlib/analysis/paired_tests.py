@@ -32,7 +32,7 @@ __all__ = [
     "benjamini_hochberg",
     "group_sums",
     "holm",
-    "kinds_of",
+    "distinct_rows",
     "mcnemar_test",
     "paired_ratio_replicates",
     "paired_replicates",
@@ -115,7 +115,7 @@ def group_sums(groups: Any, *columns: Any) -> tuple[np.ndarray, np.ndarray]:
     return sums, np.bincount(codes, minlength=g)
 
 
-def kinds_of(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of a 2-d array in lexicographic order and how often each occurs (``np.unique(rows,
     axis=0, return_counts=True)``, by one sort of integer codes instead of a sort of rows)."""
     codes = np.zeros(len(rows), np.int64)
@@ -132,19 +132,19 @@ def paired_replicates(sums: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """Bootstrap totals of per-group sums: ``(n_boot, k)``, each replicate resampling the ``G`` groups (rows).
 
     Row b equals ``w_b @ sums`` for the multinomial group weights ``w_b`` of :func:`bootstrap_weights` drawn over
-    the kinds of identical rows (the same distribution as over groups, and thousands of times cheaper for 0/1
-    metrics); totals of integer sums are the counting engine's exact :func:`weighted_sums`.
+    the distinct rows, each weighted by its count (the same distribution as over groups, and thousands of times
+    cheaper for 0/1 metrics); totals of integer sums are the counting engine's exact :func:`weighted_sums`.
 
     Args:
         sums: Shape (G, k) per-group sums.
         n_boot: Replicates.
         seed: Seeds the draws.
     """
-    kinds, counts = kinds_of(sums)
+    distinct, counts = distinct_rows(sums)
     w = bootstrap_weights(len(sums), n_boot, seed, multiplicity=counts)
-    if np.array_equal(kinds, np.round(kinds)) and np.abs(kinds).max(initial=0) * len(sums) < 2**53:
-        return weighted_sums(w, kinds).astype(float)
-    return w @ kinds
+    if np.array_equal(distinct, np.round(distinct)) and np.abs(distinct).max(initial=0) * len(sums) < 2**53:
+        return weighted_sums(w, distinct).astype(float)
+    return w @ distinct
 
 
 def paired_ratio_replicates(sums: np.ndarray, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

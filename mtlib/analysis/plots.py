@@ -334,7 +334,7 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
     """A short description of a figure (alt text): its titles and what each panel plots.
 
     Read from the figure itself: the (super)title, then per panel its title,
-    the kind of marks (heatmap, bars, points, lines, areas, or a diagram when
+    the marks (heatmap, bars, points, lines, areas, or a diagram when
     the axes are off) and the axis labels, with mathtext reduced to plain text.
     Colour-bar panels are skipped. Example: ``"Intersectivity, AAN phrases
     (minilm): heatmap; x: second adjective; y: first adjective."``
@@ -350,7 +350,7 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
     for ax in fig.axes:
         if not ax.get_visible() or ax.get_label() == "<colorbar>":
             continue
-        kinds = []
+        marks_drawn = []
         bars = [c for c in ax.containers if isinstance(c, BarContainer)]
         whiskers = {
             id(seg)
@@ -360,20 +360,20 @@ def describe_figure(fig: plt.Figure, max_chars: int = 300) -> str:
             for seg in err.lines[2]
         }
         if ax.images or any(isinstance(c, QuadMesh) for c in ax.collections):
-            kinds.append("heatmap")
+            marks_drawn.append("heatmap")
         if bars:
-            kinds.append("bars with error bars" if whiskers else "bars")
+            marks_drawn.append("bars with error bars" if whiskers else "bars")
         if any(isinstance(c, PathCollection) and len(np.asarray(c.get_offsets())) for c in ax.collections):
-            kinds.append("points")
+            marks_drawn.append("points")
         if any(len(np.asarray(line.get_xdata())) > 2 for line in ax.lines) or any(
             isinstance(c, LineCollection) and id(c) not in whiskers for c in ax.collections
         ):
-            kinds.append("lines")
+            marks_drawn.append("lines")
         if any(isinstance(c, PolyCollection) and not isinstance(c, QuadMesh) for c in ax.collections):
-            kinds.append("areas")
+            marks_drawn.append("areas")
         if not ax.axison:
-            kinds = ["diagram"]
-        parts = [" and ".join(kinds) or "empty axes"]
+            marks_drawn = ["diagram"]
+        parts = [" and ".join(marks_drawn) or "empty axes"]
         if ax.axison:
             for axis, label, ticks in (
                 ("x", ax.get_xlabel(), ax.get_xticklabels()),

@@ -125,7 +125,7 @@ class TestResults:
         return iter(self._tests.values())
 
     def table(self) -> pd.DataFrame:
-        """One row per test that ran (in order), the columns of this kind of result."""
+        """One row per test that ran (in order), the columns of this type of result."""
         rows = [{**asdict(t), "difference": t.effect} for t in self._tests.values()]
         return pd.DataFrame([{c: r[c] for c in self._columns} for r in rows], columns=list(self._columns))
 

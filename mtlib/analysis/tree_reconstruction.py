@@ -38,7 +38,7 @@ from mtlib.data.trees import Tree
 from mtlib.models.inference.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
-from mtlib.utils.faces import renamed
+from mtlib.utils.faces import renamed, renamed_attribute
 from mtlib.utils.threads import limit_threads
 
 __all__ = [
@@ -242,6 +242,8 @@ class TREModel:
         weight: ``(d, 2d)`` for ``"linear"``, else ``None``.
         losses: Summed δ over the training sentences before each step, ``(steps,)``.
         train_tre: δ of each training sentence after the last step, ``(n_train,)``.
+        options: The fit's options (composition, steps, lr, init_scale, seed, dtype); ``settings`` is its
+            deprecated name (a :class:`DeprecationWarning`; goes in the next release).
     """
 
     vocab: list[str]
@@ -250,7 +252,9 @@ class TREModel:
     weight: torch.Tensor | None
     losses: np.ndarray
     train_tre: np.ndarray
-    settings: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    settings = renamed_attribute("TREModel.settings", "options")
 
     def errors(self, trees: Sequence[Tree], targets: np.ndarray, *, unseen: str = "zero") -> np.ndarray:
         """TRE of any sentences under the trained primitives, ``(n,)`` (see the module docstring for unseen words)."""
@@ -330,7 +334,7 @@ def fit_tre(
     prim, weight = init_parameters(
         len(vocab), targets.shape[1], composition=composition, seed=seed, init_scale=init_scale, dtype=tdtype
     )
-    settings = dict(composition=composition, steps=steps, lr=lr, init_scale=init_scale, seed=seed, dtype=dtype)
+    options = dict(composition=composition, steps=steps, lr=lr, init_scale=init_scale, seed=seed, dtype=dtype)
     with limit_threads(num_threads or (1 if composition == "add" else None)):
         params = [p.to(device).requires_grad_() for p in (prim, weight) if p is not None]
         enc.bow, enc.leaf_ids, enc.roots = enc.bow.to(device), enc.leaf_ids.to(device), enc.roots.to(device)
@@ -348,7 +352,7 @@ def fit_tre(
         with torch.no_grad():
             train_tre = cosine_distance(compose_batched(enc, params[0], w), tgt).cpu().numpy().astype(float)
         primitives, weight_out = params[0].detach().cpu(), None if w is None else w.detach().cpu()
-        return TREModel(vocab, composition, primitives, weight_out, losses, train_tre, settings)
+        return TREModel(vocab, composition, primitives, weight_out, losses, train_tre, options)
 
 
 def heldout_split(targets: np.ndarray, heldout_fraction: float, seed: int) -> np.ndarray:

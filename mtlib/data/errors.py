@@ -1,6 +1,6 @@
 """The error every loader raises on malformed input, the checks of the loaders' arguments, the data folder.
 
-Two kinds of bad input, two errors, both :class:`ValueError`:
+Two sorts of bad input, two errors, both :class:`ValueError`:
 
 - :class:`DataFormatError`: a file's content is not what its format says (``<file>:<line>: expected ...``);
 - :class:`DataArgumentError`: an argument of a loader is out of range, of the wrong type, or a name that
@@ -77,19 +77,19 @@ def check_count(value: Any, where: str, argument: str, minimum: int = 0) -> int:
 
 
 def check_choice(value: _T, allowed: Sequence[_T], where: str, argument: str) -> _T:
-    """``value`` if it is one of ``allowed``, of the same kind: ``True`` or ``1.0`` is not the label ``1``.
+    """``value`` if it is one of ``allowed``, of the same type: ``True`` or ``1.0`` is not the label ``1``.
 
     Example:
         >>> check_choice("neg_to_pos", ("neg_to_pos", "pos_to_neg"), "read_tab_pairs", "direction")
         'neg_to_pos'
     """
     for a in allowed:
-        same_kind = type(value) is type(a) or (
+        same_type = type(value) is type(a) or (
             isinstance(a, numbers.Integral) and isinstance(value, numbers.Integral) and not isinstance(value, bool)
         )
-        if same_kind and not isinstance(a, bool) == isinstance(value, bool):
+        if same_type and not isinstance(a, bool) == isinstance(value, bool):
             continue
-        if same_kind and value == a:
+        if same_type and value == a:
             return a
     raise DataArgumentError(where, argument, f"one of {list(allowed)}", value)
 

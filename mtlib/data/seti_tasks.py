@@ -9,6 +9,7 @@ the pool (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structura
 from __future__ import annotations
 
 import string
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,9 @@ from mtlib.data.errors import DataArgumentError, check_count
 
 __all__ = [
     "INVARIANTS",
-    "SETTINGS",
+    "ITEM_TYPES",
     "TABLE3_LABELS",
+    "TASK_SETUPS",
     "TEMPLATE",
     "TEST_RULES",
     "SetiData",
@@ -56,15 +58,19 @@ TEST_AND_TRAIN_RULES: dict[tuple[int, str], tuple[frozenset[int], frozenset[int]
 }
 TEST_RULES = {key: rules[0] for key, rules in TEST_AND_TRAIN_RULES.items()}
 TRAIN_RULES = {key: rules[1] for key, rules in TEST_AND_TRAIN_RULES.items()}
-#: §3.2: the seven task settings, in the paper's order.
-SETTINGS: tuple[tuple[int, str], ...] = tuple(TEST_RULES)
+#: §3.2: the seven task setups ``(task, setup)`` (the paper's "task settings"), in the paper's order.
+TASK_SETUPS: tuple[tuple[int, str], ...] = tuple(TEST_RULES)
 CONFIGS = ("cg", "id")
-#: Settings that need structural (active/passive) natural inferences.
+#: Task setups that need structural (active/passive) natural inferences.
 NEEDS_STRUCTURAL = frozenset({(2, "trivial"), (3, "trivial")})
-KINDS = ("PI_ver", "PI_lex", "PI_stru", "CI")
+#: An item's type: a primitive inference (veridical, lexical, structural) or a compositional one.
+ITEM_TYPES = ("PI_ver", "PI_lex", "PI_stru", "CI")
+#: The column of an item frame that holds its type (one of :data:`ITEM_TYPES`). It keeps the name ``kind``
+#: that notebook 07 and saved item frames read (a column cannot warn); the code names it through this constant.
+ITEM_TYPE = "kind"
 #: The columns of every item frame: ``rule`` is 1-4 for CI and 0 otherwise, ``s`` the natural premise the item
 #: was built from, ``nat_rule`` the natural inference's substitution (``boy→kid``).
-COLUMNS = ["premise", "hypothesis", "label", "kind", "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
+COLUMNS = ["premise", "hypothesis", "label", ITEM_TYPE, "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
 
 
 #: Table 3: each rule's primitives, (veridical verb, natural inference entailed): the settings' recipes select
@@ -168,14 +174,17 @@ def primitive_veridical(sentences: Any, verbs: pd.DataFrame, template: str) -> p
     g = pd.DataFrame({"s": list(dict.fromkeys(sentences))}).merge(verbs, how="cross")
     premise = veridical_premises(g["form"], g["s"], template)
     label = g["veridical"].astype(int)
-    return _items(premise=premise, hypothesis=g["s"], label=label, kind="PI_ver", rule=0, s=g["s"], verb=g["verb"])
+    return _items(
+        premise=premise, hypothesis=g["s"], label=label, **{ITEM_TYPE: "PI_ver"}, rule=0, s=g["s"], verb=g["verb"]
+    )
 
 
 def primitive_natural(pairs: pd.DataFrame) -> pd.DataFrame:
     """The natural inferences themselves (``PI_lex`` / ``PI_stru``)."""
     c = {name: pairs[name].to_numpy() for name in ("premise", "hypothesis", "type", "rule", "pair_ID")}
-    kind, label = np.where(c["type"] == "lexical", "PI_lex", "PI_stru"), pairs["label"].astype(int).to_numpy()
-    return _items(premise=c["premise"], hypothesis=c["hypothesis"], label=label, kind=kind, rule=0, s=c["premise"],
+    item_type, label = np.where(c["type"] == "lexical", "PI_lex", "PI_stru"), pairs["label"].astype(int).to_numpy()
+    return _items(premise=c["premise"], hypothesis=c["hypothesis"], label=label, **{ITEM_TYPE: item_type}, rule=0,
+                  s=c["premise"],
                   nat_type=c["type"], nat_rule=c["rule"], pair_ID=c["pair_ID"])  # fmt: skip
 
 
@@ -187,8 +196,9 @@ def compositional(
     premise = veridical_premises(g["form"], g["premise"], template)
     rule = rule_of(g["veridical"], g["label"])
     label = np.array([-1] + [labels[r] for r in (1, 2, 3, 4)])[rule]  # Table 3 by default: T∧T→T, else F
-    return _items(premise=premise, hypothesis=g["hypothesis"], label=label, kind="CI", rule=rule, s=g["premise"],
-                  verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"], pair_ID=g["pair_ID"])  # fmt: skip
+    return _items(premise=premise, hypothesis=g["hypothesis"], label=label, **{ITEM_TYPE: "CI"}, rule=rule,
+                  s=g["premise"], verb=g["verb"], nat_type=g["type"], nat_rule=g["rule"],
+                  pair_ID=g["pair_ID"])  # fmt: skip
 
 
 def sentence_components(premises: Any, hypotheses: Any) -> np.ndarray:
@@ -392,7 +402,7 @@ def recipe(
     """Step 1 of a setting (§3.2): its training types, one item frame each, and its CG test set, from the pool.
 
     Args:
-        task, setting: One of :data:`SETTINGS`, e.g. ``(2, "non-trivial")``.
+        task, setting: One of :data:`TASK_SETUPS`, e.g. ``(2, "non-trivial")``.
         pool: The natural inferences (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural,
             ``rule``, ``pair_ID``).
         verbs: ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
@@ -413,8 +423,8 @@ def recipe(
     check_template(template, "build")
     check_count(seed, "build", "seed")
     labels = composed_labels(rules, "build")
-    if (task, setting) not in SETTINGS:
-        raise SetiError(f"unknown task setting ({task!r}, {setting!r}); valid: {', '.join(map(str, SETTINGS))}")
+    if (task, setting) not in TASK_SETUPS:
+        raise SetiError(f"unknown task setup ({task!r}, {setting!r}); valid: {', '.join(map(str, TASK_SETUPS))}")
     lex = pool[pool["type"] == "lexical"].reset_index(drop=True)
     stru = pool[pool["type"] == "structural"].reset_index(drop=True)
     if lex.empty or ((task, setting) in NEEDS_STRUCTURAL and stru.empty):
@@ -495,7 +505,7 @@ def build(
     only), all drawing from one generator seeded with ``seed``.
 
     Args:
-        task, setting: One of :data:`SETTINGS`, e.g. ``(2, "non-trivial")``.
+        task, setting: One of :data:`TASK_SETUPS`, e.g. ``(2, "non-trivial")``.
         config: ``"cg"`` (Compositional Generalization: the controlled split) or ``"id"`` (In-Distribution:
             D_train ∪ D_dev ∪ D_test of ``cg`` shuffled and cut to the same sizes).
         pool, verbs: The natural inferences; ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
@@ -528,15 +538,17 @@ def build(
 
 
 def labels_follow_rules(data: SetiData, rules: Any = None) -> bool:
-    """Every compositional item's rule is 1-4 and its label is its rule's (Table 3, or ``rules``); every kind is
+    """Every compositional item's rule is 1-4 and its label is its rule's (Table 3, or ``rules``); every item type is
     known and every label 0/1. Raises AssertionError naming the split; True when checked."""
     labels = composed_labels(rules, "check_invariants")
     for name, frame in (("train", data.train), ("dev", data.dev), ("test", data.test), ("few", data.few)):
-        ci = frame[frame["kind"] == "CI"]
+        ci = frame[frame[ITEM_TYPE] == "CI"]
         expected = np.array([0] + [labels[r] for r in (1, 2, 3, 4)])[ci["rule"].to_numpy().astype(int)]
         assert ci["rule"].between(1, 4).all(), f"{data.name} {name}: a CI rule outside 1-4"
         assert (ci["label"].to_numpy().astype(int) == expected).all(), f"{data.name} {name}: a CI label breaks its rule"
-        assert set(frame["kind"]) <= set(KINDS), f"{data.name} {name}: unknown kind {set(frame['kind'])}"
+        assert set(frame[ITEM_TYPE]) <= set(ITEM_TYPES), (
+            f"{data.name} {name}: unknown item type {set(frame[ITEM_TYPE])}"
+        )
         assert set(frame["label"].astype(int)) <= {0, 1}, f"{data.name} {name}: labels must be 0/1"
     return True
 
@@ -557,12 +569,12 @@ def cg_rules_as_named(data: SetiData, rules: Any = None) -> bool:
     if data.config != "cg":
         return False
     key = (data.task, data.setting)
-    assert set(data.test["kind"]) == {"CI"}, f"{data.name}: the CG test set must be compositional only"
+    assert set(data.test[ITEM_TYPE]) == {"CI"}, f"{data.name}: the CG test set must be compositional only"
     test_rules = set(data.test["rule"].astype(int))
     assert test_rules <= TEST_RULES[key], f"{data.name}: test rules {sorted(test_rules)} outside {set(TEST_RULES[key])}"
     assert set(data.few["rule"].astype(int)) <= TEST_RULES[key], f"{data.name}: D_few rules outside the test's"
     trained = pd.concat([data.train, data.dev])
-    train_rules = set(trained.loc[trained["kind"] == "CI", "rule"].astype(int))
+    train_rules = set(trained.loc[trained[ITEM_TYPE] == "CI", "rule"].astype(int))
     assert train_rules <= TRAIN_RULES[key], f"{data.name}: training rules {sorted(train_rules)} outside the setting's"
     return True
 
@@ -584,7 +596,7 @@ def substitutions_seen(data: SetiData, rules: Any = None) -> bool:
     if data.config != "cg" or (data.task, data.setting) != (1, "non-trivial"):
         return False
     trained = pd.concat([data.train, data.dev])
-    known = _strings(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
+    known = _strings(trained.loc[trained[ITEM_TYPE] == "PI_lex", "nat_rule"])
     assert _strings(data.test["nat_rule"]) <= known, f"{data.name}: a test substitution rule is unseen in training"
     return True
 
@@ -622,6 +634,23 @@ def verb_shortcut_right(items: pd.DataFrame, veridical_verbs: Any) -> pd.Series:
 
 def rule_groups(items: pd.DataFrame, symbols: Any) -> np.ndarray:
     """Per item, the group its accuracy is reported under: a compositional item's rule (``"① rule 1"``, with
-    ``symbols[rule]``), any other item's kind (``PI_lex``, ``PI_ver``, ...)."""
+    ``symbols[rule]``), any other item's type (``PI_lex``, ``PI_ver``, ...)."""
     rule = items["rule"].map(lambda r: f"{symbols.get(int(r), r)} rule {int(r)}")
-    return np.where(items["kind"] == "CI", rule, items["kind"])
+    return np.where(items[ITEM_TYPE] == "CI", rule, items[ITEM_TYPE])
+
+
+#: Old names, kept one release: old -> new (a DeprecationWarning on use).
+_RENAMED = {"SETTINGS": "TASK_SETUPS", "KINDS": "ITEM_TYPES"}
+
+
+def __getattr__(name: str) -> Any:
+    """The old names of :data:`_RENAMED`, with a :class:`DeprecationWarning` (PEP 562)."""
+    if name in _RENAMED:
+        new = _RENAMED[name]
+        warnings.warn(
+            f"mtlib.data.seti_tasks.{name} is renamed {new}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -166,9 +166,9 @@ class Parameter:
 def _cell_type(annotation: Any) -> str:
     """The cell annotation of a field type: ``list[str]`` -> ``"list"``."""
     origin = typing.get_origin(annotation) or annotation
-    for kind, py in (("bool", bool), ("int", int), ("float", float), ("str", str), ("list", list), ("dict", dict)):
+    for type_name, py in (("bool", bool), ("int", int), ("float", float), ("str", str), ("list", list), ("dict", dict)):
         if origin is py:
-            return kind
+            return type_name
     raise TypeError(f"a spec field must be a bool, int, float, str, list or dict, not {annotation!r}")
 
 

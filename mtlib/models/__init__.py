@@ -33,12 +33,12 @@ _face = Face(
         "inference": [],
         "training": [],
         "weights.registry": ["ModelNotFoundError", "ModelSpec", "REGISTRY", "register"],
-        "weights.resolve": ["Resolved", "folder_kind", "registered", "resolve"],
+        "weights.resolve": ["Resolved", "registered", "resolve"],
         "weights.identity": ["file_digest", "model_identity"],
         "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
         "inference.prompts": ["PromptTemplate", "TEMPLATES"],
         "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
-        "capabilities": ["ADAPTERS"],
+        "capabilities": ["ADAPTERS", "folder_family"],
         "adapters": [
             "GensimModel",
             "HFClassifierModel",
@@ -67,6 +67,6 @@ _face = Face(
         "factory": ["classifier", "train_head"],
         "catalog": ["available"],
     },
-    moved={"split_name": "mtlib.models:parse_model_name"},
+    moved={"split_name": "mtlib.models:parse_model_name", "folder_kind": "mtlib.models:folder_family"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -43,7 +43,7 @@ class Capabilities:
     Attributes:
         resolves: The registry kind (:attr:`mtlib.models.weights.registry.ModelSpec.kind`) whose names this
             family resolves with :attr:`resolve`, or ``None`` (its weights are found as a transformer
-            folder's, and :func:`mtlib.models.weights.resolve.folder_kind` names it).
+            folder's, and :func:`folder_family` names it).
         resolve: ``resolve(spec, allow_pickle) -> Resolved``: where the weights of a registry entry are.
         offline_status: ``offline_status(spec) -> str``: how :attr:`resolve` would find them now, without
             downloading (``"packaged"``, ``"missing"``...).
@@ -122,13 +122,17 @@ def register_adapter(recognises: Callable[[Path], bool] | None = None, *, priori
 
 
 def folder_family(folder: Path) -> str:
-    """The kind of the family that recognises a model folder (:func:`register_adapter`'s tests, in priority order).
+    """The model family that reads a folder: the first registered family whose folder test holds.
+
+    The families say which folders they read (:func:`register_adapter`, tests in priority order):
+    ``modules.json`` marks a sentence-transformers pipeline, a config whose architecture ends in
+    ``ForSequenceClassification`` a classifier, and any other folder is a plain encoder.
 
     Raises:
         LookupError: no registered family recognises it.
     """
-    for _, kind, test in _FOLDER_TESTS:
+    for _, family, test in _FOLDER_TESTS:
         if test(folder):
-            return kind
-    known = ", ".join(kind for _, kind, _ in _FOLDER_TESTS) or "none registered"
+            return family
+    known = ", ".join(family for _, family, _ in _FOLDER_TESTS) or "none registered"
     raise LookupError(f"no model family recognises the folder {folder} (families that read folders: {known})")

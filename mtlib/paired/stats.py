@@ -12,8 +12,8 @@ Per task and metric (:func:`paired_stats`):
 - the difference ``mean_b - mean_a`` with a paired bootstrap interval: the replicates are
   :func:`mtlib.relations.bootstrap.bootstrap_weights` over groups (a group, resampled whole, is a document asked
   several ways, a repeat, one source text under several transformations; by default each item is its own group),
-  collapsed over groups with identical sums (the same multinomial, drawn over kinds: exact in distribution and
-  thousands of times cheaper for 0/1 metrics), and their totals are the counting engine's
+  collapsed over groups with identical sums (the same multinomial, drawn over the distinct sums: exact in
+  distribution and thousands of times cheaper for 0/1 metrics), and their totals are the counting engine's
   :func:`~mtlib.relations.replicates.weighted_sums` (exact integers) when the values are counts. A mean is a ratio
   ``sum(values) / sum(n)``, so a suite item (violations over its cases) compares as the suite's own rate does;
 - for a 0/1 metric on independent items, McNemar's exact test (:func:`mtlib.analysis.paired_tests.mcnemar_test`)

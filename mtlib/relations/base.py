@@ -217,7 +217,7 @@ class Relation:
                 per_item=per_item_frame(v, c, per_item, len(v)),
                 extra={"n_items": len(v)},
             )
-            res.details.update(boot=boot, kind="items")
+            res.details.update(boot=boot, case_type="items")
             return res
         violated = np.asarray(out)
         if violated.dtype != bool or violated.ndim != 1:
@@ -391,7 +391,10 @@ class Relation:
             description=self.description,
         )
         res.details.update(
-            boot=boot, segments=segments, kind=next(iter(parts.values()))[1].details.get("kind"), family=self.family
+            boot=boot,
+            segments=segments,
+            case_type=next(iter(parts.values()))[1].details.get("case_type"),
+            family=self.family,
         )
         return res
 

@@ -110,7 +110,7 @@ def weight_blocks(
     ``size=n_boot``, and memory stays bounded whatever ``n_boot`` is.
 
     Yields:
-        Blocks of shape ``(rows, n_items)`` int64 (``(rows, k)`` with a ``multiplicity`` of ``k`` kinds), the
+        Blocks of shape ``(rows, n_items)`` int64 (``(rows, k)`` with a ``multiplicity`` of ``k`` groups), the
         last one shorter.
     """
     n_boot, seed = check_resampling(n_boot, seed, where)
@@ -131,10 +131,10 @@ def bootstrap_weights(n_items: int, n_boot: int, seed: int, *, multiplicity: Any
     """Multinomial resampling weights, shape ``(n_boot, n_items)``, each row summing to ``n_items``.
 
     With ``multiplicity`` (shape ``(k,)`` positive integers summing to ``n_items``: how many items share each of
-    ``k`` identical values), the weights of the ``k`` kinds, shape ``(n_boot, k)``: the item weights summed
-    within each kind, drawn directly (a multinomial summed over categories is the multinomial of the sums), so
-    ``n_boot`` replicates of 100,000 items of four kinds cost ``n_boot x 4`` draws. All ones gives the same
-    numbers as without. Drawn in blocks (:func:`weight_blocks`): the same replicates as one draw.
+    ``k`` identical values), the weights of the ``k`` groups of identical items, shape ``(n_boot, k)``: the item
+    weights summed within each group, drawn directly (a multinomial summed over categories is the multinomial of
+    the sums), so ``n_boot`` replicates of 100,000 items in four groups cost ``n_boot x 4`` draws. All ones gives
+    the same numbers as without. Drawn in blocks (:func:`weight_blocks`): the same replicates as one draw.
 
     Example:
         >>> w = bootstrap_weights(5, 3, 0, multiplicity=[3, 2])

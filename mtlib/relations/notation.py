@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal, cast
 
+from mtlib.utils.faces import renamed_attribute
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib import patches as mpatches
     from matplotlib.axes import Axes
@@ -93,21 +95,21 @@ _SIMPLE_SYMBOL = re.compile(r"^[A-Za-z](_(\{[A-Za-z0-9]+\}|[A-Za-z0-9]))?'*$")
 # --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Node:
-    """A variable of the relation.
+    """A variable of the relation: ``node_type`` ``"text"`` (a circle) or ``"number"`` (a square) at ``xy``.
 
-    ``kind`` is ``"text"`` (drawn as a circle) or ``"number"`` (a square);
-    ``source`` nodes are shaded grey.  ``xy`` is the centre in layout units.
+    ``xy`` is the centre in layout units; ``source`` nodes are shaded grey; ``kind``: old name of ``node_type``.
     """
 
     id: str
     label: str
-    kind: Literal["text", "number"]
+    node_type: Literal["text", "number"]
     xy: tuple[float, float]
     source: bool = False
+    kind = renamed_attribute("Node.kind", "node_type")
 
     def __post_init__(self) -> None:
-        if self.kind not in ("text", "number"):
-            raise ValueError(f"Node {self.id!r}: kind must be 'text' or 'number', got {self.kind!r}")
+        if self.node_type not in ("text", "number"):
+            raise ValueError(f"Node {self.id!r}: node_type must be 'text' or 'number', got {self.node_type!r}")
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,7 @@ def _unit(dx: float, dy: float) -> tuple[float, float]:
 
 def _node_reach(node: Node, ux: float, uy: float) -> float:
     """Distance from the node centre to its border along unit vector u."""
-    if node.kind == "text":
+    if node.node_type == "text":
         return CIRCLE_RADIUS
     return SQUARE_HALF_SIDE / max(abs(ux), abs(uy))
 
@@ -320,7 +322,7 @@ def _box_reach(w: float, h: float, ux: float, uy: float) -> float:
 
 
 def _node_halfsize(node: Node) -> float:
-    return CIRCLE_RADIUS if node.kind == "text" else SQUARE_HALF_SIDE
+    return CIRCLE_RADIUS if node.node_type == "text" else SQUARE_HALF_SIDE
 
 
 def _seg_point_dist(p, a, b) -> float:
@@ -478,7 +480,7 @@ def _render(ax, lay: _Layout, k: float) -> None:
     for n in lay.nodes:
         face = SOURCE_FACECOLOR if n.source else NODE_FACECOLOR
         patch: mpatches.Patch
-        if n.kind == "text":
+        if n.node_type == "text":
             patch = mp.Circle(n.xy, CIRCLE_RADIUS)
         else:
             h = SQUARE_HALF_SIDE

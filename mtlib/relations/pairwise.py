@@ -196,7 +196,7 @@ class PairwiseSystematicity(Relation):
             extra=extra,
             description=self.description,
         )
-        res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family)
+        res.details.update(case_type="pairs", boot=boot, segments=segments, family=self.family)
         return res
 
     def structure(self) -> notation.Diagram:
@@ -339,7 +339,7 @@ class PairwiseCompositionality(Relation):
             extra={"n_inputs": len(hid), "n_groups": len(group_frame), "count_seconds": seconds},
             description=self.description,
         )
-        res.details.update(kind="pairs", boot=boot, segments=segments, family=self.family, labels=item_labels)
+        res.details.update(case_type="pairs", boot=boot, segments=segments, family=self.family, labels=item_labels)
         return res
 
     def evaluate(

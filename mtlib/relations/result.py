@@ -73,7 +73,8 @@ class RelationResult:
         extra: Other counts (``ties_src``, ``n_items``, ``skipped``, ``count_seconds`` ...).
         description: What the relation checks (for gate messages and tables).
         details: What :meth:`examples` needs (scores, texts, bootstrap
-            replicates); not part of the metrics.
+            replicates, and ``case_type``: what one case is, ``"single"`` (an input and its follow-up),
+            ``"pairs"``, ``"triples"`` or ``"items"``); not part of the metrics.
     """
 
     relation: str
@@ -104,12 +105,12 @@ class RelationResult:
         """
         if self.cases:
             return ""
-        kind, n = self.details.get("kind"), len(self.per_item)
+        case_type, n = self.details.get("case_type"), len(self.per_item)
         skipped = int(self.extra.get("skipped", 0) or 0)
-        if kind == "pairs":
+        if case_type == "pairs":
             why = f"no pairs to compare: need at least 2 texts with different scores ({n} item(s)"
             return why + (f", {skipped} (input, transformation) pair(s) skipped)" if skipped else ")")
-        if kind == "triples":
+        if case_type == "triples":
             return f"no triples to check: need at least 3 items and a premise v(x1, x2), v(x2, x3) ({n} item(s))"
         if skipped:
             return f"no case: the transformation applied to none of the {n} input(s) ({skipped} skipped)"
@@ -308,7 +309,7 @@ def single_result(
         groups=group_frame,
     )
     res.details.update(
-        kind="single",
+        case_type="single",
         segments=[{"group": None, "idx": np.arange(n), "src": src, "flw": flw, "violated": violated, "margin": margin}],
     )
     return res
@@ -356,7 +357,7 @@ def _text(texts: Any, i: int) -> Any:
 def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
     """The k worst violated cases of a result, worst first (see the module docstring)."""
     d = result.details
-    kind = d.get("kind")
+    case_type = d.get("case_type")
     src_text = d.get("src_text")
     if src_text is None and "labels" not in d and "text" in result.per_item.columns:
         src_text = result.per_item["text"].tolist()  # check(..., per_item=frame with a text column)
@@ -366,11 +367,11 @@ def examples(result: RelationResult, k: int = 10) -> pd.DataFrame:
         labels = result.per_item["item"].tolist()
     segments = d.get("segments", [])
     rows: list[dict[str, Any]] = []
-    if kind == "single":
+    if case_type == "single":
         rows = _single_rows(segments, labels, src_text, flw_text)
-    elif kind == "pairs":
+    elif case_type == "pairs":
         rows = _pair_rows(segments, labels, src_text, flw_text, k)
-    elif kind == "triples":
+    elif case_type == "triples":
         rows = _triple_rows(d["adj"], labels if labels is not None else src_text, k)
     frame = pd.DataFrame(rows)
     if frame.empty:

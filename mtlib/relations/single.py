@@ -254,7 +254,7 @@ class SingleInput(Relation):
             description=self.description,
         )
         res.details.update(
-            kind="single",
+            case_type="single",
             family=self.family,
             rule=self.rule,
             segments=[

@@ -119,7 +119,7 @@ class ThreeWayTransitivity(Relation):
             description=self.description,
         )
         out.details.update(
-            kind="triples",
+            case_type="triples",
             boot=boot,
             adj=np.asarray(adj, dtype=bool),
             family=self.family,

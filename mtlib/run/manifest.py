@@ -75,7 +75,10 @@ __all__ = [
 #: File name of a manifest (a notebook's in its run folder, an invocation's in the profile folder).
 MANIFEST = "manifest.json"
 #: Version of the manifest's layout.
-SCHEMA = 1
+SCHEMA = 2
+#: Schema 1 named a manifest's record type (``"notebook"``, ``"invocation"``) ``kind``; 2 names it ``record_type``
+#: (``kind`` means a model family only). :func:`read_manifest` reads a schema-1 file as schema 2.
+OLD_RECORD_TYPE = "kind"
 #: The sections ``python -m mtrun.diff`` compares, in the order of the issue.
 GROUPS = ("code", "environment", "machine", "inputs", "models", "parameters")
 #: Parameters that say where outputs go, not what is computed: left out of a manifest.
@@ -267,7 +270,7 @@ def notebook_manifest(
     unique = list({json.dumps(r, sort_keys=True): r for r in records}.values())
     return {
         "schema": SCHEMA,
-        "kind": "notebook",
+        "record_type": "notebook",
         "notebook": stem,
         "profile": profile,
         "written_by": "Run",
@@ -341,5 +344,11 @@ def rewrite_manifest(path: Path, manifest: Mapping[str, Any], previous: str = ""
 
 
 def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
-    """A manifest, or an empty dict when it is missing or unreadable."""
-    return read_json_object(path)
+    """A manifest, or an empty dict when it is missing or unreadable.
+
+    A schema-1 manifest (before ``kind`` was renamed ``record_type``) reads with its ``record_type``.
+    """
+    manifest = read_json_object(path)
+    if OLD_RECORD_TYPE in manifest and "record_type" not in manifest:  # a model record's kind is nested, not here
+        manifest["record_type"] = manifest.pop(OLD_RECORD_TYPE)
+    return manifest

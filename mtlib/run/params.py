@@ -135,7 +135,7 @@ def _declared(path: str, mtime_ns: int) -> dict[str, Declared]:
     for node in tree.body:
         if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
             continue  # papermill ignores anything else too
-        kind = node.annotation.id if isinstance(node.annotation, ast.Name) else ""
+        type_name = node.annotation.id if isinstance(node.annotation, ast.Name) else ""
         try:
             default = ast.literal_eval(node.value) if node.value is not None else None
         except ValueError:
@@ -143,7 +143,7 @@ def _declared(path: str, mtime_ns: int) -> dict[str, Declared]:
         doc, _, rule = comments.get(node.end_lineno or node.lineno, "").partition(" | ")
         out[node.target.id] = Declared(
             node.target.id,
-            kind,
+            type_name,
             default,
             node.lineno,
             rule.strip(),
@@ -214,11 +214,11 @@ def check(
                     + (f"; did you mean {close[0]}?" if close else f"; it has {', '.join(decl)}")
                 )
             continue
-        kind = decl[name].type
-        if kind == "list" and isinstance(value, str) and wrap_strings:
+        type_name = decl[name].type
+        if type_name == "list" and isinstance(value, str) and wrap_strings:
             out[name] = value = [value]
             notes.append(f"{name}: the string {value[0]!r} was wrapped into the list {value!r}")
-        found = type_problem(name, value, kind)
+        found = type_problem(name, value, type_name)
         if found:
             problems.append(found)
     spec = spec_of(notebook)

@@ -288,10 +288,10 @@ class Template:
         """The template :meth:`to_json` wrote."""
         label = data.get("label")
         if isinstance(label, dict):
-            kind = next((k for k in ("constant", "rows", "by_slot") if k in label), None)
-            if kind is None:
+            form = next((k for k in ("constant", "rows", "by_slot") if k in label), None)
+            if form is None:
                 raise MtlibInputError(f"template label: expected constant, rows or by_slot, got {sorted(label)}")
-            label = label[kind]
+            label = label[form]
         return cls(
             data["pattern"],
             dict(data["fillers"]),

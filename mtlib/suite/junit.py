@@ -45,14 +45,15 @@ class RunError:
     """Why a suite run stopped before its end, written as a JUnit ``<error>``.
 
     Attributes:
-        kind: The error's type in JUnit (``BadInput``, ``ModelError``, ``ModelTimeout``, ``UsageError``).
+        error_type: The error's type, the JUnit ``type`` attribute (``BadInput``, ``ModelError``, ``ModelTimeout``,
+            ``UsageError``, ``Cancelled``).
         message: One line: what was wrong and what was expected.
         details: The error's text (a traceback, for a model that raised).
         test: The suite test that was running (``""``: none had started).
         not_run: The tests after it, written as skipped.
     """
 
-    kind: str
+    error_type: str
     message: str
     details: str = ""
     test: str = ""
@@ -126,14 +127,16 @@ def junit_xml(result: SuiteResult, *, k: int = 5, error: RunError | None = None)
         time = f"{float(result.meta.get('stopped_after', 0.0)):.3f}"
         name = error.test or "(the suite run)"
         case = ET.SubElement(suite, "testcase", {"name": clean_xml(name), "classname": classname, "time": time})
-        failed = ET.SubElement(case, "error", {"message": clean_xml(error.message), "type": clean_xml(error.kind)})
+        failed = ET.SubElement(
+            case, "error", {"message": clean_xml(error.message), "type": clean_xml(error.error_type)}
+        )
         failed.text = clean_xml(error.details or error.message)
         for name in not_run:
             skipped = ET.SubElement(
                 suite, "testcase", {"name": clean_xml(name), "classname": classname, "time": "0.000"}
             )
             at = f" at {error.test!r}" if error.test else ""
-            why = f"not run: the run stopped{at} ({error.kind}: {error.message})"
+            why = f"not run: the run stopped{at} ({error.error_type}: {error.message})"
             ET.SubElement(skipped, "skipped", {"message": clean_xml(why)})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

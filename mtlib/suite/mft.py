@@ -172,7 +172,7 @@ class MFT:
         )
         expected_names = [labels[c] if c < len(labels) else c for c in cols]
         res.details.update(
-            kind="single",
+            case_type="single",
             family=self.family,
             src_text=None if texts is None else list(texts),
             segments=[

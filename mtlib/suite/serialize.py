@@ -2,8 +2,9 @@
 
 A saved suite must load anywhere without running code from the file, so a
 transformation is written as its class's registered name and its
-constructor parameters (``{"type": "Typos", "params": {"kind": "swap", "n": 1,
-"seed": 0}}``), a composition as its parts, and a relation the same way.
+constructor parameters (``{"type": "Typos", "params": {"typo": "swap", "n": 1,
+"seed": 0}}``; a file written before ``kind`` was renamed ``typo`` still loads), a
+composition as its parts, and a relation the same way.
 Every transformation class of :mod:`mtlib.relations.transformations` is
 registered under its class name; a user registers a class of their own, or a
 module-level ``str -> str`` function, with :func:`register`. An anonymous
@@ -53,6 +54,8 @@ TRANSFORMATIONS: dict[str, Any] = {
     and dataclasses.is_dataclass(getattr(transformations, name))
     and name not in ("Composed", "FunctionTransformation")
 }
+#: Registered name -> {old parameter name: new name}: files written before a rename load with the new name.
+_RENAMED_PARAMS: dict[str, dict[str, str]] = {"Typos": {"kind": "typo"}}
 
 
 def register(name: str, obj: Any) -> Any:
@@ -130,19 +133,19 @@ def transformation_from_json(data: dict[str, Any], where: str = "transform") -> 
         MtlibInputError: a name that is not registered (register it first), or parameters its class refuses;
             the message names ``where`` (the key in the file).
     """
-    kind = _need(data, "type", str, where)
-    if kind == "Composed":
+    type_name = _need(data, "type", str, where)
+    if type_name == "Composed":
         parts = _need(data, "parts", list, where)
         return Composed(tuple(transformation_from_json(p, f"{where}.parts[{i}]") for i, p in enumerate(parts)))
-    if kind not in TRANSFORMATIONS:
+    if type_name not in TRANSFORMATIONS:
         raise MtlibInputError(
-            f"{where}: type {kind!r} is not a registered transformation; expected one of "
+            f"{where}: type {type_name!r} is not a registered transformation; expected one of "
             f"{', '.join(sorted([*TRANSFORMATIONS, 'Composed']))}, or a name registered with "
-            f"mtlib.suite.register({kind!r}, ...) before loading",
+            f"mtlib.suite.register({type_name!r}, ...) before loading",
             argument=where,
             expected="a registered transformation name",
         )
-    obj = TRANSFORMATIONS[kind]
+    obj = TRANSFORMATIONS[type_name]
     try:
         if data.get("function"):
             return FunctionTransformation(
@@ -153,9 +156,12 @@ def transformation_from_json(data: dict[str, Any], where: str = "transform") -> 
             k: (tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v)
             for k, v in _need(data, "params", dict, where).items()
         }
+        for old, new in _RENAMED_PARAMS.get(type_name, {}).items():  # a file written before a rename
+            if old in params and new not in params:
+                params[new] = params.pop(old)
         t: Transformation = obj(**params)
     except (TypeError, ValueError) as err:  # unknown parameters, values the class refuses
-        raise MtlibInputError(f"{where}: cannot build {kind}: {err}", argument=where) from err
+        raise MtlibInputError(f"{where}: cannot build {type_name}: {err}", argument=where) from err
     return t
 
 
@@ -244,8 +250,8 @@ def relation_from_json(data: dict[str, Any], where: str = "relation") -> Relatio
 _MISSING = object()
 
 
-def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str, default: Any = _MISSING) -> Any:
-    """``data[key]`` if ``data`` is a JSON object holding a value of ``kind`` there; else the error names the key."""
+def _need(data: Any, key: str, expected: type | tuple[type, ...], where: str, default: Any = _MISSING) -> Any:
+    """``data[key]`` if ``data`` is a JSON object holding a value of type ``expected``; else the error names the key."""
     if not isinstance(data, dict):
         raise MtlibInputError(
             f"{where}: expected a JSON object, got {type(data).__name__} {data!r:.60}", argument=where
@@ -255,10 +261,10 @@ def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str, defaul
             return default
         raise MtlibInputError(f"{where}.{key}: missing", argument=f"{where}.{key}")
     value = data[key]
-    if not isinstance(value, kind) or (
-        isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
+    if not isinstance(value, expected) or (
+        isinstance(value, bool) and bool not in (expected if isinstance(expected, tuple) else (expected,))
     ):
-        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        names = " or ".join(k.__name__ for k in (expected if isinstance(expected, tuple) else (expected,)))
         raise MtlibInputError(
             f"{where}.{key}: expected {names}, got {type(value).__name__} {value!r:.60}", argument=f"{where}.{key}"
         )

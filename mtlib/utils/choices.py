@@ -1,13 +1,13 @@
-"""A setting chosen by argument, else by an environment variable, else a default: one resolver for all of them.
+"""A choice made by argument, else by an environment variable, else a default: one resolver for all of them.
 
-Intuition: several settings of a run (the backend of frozen encoders, the precision of forward passes) are
+Intuition: several choices of a run (the backend of frozen encoders, the precision of forward passes) are
 given the same three ways: an explicit argument, ``"auto"`` (or nothing) meaning "whatever the environment
 variable says", and a default when that is unset. They share the rule and the wording of their errors.
 
 Example:
-    >>> resolve_setting(" ONNX ", name="backend", choices=("torch", "onnx"), env="MTLIB_X_UNSET", default="torch")
+    >>> resolve_choice(" ONNX ", name="backend", choices=("torch", "onnx"), env="MTLIB_X_UNSET", default="torch")
     'onnx'
-    >>> resolve_setting("auto", name="backend", choices=("torch", "onnx"), env="MTLIB_X_UNSET", default="torch")
+    >>> resolve_choice("auto", name="backend", choices=("torch", "onnx"), env="MTLIB_X_UNSET", default="torch")
     'torch'
 """
 
@@ -17,13 +17,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["AUTO", "resolve_setting"]
+__all__ = ["AUTO", "resolve_choice"]
 
 #: The value that defers to the environment variable, then the default.
 AUTO = "auto"
 
 
-def resolve_setting(
+def resolve_choice(
     value: Any,
     *,
     name: str,

@@ -35,7 +35,7 @@ from typing import Any
 
 from mtlib.utils.batching import resolve_device
 from mtlib.utils.cache import cache_root, default_cache_dir
-from mtlib.utils.choices import AUTO, resolve_setting
+from mtlib.utils.choices import AUTO, resolve_choice
 from mtlib.utils.threads import THREADS_ENV
 
 __all__ = [
@@ -85,7 +85,7 @@ def resolve_precision(precision: str | None = None, environ: Mapping[str, str] |
         ...
         ValueError: precision='int8': expected one of fp32, tf32, bf16, fp16, or auto ($MTLIB_PRECISION, else fp32)
     """
-    return resolve_setting(
+    return resolve_choice(
         precision, name="precision", choices=PRECISIONS, env=PRECISION_ENV, default=DEFAULT_PRECISION, environ=environ
     )
 
@@ -104,7 +104,7 @@ def resolve_backend(backend: str | None = None, environ: Mapping[str, str] | Non
         ...
         ValueError: backend='tensorrt': expected one of torch, onnx, or auto ($MTLIB_BACKEND, else torch)
     """
-    return resolve_setting(backend, name="backend", choices=BACKENDS, env=BACKEND_ENV, default="torch", environ=environ)
+    return resolve_choice(backend, name="backend", choices=BACKENDS, env=BACKEND_ENV, default="torch", environ=environ)
 
 
 #: The devices a run can be asked for (``cuda:<n>`` too).
@@ -178,7 +178,7 @@ class RunContext:
         cache_dir: str | Path | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> RunContext:
-        """Resolve every setting once: an explicit value, else its environment variable, else its default.
+        """Resolve every choice once: an explicit value, else its environment variable, else its default.
 
         Args:
             device: ``"auto"`` (CUDA, then MPS, then CPU) or a torch device.
@@ -205,9 +205,9 @@ class RunContext:
     def override(
         self, *, device: str | None = None, precision: str | None = None, backend: str | None = None
     ) -> RunContext:
-        """This context with each explicit setting taking over; ``None``, ``""`` or ``"auto"`` keep its value.
+        """This context with each explicit choice taking over; ``None``, ``""`` or ``"auto"`` keep its value.
 
-        Only the settings given are resolved (the environment is not read again).
+        Only the choices given are resolved (the environment is not read again).
 
         Raises:
             ValueError: an unknown precision or backend, or an unavailable device.

@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-__all__ = ["ALL", "MODULE", "Face", "renamed"]
+__all__ = ["ALL", "MODULE", "Face", "renamed", "renamed_attribute"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -152,6 +152,35 @@ def renamed(new: _F, old: str) -> _F:
     alias.__name__ = alias.__qualname__ = old.rsplit(".", 1)[-1]
     alias.__doc__ = f"Deprecated: the old name of :func:`{new.__name__}`; it goes in the next release."
     return cast(_F, alias)
+
+
+def renamed_attribute(old: str, new: str) -> property:
+    """A read-only attribute kept one release under its old name: reading it warns and gives attribute ``new``.
+
+    Args:
+        old: The old name as users wrote it, e.g. ``"Node.kind"`` (named in the warning).
+        new: The attribute it reads now, e.g. ``"node_type"``.
+
+    Example:
+        >>> class Point:
+        ...     x = 1.0
+        ...     horizontal = renamed_attribute("Point.horizontal", "x")
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     Point().horizontal, caught[0].category.__name__
+        (1.0, 'DeprecationWarning')
+    """
+    owner = old.rpartition(".")[0]
+
+    def read(self: Any) -> Any:
+        warnings.warn(
+            f"{old} is renamed {owner + '.' if owner else ''}{new}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self, new)
+
+    return property(read, doc=f"Deprecated name of ``{new}`` (a DeprecationWarning; goes in the next release).")
 
 
 def _submodules(package: str) -> set[str]:

@@ -259,26 +259,26 @@ def compile_rule(text: str, source: str) -> Rule:
     return rule
 
 
-def type_problem(name: str, value: Any, kind: str) -> str | None:
-    """Why ``value`` is not of the parameter type ``kind`` (``None`` when it is, or ``kind`` is unknown).
+def type_problem(name: str, value: Any, type_name: str) -> str | None:
+    """Why ``value`` is not of the parameter type ``type_name`` (``None`` when it is, or the type is unknown).
 
     The message names the parameter, the value, what is expected and, for the usual slips, how to write it.
     """
-    if kind not in TYPES:
+    if type_name not in TYPES:
         return None
-    types, words = TYPES[kind]
-    ok = False if isinstance(value, bool) and kind != "bool" else isinstance(value, types)
+    types, words = TYPES[type_name]
+    ok = False if isinstance(value, bool) and type_name != "bool" else isinstance(value, types)
     if ok:
         return None
     hint = ""
-    if kind == "list" and isinstance(value, str):
+    if type_name == "list" and isinstance(value, str):
         hint = f" (write [{value}] in YAML or [{value!r}] in Python)"
-    elif kind == "int" and isinstance(value, float) and value.is_integer():
+    elif type_name == "int" and isinstance(value, float) and value.is_integer():
         hint = f" (write {int(value)})"
-    elif kind in ("int", "float") and isinstance(value, str) and re.fullmatch(_NUM, value.strip()):
+    elif type_name in ("int", "float") and isinstance(value, str) and re.fullmatch(_NUM, value.strip()):
         hint = (
             " (YAML reads 1e-3 as text: write 1.0e-3)"
             if "e" in value.lower() and "." not in value
             else " (write it without quotes)"
         )
-    return f"{name} = {value!r}: expected {words} ({kind}), got {type(value).__name__}{hint}"
+    return f"{name} = {value!r}: expected {words} ({type_name}), got {type(value).__name__}{hint}"

@@ -3,7 +3,7 @@
 Intuition: torch and the BLAS under numpy/scikit-learn each start one thread
 per core. For large matrix products that is right; for the small fits the
 notebooks repeat hundreds of times (an MLP head on 64 x d batches, a
-logistic-regression head per SETI setting and seed, TRE's additive fit) the
+logistic-regression head per SETI task setup and seed, TRE's additive fit) the
 threads mostly wait for each other, and on a shared 2-core machine two
 spinning threads made such a fit up to 10x slower than one (one MLP head fit
 took 39 s instead of 0.7 s under load 7-10). :func:`limit_threads` runs a

@@ -151,19 +151,19 @@ def test_same_output_files_and_no_fan_out_leftovers(runs):
 
 def test_gather_jobs_make_no_model_forward_calls(runs):
     _, _, executor, _, _, _ = runs
-    kinds = {}
+    by_type = {}
     for o in executor.outcomes:
-        kinds.setdefault(o.kind, []).append(o)
-    assert sorted(o.name for o in kinds["fan-out"]) == [
+        by_type.setdefault(o.job_type, []).append(o)
+    assert sorted(o.name for o in by_type["fan-out"]) == [
         "01_pairwise_sentiment_systematicity [minilm]",
         "01_pairwise_sentiment_systematicity [vader]",
         "04_montague_adjectives [minilm-static]",
         "04_montague_adjectives [minilm]",
     ]
-    assert len(kinds["gather"]) == 2 and "whole" not in kinds
+    assert len(by_type["gather"]) == 2 and "whole" not in by_type
     # the fan-out jobs ran the models (the counter works) and the gather jobs only read the cache
-    assert all(o.forward_calls > 0 for o in kinds["fan-out"]), [(o.name, o.forward_calls) for o in kinds["fan-out"]]
-    assert [(o.name, o.forward_calls) for o in kinds["gather"]] == [(o.name, 0) for o in kinds["gather"]]
+    assert all(o.forward_calls > 0 for o in by_type["fan-out"]), [(o.name, o.forward_calls) for o in by_type["fan-out"]]
+    assert [(o.name, o.forward_calls) for o in by_type["gather"]] == [(o.name, 0) for o in by_type["gather"]]
 
 
 def test_a_killed_worker_job_is_retried_and_the_run_completes(runs):
@@ -173,7 +173,7 @@ def test_a_killed_worker_job_is_retried_and_the_run_completes(runs):
     names = [o.name for o in executor.outcomes]
     assert len(names) == len(set(names)) == 6  # every job once: the killed one rescheduled, not lost or doubled
     for key in killed["keys"]:  # the jobs queued or running on the killed worker ended well elsewhere
-        job = [o for o in executor.outcomes if str(key).startswith(f"{o.kind}-{o.name}".replace(" ", "_"))]
+        job = [o for o in executor.outcomes if str(key).startswith(f"{o.job_type}-{o.name}".replace(" ", "_"))]
         assert len(job) == 1 and job[0].result.status == "ok"
 
 

@@ -63,7 +63,7 @@ def test_manifest_names_every_file_read_and_every_model(path, smoke_runs):
     assert smoke.returncode == 0, smoke.log[-3000:]
     layout = RunLayout(smoke.out_dir, "smoke", path.stem)
     manifest = json.loads(layout.manifest_path.read_text())
-    assert (manifest["kind"], manifest["notebook"], manifest["profile"]) == ("notebook", path.stem, "smoke")
+    assert (manifest["record_type"], manifest["notebook"], manifest["profile"]) == ("notebook", path.stem, "smoke")
     assert manifest["runner"]["status"] == "ok"
 
     opened = kernel_opened(smoke.out_dir / "opened")

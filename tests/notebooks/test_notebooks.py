@@ -257,7 +257,7 @@ def test_expected_values_check_fails_when_a_value_is_changed_by_hand(tmp_path):
         if exp.per:
             metrics.setdefault(exp.per, 100)
     assert expected.check("01", "smoke", metrics, path=copy) == []
-    key, exp = next((k, e) for k, e in pinned.items() if e.kind == "model")
+    key, exp = next((k, e) for k, e in pinned.items() if e.pin_type == "model")
     shift = exp.absolute_tol(metrics) + 0.01  # just past the tolerance
     lines = copy.read_text().splitlines()
     assert key in lines[exp.line - 1], (key, lines[exp.line - 1])

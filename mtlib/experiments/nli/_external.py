@@ -2,7 +2,7 @@
 
 Intuition: a head trained on a few NLI-XY training contexts learns little
 (0.66 against always-"not entailed" 0.59 on the real files). Two public sets
-add NLI examples of the right kind: SICK (Marelli et al. 2014; its TRAIN split
+add NLI examples of the right sort: SICK (Marelli et al. 2014; its TRAIN split
 trains, its TEST split gives a second, independent accuracy) and MED (Yanaka
 et al. 2019; monotonicity inferences, all of it trains). Both are mapped to the
 two-way label of NLI-XY: ``ENTAILMENT`` / ``entailment`` is entailed,

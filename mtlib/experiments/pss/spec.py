@@ -19,7 +19,7 @@ _CHOSEN_BY_THE_GRID = ("head",)
 class Spec(base.Spec):
     """Notebook 05: Polarity Sensitivity Scoring of sentence encoders (Bhathena et al. §3, Table 1).
 
-    Two kinds of training block, each checked here as a :class:`~mtlib.models.ClassifierSettings`:
+    Two training blocks, each checked here as a :class:`~mtlib.models.ClassifierSettings`:
     ``head_settings`` for every head on a frozen encoder (FB), and ``finetune_settings``, one block per
     fine-tuned encoder (FT). Keys a block leaves out take the factory's defaults; the head itself is
     chosen by ``heads`` and ``finetune_heads``, never by a block.

@@ -24,17 +24,18 @@ _face = Face(
     {
         "spec": ALL,
         "_facts": [
-            "FEWSHOT_SETTINGS",
+            "FEWSHOT_SETUPS",
             "MISSING_RULES",
             "NON_VERIDICAL_VERBS",
             "PAPER_TABLE5",
             "RULE_SYMBOLS",
-            "SETTINGS",
+            "SETUP_NAMES",
+            "TASK_SETUPS",
             "TEMPLATE",
             "VERIDICAL_VERBS",
             "SetiError",
             "check_fewshot",
-            "parse_settings",
+            "parse_setups",
         ],
         "_inferences": [
             "extract_natural_inferences",
@@ -44,6 +45,11 @@ _face = Face(
             "subsample_pool",
             "verb_table",
         ],
+    },
+    moved={
+        "SETTINGS": "mtlib.experiments.seti:TASK_SETUPS",
+        "FEWSHOT_SETTINGS": "mtlib.experiments.seti:FEWSHOT_SETUPS",
+        "parse_settings": "mtlib.experiments.seti:parse_setups",
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

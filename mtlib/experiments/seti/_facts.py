@@ -2,10 +2,10 @@
 
 Intuition: everything here is read off Fu & Frank (2023) and never computed:
 which verbs are veridical, which composition rule gives which label, Table
-5's sizes, the two readings of the few-shot study. The settings of §3.2 and
+5's sizes, the two readings of the few-shot study. The task setups of §3.2 (the paper's "task settings") and
 the rules each one's training and test sets hold are the dataset builder's
 (:mod:`mtlib.data.seti_tasks`), re-exported here. The two checks at the end
-(:func:`parse_settings`, :func:`check_fewshot`) read names against them; they
+(:func:`parse_setups`, :func:`check_fewshot`) read names against them; they
 import nothing heavy, so notebook 07's spec makes them before anything runs.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.data.seti_tasks import SETTINGS, SetiError
+from mtlib.data.seti_tasks import TASK_SETUPS, SetiError
 from mtlib.data.seti_tasks import TEMPLATE as TEMPLATE  # §3.1's premise template, the builder's default
 
 #: Table 6: the 15 veridical verbs f_v (the complement is entailed).
@@ -66,7 +66,7 @@ RULES: dict[int, tuple[bool, bool, int]] = {
 RULE_SYMBOLS = {1: "①", 2: "②", 3: "③", 4: "④"}
 #: §5.2: the three non-trivial sub-tasks of the few-shot study (Figure 2 a-c) and the number of composition
 #: rule types their test sets need but training lacks (4, 2, 1).
-FEWSHOT_SETTINGS: tuple[tuple[int, str], ...] = ((1, "non-trivial"), (2, "non-trivial"), (3, "non-trivial-R_nat"))
+FEWSHOT_SETUPS: tuple[tuple[int, str], ...] = ((1, "non-trivial"), (2, "non-trivial"), (3, "non-trivial-R_nat"))
 MISSING_RULES = {(1, "non-trivial"): 4, (2, "non-trivial"): 2, (3, "non-trivial-R_nat"): 1, (3, "non-trivial-R_ver"): 1}
 
 #: §4.1, Table 5: items per task, setting, inference type and split in the Compositional Generalization (cg) and
@@ -166,37 +166,37 @@ IRREGULAR_PARTICIPLES = {
 FEWSHOT_HOWS = ("head", "finetune")
 #: §5.2's two readings: D_few added to the training data, or more epochs on D_few alone after D_train.
 FEWSHOT_MODES = ("add", "continue")
-#: The names :func:`parse_settings` reads: ``all`` and ``<task>/<setting>`` of every setting.
-SETTING_NAMES = ("all", *(f"{task}/{setting}" for task, setting in SETTINGS))
+#: The names :func:`parse_setups` reads: ``all`` and ``<task>/<setup>`` of every task setup.
+SETUP_NAMES = ("all", *(f"{task}/{setup}" for task, setup in TASK_SETUPS))
 
 
-def parse_settings(names: Sequence[str]) -> list[tuple[int, str]]:
-    """``["1/trivial", "2/non-trivial"]`` as ``[(1, "trivial"), (2, "non-trivial")]``; ``["all"]``: every setting.
+def parse_setups(names: Sequence[str]) -> list[tuple[int, str]]:
+    """``["1/trivial", "2/non-trivial"]`` as ``[(1, "trivial"), (2, "non-trivial")]``; ``["all"]``: every task setup.
 
     Raises:
-        SetiError: a name that is not ``<task>/<setting>`` of :data:`SETTINGS`.
+        SetiError: a name that is not ``<task>/<setup>`` of :data:`TASK_SETUPS`.
 
     Example:
-        >>> parse_settings(["2/non-trivial"])
+        >>> parse_setups(["2/non-trivial"])
         [(2, 'non-trivial')]
     """
     if list(names) == ["all"]:
-        return list(SETTINGS)
+        return list(TASK_SETUPS)
     if "all" in list(names):
-        raise SetiError(f"'all' (every setting) stands alone; got {list(names)}")
+        raise SetiError(f"'all' (every task setup) stands alone; got {list(names)}")
     out = []
     for name in names:
-        task, _, setting = str(name).partition("/")
-        if not task.isdigit() or (int(task), setting) not in SETTINGS:
+        task, _, setup = str(name).partition("/")
+        if not task.isdigit() or (int(task), setup) not in TASK_SETUPS:
             raise SetiError(
-                f"setting {name!r}: expected 'all' or <task>/<setting> among {[f'{t}/{s}' for t, s in SETTINGS]}"
+                f"task setup {name!r}: expected 'all' or <task>/<setup> among {[f'{t}/{s}' for t, s in TASK_SETUPS]}"
             )
-        out.append((int(task), setting))
+        out.append((int(task), setup))
     return out
 
 
 def check_fewshot(how: str, mode: str, epochs: Any, head: str) -> None:
-    """Fail early, with the valid choices, on few-shot settings the study cannot run.
+    """Fail early, with the valid choices, on few-shot options the study cannot run.
 
     Args:
         how: ``fewshot_how``: one of :data:`FEWSHOT_HOWS`.

@@ -5,7 +5,7 @@ content word (lexical, ``boy -> kid``) or by voice (structural,
 active/passive). :func:`extract_natural_inferences` finds them in a
 SICK-format frame and :func:`subsample_pool` keeps the pairs a run uses;
 :func:`verb_table` gives the verbs the premises ``f(s)`` are built with. The
-settings are built from both by :func:`mtlib.data.seti_tasks.build`.
+task setups are built from both by :func:`mtlib.data.seti_tasks.build`.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def subsample_pool(pool: pd.DataFrame, n_lexical: int = 0, n_structural: int = 0
         check_count(value, "subsample_pool", name)
     rng = np.random.default_rng(seed)
     keep: list[Any] = []
-    for kind, n in (("lexical", n_lexical), ("structural", n_structural)):
-        ids = pool.loc[pool["type"] == kind, "pair_ID"].unique()
+    for nat_type, n in (("lexical", n_lexical), ("structural", n_structural)):
+        ids = pool.loc[pool["type"] == nat_type, "pair_ID"].unique()
         keep.extend(ids if not n or n >= len(ids) else rng.choice(ids, n, replace=False))
     return pool[pool["pair_ID"].isin(set(keep))].reset_index(drop=True)

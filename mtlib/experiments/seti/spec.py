@@ -8,11 +8,11 @@ from mtlib.experiments import spec as base
 from mtlib.experiments.seti._facts import (
     FEWSHOT_HOWS,
     FEWSHOT_MODES,
-    SETTING_NAMES,
+    SETUP_NAMES,
     TEMPLATE,
     SetiError,
     check_fewshot,
-    parse_settings,
+    parse_setups,
 )
 from mtlib.experiments.spec import param
 from mtlib.models.training.heads import HEADS
@@ -58,7 +58,7 @@ class Spec(base.Spec):
     finetune_models: list[str] = param(["minilm"], "each str; distinct", "encoders fine-tuned as cross-encoders")
     finetune_tasks: list[str] = param(
         ["1/trivial", "2/non-trivial"],
-        f"each one of {', '.join(SETTING_NAMES)}",
+        f"each one of {', '.join(SETUP_NAMES)}",
         "task/setting pairs to fine-tune on (or all)",
     )
     finetune_seeds: list[int] = param([0, 1], "each int; each >= 0", "seeds of the fine-tuning runs")
@@ -104,5 +104,5 @@ class Spec(base.Spec):
         return self.training("finetune_settings")
 
     def tasks(self) -> list[tuple[int, str]]:
-        """``finetune_tasks`` as ``(task, setting)`` pairs (``["all"]``: every setting)."""
-        return parse_settings(self.finetune_tasks)
+        """``finetune_tasks`` as ``(task, setup)`` pairs (``["all"]``: every task setup)."""
+        return parse_setups(self.finetune_tasks)

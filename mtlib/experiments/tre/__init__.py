@@ -6,7 +6,7 @@ Node Switching), the TRE fit (:mod:`mtlib.analysis.tree_reconstruction`) and
 the rank correlations of Table 2 (:mod:`mtlib.analysis.rank_correlation`).
 This package keeps what is the notebook's own:
 
-- :mod:`~mtlib.experiments.tre.spec`: the parameters (with :class:`FitSettings`, the fit's part of them);
+- :mod:`~mtlib.experiments.tre.spec`: the parameters (with :class:`TreFitOptions`, the fit's part of them);
 - :mod:`~mtlib.experiments.tre._data`: the tree files (:func:`load_trees`) and the paper's published
   values (:func:`paper_table2`, :func:`paper_rows`, :func:`find_paper_examples`).
 """
@@ -17,8 +17,9 @@ _face = Face(
     __name__,
     {
         "spec": ALL,
-        "_settings": ["FitSettings"],
+        "_fit_options": ["TreFitOptions"],
         "_data": ["PAPER_ENCODERS", "find_paper_examples", "load_trees", "paper_rows", "paper_table2"],
     },
+    moved={"FitSettings": "mtlib.experiments.tre:TreFitOptions"},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
-from mtlib.experiments.tre._settings import FitSettings
+from mtlib.experiments.tre._fit_options import TreFitOptions
 
 __all__ = ["Spec"]
 
@@ -16,8 +17,8 @@ class Spec(base.Spec):
     """Notebook 06: Tree Reconstruction Error against Tree Impurity and WNS (Bhathena et al. §4, Table 2).
 
     The TRE fit's parameters (``composition``, ``steps``, ``lr``, ``init_scale``, ``heldout_fraction``,
-    ``unseen``) are an optimiser's, not a classifier's: :meth:`fit_settings` hands them on as one
-    :class:`~mtlib.experiments.tre._settings.FitSettings`.
+    ``unseen``) are an optimiser's, not a classifier's: :meth:`fit_options` hands them on as one
+    :class:`~mtlib.experiments.tre._fit_options.TreFitOptions`.
     """
 
     notebook = "06_tree_reconstruction_error"
@@ -66,9 +67,9 @@ class Spec(base.Spec):
     n_trees: int = param(1, ">= 1", "trees drawn at each end (most and least) by WNS and by TRE")
     n_examples: int = param(4, ">= 1", "sentences at each end of the Table 4-style table")
 
-    def fit_settings(self) -> FitSettings:
-        """The TRE fit's parameters as one :class:`~mtlib.experiments.tre._settings.FitSettings`."""
-        return FitSettings(
+    def fit_options(self) -> TreFitOptions:
+        """The TRE fit's parameters as one :class:`~mtlib.experiments.tre._fit_options.TreFitOptions`."""
+        return TreFitOptions(
             composition=self.composition,
             steps=self.steps,
             lr=self.lr,
@@ -76,3 +77,13 @@ class Spec(base.Spec):
             heldout_fraction=self.heldout_fraction,
             unseen=self.unseen,
         )
+
+    def fit_settings(self) -> TreFitOptions:
+        """Deprecated name of :meth:`fit_options` (a :class:`DeprecationWarning`; goes in the next release)."""
+        warnings.warn(
+            "tre.Spec.fit_settings() is renamed spec.fit_options() (a TreFitOptions); the old name goes in the "
+            "next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.fit_options()

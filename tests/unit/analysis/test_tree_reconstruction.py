@@ -155,3 +155,12 @@ def test_encoded_trees_move_to_a_device_whole():
     moved = enc.to("cpu")
     assert moved is not enc and moved.n_words == enc.n_words and len(moved.levels) == len(enc.levels)
     assert torch.equal(moved.roots, enc.roots) and torch.equal(moved.bow.to_dense(), enc.bow.to_dense())
+
+
+def test_tremodel_settings_is_the_deprecated_name_of_options():
+    from mtlib.analysis.tree_reconstruction import TREModel
+
+    model = TREModel(["a"], "add", torch.zeros(1, 2), None, np.zeros(1), np.zeros(1), {"steps": 1})
+    assert model.options == {"steps": 1}
+    with pytest.warns(DeprecationWarning, match="TREModel.settings is renamed TREModel.options"):
+        assert model.settings is model.options

@@ -26,7 +26,7 @@ def verbs() -> pd.DataFrame:
 def datasets(pool, verbs):
     return {
         (task, setting, config): seti_tasks.build(task, setting, config, pool, verbs, 3, n_few=32)
-        for task, setting in seti_tasks.SETTINGS
+        for task, setting in seti_tasks.TASK_SETUPS
         for config in seti_tasks.CONFIGS
     }
 
@@ -47,7 +47,7 @@ def test_boolean_rules_and_premises():
     ]
 
 
-@pytest.mark.parametrize("task, setting", seti_tasks.SETTINGS)
+@pytest.mark.parametrize("task, setting", seti_tasks.TASK_SETUPS)
 def test_every_setting_keeps_its_invariants(datasets, task, setting):
     cg, iid = datasets[(task, setting, "cg")], datasets[(task, setting, "id")]
     seti_tasks.check_invariants(cg)
@@ -120,7 +120,7 @@ def test_unknown_names_list_the_valid_ones(pool, verbs):
 
 def test_pool_without_structural_pairs_says_what_is_missing(pool, verbs):
     lexical_only = pool[pool["type"] == "lexical"]
-    for task, setting in seti_tasks.SETTINGS:
+    for task, setting in seti_tasks.TASK_SETUPS:
         if (task, setting) in {(2, "trivial"), (3, "trivial")}:
             with pytest.raises(seti_tasks.SetiError, match="needs structural"):
                 seti_tasks.build(task, setting, "cg", lexical_only, verbs)
@@ -211,9 +211,11 @@ def test_each_invariant_says_where_it_applies(datasets):
         what: sorted(key for key, data in datasets.items() if check(data, None))
         for what, check in seti_tasks.INVARIANTS.items()
     }
-    assert len(applies["compositional labels follow their rules"]) == 2 * len(seti_tasks.SETTINGS)
-    assert applies["CG tests and trains the rules §3.2 names"] == sorted((t, s, "cg") for t, s in seti_tasks.SETTINGS)
+    assert len(applies["compositional labels follow their rules"]) == 2 * len(seti_tasks.TASK_SETUPS)
+    assert applies["CG tests and trains the rules §3.2 names"] == sorted(
+        (t, s, "cg") for t, s in seti_tasks.TASK_SETUPS
+    )
     assert applies["non-trivial CG: no test sentence in training"] == sorted(
-        (t, s, "cg") for t, s in seti_tasks.SETTINGS if "non-trivial" in s
+        (t, s, "cg") for t, s in seti_tasks.TASK_SETUPS if "non-trivial" in s
     )
     assert applies["task 1 non-trivial CG: test substitutions seen in training"] == [(1, "non-trivial", "cg")]

@@ -232,13 +232,13 @@ def test_bad_fewshot_parameters_are_clear(kwargs, match):
         seti.Spec(**spec_args)
 
 
-def test_parse_settings():
-    assert seti.parse_settings(["1/trivial", "3/non-trivial-R_ver"]) == [(1, "trivial"), (3, "non-trivial-R_ver")]
-    assert seti.parse_settings(["all"]) == list(seti.SETTINGS)
+def test_parse_setups():
+    assert seti.parse_setups(["1/trivial", "3/non-trivial-R_ver"]) == [(1, "trivial"), (3, "non-trivial-R_ver")]
+    assert seti.parse_setups(["all"]) == list(seti.TASK_SETUPS)
     with pytest.raises(seti.SetiError, match="task1/trivial|<task>/<setting>"):
-        seti.parse_settings(["task1/trivial"])
+        seti.parse_setups(["task1/trivial"])
     with pytest.raises(seti.SetiError, match="'all' .* stands alone"):
-        seti.parse_settings(["all", "1/trivial"])
+        seti.parse_setups(["all", "1/trivial"])
 
 
 # --- notebook 07's spec -------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def test_spec_is_the_notebooks_one_declaration():
     settings = spec.finetune()  # the paper's recipe at small scale, as the fine-tuning had it before
     assert (settings.epochs, settings.lr, settings.batch_size, settings.max_length) == (2, 5e-5, 16, 128)
     assert spec.tasks() == [(1, "trivial"), (2, "non-trivial")]
-    assert seti.Spec(finetune_tasks=["all"]).tasks() == list(seti.SETTINGS)
+    assert seti.Spec(finetune_tasks=["all"]).tasks() == list(seti.TASK_SETUPS)
     assert 'finetune_tasks: list = ["1/trivial", "2/non-trivial"]' in seti.Spec.cell()
 
 
@@ -271,3 +271,18 @@ def test_spec_is_the_notebooks_one_declaration():
 def test_spec_refuses_bad_values_naming_the_parameter(values, match):
     with pytest.raises(ParameterError, match=match):
         seti.Spec.from_values(values)
+
+
+def test_old_seti_names_still_work_for_one_release_with_a_deprecation_warning():
+    from mtlib.data import seti_tasks
+
+    for old, new in (
+        ("SETTINGS", "TASK_SETUPS"),
+        ("FEWSHOT_SETTINGS", "FEWSHOT_SETUPS"),
+        ("parse_settings", "parse_setups"),
+    ):
+        with pytest.warns(DeprecationWarning, match=f"seti.{old} moved to .*{new}"):
+            assert getattr(seti, old) is getattr(seti, new)
+    for old, new in (("SETTINGS", "TASK_SETUPS"), ("KINDS", "ITEM_TYPES")):
+        with pytest.warns(DeprecationWarning, match=f"seti_tasks.{old} is renamed {new}"):
+            assert getattr(seti_tasks, old) is getattr(seti_tasks, new)

@@ -17,8 +17,8 @@ TREES = Path(__file__).resolve().parents[3] / "data" / "trees"
 
 def test_spec_hands_the_fit_its_settings():
     spec = tre.Spec(steps=20, heldout_fraction=0.25)
-    assert spec.fit_settings() == tre.FitSettings("add", 20, 0.01, 1.0, 0.25, "zero")
-    assert spec.fit_settings().kwargs() == {
+    assert spec.fit_options() == tre.TreFitOptions("add", 20, 0.01, 1.0, 0.25, "zero")
+    assert spec.fit_options().kwargs() == {
         "composition": "add",
         "steps": 20,
         "lr": 0.01,
@@ -58,3 +58,11 @@ def test_paper_table2_values_and_rows_of_the_encoders_not_run():
     rows = tre.paper_rows(["minilm", "bert-base"])
     assert [r["encoder"] for r in rows] == [f"{e} (paper)" for e in BHATHENA_TABLE2 if e != "BERT"]
     assert {r["split"] for r in rows} == {"SST dev"} and len(tre.paper_rows(["minilm"])) == 4
+
+
+def test_old_tre_names_still_work_for_one_release_with_a_deprecation_warning():
+    spec = tre.Spec()
+    with pytest.warns(DeprecationWarning, match=r"fit_settings\(\) is renamed spec\.fit_options\(\)"):
+        assert spec.fit_settings() == spec.fit_options()
+    with pytest.warns(DeprecationWarning, match="tre.FitSettings moved to mtlib.experiments.tre.TreFitOptions"):
+        assert tre.FitSettings is tre.TreFitOptions

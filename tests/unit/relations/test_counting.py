@@ -51,16 +51,16 @@ def adjacency(draw: st.DrawFn, max_n: int) -> np.ndarray:
     """Boolean matrices: hypothesis-drawn, seeded dense random, symmetric,
     all-True and all-False ones."""
     n = draw(st.integers(0, max_n))
-    kind = draw(st.sampled_from(["drawn", "dense", "symmetric", "full", "empty"]))
-    if kind == "full":
+    shape = draw(st.sampled_from(["drawn", "dense", "symmetric", "full", "empty"]))
+    if shape == "full":
         return np.ones((n, n), bool)
-    if kind == "empty":
+    if shape == "empty":
         return np.zeros((n, n), bool)
-    if kind == "drawn":
+    if shape == "drawn":
         return draw(arrays(bool, (n, n)))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     adj = rng.random((n, n)) < draw(st.floats(0.1, 0.9))
-    return adj | adj.T if kind == "symmetric" else adj
+    return adj | adj.T if shape == "symmetric" else adj
 
 
 def _scalars(result: OrderCount | TransitivityCount) -> dict:

@@ -115,7 +115,7 @@ def test_single_input_refuses_parameters_out_of_range(kwargs, says):
         (lambda: T.Typos("swap", n=0), "n"),
         (lambda: T.Typos("swap", n=1.5), "n"),
         (lambda: T.Typos("swap", seed=None), "seed"),
-        (lambda: T.Typos(None), "kind"),
+        (lambda: T.Typos(None), "typo"),
         (lambda: T.NumberSwap(seed="a"), "seed"),
         (lambda: T.NumberSwap(name=""), "name"),
         (lambda: T.NameSwap(names=None), "names"),
@@ -204,10 +204,10 @@ BUILDERS = {
 
 
 @settings(max_examples=200, deadline=None)
-@given(kind=st.sampled_from(sorted(BUILDERS)), a=ANYTHING, b=ANYTHING, text=st.text(max_size=40))
-def test_any_arguments_build_a_transformation_or_are_refused_and_it_makes_a_text(kind, a, b, text):
+@given(name=st.sampled_from(sorted(BUILDERS)), a=ANYTHING, b=ANYTHING, text=st.text(max_size=40))
+def test_any_arguments_build_a_transformation_or_are_refused_and_it_makes_a_text(name, a, b, text):
     try:
-        t = BUILDERS[kind](a, b)
+        t = BUILDERS[name](a, b)
     except MtlibInputError as err:
         assert err.argument and " must be " in str(err)
         return
@@ -215,7 +215,7 @@ def test_any_arguments_build_a_transformation_or_are_refused_and_it_makes_a_text
         out = t(text)
     except NotApplicable:
         return
-    assert isinstance(out, str) and (out.strip() or not text.strip() or kind != "Punctuation")
+    assert isinstance(out, str) and (out.strip() or not text.strip() or name != "Punctuation")
 
 
 SCORES = st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=0, max_size=6)

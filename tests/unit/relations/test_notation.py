@@ -176,10 +176,10 @@ def test_structure_matches_paper(case):
     got = {(a.start, a.end): notation.plain_text(a.label) for a in diagram.arrows}
     assert got == EXPECTED_ARROWS[name]
     assert set(diagram.constrained) == EXPECTED_DASHED[name]
-    kinds = {n.id: n.kind for n in diagram.nodes}
+    node_types = {n.id: n.node_type for n in diagram.nodes}
     # inputs (x...) are text, everything computed by a network is a number
-    for nid, kind in kinds.items():
-        assert kind == ("text" if nid.startswith("x") else "number"), nid
+    for nid, node_type in node_types.items():
+        assert node_type == ("text" if nid.startswith("x") else "number"), nid
     # sources are exactly the inputs that no arrow points to
     targets = {a.end for a in diagram.arrows}
     assert {n.id for n in diagram.nodes if n.source} == {n.id for n in diagram.nodes} - targets
@@ -192,7 +192,7 @@ def test_structure_matches_paper(case):
 
 # ------------------------------------------------------------------ geometry
 def _reach(node, ux, uy):
-    if node.kind == "text":
+    if node.node_type == "text":
         return notation.CIRCLE_RADIUS
     return notation.SQUARE_HALF_SIDE / max(abs(ux), abs(uy))
 
@@ -205,7 +205,7 @@ def _vertices(arrow_patch):
 
 def _inside(node, p, tol=1e-6):
     dx, dy = p[0] - node.xy[0], p[1] - node.xy[1]
-    if node.kind == "text":
+    if node.node_type == "text":
         return math.hypot(dx, dy) < notation.CIRCLE_RADIUS - tol
     return max(abs(dx), abs(dy)) < notation.SQUARE_HALF_SIDE - tol
 
@@ -359,9 +359,15 @@ def test_duplicate_node_id_raises():
         Diagram((n, Node("x", "x", "text", (1.0, 0.0))), (), "P", (), (0.0, 1.0)).draw()
 
 
-def test_bad_kind_raises():
-    with pytest.raises(ValueError, match="kind"):
+def test_bad_node_type_raises():
+    with pytest.raises(ValueError, match="node_type"):
         Node("x", "x", "circle", (0.0, 0.0))  # type: ignore[arg-type]
+
+
+def test_node_old_attribute_kind_still_works_for_one_release_with_a_deprecation_warning():
+    node = Node("x", "x", "number", (0.0, 0.0))
+    with pytest.warns(DeprecationWarning, match=r"Node\.kind is renamed Node\.node_type"):
+        assert node.kind == "number"
 
 
 # -------------------------------------------------------------------- misc

@@ -125,8 +125,8 @@ def test_single_input_rejects_bad_settings():
 )
 def test_every_relation_draws_its_structure(rel, circles, squares, grey):
     diagram = rel.structure()
-    kinds = [n.kind for n in diagram.nodes]
-    assert kinds.count("text") == circles and kinds.count("number") == squares
+    node_types = [n.node_type for n in diagram.nodes]
+    assert node_types.count("text") == circles and node_types.count("number") == squares
     assert sum(n.source for n in diagram.nodes) == grey
     fig = rel.diagram()
     buf = io.BytesIO()

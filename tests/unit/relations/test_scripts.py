@@ -22,11 +22,11 @@ AR = "هذا الفيلم جيد جدا"
 TEXTS = {"cyrillic": RU, "greek": EL, "german": DE, "chinese": ZH, "arabic": AR}
 
 
-def _one_typo(source: str, out: str, kind: str) -> None:
+def _one_typo(source: str, out: str, typo: str) -> None:
     """``out`` is ``source`` with two adjacent letters of one word swapped, or one letter deleted, not the first."""
     words = [w for w in letter_clusters(source) if len(w) >= 4]
     assert out != source
-    if kind == "swap":
+    if typo == "swap":
         assert len(out) == len(source) and Counter(out) == Counter(source)
         diff = [i for i, (a, b) in enumerate(zip(source, out, strict=True)) if a != b]
         assert len(diff) == 2 and diff[1] == diff[0] + 1 and source[diff[0]] == out[diff[1]]
@@ -39,12 +39,12 @@ def _one_typo(source: str, out: str, kind: str) -> None:
     assert any(w[1][0] <= diff[0] < w[-1][1] for w in words), (source, out)
 
 
-@pytest.mark.parametrize("kind", ["swap", "delete"])
+@pytest.mark.parametrize("typo", ["swap", "delete"])
 @pytest.mark.parametrize("script", ["cyrillic", "greek", "german", "arabic"])
-def test_typos_treat_every_spaced_scripts_letters_as_letters(script, kind):
+def test_typos_treat_every_spaced_scripts_letters_as_letters(script, typo):
     text = TEXTS[script]
     for seed in range(5):
-        _one_typo(text, T.Typos(kind, seed=seed)(text), kind)
+        _one_typo(text, T.Typos(typo, seed=seed)(text), typo)
 
 
 def test_typos_keep_an_arabic_vowel_sign_with_its_letter_and_refuse_chinese_naming_the_script():
@@ -53,9 +53,9 @@ def test_typos_keep_an_arabic_vowel_sign_with_its_letter_and_refuse_chinese_nami
     assert Counter(out) == Counter(voweled) and out != voweled
     assert all(not ("\u064b" <= out[i] <= "\u0652") or out[i - 1].isalpha() for i in range(1, len(out)))
     assert not ("\u064b" <= out[0] <= "\u0652")
-    for kind in ("swap", "delete", "mixed"):
+    for typo in ("swap", "delete", "mixed"):
         with pytest.raises(NotApplicable, match=r"written in Han \(CJK ideographs\), which has no spaces between"):
-            T.Typos(kind)(ZH)
+            T.Typos(typo)(ZH)
     assert T.Typos("swap")("电影 wonderful") != "电影 wonderful"  # a Latin word beside Chinese still gets one
 
 

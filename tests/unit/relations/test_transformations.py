@@ -106,7 +106,15 @@ def test_presets_and_bad_settings():
     assert len({t.name for t in T.robustness_suite()}) == 6
     with pytest.raises(ValueError, match=r"position must be one of \['start', 'end'\], got str 'middle'"):
         T.Concatenation("Hi.", "middle")
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(ValueError, match="typo"):
         T.Typos("insert")
     with pytest.raises(ValueError, match="word list"):
         T.Synonyms({})
+
+
+def test_typos_old_keyword_kind_still_works_for_one_release_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match=r"Typos\(typo=\.\.\.\)"):
+        old = T.Typos(kind="delete", seed=2)
+    assert old == T.Typos("delete", seed=2) and old.typo == "delete"
+    with pytest.warns(DeprecationWarning, match=r"Typos\.typo"):
+        assert old.kind == "delete"

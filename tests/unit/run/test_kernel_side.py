@@ -51,7 +51,7 @@ except ParameterError as err:
 print(json.dumps({{
     "accuracy": read_metrics(layout.metrics_path)["accuracy"],
     "table": (layout.tables_dir / "rows.csv").is_file(),
-    "manifest": read_manifest(layout.manifest_path).get("kind"),
+    "manifest": read_manifest(layout.manifest_path).get("record_type"),
     "declared": {{k: [d.type, d.default, d.rule] for k, d in decl.items()}},
     "refused": refused,
     "loaded": sorted({{m.split(".")[0] for m in sys.modules}} & {set(BLOCKED)!r}),

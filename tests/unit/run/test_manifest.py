@@ -123,10 +123,14 @@ def test_the_runner_completes_a_manifest_or_writes_one(tmp_path):
     written = json.loads(path.read_text())
     assert written["written_by"] == "runner" and written["runner"] == {"status": "failed", "seconds": 2.5}
     assert written["parameters"] == {"seed": 0} and written["inputs"] == []
-    manifest.write_manifest(run_dir / "manifest.json", {"kind": "notebook", "inputs": [{"name": "a"}]})
+    assert written["record_type"] == "notebook" and "kind" not in written and written["schema"] == manifest.SCHEMA
+    # a schema-1 manifest (its record type named kind) is completed as a schema-2 one
+    manifest.write_manifest(run_dir / "manifest.json", {"schema": 1, "kind": "notebook", "inputs": [{"name": "a"}]})
+    assert manifest.read_manifest(path)["record_type"] == "notebook" and "kind" not in manifest.read_manifest(path)
     manifests.complete_manifest(run_dir, "01_x", "smoke", {}, "ok", 1.0)
     again = json.loads(path.read_text())
     assert again["inputs"] == [{"name": "a"}] and again["runner"]["status"] == "ok"
+    assert again["record_type"] == "notebook" and "kind" not in again
 
 
 def test_the_report_shows_what_each_run_ran_on_and_links_the_manifests(tmp_path):
@@ -134,7 +138,7 @@ def test_the_report_shows_what_each_run_ran_on_and_links_the_manifests(tmp_path)
     manifest.write_manifest(
         layout.manifest_path,
         {
-            "kind": "notebook",
+            "record_type": "notebook",
             "code": {"commit": "0123456789abcdef", "dirty": False},
             "machine": {"cpu": "Some CPU", "torch_cpu_capability": "AVX2", "device": "cpu", "precision": "fp32"},
         },
@@ -146,7 +150,7 @@ def test_the_report_shows_what_each_run_ran_on_and_links_the_manifests(tmp_path)
     html = (report.parent / "REPORT.html").read_text()
     assert "Ran on: commit 0123456789" in html and 'href="01_a/manifest.json"' in html
     invocation = json.loads((report.parent / "manifest.json").read_text())
-    assert invocation["kind"] == "invocation" and invocation["profile"] == "p"
+    assert invocation["record_type"] == "invocation" and invocation["profile"] == "p"
     [entry] = invocation["notebooks"]
     assert entry["manifest"] == "01_a/manifest.json" and entry["manifest_sha256"]
 

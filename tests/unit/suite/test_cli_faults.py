@@ -1,4 +1,4 @@
-"""``python -m mtlib.suite``: one exit code per kind of fault, whatever wraps the model; JUnit when CI cancels."""
+"""``python -m mtlib.suite``: one exit code per sort of fault, whatever wraps the model; JUnit when CI cancels."""
 
 from __future__ import annotations
 
@@ -42,13 +42,13 @@ def short(texts):
 class Proba:
     classes_ = np.array(["negative", "positive"])
 
-    def __init__(self, kind):
-        self.kind = kind
+    def __init__(self, fault):
+        self.fault = fault
 
     def predict_proba(self, texts):
         p = base.predict_proba(texts).astype(object)
-        p[0] = {{"nan": [np.nan, 0.5], "none": [None, None], "short": p[0]}}[self.kind]
-        return p[:-1] if self.kind == "short" else p
+        p[0] = {{"nan": [np.nan, 0.5], "none": [None, None], "short": p[0]}}[self.fault]
+        return p[:-1] if self.fault == "short" else p
 
 
 p_nan, p_none, p_short = Proba("nan"), Proba("none"), Proba("short")

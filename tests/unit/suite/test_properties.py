@@ -35,16 +35,16 @@ RELATIONS = {
 @given(
     inputs=st.lists(ITEM, max_size=6),
     values=st.lists(VALUE, min_size=1, max_size=4),
-    kind=st.sampled_from(sorted(RELATIONS)),
+    relation=st.sampled_from(sorted(RELATIONS)),
     threshold=st.one_of(st.floats(allow_nan=True), st.integers(-1, 2)),
 )
-@example(inputs=["0"], values=[float("nan")], kind="mft", threshold=2.225073858507203e-309)  # overflowed once
-def test_a_suite_on_arbitrary_inputs_and_outputs_is_finite_or_refused(inputs, values, kind, threshold):
+@example(inputs=["0"], values=[float("nan")], relation="mft", threshold=2.225073858507203e-309)  # overflowed once
+def test_a_suite_on_arbitrary_inputs_and_outputs_is_finite_or_refused(inputs, values, relation, threshold):
     suite = Suite("p", n_boot=20)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            suite.add("t", RELATIONS[kind](), inputs, threshold=threshold)
+            suite.add("t", RELATIONS[relation](), inputs, threshold=threshold)
         except MtlibInputError as err:
             assert err.argument in ("inputs", "threshold", "name") or err.argument.startswith("inputs[")
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter
 from html.parser import HTMLParser
 
@@ -96,7 +97,7 @@ def test_suite_and_result_save_as_json_and_load_identical(tmp_path):
     path = suite.save(tmp_path / "suite.json")
     data = json.loads(path.read_text())
     assert data["tests"][1]["relation"]["transforms"] == [
-        {"type": "Typos", "params": {"kind": "swap", "n": 1, "seed": 0}}
+        {"type": "Typos", "params": {"typo": "swap", "n": 1, "seed": 0}}
     ]
     assert "template" in data["tests"][0] and "inputs" in data["tests"][1]
     loaded = Suite.load(path)
@@ -114,6 +115,13 @@ def test_suite_and_result_save_as_json_and_load_identical(tmp_path):
     assert "NaN" not in (tmp_path / "result.json").read_text()  # strict JSON
     with pytest.raises(ValueError, match="not a saved suite"):
         Suite.load(tmp_path / "result.json")
+    # a suite written before Typos' "kind" was renamed "typo" loads the same, without a warning
+    path.write_text(path.read_text().replace('"typo": "swap"', '"kind": "swap"'))
+    assert '"kind": "swap"' in path.read_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        old = Suite.load(path)
+    assert [t.texts() for t in old.tests] == [t.texts() for t in suite.tests]
 
 
 def test_an_anonymous_transformation_cannot_be_saved_but_a_registered_function_can(tmp_path):

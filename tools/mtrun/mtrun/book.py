@@ -304,7 +304,7 @@ def _guides(
     by_number = {ch.number: ch for ch in chapters}
     try:
         paper_profile = load_profile(project / "notebooks", "paper").get("notebooks") or {}
-    except SystemExit:  # a malformed or missing paper profile: the pages say nothing about the paper's setting
+    except SystemExit:  # a malformed or missing paper profile: the pages say nothing of the paper's parameters
         paper_profile = {}
     for paper in book_pages.PAPERS:
         src.write(f"papers/{paper.key}.md", scrub(book_guides.paper_page(paper, by_number, profile, paper_profile)))

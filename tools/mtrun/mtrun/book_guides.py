@@ -124,7 +124,7 @@ def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, pape
         paper: The paper.
         chapters: Every chapter by number.
         profile: The profile the book shows.
-        paper_profile: The ``paper`` profile's block per notebook number (the papers' setting).
+        paper_profile: The ``paper`` profile's block per notebook number (the papers' parameters).
     """
     out = [f"# {text(paper.citation)}", "", f"*{text(paper.title)}*. {paper_links(paper)}.", ""]
     mine = [chapters[n] for n in paper.notebooks if n in chapters]
@@ -140,8 +140,8 @@ def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, pape
         if not ch.executed:
             out += ["Not in this run, so there is nothing to compare yet.", ""]
             continue
-        setting = paper_profile.get(ch.number) or {}
-        differs = bool(parameter_rows(ch.manifest.get("parameters") or {}, setting))
+        paper_params = paper_profile.get(ch.number) or {}
+        differs = bool(parameter_rows(ch.manifest.get("parameters") or {}, paper_params))
         out += ["### Compared cell by cell with the published values", ""]
         out += [f"- {line}" for line in exact_lines(ch, profile)] or [
             "No value of this run is compared with a published one cell by cell"
@@ -154,7 +154,7 @@ def paper_page(paper: Paper, chapters: Mapping[str, Chapter], profile: str, pape
         ]
         out += ["", comparison(ch, heading="###"), "### What the notebook concludes from this run", ""]
         out += [claims_html(ch.claims) if ch.claims else "The notebook states no computed conclusion.", ""]
-        out += ["### Why the numbers can differ", "", _why(ch, setting)]
+        out += ["### Why the numbers can differ", "", _why(ch, paper_params)]
     return "\n".join(out) + "\n"
 
 

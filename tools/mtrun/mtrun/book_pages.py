@@ -315,7 +315,7 @@ def toctree(caption: str, entries: Sequence[str], hidden: bool = True) -> str:
 
 
 def parameter_rows(run: Mapping[str, Any], paper: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """``(parameter, this run, the paper's setting)`` for each parameter the paper profile sets that this run
+    """``(parameter, this run, the paper profile's value)`` for each parameter the paper profile sets that this run
     set otherwise, in the paper profile's order."""
     rows = []
     for key, wanted in paper.items():

@@ -70,20 +70,20 @@ class DaskJob:
 
     Attributes:
         job: The notebook run (a fan-out job's outputs go to a scratch folder on the worker).
-        kind: ``"fan-out"`` (one model/seed, fills the cache), ``"gather"`` (every model, after
+        job_type: ``"fan-out"`` (one model/seed, fills the cache), ``"gather"`` (every model, after
             its fan-out jobs) or ``"whole"`` (an unsplit notebook).
         label: What it covers, e.g. ``"minilm"``; empty for gather and whole jobs.
         gpu: Whether its device or models ask for a GPU (:func:`needs_gpu`).
     """
 
     job: NotebookJob
-    kind: str
+    job_type: str
     label: str = ""
     gpu: bool = False
 
     @property
     def name(self) -> str:
-        return f"{self.job.stem} [{self.label}]" if self.label else f"{self.job.stem} ({self.kind})"
+        return f"{self.job.stem} [{self.label}]" if self.label else f"{self.job.stem} ({self.job_type})"
 
 
 @dataclass
@@ -98,7 +98,7 @@ class Outcome:
     """
 
     name: str
-    kind: str
+    job_type: str
     result: JobResult
     forward_calls: int = 0
     worker: str = ""
@@ -300,7 +300,7 @@ def run_job(dj: DaskJob) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="mtlib-dask-") as tmp:
         calls_log = Path(tmp) / "calls.tsv"
         job = replace(dj.job, env={**dj.job.env, CALLS_LOG_ENV: str(calls_log)})
-        if dj.kind == "fan-out":
+        if dj.job_type == "fan-out":
             scratch = Path(tmp) / "out"
             profile = str(job.parameters.get("profile", "scratch"))
             job = replace(
@@ -315,7 +315,7 @@ def run_job(dj: DaskJob) -> Outcome:
             for line in calls_log.read_text(encoding="utf-8").splitlines():
                 model, _, n = line.rpartition("\t")
                 by_model[model] = by_model.get(model, 0) + int(n)
-    outcome = Outcome(dj.name, dj.kind, result, sum(by_model.values()), worker, host, calls_by_model=by_model)
+    outcome = Outcome(dj.name, dj.job_type, result, sum(by_model.values()), worker, host, calls_by_model=by_model)
     if result.status != "ok":
         raise JobFailed(outcome)
     return outcome
@@ -455,7 +455,7 @@ class DaskExecutor:
             start = time.perf_counter()
 
             def submit(dj: DaskJob) -> None:
-                key = f"{dj.kind}-{dj.name}-{uuid.uuid4().hex[:8]}".replace(" ", "_")
+                key = f"{dj.job_type}-{dj.name}-{uuid.uuid4().hex[:8]}".replace(" ", "_")
                 resources = {"GPU": 1} if dj.gpu and gpu_workers else None
                 pending[client.submit(run_job, dj, key=key, pure=False, retries=self.retries, resources=resources)] = dj
 
@@ -485,7 +485,7 @@ class DaskExecutor:
                         f"{outcome.result.status} in {outcome.result.seconds:.1f} s{where}{extra}"
                         + (f" ({outcome.result.error})" if outcome.result.error else "")
                     )
-                    if dj.kind == "fan-out":
+                    if dj.job_type == "fan-out":
                         gathers[stem][1].append(outcome)
                         waiting[stem] -= 1
                         if waiting[stem] == 0:
@@ -530,7 +530,7 @@ class DaskExecutor:
             msg = "its worker died while running it (killed, or out of memory), also on the retries"
         else:
             msg = f"{type(err).__name__}: {err}"
-        return Outcome(dj.name, dj.kind, JobResult(dj.job.stem, "failed", 0.0, msg[:300]))
+        return Outcome(dj.name, dj.job_type, JobResult(dj.job.stem, "failed", 0.0, msg[:300]))
 
     @staticmethod
     def _notebook_result(outcome: Outcome, fan: list[Outcome]) -> JobResult:

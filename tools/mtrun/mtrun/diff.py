@@ -403,7 +403,7 @@ class RunFiles:
 def _is_run(folder: Path) -> bool:
     if (folder / "metrics.json").is_file():
         return True
-    return read_manifest(folder / MANIFEST).get("kind") == "notebook"
+    return read_manifest(folder / MANIFEST).get("record_type") == "notebook"
 
 
 def find_runs(path: str | Path) -> list[RunFiles]:

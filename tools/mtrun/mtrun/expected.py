@@ -20,7 +20,7 @@ without ``exact:`` / ``model:`` is read as before: ``tol`` / ``tol_items``
 make an entry model-dependent, anything else exact.
 
 :func:`check` compares one notebook's metrics with its block and returns the
-mismatches (key, kind, expected, actual, tolerance; a missing key is one).
+mismatches (key, pin_type, expected, actual, tolerance; a missing key is one).
 ``python -m mtrun.expected --profile quick`` checks every notebook's
 ``metrics.json`` (found through :class:`mtlib.run.results.RunLayout`) and exits 1
 listing the mismatches, 2 when the file is malformed (naming its path and
@@ -45,7 +45,7 @@ from mtrun.profiles import discover
 
 __all__ = [
     "EXPECTED_FILE",
-    "KINDS",
+    "PIN_TYPES",
     "Expectation",
     "ExpectedFormatError",
     "Mismatch",
@@ -58,10 +58,10 @@ __all__ = [
 
 #: Where the pinned values live, relative to the project folder.
 EXPECTED_FILE = Path("notebooks") / "profiles" / "expected.yaml"
-#: The two kinds of pinned value (sub-blocks of a profile).
-KINDS = ("exact", "model")
+#: The two types of pinned value (sub-blocks of a profile): a pin's pin_type.
+PIN_TYPES = ("exact", "model")
 _FIELDS = {"value", "tol", "tol_items", "items", "per", "truncate", "source"}
-_KIND_FIELDS = {
+_PIN_TYPE_FIELDS = {
     "exact": {"value", "truncate", "source"},
     "model": {"value", "tol", "tol_items", "items", "per", "source"},
 }
@@ -89,7 +89,7 @@ class Expectation:
             values), or None. Without ``tol``, ``tol_items`` and ``truncate`` the values must be equal.
         source: Where the value comes from (e.g. ``"Table 6, Carvalho et al. 2023"``), or None.
         line: Line of the entry in the file (1-based).
-        kind: ``"exact"`` (a function of the data alone) or ``"model"`` (depends on a model's arithmetic).
+        pin_type: ``"exact"`` (a function of the data alone) or ``"model"`` (depends on a model's arithmetic).
         tol_items: How many items may change outcome (the tolerance is ``tol_items / denominator``), or None.
         items: The denominator as a number, or None.
         per: The metrics key holding the denominator in the run, or None.
@@ -101,7 +101,7 @@ class Expectation:
     truncate: int | None = None
     source: str | None = None
     line: int = 0
-    kind: str = "exact"
+    pin_type: str = "exact"
     tol_items: int | None = None
     items: int | None = None
     per: str | None = None
@@ -159,7 +159,7 @@ class Mismatch:
     tolerance: str
     missing: bool = False
     line: int = 0
-    kind: str = "exact"
+    pin_type: str = "exact"
 
     def __str__(self) -> str:
         if self.key == "metrics.json":  # the whole file: missing, or unreadable (``actual`` says where)
@@ -170,7 +170,7 @@ class Mismatch:
             )
         got = "missing from metrics.json" if self.missing else f"actual {self.actual!r}"
         return (
-            f"{self.notebook}: {self.key}: expected {self.expected!r} ({self.kind}, {self.tolerance}), {got} "
+            f"{self.notebook}: {self.key}: expected {self.expected!r} ({self.pin_type}, {self.tolerance}), {got} "
             f"(expected.yaml line {self.line})"
         )
 
@@ -251,12 +251,12 @@ def load(path: str | Path | None = None) -> dict[str, dict[str, dict[str, Expect
             what = f"{number!r} / {profile!r}"
             items = _mapping(entries, path, f"metric entries of {what}")
             seen: dict[str, int] = {}
-            kinded = bool(items) and all(
-                isinstance(k, yaml.ScalarNode) and k.value in KINDS and isinstance(v, yaml.MappingNode)
+            typed = bool(items) and all(
+                isinstance(k, yaml.ScalarNode) and k.value in PIN_TYPES and isinstance(v, yaml.MappingNode)
                 for k, v in items
             )
-            for head, head_node, sub in _unique(loader, items, path, what, {} if kinded else seen):
-                if kinded:
+            for head, head_node, sub in _unique(loader, items, path, what, {} if typed else seen):
+                if typed:
                     for key, key_node, node in _unique(
                         loader, _mapping(sub, path, f"{head} entries of {what}"), path, what, seen
                     ):
@@ -267,7 +267,7 @@ def load(path: str | Path | None = None) -> dict[str, dict[str, dict[str, Expect
 
 
 def _entry(
-    key: str, key_node: yaml.Node, node: yaml.Node, loader: yaml.SafeLoader, path: Path, kind: str | None
+    key: str, key_node: yaml.Node, node: yaml.Node, loader: yaml.SafeLoader, path: Path, pin_type: str | None
 ) -> Expectation:
     line = key_node.start_mark.line + 1
     what = (
@@ -277,15 +277,15 @@ def _entry(
     if not isinstance(node, yaml.MappingNode):
         raise ExpectedFormatError(path, line, f"expected {what}")
     entry = loader.construct_object(node, deep=True)
-    allowed = _KIND_FIELDS[kind] if kind else _FIELDS
+    allowed = _PIN_TYPE_FIELDS[pin_type] if pin_type else _FIELDS
     unknown = set(entry) - allowed
     if "value" not in entry or unknown:
-        where = f" in a {kind!r} block" if kind else ""
+        where = f" in a {pin_type!r} block" if pin_type else ""
         raise ExpectedFormatError(
             path,
             line,
             f"expected {what}; got fields {sorted(entry)}{where}"
-            + (f" (a {kind!r} entry takes {sorted(allowed)})" if kind and unknown else ""),
+            + (f" (a {pin_type!r} entry takes {sorted(allowed)})" if pin_type and unknown else ""),
         )
     value, tol, truncate = entry["value"], entry.get("tol"), entry.get("truncate")
     tol_items, items, per = entry.get("tol_items"), entry.get("items"), entry.get("per")
@@ -321,10 +321,10 @@ def _entry(
         raise ExpectedFormatError(
             path, line, f"{key}: truncate must be a whole number of decimals >= 0 beside a numeric value"
         )
-    if kind == "model" and tol is None and tol_items is None:
+    if pin_type == "model" and tol is None and tol_items is None:
         raise ExpectedFormatError(path, line, f"{key}: a 'model' entry needs tol_items (with items or per) or tol")
-    if kind is None:
-        kind = "model" if tol is not None or tol_items is not None else "exact"
+    if pin_type is None:
+        pin_type = "model" if tol is not None or tol_items is not None else "exact"
     return Expectation(
         key,
         value,
@@ -332,7 +332,7 @@ def _entry(
         truncate,
         entry.get("source"),
         line,
-        kind,
+        pin_type,
         tol_items,
         items,
         per,
@@ -371,7 +371,9 @@ def check(
             if exp.tol_items is not None:
                 tol = exp.absolute_tol(metrics)
                 tolerance += f" = ±{tol:.3g}" if tol is not None else f" ({exp.per} missing from metrics.json)"
-            out.append(Mismatch(str(stem_or_number), key, exp.value, actual, tolerance, missing, exp.line, exp.kind))
+            out.append(
+                Mismatch(str(stem_or_number), key, exp.value, actual, tolerance, missing, exp.line, exp.pin_type)
+            )
     return out
 
 
@@ -454,13 +456,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print(m)
     bad = {m.notebook for m in mismatches}
-    kinds = {k: 0 for k in KINDS}
+    counts = {k: 0 for k in PIN_TYPES}
     for number in {_number(c) for c in checked}:
         for exp in expectations(number, args.profile, path=args.expected).values():
-            kinds[exp.kind] += 1
+            counts[exp.pin_type] += 1
     print(
         f"mtrun.expected: {len(checked) - len(bad)} of {len(checked)} notebook(s) reproduce their pinned "
-        f"{args.profile} values ({kinds['exact']} exact, {kinds['model']} model-dependent within their "
+        f"{args.profile} values ({counts['exact']} exact, {counts['model']} model-dependent within their "
         "tolerance)" + (f"; {len(mismatches)} mismatch(es)" if mismatches else "")
     )
     return 1 if mismatches else 0

@@ -42,7 +42,7 @@ def complete_manifest(
     if not manifest:
         manifest = {
             "schema": SCHEMA,
-            "kind": "notebook",
+            "record_type": "notebook",
             "notebook": stem,
             "profile": profile,
             "written_by": "runner",
@@ -90,7 +90,7 @@ def invocation_manifest(profile: str, notebooks: Sequence[tuple[str, str, float]
         )
     return {
         "schema": SCHEMA,
-        "kind": "invocation",
+        "record_type": "invocation",
         "profile": profile,
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "code": code_record(),

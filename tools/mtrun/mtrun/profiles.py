@@ -22,14 +22,13 @@ from typing import Any
 
 import yaml
 
-from mtlib.experiments.spec import RUNNER_SET as SPEC_RUNNER_SET
+from mtlib.experiments.spec import RUNNER_SET
 from mtlib.run import params as nbparams
 from mtlib.run.layout import safe_component
 from mtrun import yamlfile
 
 __all__ = [
     "INPUT_LISTS",
-    "RUNNER_SET",
     "apply_overrides",
     "builtin_profiles",
     "check_parameters",
@@ -42,8 +41,6 @@ __all__ = [
     "profile_path",
 ]
 
-#: Parameters the runner sets for every notebook (from --profile and --out-dir); a ``-p`` for them is refused.
-RUNNER_SET = SPEC_RUNNER_SET
 #: Parameters that name input files or folders (besides any ``*_path`` / ``*_dir`` other than ``out_dir``).
 INPUT_LISTS = ("word_lists",)
 

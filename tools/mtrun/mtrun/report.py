@@ -329,8 +329,8 @@ def _a(label: Any, target: str) -> str:
 
 
 def _status(status: str) -> str:
-    kind = status if status in ("ok", "failed", "interrupted") else "other"
-    return f'<span class="{kind}">{_e(status)}</span>'
+    css = status if status in ("ok", "failed", "interrupted") else "other"
+    return f'<span class="{css}">{_e(status)}</span>'
 
 
 def _html_row(r: JobResult, date: str, now: str, root: Path, profile: str) -> str:

@@ -192,8 +192,8 @@ def test_folders_of_runs_are_paired_by_profile_and_notebook(baseline, home, monk
 
 def test_metrics_compare_within_their_pinned_tolerance():
     pins = {
-        "accuracy": Expectation("accuracy", 0.8, tol_items=2, per="n", kind="model"),
-        "rate": Expectation("rate", 0.12, tol=0.01, kind="model"),
+        "accuracy": Expectation("accuracy", 0.8, tol_items=2, per="n", pin_type="model"),
+        "rate": Expectation("rate", 0.12, tol=0.01, pin_type="model"),
         "cell": Expectation("cell", 0.98, truncate=2),
     }
     a = {"accuracy": 0.80, "n": 100, "rate": 0.12, "cell": 0.981, "count": 5, "timing/x_seconds": 1.0}

@@ -129,15 +129,15 @@ KINDED = """\
 
 
 @pytest.fixture
-def kinded(tmp_path):
-    path = tmp_path / "kinded.yaml"
+def typed_pins(tmp_path):
+    path = tmp_path / "typed_pins.yaml"
     path.write_text(KINDED)
     return path
 
 
-def test_exact_and_model_blocks_give_each_entry_its_kind_and_tolerance_in_items(kinded, good):
-    block = expected.expectations("02", "smoke", path=kinded)
-    assert {k: e.kind for k, e in block.items()} == {
+def test_exact_and_model_blocks_give_each_entry_its_pin_type_and_tolerance_in_items(typed_pins, good):
+    block = expected.expectations("02", "smoke", path=typed_pins)
+    assert {k: e.pin_type for k, e in block.items()} == {
         "n_contexts": "exact",
         "cell": "exact",
         "nli_accuracy": "model",
@@ -151,10 +151,10 @@ def test_exact_and_model_blocks_give_each_entry_its_kind_and_tolerance_in_items(
     assert block["probe_accuracy"].absolute_tol({"probe_accuracy_n": 100}) == pytest.approx(0.02)
     # a flat block (no exact: / model:) reads as before: tol makes an entry model-dependent, the rest is exact
     flat = expected.expectations("01", "smoke", path=good)
-    assert flat["violation_rate/overall"].kind == "model" and flat["n_sources"].kind == "exact"
+    assert flat["violation_rate/overall"].pin_type == "model" and flat["n_sources"].pin_type == "exact"
 
 
-def test_tolerance_in_items_over_a_number_or_a_metrics_key(kinded):
+def test_tolerance_in_items_over_a_number_or_a_metrics_key(typed_pins):
     base = {
         "n_contexts": 12,
         "cell": 0.989,
@@ -165,7 +165,7 @@ def test_tolerance_in_items_over_a_number_or_a_metrics_key(kinded):
     }
 
     def keys(**changed):
-        return [m.key for m in expected.check("02", "smoke", {**base, **changed}, path=kinded)]
+        return [m.key for m in expected.check("02", "smoke", {**base, **changed}, path=typed_pins)]
 
     assert keys() == []
     assert keys(nli_accuracy=0.7 + 3 / 343) == []  # three items flipped: within
@@ -177,9 +177,9 @@ def test_tolerance_in_items_over_a_number_or_a_metrics_key(kinded):
     assert keys(n_contexts=13) == ["n_contexts"] and keys(cell=0.99) == ["cell"]
     # a missing denominator is a mismatch that says so
     missing = {k: v for k, v in base.items() if k != "probe_accuracy_n"}
-    (m,) = expected.check("02", "smoke", missing, path=kinded)
-    assert m.key == "probe_accuracy" and m.kind == "model" and "probe_accuracy_n missing" in str(m)
-    (m,) = expected.check("02", "smoke", {**base, "nli_accuracy": 0.8}, path=kinded)
+    (m,) = expected.check("02", "smoke", missing, path=typed_pins)
+    assert m.key == "probe_accuracy" and m.pin_type == "model" and "probe_accuracy_n missing" in str(m)
+    (m,) = expected.check("02", "smoke", {**base, "nli_accuracy": 0.8}, path=typed_pins)
     assert "(model, ±3 items of 343 = ±0.00875)" in str(m) and "line 7" in str(m)
 
 
@@ -253,9 +253,9 @@ def test_the_project_file_says_what_each_value_depends_on():
     raw = yaml.safe_load(expected.project_root().joinpath(expected.EXPECTED_FILE).read_text())
     for number, profiles in raw.items():
         for profile, block in profiles.items():
-            assert set(block) <= set(expected.KINDS), f"{number}/{profile}: keys outside exact:/model: {set(block)}"
+            assert set(block) <= set(expected.PIN_TYPES), f"{number}/{profile}: keys outside exact:/model: {set(block)}"
     for number, profiles in expected.load().items():
         for profile, block in profiles.items():
             for key, exp in block.items():
-                if exp.kind == "model" and exp.tol_items is None:
+                if exp.pin_type == "model" and exp.tol_items is None:
                     assert exp.tol is not None and exp.tol > 0, (number, profile, key)

@@ -1,14 +1,14 @@
 """How one TRE fit runs, as one object: composition, steps, learning rate, initialisation, held-out part.
 
-Intuition: these are not a classifier's settings (nothing here is a
+Intuition: these are not a classifier's training block (nothing here is a
 :class:`~mtlib.models.ClassifierSettings`): they are the optimiser's and the
 protocol's, shared by every encoder of a run and by the sensitivity sweep around
 them (notebook 06's last section). Notebook 06's
-spec holds their defaults (:meth:`mtlib.experiments.tre.spec.Spec.fit_settings`);
+spec holds their defaults (:meth:`mtlib.experiments.tre.spec.Spec.fit_options`);
 this object has none, so no module keeps a second copy.
 
 Example:
-    >>> fit = FitSettings(composition="add", steps=400, lr=0.01, init_scale=1.0, heldout_fraction=0.3, unseen="zero")
+    >>> fit = TreFitOptions(composition="add", steps=400, lr=0.01, init_scale=1.0, heldout_fraction=0.3, unseen="zero")
     >>> sorted(fit.kwargs())
     ['composition', 'heldout_fraction', 'init_scale', 'lr', 'steps', 'unseen']
 """
@@ -20,8 +20,8 @@ from typing import Any
 
 
 @dataclass(frozen=True)
-class FitSettings:
-    """The settings of a TRE fit (:func:`~mtlib.analysis.tree_reconstruction.fit_tre_heldout`).
+class TreFitOptions:
+    """The options of a TRE fit (:func:`~mtlib.analysis.tree_reconstruction.fit_tre_heldout`).
 
     Attributes:
         composition: ``"add"`` (a node is the sum of its children) or ``"linear"`` (learned ``W [a; b]``).
@@ -42,5 +42,5 @@ class FitSettings:
     unseen: str
 
     def kwargs(self) -> dict[str, Any]:
-        """The settings as keyword arguments of :func:`~mtlib.analysis.tree_reconstruction.fit_tre_heldout`."""
+        """The options as keyword arguments of :func:`~mtlib.analysis.tree_reconstruction.fit_tre_heldout`."""
         return asdict(self)
