@@ -43,5 +43,5 @@ RENAMED = [
 def test_a_renamed_public_name_warns_for_one_release_and_gives_the_new_object(face: str, old: str, new: str) -> None:
     module = importlib.import_module(face)
     assert new in module.__all__ and old not in module.__all__
-    with pytest.warns(DeprecationWarning, match=f"{face}.{old} moved to {face}.{new}"):
+    with pytest.warns(DeprecationWarning, match=f"{face}.{old} is renamed {new}"):
         assert getattr(module, old) is getattr(module, new)
