@@ -159,7 +159,8 @@ def test_05_refuses_a_classifier_that_returns_margins_at_the_cell_that_calls_it(
         '        fitted = mt_models.classifier(loaded[encoder], data.train, how="head", head=head, '
         "settings=spec.head_training(), seed=train_seed, context=context)\n"
         "        margin = fitted.log_odds\n"
-        "        fitted.classify = lambda texts, text_pairs=None: np.stack([-margin(texts, 1), margin(texts, 1)], axis=1)\n"
+        "        fitted.classify = lambda texts, text_pairs=None: np.stack(\n"
+        "            [-margin(texts, 1), margin(texts, 1)], axis=1)\n"
         "        return fitted\n"
     )
     failed = edited_run(tmp_path, "05_polarity_sensitivity", old, new, fails=True)
