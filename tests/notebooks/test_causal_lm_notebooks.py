@@ -65,6 +65,7 @@ def test_05_gives_the_lm_s_row_in_table1_beside_the_encoders_heads(tmp_path, lm_
         assert "no sentence embeddings" in metrics["_skipped"][f"{lm}/pss/{head}/FB"]
         assert f"{lm}/pss/{head}/FB" not in metrics
     assert "a causal LM; no FB or FT row" in stdout
+    assert f"Causal LM by prompt, {lm_dir}/prompt/prompt: PSS {row['pss']:.3f}" in stdout  # "What this run shows"
     # the encoders' values are the unedited smoke run's (pinned in expected.yaml)
     assert metrics["pss/linear/FB"] == pytest.approx(0.45) and metrics["pss/linear/FT"] == pytest.approx(0.2375)
 
