@@ -37,6 +37,7 @@ _face = Face(
         "weights.identity": ["file_digest", "model_identity"],
         "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
         "inference.prompts": ["PromptTemplate", "TEMPLATES"],
+        "inference.oov": ["coverage_metrics", "coverage_note", "coverage_summary", "model_token_counts"],
         "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
         "capabilities": ["ADAPTERS", "folder_family"],
         "adapters": [

@@ -149,6 +149,26 @@ def test_05_with_another_encoder_and_one_listed_twice(tmp_path):
     assert "encoders lists 'minilm-static' twice (entries [0] and [1])" in failed["stderr"]
 
 
+def test_05_refuses_a_classifier_that_returns_margins_at_the_cell_that_calls_it(tmp_path):
+    """A broken contract: train_classifier's FB head answers margins (minus and plus its log-odds) instead of class
+    probabilities; the run stops at the labelling cell, naming the setting and what was expected."""
+    old = (
+        '        return mt_models.classifier(loaded[encoder], data.train, how="head", head=head, '
+        "settings=spec.head_training(),\n                                    seed=train_seed, context=context)\n"
+    )
+    new = (
+        '        fitted = mt_models.classifier(loaded[encoder], data.train, how="head", head=head, '
+        "settings=spec.head_training(), seed=train_seed, context=context)\n"
+        "        margin = fitted.log_odds\n"
+        "        fitted.classify = lambda texts, text_pairs=None: np.stack(\n"
+        "            [-margin(texts, 1), margin(texts, 1)], axis=1)\n"
+        "        return fitted\n"
+    )
+    failed = edited_run(tmp_path, "05_polarity_sensitivity", old, new, fails=True)
+    want = "ContractError: train_classifier('minilm-static', 'linear', 'FB').classify must return finite values in"
+    assert f"{want} [0.0, 1.0] of shape (2, 2)" in failed["stderr"]
+
+
 def test_06_with_another_distance(tmp_path):
     """Another distance: the angle between the vectors (scaled to [0, 2]) instead of 1 - cos."""
     old = "    return 1.0 - dot / (composed.norm(dim=-1) * target.norm(dim=-1)).clamp_min(1e-12)"

