@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from mtlib.models import ClassifierSettings, Model, classifier, pair_features, pair_probability_matrix
-from mtlib.models.training.frozen import train_head
 from mtlib.utils.context import RunContext
 
 CPU = RunContext.resolve(device="cpu")
@@ -17,7 +16,8 @@ def _random_head(kind: str, W: np.ndarray, seed: int = 0):
     i, j = rng.integers(0, len(W), 300), rng.integers(0, len(W), 300)
     y = rng.random(300) < 0.4
     extra = {"epochs": 3, "hidden": (16,)} if kind == "mlp" else {}
-    return train_head(pair_features(W[i], W[j]), y, kind=kind, seed=seed, use_cache=False, **extra)
+    head = {"logreg": "linear"}.get(kind, kind)
+    return classifier(pair_features(W[i], W[j]), y, how="head", head=head, seed=seed, use_cache=False, **extra)
 
 
 @pytest.mark.parametrize("kind", ["logreg", "mlp"])
