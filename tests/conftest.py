@@ -63,7 +63,20 @@ def smoke_runs(request, tmp_path_factory):
         getattr(getattr(item, "module", None), "__name__", "").endswith("test_determinism")
         for item in request.session.items
     )
-    return SmokeRuns(tmp_path_factory.mktemp("smoke"), pairs=pairs)
+    if hasattr(request.config, "workerinput"):  # pytest -n 2: both workers share the runs (made once, under locks)
+        base = tmp_path_factory.getbasetemp().parent / "smoke-runs"  # the session's basetemp, above popen-gwN
+    else:
+        base = tmp_path_factory.mktemp("smoke")
+    return SmokeRuns(base, pairs=pairs)
+
+
+def pytest_itemcollected(item):
+    """Each notebook's readers of the smoke runs in one more xdist group, ``smoke-NN``: the notebooks spread
+    over both workers under ``-n 2 --dist loadgroup``, and the tests of one notebook run together, on the
+    worker that makes its run (a reader on the other worker waits for the run, tests/smoke_runs.py)."""
+    path = getattr(getattr(item, "callspec", None), "params", {}).get("path")
+    if "smoke_runs" in getattr(item, "fixturenames", ()) and isinstance(path, Path) and path.suffix == ".ipynb":
+        item.add_marker(pytest.mark.xdist_group(f"smoke-{path.stem[:2]}"))
 
 
 def _wordpiece_tokenizer(sentences):
@@ -198,5 +211,4 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _in_smoke_group(item) -> bool:
-    marker = item.get_closest_marker("xdist_group")
-    return marker is not None and (marker.args[:1] or [marker.kwargs.get("name")])[0] == "smoke"
+    return any((m.args[:1] or [m.kwargs.get("name")])[0] == "smoke" for m in item.iter_markers("xdist_group"))
