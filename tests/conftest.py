@@ -193,9 +193,11 @@ def tiny_roberta_nli_dir(tmp_path_factory) -> Path:
 def pytest_collection_modifyitems(config, items):
     """Under ``-n 2 --dist loadgroup`` (``make test``), refuse to run if xdist did not group the marked tests.
 
-    The smoke runs and the Dask cluster are session fixtures shared by the tests of one ``xdist_group``; if
-    the group suffix is missing from the node ids (pytest 9.2 stores them where pytest-xdist 3.8 no longer
-    writes), every worker builds them again and ``make test`` costs minutes more, silently.
+    The Dask cluster is a session fixture shared by the tests of one ``xdist_group``, and each notebook's readers
+    of the smoke runs form one group (their runs are made once per session whichever worker asks, but a reader
+    spread from its notebook's group would wait for the other worker); if the group suffix is missing from the
+    node ids (pytest 9.2 stores them where pytest-xdist 3.8 no longer writes), every worker builds the cluster
+    and ``make test`` costs minutes more, silently.
     """
     strays = [i.nodeid for i in items if "smoke_runs" in getattr(i, "fixturenames", ()) and not _in_smoke_group(i)]
     if strays:  # under -n 2 it would land on the other worker, which would make its smoke runs again (minutes)
