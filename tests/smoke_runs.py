@@ -15,11 +15,11 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock  # a dependency of torch
+from filelock import FileLock, Timeout  # a dependency of torch
 
 from mtlib.run.layout import RunLayout
 
@@ -141,13 +141,35 @@ class SmokeRuns:
                 r = json.loads(path.read_text(encoding="utf-8"))
                 self.done[number, which] = SmokeRun(number, Path(r["out_dir"]), r["returncode"], r["log"])
 
+    def _lock(self, number: str, wait: bool = True) -> FileLock:
+        self.base.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.base / f"{number}.lock"), timeout=-1 if wait else 0)
+
+    def _make(self, number: str, which: str) -> None:
+        """Under ``number``'s lock: read what another worker made, make run ``which`` if it is not there."""
+        self._read_records(number)
+        if (number, which) not in self.done:
+            paired = self.pairs and number not in UNPAIRED
+            self._run(number, ("a", "b") if paired else (which,))
+
     def get(self, number: str, which: str = "a") -> SmokeRun:
         """The run ``which`` of notebook ``number``, made now if no worker of this session made it yet."""
         if (number, which) not in self.done:
-            self.base.mkdir(parents=True, exist_ok=True)
-            with FileLock(str(self.base / f"{number}.lock")):  # the other worker may be making it: wait for it
-                self._read_records(number)
-                if (number, which) not in self.done:
-                    paired = self.pairs and number not in UNPAIRED
-                    self._run(number, ("a", "b") if paired else (which,))
+            with self._lock(number):  # the other worker may be making it: wait for it
+                self._make(number, which)
         return self.done[number, which]
+
+    def get_all(self, numbers: Sequence[str]) -> dict[str, SmokeRun]:
+        """Run ``a`` of every notebook of ``numbers``: first those no other worker is making (made or read here),
+        then, waiting, the others; a reader of all the runs (the book) never waits while it could make one."""
+        pending = list(dict.fromkeys(numbers))
+        while pending:
+            number = pending.pop(0)
+            if (number, "a") in self.done:
+                continue
+            try:
+                with self._lock(number, wait=not pending):  # the last one left: wait for it
+                    self._make(number, "a")
+            except Timeout:  # the other worker is making it: come back to it after the others
+                pending.append(number)
+        return {n: self.done[n, "a"] for n in numbers}
