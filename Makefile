@@ -56,7 +56,7 @@ check: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/nbqa mypy notebooks
 
-# two workers (2-core CI): the smoke runs stay together on one (xdist groups)
+# two workers (2-core CI): each smoke run made once, shared by both (tests/smoke_runs.py); xdist groups
 test: install check
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 

@@ -63,7 +63,20 @@ def smoke_runs(request, tmp_path_factory):
         getattr(getattr(item, "module", None), "__name__", "").endswith("test_determinism")
         for item in request.session.items
     )
-    return SmokeRuns(tmp_path_factory.mktemp("smoke"), pairs=pairs)
+    if hasattr(request.config, "workerinput"):  # pytest -n 2: both workers share the runs (made once, under locks)
+        base = tmp_path_factory.getbasetemp().parent / "smoke-runs"  # the session's basetemp, above popen-gwN
+    else:
+        base = tmp_path_factory.mktemp("smoke")
+    return SmokeRuns(base, pairs=pairs)
+
+
+def pytest_itemcollected(item):
+    """Each notebook's readers of the smoke runs in one more xdist group, ``smoke-NN``: the notebooks spread
+    over both workers under ``-n 2 --dist loadgroup``, and the tests of one notebook run together, on the
+    worker that makes its run (a reader on the other worker waits for the run, tests/smoke_runs.py)."""
+    path = getattr(getattr(item, "callspec", None), "params", {}).get("path")
+    if "smoke_runs" in getattr(item, "fixturenames", ()) and isinstance(path, Path) and path.suffix == ".ipynb":
+        item.add_marker(pytest.mark.xdist_group(f"smoke-{path.stem[:2]}"))
 
 
 def _wordpiece_tokenizer(sentences):
@@ -180,9 +193,11 @@ def tiny_roberta_nli_dir(tmp_path_factory) -> Path:
 def pytest_collection_modifyitems(config, items):
     """Under ``-n 2 --dist loadgroup`` (``make test``), refuse to run if xdist did not group the marked tests.
 
-    The smoke runs and the Dask cluster are session fixtures shared by the tests of one ``xdist_group``; if
-    the group suffix is missing from the node ids (pytest 9.2 stores them where pytest-xdist 3.8 no longer
-    writes), every worker builds them again and ``make test`` costs minutes more, silently.
+    The Dask cluster is a session fixture shared by the tests of one ``xdist_group``, and each notebook's readers
+    of the smoke runs form one group (their runs are made once per session whichever worker asks, but a reader
+    spread from its notebook's group would wait for the other worker); if the group suffix is missing from the
+    node ids (pytest 9.2 stores them where pytest-xdist 3.8 no longer writes), every worker builds the cluster
+    and ``make test`` costs minutes more, silently.
     """
     strays = [i.nodeid for i in items if "smoke_runs" in getattr(i, "fixturenames", ()) and not _in_smoke_group(i)]
     if strays:  # under -n 2 it would land on the other worker, which would make its smoke runs again (minutes)
@@ -198,5 +213,4 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _in_smoke_group(item) -> bool:
-    marker = item.get_closest_marker("xdist_group")
-    return marker is not None and (marker.args[:1] or [marker.kwargs.get("name")])[0] == "smoke"
+    return any((m.args[:1] or [m.kwargs.get("name")])[0] == "smoke" for m in item.iter_markers("xdist_group"))

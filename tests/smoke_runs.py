@@ -11,12 +11,15 @@ about one extra notebook run's worth of CPU but little extra wall time.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from filelock import FileLock, Timeout  # a dependency of torch
 
 from mtlib.run.layout import RunLayout
 
@@ -97,8 +100,13 @@ class SmokeRun:
 class SmokeRuns:
     """Session cache of smoke runs: run ``a`` (the session's ``MTLIB_CACHE``) and run ``b`` (a fresh cache).
 
+    Under ``pytest -n 2`` both workers are given the same ``base`` (``tests/conftest.py``): a run is made by the
+    first worker that asks for it, under a lock per notebook, and read from its record (``a-NN.json``) by the
+    other, so the readers of the smoke runs may be spread over both workers without any run made twice.
+
     Args:
-        base: An empty folder for the outputs and the fresh caches.
+        base: A folder for the outputs, the fresh caches, the runs' records and their locks (shared by the
+            workers of one session).
         pairs: Start run ``b`` together with run ``a`` (a determinism test is collected), for every notebook
             but those of :data:`UNPAIRED`.
     """
@@ -114,15 +122,54 @@ class SmokeRuns:
         env["PYTHONPATH"] = os.pathsep.join([str(AUDIT), env["PYTHONPATH"]])
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), out
 
+    def _record(self, number: str, which: str) -> Path:
+        return self.base / f"{which}-{number}.json"
+
     def _run(self, number: str, which: tuple[str, ...]) -> None:
         started = {w: self._start(number, w) for w in which if (number, w) not in self.done}
         for w, (proc, out) in started.items():
             log, _ = proc.communicate()
             self.done[number, w] = SmokeRun(number, out, proc.returncode, log)
+            record = {"out_dir": str(out), "returncode": proc.returncode, "log": log}
+            self._record(number, w).write_text(json.dumps(record), encoding="utf-8")
 
-    def get(self, number: str, which: str = "a") -> SmokeRun:
-        """The run ``which`` of notebook ``number``, made now if not made yet."""
+    def _read_records(self, number: str) -> None:
+        """The runs of ``number`` another worker of this session made (their records), into :attr:`done`."""
+        for which in ("a", "b"):
+            path = self._record(number, which)
+            if (number, which) not in self.done and path.exists():
+                r = json.loads(path.read_text(encoding="utf-8"))
+                self.done[number, which] = SmokeRun(number, Path(r["out_dir"]), r["returncode"], r["log"])
+
+    def _lock(self, number: str, wait: bool = True) -> FileLock:
+        self.base.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.base / f"{number}.lock"), timeout=-1 if wait else 0)
+
+    def _make(self, number: str, which: str) -> None:
+        """Under ``number``'s lock: read what another worker made, make run ``which`` if it is not there."""
+        self._read_records(number)
         if (number, which) not in self.done:
             paired = self.pairs and number not in UNPAIRED
             self._run(number, ("a", "b") if paired else (which,))
+
+    def get(self, number: str, which: str = "a") -> SmokeRun:
+        """The run ``which`` of notebook ``number``, made now if no worker of this session made it yet."""
+        if (number, which) not in self.done:
+            with self._lock(number):  # the other worker may be making it: wait for it
+                self._make(number, which)
         return self.done[number, which]
+
+    def get_all(self, numbers: Sequence[str]) -> dict[str, SmokeRun]:
+        """Run ``a`` of every notebook of ``numbers``: first those no other worker is making (made or read here),
+        then, waiting, the others; a reader of all the runs (the book) never waits while it could make one."""
+        pending = list(dict.fromkeys(numbers))
+        while pending:
+            number = pending.pop(0)
+            if (number, "a") in self.done:
+                continue
+            try:
+                with self._lock(number, wait=not pending):  # the last one left: wait for it
+                    self._make(number, "a")
+            except Timeout:  # the other worker is making it: come back to it after the others
+                pending.append(number)
+        return {n: self.done[n, "a"] for n in numbers}

@@ -79,8 +79,23 @@ def _kill_a_fan_out_worker(client, stop: threading.Event, killed: dict) -> None:
         time.sleep(0.5)
 
 
+#: The cluster's closing and the tests still to read :func:`runs` on this worker: the cluster is closed after the
+#: last of them (an idle 2-worker LocalCluster costs about 5 s of CPU a minute), not at the end of the session.
+_LIVE: dict = {}
+
+
+@pytest.fixture(autouse=True)
+def _close_the_cluster_after_its_last_reader(request):
+    yield
+    if "pending" in _LIVE:
+        _LIVE["pending"].discard(request.node.nodeid)
+        if not _LIVE["pending"]:
+            _LIVE.pop("pending")
+            _LIVE.pop("close")()
+
+
 @pytest.fixture(scope="session")  # not module: xdist may interleave modules on a worker, which would rebuild it
-def runs(tmp_path_factory):
+def runs(request, tmp_path_factory):
     """(sequential results, dask results, the executor, kill record, out dirs, cluster address)."""
     import dask
     from distributed import Client, LocalCluster
@@ -99,6 +114,14 @@ def runs(tmp_path_factory):
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
         )
     client = Client(cluster, set_as_default=False)
+    closed: list[bool] = []
+
+    def close() -> None:
+        if not closed:
+            closed.append(True)
+            client.close()
+            cluster.close()
+
     stop, killed = threading.Event(), {}
     killer = threading.Thread(target=_kill_a_fan_out_worker, args=(client, stop, killed), daemon=True)
     try:
@@ -112,12 +135,14 @@ def runs(tmp_path_factory):
         results = {r.stem: r for r in executor.map(jobs)}
         stop.set()
         killer.join(timeout=10)
+        readers = {i.nodeid for i in request.session.items if "runs" in getattr(i, "fixturenames", ())}
+        _LIVE.update(pending=readers, close=close)
         yield sequential, results, executor, killed, (seq_out, dask_out), cluster.scheduler_address
     finally:
         stop.set()
         _restore(old)
-        client.close()
-        cluster.close()
+        _LIVE.clear()
+        close()
 
 
 def _comparable(metrics: dict) -> dict:
