@@ -87,9 +87,7 @@ def loop_seconds(
 
     pad_to = None if bucketed else 128
     plan = ResolvedTraining.from_record(settings)  # the recorded form of these settings, read by attribute
-    return finetune_network(model, data, plan, labels, "cpu", pad_to=pad_to, bucketed=bucketed, fused=fused)[
-        2
-    ].seconds
+    return finetune_network(model, data, plan, labels, "cpu", pad_to=pad_to, bucketed=bucketed, fused=fused)[2].seconds
 
 
 #: The three configurations timed on MiniLM: the old one (before issue 29), the default (the word-embedding matrix
