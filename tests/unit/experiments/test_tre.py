@@ -64,5 +64,5 @@ def test_old_tre_names_still_work_for_one_release_with_a_deprecation_warning():
     spec = tre.Spec()
     with pytest.warns(DeprecationWarning, match=r"fit_settings\(\) is renamed spec\.fit_options\(\)"):
         assert spec.fit_settings() == spec.fit_options()
-    with pytest.warns(DeprecationWarning, match="tre.FitSettings moved to mtlib.experiments.tre.TreFitOptions"):
+    with pytest.warns(DeprecationWarning, match="tre.FitSettings is renamed TreFitOptions"):
         assert tre.FitSettings is tre.TreFitOptions
