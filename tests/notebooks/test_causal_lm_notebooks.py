@@ -81,7 +81,7 @@ def test_07_gives_the_lm_s_rows_by_nli_prompt_beside_the_heads(tmp_path, lm_dir)
     scores = pd.read_csv(layout.tables_dir / "accuracy_per_run.csv")
     mine, heads = scores[scores["model"] == str(lm_dir)], scores[scores["model"] == "minilm-static"]
     assert len(mine) == len(heads) > 0 and set(mine["how"]) == {"prompt-nli"}
-    keys = ["task", "setting", "config", "seed"]
+    keys = ["task", "setup", "config", "seed"]
     paired = mine.merge(heads, on=keys, suffixes=("_lm", "_head"))
     assert len(paired) == len(mine), "the LM runs on every dataset the heads run on"
     assert (paired["baseline_lm"] == paired["baseline_head"]).all(), "the same test sets, the same baselines"
