@@ -52,7 +52,7 @@ def run_with(tmp_path: Path, stem: str, *overrides: str) -> tuple[dict[str, Any]
 def test_05_gives_the_lm_s_row_in_table1_beside_the_encoders_heads(tmp_path, lm_dir):
     metrics, layout, stdout = run_with(tmp_path, "05_polarity_sensitivity", f"encoders=[minilm-static,{lm_dir}]")
     lm = f"models/{model_slug(str(lm_dir))}"
-    table1 = pd.read_csv(layout.tables_dir / "table1_pss.csv", index_col="setting")
+    table1 = pd.read_csv(layout.tables_dir / "table1_pss.csv", index_col="condition")
     row = table1.loc[f"{lm_dir}/prompt/prompt"]  # the LM's one row, by its name
     assert row["mode"] == "prompt" and row["final_layers"] == "prompt"
     assert 0.0 <= row["accuracy"] <= 1.0 and 0.0 <= row["pss"] <= 1.0
