@@ -116,7 +116,7 @@ class HeadClassifier(Model):
         shares: np.ndarray | None = None,
     ) -> None:
         super().__init__(
-            f"{encoder.name}+{head.kind}", f"{encoder.identity}+head:{training.key}", encoder.device, False
+            f"{encoder.name}+{head.head}", f"{encoder.identity}+head:{training.key}", encoder.device, False
         )
         self.encoder, self.head, self.labels, self.training = encoder, head, list(labels), training
         k = len(self.labels)

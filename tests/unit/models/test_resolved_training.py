@@ -132,3 +132,18 @@ def test_head_reads_the_old_head_name_logreg_as_linear_and_refuses_an_unknown_on
     assert dataclasses.replace(trained, head="logreg").head == "linear"
     with pytest.raises(ValueError, match="Head: head must be one of linear, mlp .*got 'svm'"):
         Head(**{**fields, "head": "svm"})
+
+
+def test_the_head_estimators_name_their_head_and_keep_kind_and_make_head_kind_for_one_release():
+    from mtlib.models.training.heads import LinearHead, MLPHead, make_head
+
+    assert (LinearHead.head, MLPHead.head) == ("linear", "mlp")
+    for cls in (LinearHead, MLPHead):
+        with pytest.warns(DeprecationWarning, match=f"{cls.__name__}.kind is renamed {cls.__name__}.head"):
+            assert make_head(cls.head).kind == cls.head
+    with pytest.warns(DeprecationWarning, match=r"make_head\(kind=...\) is renamed make_head\(head=...\)"):
+        assert isinstance(make_head(kind="logreg", seed=1), LinearHead)
+    with pytest.raises(TypeError, match="both head and its old name kind="):
+        make_head("mlp", kind="mlp")
+    with pytest.raises(ValueError, match="unknown head 'svm'"):
+        make_head("svm")
