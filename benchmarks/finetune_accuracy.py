@@ -66,7 +66,7 @@ def seti_task(seed: int):
     found = seti.extract_natural_inferences(sick.load_sick(sick.BUNDLED_SICK))
     pool = seti.subsample_pool(found, 80, 30, seed=0)
     data = seti_tasks.build(1, "trivial", "cg", pool, seti.verb_table(), seed)
-    train = pairs(stratified(data.train, 128, ["kind", "rule"]))
+    train = pairs(stratified(data.train, 128, [seti_tasks.ITEM_TYPE, "rule"]))
     test = pairs(stratified(data.test, 256, "rule"))
     return train, test, {"lr": 5e-5, "epochs": 2, "batch_size": 16}
 

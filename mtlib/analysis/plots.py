@@ -8,6 +8,7 @@ calls ``plt.show()``, so notebooks work the same in JupyterLab and papermill.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 
 import matplotlib
@@ -265,24 +266,40 @@ def strip_by_group(
     return fig
 
 
+def _setup_column(frame: pd.DataFrame, caller: str) -> pd.DataFrame:
+    """``frame`` with its SETI task setup in column ``setup``: a frame that still names it ``setting`` (the old
+    name) is renamed, with a DeprecationWarning, for one release."""
+    if "setup" not in frame.columns and "setting" in frame.columns:
+        warnings.warn(
+            f"{caller}: the column 'setting' is renamed 'setup'; frames with the old name are refused in the next "
+            "release",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return frame.rename(columns={"setting": "setup"})
+    return frame
+
+
 def accuracy_panels(
     scores: pd.DataFrame, panels: Sequence[tuple], configs: Sequence[tuple[str, str]], *, ylabel: str = ""
 ) -> plt.Figure:
-    """One panel per ``(task, setting)``: each model's accuracy in each configuration, one symbol per seed, and
+    """One panel per ``(task, setup)``: each model's accuracy in each configuration, one symbol per seed, and
     its majority baseline as a bar (SETI's Figure 1, Fu & Frank 2023).
 
     Args:
-        scores: One row per run: ``model``, ``task``, ``setting``, ``config``, ``seed``, ``accuracy``, ``baseline``.
-        panels: The ``(task, setting)`` pairs to draw, in order (those without a run are left out).
+        scores: One row per run: ``model``, ``task``, ``setup`` (its old name
+            ``setting`` still read, a DeprecationWarning), ``config``, ``seed``, ``accuracy``, ``baseline``.
+        panels: The ``(task, setup)`` pairs to draw, in order (those without a run are left out).
         configs: ``(config, legend label)`` pairs, drawn left and right of each model.
         ylabel: The first panel's y label.
     """
-    present = set(zip(scores["task"], scores["setting"]))
+    scores = _setup_column(scores, "accuracy_panels")
+    present = set(zip(scores["task"], scores["setup"]))
     panels = [p for p in panels if p in present]
     models = list(dict.fromkeys(scores["model"]))
     fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels) + 1, 3.6), sharey=True, squeeze=False)
-    for ax, (task, setting) in zip(axes[0], panels):
-        part = scores[(scores["task"] == task) & (scores["setting"] == setting)]
+    for ax, (task, setup) in zip(axes[0], panels):
+        part = scores[(scores["task"] == task) & (scores["setup"] == setup)]
         for (config, label), marker, shift in zip(configs, "osD^", np.linspace(-0.15, 0.15, len(configs))):
             sub = part[part["config"] == config]
             x = sub["model"].map(models.index) + shift + 0.03 * (sub["seed"].rank(method="first") - 1)
@@ -290,7 +307,7 @@ def accuracy_panels(
             base = sub.groupby("model")["baseline"].mean()
             ax.scatter(base.index.map(models.index) + shift, base, marker="_", s=160, color="0.3")
         ax.set_xticks(range(len(models)), models, rotation=40, ha="right", fontsize=8)
-        ax.set(title=f"Task {task}\n{setting}", xlim=(-0.6, len(models) - 0.4), ylim=(-0.02, 1.02))
+        ax.set(title=f"Task {task}\n{setup}", xlim=(-0.6, len(models) - 0.4), ylim=(-0.02, 1.02))
     axes[0][0].set_ylabel(ylabel)
     axes[0][0].legend(fontsize=7, loc="lower left")
     fig.tight_layout()
@@ -298,32 +315,33 @@ def accuracy_panels(
 
 
 def shot_curves(fewshot: pd.DataFrame, panels: Sequence[tuple], marks: dict | None = None) -> plt.Figure:
-    """One panel per ``(task, setting)``: accuracy against the shots (log scale, 0 drawn at 0.5), one line per
-    model with its min-max band over seeds, the majority baseline dotted, and ``marks[(task, setting)]`` (e.g. the
+    """One panel per ``(task, setup)``: accuracy against the shots (log scale, 0 drawn at 0.5), one line per
+    model with its min-max band over seeds, the majority baseline dotted, and ``marks[(task, setup)]`` (e.g. the
     number of missing rule types) dashed (SETI's Figure 2).
 
     Args:
-        fewshot: One row per run and shot budget: ``model``, ``task``, ``setting``, ``shots``, ``accuracy``,
-            ``baseline``.
-        panels: The ``(task, setting)`` pairs to draw, in order (those without a run are left out).
+        fewshot: One row per run and shot budget: ``model``, ``task``, ``setup`` (its old name
+            ``setting`` still read, a DeprecationWarning), ``shots``, ``accuracy``, ``baseline``.
+        panels: The ``(task, setup)`` pairs to draw, in order (those without a run are left out).
         marks: A vertical line per panel, at that many shots.
     """
     import seaborn as sns
 
-    present = set(zip(fewshot["task"], fewshot["setting"]))
+    fewshot = _setup_column(fewshot, "shot_curves")
+    present = set(zip(fewshot["task"], fewshot["setup"]))
     panels = [p for p in panels if p in present]
     fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), sharey=True, squeeze=False)
-    for ax, (task, setting) in zip(axes[0], panels):
-        part = fewshot[(fewshot["task"] == task) & (fewshot["setting"] == setting)]
+    for ax, (task, setup) in zip(axes[0], panels):
+        part = fewshot[(fewshot["task"] == task) & (fewshot["setup"] == setup)]
         sns.lineplot(part.assign(x=part["shots"].clip(lower=0.5)), x="x", y="accuracy", hue="model", marker="o",
                      errorbar=("pi", 100), ax=ax)  # fmt: skip
         ax.axhline(part["baseline"].mean(), color="0.4", ls=":", lw=1, label="majority baseline")
-        if (marks or {}).get((task, setting)) is not None:
-            ax.axvline((marks or {})[task, setting], color="0.6", ls="--", lw=0.8)
+        if (marks or {}).get((task, setup)) is not None:
+            ax.axvline((marks or {})[task, setup], color="0.6", ls="--", lw=0.8)
         ax.set_xscale("log", base=2)
         ticks = sorted(part["shots"].clip(lower=0.5).unique())
         ax.set_xticks(ticks, ["0" if t == 0.5 else str(int(t)) for t in ticks], fontsize=7)
-        ax.set(title=f"Task {task} {setting}", ylim=(-0.02, 1.02), xlabel="shots in D_few (log scale)",
+        ax.set(title=f"Task {task} {setup}", ylim=(-0.02, 1.02), xlabel="shots in D_few (log scale)",
                ylabel="test accuracy")  # fmt: skip
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

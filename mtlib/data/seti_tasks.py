@@ -1,23 +1,25 @@
 """SETI's task settings (Fu & Frank 2023, §3.2) built from a pool of natural inferences: a dataset builder.
 
 Intuition: a compositional inference ``f(s) -> s'`` chains a veridical one ``f(s) -> s`` ("Someone realizes
-that s") with a natural one ``s -> s'``; Table 3's Boolean rules give its label. Each setting is a recipe over
+that s") with a natural one ``s -> s'``; Table 3's Boolean rules give its label. Each setup is a recipe over
 the pool (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural, ``rule`` e.g. ``boy→kid``,
 ``pair_ID``) and the verbs: which items train and which compositions test, checked against §3.2.
 """
 
 from __future__ import annotations
 
+import functools
 import string
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
 
 from mtlib.data.errors import DataArgumentError, check_count
+from mtlib.utils.faces import renamed_attribute
 
 __all__ = [
     "INVARIANTS",
@@ -45,7 +47,7 @@ __all__ = [
 
 #: §3.1: the premise template of veridical and compositional inferences.
 TEMPLATE = "Someone {verb} that {s}"
-#: §3.2, per task setting: the composition rules its (CG) test set holds (equations 2, 4, 5, 7, 8, 9), and
+#: §3.2, per task setup: the composition rules its (CG) test set holds (equations 2, 4, 5, 7, 8, 9), and
 #: those its training set holds.
 TEST_AND_TRAIN_RULES: dict[tuple[int, str], tuple[frozenset[int], frozenset[int]]] = {
     (1, "trivial"): (frozenset({1, 2, 3, 4}), frozenset()),
@@ -65,9 +67,9 @@ CONFIGS = ("cg", "id")
 NEEDS_STRUCTURAL = frozenset({(2, "trivial"), (3, "trivial")})
 #: An item's type: a primitive inference (veridical, lexical, structural) or a compositional one.
 ITEM_TYPES = ("PI_ver", "PI_lex", "PI_stru", "CI")
-#: The column of an item frame that holds its type (one of :data:`ITEM_TYPES`). It keeps the name ``kind``
-#: that notebook 07 and saved item frames read (a column cannot warn); the code names it through this constant.
-ITEM_TYPE = "kind"
+#: The column of an item frame that holds its type (one of :data:`ITEM_TYPES`); named ``kind`` before issue 57
+#: (a column cannot warn: a frame saved with ``kind`` reads back with ``frame.rename(columns={"kind": ITEM_TYPE})``).
+ITEM_TYPE = "item_type"
 #: The columns of every item frame: ``rule`` is 1-4 for CI and 0 otherwise, ``s`` the natural premise the item
 #: was built from, ``nat_rule`` the natural inference's substitution (``boy→kid``).
 COLUMNS = ["premise", "hypothesis", "label", ITEM_TYPE, "rule", "s", "verb", "nat_type", "nat_rule", "pair_ID"]
@@ -85,7 +87,7 @@ def composed_labels(rules: Any = None, where: str = "composed_labels") -> dict[i
 
     Args:
         rules: ``None``, or a table indexed by rule 1-4 with columns ``PI_ver``, ``PI_nat`` (each rule's primitives,
-            as in Table 3: they decide which items a setting takes) and ``CI`` (the composed label, 0 or 1, the
+            as in Table 3: they decide which items a setup takes) and ``CI`` (the composed label, 0 or 1, the
             column to edit), e.g. :func:`mtlib.experiments.seti.rules_table`.
         where: The calling function, named in the error.
 
@@ -119,7 +121,7 @@ def composed_labels(rules: Any = None, where: str = "composed_labels") -> dict[i
 
 
 class SetiError(ValueError):
-    """An unknown task, setting or configuration, or a pool that cannot build a setting."""
+    """An unknown task, setup or configuration, or a pool that cannot build a setup."""
 
 
 def check_template(template: Any, where: str) -> str:
@@ -255,17 +257,18 @@ def split_by_sentences(
 
 @dataclass
 class SetiData:
-    """One task setting in one configuration.
+    """One task setup in one configuration.
 
     Attributes:
-        task, setting, config: e.g. ``2``, ``"non-trivial"``, ``"cg"``.
+        task, setup, config: e.g. ``2``, ``"non-trivial"``, ``"cg"`` (``setting``: the old name of ``setup``,
+            read-only, a DeprecationWarning; it goes in the next release).
         train, dev, test: Item frames (:data:`COLUMNS`).
         few: Few-shot candidates D_few (§5.2): compositional, built like the test set, sharing no sentence with
             it, ordered so that the first shots cycle through the test's rules; empty unless asked for.
     """
 
     task: int
-    setting: str
+    setup: str
     config: str
     train: pd.DataFrame
     dev: pd.DataFrame
@@ -274,7 +277,9 @@ class SetiData:
 
     @property
     def name(self) -> str:
-        return f"task{self.task}/{self.setting}/{self.config}"
+        return f"task{self.task}/{self.setup}/{self.config}"
+
+    setting = renamed_attribute("SetiData.setting", "setup")
 
     def __repr__(self) -> str:
         sizes = ", ".join(f"{s} {len(getattr(self, s))}" for s in ("train", "dev", "test", "few"))
@@ -317,9 +322,31 @@ def subsample(frame: pd.DataFrame, n: int, seed: int, by: Any) -> pd.DataFrame:
     return order.iloc[np.argsort(order.groupby(by).cumcount().to_numpy(), kind="stable")[:n]].sort_index()
 
 
+_F = TypeVar("_F", bound=Any)
+
+
+def _setting_keyword(func: _F) -> _F:
+    """Accept the old keyword ``setting=`` of ``func``'s ``setup`` for one release (a DeprecationWarning)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if "setting" in kwargs:
+            if "setup" in kwargs:
+                raise TypeError(f"{func.__name__}() got both setup= and its old name setting=; give setup= only")
+            warnings.warn(
+                f"seti_tasks.{func.__name__}(setting=...) is renamed setup=...; the old name goes in the next release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            kwargs["setup"] = kwargs.pop("setting")
+        return func(*args, **kwargs)
+
+    return cast(_F, wrapper)
+
+
 def _recipe(
     task: int,
-    setting: str,
+    setup: str,
     lex: pd.DataFrame,
     stru: pd.DataFrame,
     verbs: pd.DataFrame,
@@ -327,30 +354,30 @@ def _recipe(
     seed: int,
     labels: dict[int, int],
 ) -> tuple[list[pd.DataFrame], pd.DataFrame]:
-    """§3.2: the training types (to balance) and the CG test set of one setting."""
+    """§3.2: the training types (to balance) and the CG test set of one setup."""
     ver, nonver = verbs[verbs["veridical"]], verbs[~verbs["veridical"]]
     pos, neg = (lambda p: p[p["label"] == 1]), (lambda p: p[p["label"] == 0])
 
     def composed(pairs: pd.DataFrame, verbs: pd.DataFrame, template: str) -> pd.DataFrame:
         return compositional(pairs, verbs, template, labels)
 
-    if (task, setting) == (1, "trivial"):
+    if (task, setup) == (1, "trivial"):
         train = [primitive_veridical(lex["premise"], verbs, template), primitive_natural(lex)]
         return train, composed(lex, verbs, template)
-    if (task, setting) == (1, "non-trivial"):
+    if (task, setup) == (1, "non-trivial"):
         tr, te = split_by_sentences(lex, seed, cover_rules=True)
         train = [primitive_veridical(tr["premise"], verbs, template), primitive_natural(tr)]
         return train, composed(te, verbs, template)
-    if (task, setting) == (2, "trivial"):
+    if (task, setup) == (2, "trivial"):
         train = [composed(lex, ver, template), composed(stru, nonver, template)]
         return train, pd.concat([composed(stru, ver, template), composed(lex, nonver, template)])
-    if (task, setting) == (2, "non-trivial"):
+    if (task, setup) == (2, "non-trivial"):
         tr, te = split_by_sentences(pd.concat([lex, stru], ignore_index=True), seed)
         train = [composed(pos(tr), ver, template), composed(neg(tr), nonver, template)]
         return train, pd.concat([composed(neg(te), ver, template), composed(pos(te), nonver, template)])
-    if (task, setting) == (3, "trivial"):
+    if (task, setup) == (3, "trivial"):
         return [primitive_natural(stru), composed(lex, ver, template)], composed(stru, ver, template)
-    if (task, setting) == (3, "non-trivial-R_ver"):
+    if (task, setup) == (3, "non-trivial-R_ver"):
         tr, te = split_by_sentences(pos(lex), seed)
         train = [primitive_veridical(tr["premise"], nonver, template), composed(tr, ver, template)]
         return train, composed(te, nonver, template)
@@ -389,9 +416,10 @@ def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) ->
     return test.iloc[order].reset_index(drop=True), test[keep].reset_index(drop=True)
 
 
+@_setting_keyword
 def recipe(
     task: int,
-    setting: str,
+    setup: str,
     pool: pd.DataFrame,
     verbs: pd.DataFrame,
     seed: int = 0,
@@ -399,10 +427,11 @@ def recipe(
     template: str = TEMPLATE,
     rules: Any = None,
 ) -> tuple[list[pd.DataFrame], pd.DataFrame]:
-    """Step 1 of a setting (§3.2): its training types, one item frame each, and its CG test set, from the pool.
+    """Step 1 of a setup (§3.2): its training types, one item frame each, and its CG test set, from the pool.
 
     Args:
-        task, setting: One of :data:`TASK_SETUPS`, e.g. ``(2, "non-trivial")``.
+        task, setup: One of :data:`TASK_SETUPS`, e.g. ``(2, "non-trivial")`` (``setting=``: the old keyword of
+            ``setup``, a DeprecationWarning; it goes in the next release).
         pool: The natural inferences (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structural,
             ``rule``, ``pair_ID``).
         verbs: ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
@@ -414,7 +443,7 @@ def recipe(
         ``(types, test)``: the training types (balanced in step 2) and the test items.
 
     Raises:
-        SetiError: an unknown setting, or a pool that lacks what it needs (the message says what).
+        SetiError: an unknown setup, or a pool that lacks what it needs (the message says what).
         DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed`` or ``rules``.
     """
     columns = ["premise", "hypothesis", "label", "type", "pair_ID"]
@@ -423,17 +452,17 @@ def recipe(
     check_template(template, "build")
     check_count(seed, "build", "seed")
     labels = composed_labels(rules, "build")
-    if (task, setting) not in TASK_SETUPS:
-        raise SetiError(f"unknown task setup ({task!r}, {setting!r}); valid: {', '.join(map(str, TASK_SETUPS))}")
+    if (task, setup) not in TASK_SETUPS:
+        raise SetiError(f"unknown task setup ({task!r}, {setup!r}); valid: {', '.join(map(str, TASK_SETUPS))}")
     lex = pool[pool["type"] == "lexical"].reset_index(drop=True)
     stru = pool[pool["type"] == "structural"].reset_index(drop=True)
-    if lex.empty or ((task, setting) in NEEDS_STRUCTURAL and stru.empty):
+    if lex.empty or ((task, setup) in NEEDS_STRUCTURAL and stru.empty):
         need = "structural (active/passive)" if not lex.empty else "lexical"
-        raise SetiError(f"task {task} {setting} needs {need} natural inferences; the pool has none")
-    parts, test = _recipe(task, setting, lex, stru, verbs, template, seed, labels)
+        raise SetiError(f"task {task} {setup} needs {need} natural inferences; the pool has none")
+    parts, test = _recipe(task, setup, lex, stru, verbs, template, seed, labels)
     if any(len(p) == 0 for p in parts) or test.empty:
         sizes = f"training types {[len(p) for p in parts]}, test {len(test)}"
-        raise SetiError(f"task {task} {setting}: the pool gives an empty training type or test set ({sizes})")
+        raise SetiError(f"task {task} {setup}: the pool gives an empty training type or test set ({sizes})")
     return parts, test.reset_index(drop=True)
 
 
@@ -485,9 +514,10 @@ def shuffle_in_distribution(
     return train, dev, test
 
 
+@_setting_keyword
 def build(
     task: int,
-    setting: str,
+    setup: str,
     config: str,
     pool: pd.DataFrame,
     verbs: pd.DataFrame,
@@ -498,14 +528,15 @@ def build(
     n_few: int = 0,
     rules: Any = None,
 ) -> SetiData:
-    """Build one task setting of §3.2 in one configuration, and check its invariants (:func:`check_invariants`).
+    """Build one task setup of §3.2 in one configuration, and check its invariants (:func:`check_invariants`).
 
     The steps, each a function of its own (notebook 07 runs them one by one): :func:`recipe`,
     :func:`balance_types`, :func:`split_dev`, :func:`reserve_few` (CG only), :func:`shuffle_in_distribution` (ID
     only), all drawing from one generator seeded with ``seed``.
 
     Args:
-        task, setting: One of :data:`TASK_SETUPS`, e.g. ``(2, "non-trivial")``.
+        task, setup: One of :data:`TASK_SETUPS`, e.g. ``(2, "non-trivial")`` (``setting=``: the old keyword of
+            ``setup``, a DeprecationWarning; it goes in the next release).
         config: ``"cg"`` (Compositional Generalization: the controlled split) or ``"id"`` (In-Distribution:
             D_train ∪ D_dev ∪ D_test of ``cg`` shuffled and cut to the same sizes).
         pool, verbs: The natural inferences; ``verb``, ``form`` (3rd person) and ``veridical`` per verb.
@@ -516,23 +547,23 @@ def build(
         rules: The composition rules' labels (:func:`composed_labels`; ``None``: Table 3).
 
     Raises:
-        SetiError: unknown names, or a pool that lacks what the setting needs (the message says what).
+        SetiError: unknown names, or a pool that lacks what the setup needs (the message says what).
         DataArgumentError: ``pool`` not a DataFrame of natural inferences, a bad ``template``, ``seed``, ``n_few``
             or ``rules``.
     """
     check_count(n_few, "build", "n_few")
     if config not in CONFIGS:
         raise SetiError(f"unknown configuration {config!r}; valid: {', '.join(CONFIGS)}")
-    types, test = recipe(task, setting, pool, verbs, seed, template=template, rules=rules)
+    types, test = recipe(task, setup, pool, verbs, seed, template=template, rules=rules)
     rng = np.random.default_rng(seed)
     train, dev = split_dev(balance_types(types, rng), rng, dev_fraction)
     try:
         few, test = reserve_few(test, n_few if config == "cg" else 0, rng)
     except SetiError as err:
-        raise SetiError(f"task {task} {setting}: {err}") from None
+        raise SetiError(f"task {task} {setup}: {err}") from None
     if config == "id":
         train, dev, test = shuffle_in_distribution(train, dev, test, rng)
-    data = SetiData(task, setting, config, train, dev, test, few)
+    data = SetiData(task, setup, config, train, dev, test, few)
     check_invariants(data, rules=rules)
     return data
 
@@ -568,21 +599,21 @@ def cg_rules_as_named(data: SetiData, rules: Any = None) -> bool:
     training holds :data:`TRAIN_RULES`. Raises AssertionError; False for ID (not checked)."""
     if data.config != "cg":
         return False
-    key = (data.task, data.setting)
+    key = (data.task, data.setup)
     assert set(data.test[ITEM_TYPE]) == {"CI"}, f"{data.name}: the CG test set must be compositional only"
     test_rules = set(data.test["rule"].astype(int))
     assert test_rules <= TEST_RULES[key], f"{data.name}: test rules {sorted(test_rules)} outside {set(TEST_RULES[key])}"
     assert set(data.few["rule"].astype(int)) <= TEST_RULES[key], f"{data.name}: D_few rules outside the test's"
     trained = pd.concat([data.train, data.dev])
     train_rules = set(trained.loc[trained[ITEM_TYPE] == "CI", "rule"].astype(int))
-    assert train_rules <= TRAIN_RULES[key], f"{data.name}: training rules {sorted(train_rules)} outside the setting's"
+    assert train_rules <= TRAIN_RULES[key], f"{data.name}: training rules {sorted(train_rules)} outside the setup's"
     return True
 
 
 def unseen_test_sentences(data: SetiData, rules: Any = None) -> bool:
     """Non-trivial CG only: no test sentence (natural premise ``s`` or hypothesis) occurs in training or dev.
     Raises AssertionError; False where it does not apply."""
-    if data.config != "cg" or "non-trivial" not in data.setting:
+    if data.config != "cg" or "non-trivial" not in data.setup:
         return False
     trained = pd.concat([data.train, data.dev])
     clash = _strings(data.test["s"], data.test["hypothesis"]) & _strings(trained["s"], trained["hypothesis"])
@@ -593,7 +624,7 @@ def unseen_test_sentences(data: SetiData, rules: Any = None) -> bool:
 def substitutions_seen(data: SetiData, rules: Any = None) -> bool:
     """Task 1 non-trivial CG only: every test substitution rule (``boy→kid``) occurs among the training PI_lex
     items (new sentences, known substitutions). Raises AssertionError; False where it does not apply."""
-    if data.config != "cg" or (data.task, data.setting) != (1, "non-trivial"):
+    if data.config != "cg" or (data.task, data.setup) != (1, "non-trivial"):
         return False
     trained = pd.concat([data.train, data.dev])
     known = _strings(trained.loc[trained[ITEM_TYPE] == "PI_lex", "nat_rule"])
@@ -602,7 +633,7 @@ def substitutions_seen(data: SetiData, rules: Any = None) -> bool:
 
 
 #: §3.2's invariants, each a check ``(data, rules) -> bool`` (True: checked and held; False: does not apply;
-#: AssertionError naming the setting when broken).
+#: AssertionError naming the setup when broken).
 INVARIANTS = {
     "compositional labels follow their rules": labels_follow_rules,
     "D_few shares no item or sentence with D_test": few_apart_from_test,

@@ -339,7 +339,7 @@ def _check_init(init: Model, base: Model, how: str, head: str, labels: Sequence[
         if head != "mlp" or not isinstance(init.head, MLPHead):
             raise ValueError(
                 f"classifier({name!r}, how='head', head={head!r}, init=...): only an MLP head continues "
-                f"training (init has a {init.head.kind} head); a logistic-regression head refits from "
+                f"training (init has a {init.head.head} head); a logistic-regression head refits from "
                 "scratch. Use head='mlp' or how='finetune'"
             )
         owner = init.encoder

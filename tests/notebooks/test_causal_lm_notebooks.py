@@ -52,7 +52,7 @@ def run_with(tmp_path: Path, stem: str, *overrides: str) -> tuple[dict[str, Any]
 def test_05_gives_the_lm_s_row_in_table1_beside_the_encoders_heads(tmp_path, lm_dir):
     metrics, layout, stdout = run_with(tmp_path, "05_polarity_sensitivity", f"encoders=[minilm-static,{lm_dir}]")
     lm = f"models/{model_slug(str(lm_dir))}"
-    table1 = pd.read_csv(layout.tables_dir / "table1_pss.csv", index_col="setting")
+    table1 = pd.read_csv(layout.tables_dir / "table1_pss.csv", index_col="condition")
     row = table1.loc[f"{lm_dir}/prompt/prompt"]  # the LM's one row, by its name
     assert row["mode"] == "prompt" and row["final_layers"] == "prompt"
     assert 0.0 <= row["accuracy"] <= 1.0 and 0.0 <= row["pss"] <= 1.0
@@ -81,7 +81,7 @@ def test_07_gives_the_lm_s_rows_by_nli_prompt_beside_the_heads(tmp_path, lm_dir)
     scores = pd.read_csv(layout.tables_dir / "accuracy_per_run.csv")
     mine, heads = scores[scores["model"] == str(lm_dir)], scores[scores["model"] == "minilm-static"]
     assert len(mine) == len(heads) > 0 and set(mine["how"]) == {"prompt-nli"}
-    keys = ["task", "setting", "config", "seed"]
+    keys = ["task", "setup", "config", "seed"]
     paired = mine.merge(heads, on=keys, suffixes=("_lm", "_head"))
     assert len(paired) == len(mine), "the LM runs on every dataset the heads run on"
     assert (paired["baseline_lm"] == paired["baseline_head"]).all(), "the same test sets, the same baselines"

@@ -3,7 +3,7 @@ its data and the paper's values.
 
 Intuition: a sentiment classifier built on a sentence encoder should notice
 when a few words flip a review's polarity while its content stays the same.
-The method (train a classifier per setting through
+The method (train a classifier per condition through
 :func:`mtlib.models.classifier`, score PSS with
 :mod:`mtlib.analysis.polarity_sensitivity`, tabulate, test) is in the
 notebook's cells. This package keeps what the notebook reads:

@@ -191,7 +191,7 @@ class PSSData:
     Attributes:
         sentences: Every labelled sentence read (``text, label, split``).
         train: The FB heads' training sentences (``text, label``; ``n_train`` of them, stratified).
-        finetune_train: The FT settings' training sentences (``n_finetune`` of ``train``).
+        finetune_train: The FT conditions' training sentences (``n_finetune`` of ``train``).
         test: The dev and test sentences that measure accuracy (``n_test`` of them).
         raw_pairs: The reference pairs as read (``source, rewrite, direction, file, line``), before cleaning.
     """

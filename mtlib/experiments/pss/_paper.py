@@ -18,11 +18,12 @@ from mtlib.data.papers import BHATHENA_TABLE1
 def paper_table1() -> pd.DataFrame:
     """The paper's Table 1 as fractions: ``encoder, final_layers, mode, accuracy, pss, relative, source``.
 
-    Index ``paper:<encoder>/<final layers>/<mode>``; ``source`` is ``"paper (Table 1)"``.
+    Index ``condition``, ``paper:<encoder>/<final layers>/<mode>`` (named ``setting`` before issue 57); ``source`` is
+    ``"paper (Table 1)"``.
     """
     rows = [
         {
-            "setting": f"paper:{e}/{h}/{m}",
+            "condition": f"paper:{e}/{h}/{m}",
             "encoder": e,
             "final_layers": h,
             "mode": m,
@@ -33,7 +34,7 @@ def paper_table1() -> pd.DataFrame:
         }
         for e, h, m, a, p, r in BHATHENA_TABLE1
     ]
-    return pd.DataFrame(rows).set_index("setting")
+    return pd.DataFrame(rows).set_index("condition")
 
 
 def _cell(r: dict, col: str) -> str:
@@ -55,9 +56,12 @@ def table1_layout(ours: pd.DataFrame, *, with_paper: bool = True) -> pd.DataFram
     """Our Table 1 (and the paper's rows below it) in the paper's columns, in percent, ``mean ± sd [low, high]``.
 
     Args:
-        ours: One row per setting with ``encoder, final_layers, mode, source`` and ``accuracy``,
-            ``majority_baseline``, ``pss``, ``relative`` (fractions), optionally each with ``_sd``, ``_low``,
-            ``_high``.
+        ours: One row per condition (``encoder/head/mode``) with ``encoder, final_layers, mode, source`` and
+            ``accuracy``, ``majority_baseline``, ``pss``, ``relative`` (fractions), optionally each with ``_sd``,
+            ``_low``, ``_high``.
+
+    Returns:
+        One row per condition, indexed by it (index ``condition``: named ``setting`` before issue 57).
     """
     both = pd.concat([ours] + ([paper_table1()] if with_paper else []))
     rows = []
@@ -65,7 +69,7 @@ def table1_layout(ours: pd.DataFrame, *, with_paper: bool = True) -> pd.DataFram
         r = {k: (float(v) if isinstance(v, (int, float, np.number)) else v) for k, v in r.items() if pd.notna(v)}
         rows.append(
             {
-                "setting": key,
+                "condition": key,
                 "Encoder": r["encoder"],
                 "Final Layers": r["final_layers"],
                 "Finetune mode": r["mode"],
@@ -76,4 +80,4 @@ def table1_layout(ours: pd.DataFrame, *, with_paper: bool = True) -> pd.DataFram
                 "source": r["source"],
             }
         )
-    return pd.DataFrame(rows).set_index("setting")
+    return pd.DataFrame(rows).set_index("condition")

@@ -33,7 +33,7 @@ class Spec(base.Spec):
     seeds: list[int] = param(
         [0, 1],
         "non-empty if encoders; each int; each >= 0",
-        "training seeds of every trained setting (tables show the mean and the spread)",
+        "training seeds of every trained condition (tables show the mean and the spread)",
     )
     encoders: list[str] = param(
         ["minilm", "minilm-static", "glove-50d"],
@@ -71,7 +71,7 @@ class Spec(base.Spec):
         "tokens for the cleaning rules: whitespace (the files' own) or words",
     )
     n_train: int = param(0, ">= 0", "training sentences of the FB heads (0 means all)")
-    n_finetune: int = param(500, ">= 0", "training sentences of the FT settings (0 means as many as the heads)")
+    n_finetune: int = param(500, ">= 0", "training sentences of the FT conditions (0 means as many as the heads)")
     n_test: int = param(0, ">= 0", "dev and test sentences for accuracy (0 means all)")
     n_pairs: int = param(0, ">= 0", "at most this many cleaned pairs per direction (0 keeps all)")
     finetune_settings: dict = param(

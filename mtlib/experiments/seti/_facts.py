@@ -69,8 +69,8 @@ RULE_SYMBOLS = {1: "①", 2: "②", 3: "③", 4: "④"}
 FEWSHOT_SETUPS: tuple[tuple[int, str], ...] = ((1, "non-trivial"), (2, "non-trivial"), (3, "non-trivial-R_nat"))
 MISSING_RULES = {(1, "non-trivial"): 4, (2, "non-trivial"): 2, (3, "non-trivial-R_nat"): 1, (3, "non-trivial-R_ver"): 1}
 
-#: §4.1, Table 5: items per task, setting, inference type and split in the Compositional Generalization (cg) and
-#: In-Distribution (id) configurations (the test set counted once per setting: None in its other rows).
+#: §4.1, Table 5: items per task setup, inference type and split in the Compositional Generalization (cg) and
+#: In-Distribution (id) configurations (the test set counted once per setup: None in its other rows).
 PAPER_TABLE5 = pd.DataFrame(
     [
         (1, "trivial", "PI_ver", 1680, 420, 63240, 3366, 842, 63240),
@@ -86,7 +86,7 @@ PAPER_TABLE5 = pd.DataFrame(
         (3, "non-trivial-R_nat", "PI_nat", 600, 150, 11310, 1203, 301, 11310),
         (3, "non-trivial-R_nat", "CI", 603, 151, None, None, None, None),
     ],
-    columns=["task", "setting", "type", "cg_train", "cg_dev", "cg_test", "id_train", "id_dev", "id_test"],
+    columns=["task", "setup", "type", "cg_train", "cg_dev", "cg_test", "id_train", "id_dev", "id_test"],
 )
 
 FUNCTION_WORDS = frozenset(

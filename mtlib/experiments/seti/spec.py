@@ -59,7 +59,7 @@ class Spec(base.Spec):
     finetune_tasks: list[str] = param(
         ["1/trivial", "2/non-trivial"],
         f"each one of {', '.join(SETUP_NAMES)}",
-        "task/setting pairs to fine-tune on (or all)",
+        "task/setup pairs to fine-tune on (or all)",
     )
     finetune_seeds: list[int] = param([0, 1], "each int; each >= 0", "seeds of the fine-tuning runs")
     finetune_train_size: int = param(128, ">= 0", "training subsample per fine-tuning run (0 keeps all)")

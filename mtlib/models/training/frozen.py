@@ -42,6 +42,7 @@ from mtlib.models.training.resolved import ResolvedTraining
 from mtlib.models.training.settings import CLASSIFIER_HELDOUT, Training, json_safe
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.cache import cache_root, stable_hash
+from mtlib.utils.faces import renamed_attribute
 
 __all__ = [
     "KINDS",
@@ -115,7 +116,7 @@ class HeadClassifier(Model):
         shares: np.ndarray | None = None,
     ) -> None:
         super().__init__(
-            f"{encoder.name}+{head.kind}", f"{encoder.identity}+head:{training.key}", encoder.device, False
+            f"{encoder.name}+{head.head}", f"{encoder.identity}+head:{training.key}", encoder.device, False
         )
         self.encoder, self.head, self.labels, self.training = encoder, head, list(labels), training
         k = len(self.labels)
@@ -257,18 +258,20 @@ class Head:
     """A trained classifier on frozen features and its held-out evaluation.
 
     Attributes:
-        kind: ``"logreg"``, ``"linear"`` or ``"mlp"``.
+        head: The head, ``"linear"`` (logistic regression) or ``"mlp"``; ``"logreg"`` given is read as
+            ``"linear"``. (``kind``: its old name, read-only, a DeprecationWarning; it gives
+            :attr:`recorded_head`, as it did, and goes in the next release.)
         estimator: The fitted :class:`~mtlib.models.training.heads.LinearHead` or
             :class:`~mtlib.models.training.heads.MLPHead` (it works on class indices).
         classes_: Class labels, the column order of :meth:`predict_proba`.
         accuracy: Accuracy on the held-out examples (``nan`` without any).
         n_train, n_test: Sizes of the two parts.
         key: Hash of data and settings (the cache key).
-        settings: Kind, seed and hyper-parameters.
+        settings: The recorded head (its key ``kind``), seed and hyper-parameters: what the cache key hashes.
         majority_baseline: Share of the held-out set's most frequent class.
     """
 
-    kind: str
+    head: str
     estimator: LinearHead | MLPHead
     classes_: np.ndarray
     accuracy: float
@@ -278,10 +281,19 @@ class Head:
     settings: dict[str, Any] = field(default_factory=dict)
     majority_baseline: float = float("nan")
 
+    def __post_init__(self) -> None:
+        if self.head not in _RECORDED_KIND and self.head not in _RECORDED_KIND.values():
+            known = ", ".join(_RECORDED_KIND)
+            raise ValueError(f"Head: head must be one of {known} ('logreg' is read as linear); got {self.head!r}")
+        self.head = "linear" if self.head == "logreg" else self.head
+
     @property
-    def head(self) -> str:
-        """The head in the factory's words, ``"linear"`` or ``"mlp"`` (``kind`` keeps the recorded ``"logreg"``)."""
-        return "linear" if self.kind in ("logreg", "linear") else self.kind
+    def recorded_head(self) -> str:
+        """The name a head on a feature matrix records: ``"logreg"`` for ``linear`` (its old name, kept so that
+        every cached probe keeps its cache key and ``metrics.json`` its values), ``"mlp"``."""
+        return _RECORDED_KIND[self.head]
+
+    kind = renamed_attribute("Head.kind", "recorded_head")
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class probabilities, shape ``(n, k)``; empty input gives ``(0, k)``."""
@@ -314,7 +326,7 @@ class Head:
     def summary(self) -> dict[str, Any]:
         """Scalars for ``metrics.json``."""
         return {
-            "kind": self.kind,
+            "kind": self.recorded_head,
             "accuracy": self.accuracy,
             "majority_baseline": self.majority_baseline,
             "n_train": self.n_train,
@@ -357,8 +369,8 @@ FEATURE_HEAD_OPTIONS = (
     "lr",
     "batch_size",
 )
-#: The name a head on a feature matrix records (``Head.kind``, its cache key): ``linear`` keeps the old name
-#: ``logreg``, so every cached probe keeps its key.
+#: The name a head on a feature matrix records (:attr:`Head.recorded_head`, in its cache key): ``linear`` keeps
+#: the old name ``logreg``, so every cached probe keeps its key.
 _RECORDED_KIND = {"linear": "logreg", "mlp": "mlp"}
 
 
@@ -406,11 +418,11 @@ def feature_head(
         raise ValueError(f"X must be (n, d) and y (n,); got {X.shape} and {y.shape}")
     if head not in _RECORDED_KIND:
         raise ValueError(f"unknown head {head!r}; choose one of {', '.join(_RECORDED_KIND)}")
-    kind = _RECORDED_KIND[head]
+    recorded = _RECORDED_KIND[head]
     classes = np.unique(y)
     if len(classes) < 2:
         raise ValueError(f"a head needs at least two classes; y has {classes.tolist()}")
-    settings = {"kind": kind, "seed": seed, "test_size": heldout_fraction, **params}
+    settings = {"kind": recorded, "seed": seed, "test_size": heldout_fraction, **params}
     key = stable_hash([data_hash(X, y, X_test, y_test), settings, FORMAT], 24)
     folder = cache_root(cache_dir) / "heads" / key
     if use_cache:
@@ -418,7 +430,7 @@ def feature_head(
         if loaded is not None:
             est, rec = loaded
             return Head(
-                kind,
+                head,
                 est,
                 np.asarray(rec["classes"], dtype=classes.dtype),
                 rec["accuracy"],
@@ -435,11 +447,11 @@ def feature_head(
         X_tr, y_tr = X, y
         X_te, y_te = np.asarray(X_test, dtype=np.float32), np.asarray(y_test)
     classes = np.unique(y_tr)
-    est = make_head(kind, seed, **params)
+    est = make_head(recorded, seed, **params)
     y_idx = np.searchsorted(classes, y_tr)
     est.fit(X_tr, y_idx, len(classes)) if isinstance(est, MLPHead) else est.fit(X_tr, y_idx)
     acc = float(np.mean(classes[est.predict_proba(X_te).argmax(1)] == y_te)) if len(y_te) else float("nan")
-    trained = Head(kind, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_baseline(y_te))
+    trained = Head(head, est, classes, acc, len(y_tr), len(y_te), key, settings, majority_baseline(y_te))
     if use_cache:
         save_head(
             est,

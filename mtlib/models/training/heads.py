@@ -1,6 +1,6 @@
 """Classifier heads on feature matrices, stored as arrays (never pickled).
 
-Two kinds, shared by :func:`mtlib.models.classifier` (heads on frozen
+Two heads, shared by :func:`mtlib.models.classifier` (heads on frozen
 encoders) and :func:`mtlib.models.training.frozen.feature_head` (probes on any features):
 
 - :class:`LinearHead` (``"linear"``): standardised features and a
@@ -32,6 +32,7 @@ from mtlib.models.base import softmax
 from mtlib.models.training.logistic import binary_logistic_dual
 from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
+from mtlib.utils.faces import renamed_attribute
 from mtlib.utils.inputs import check_seed
 from mtlib.utils.threads import limit_threads, threads_for_device
 
@@ -120,7 +121,8 @@ class LinearHead:
             examples than features, are solved by scikit-learn on the host.
     """
 
-    kind = "linear"
+    head = "linear"
+    kind = renamed_attribute("LinearHead.kind", "head")
 
     def __init__(
         self,
@@ -253,7 +255,8 @@ class MLPHead:
             wait for each other on more, up to 10x slower on a busy machine; the caller limits nothing.
     """
 
-    kind = "mlp"
+    head = "mlp"
+    kind = renamed_attribute("MLPHead.kind", "head")
 
     def __init__(
         self,
@@ -362,20 +365,31 @@ def mlp(d_in: int, hidden: tuple[int, ...], k: int, dropout: float = 0.0):
     return nn.Sequential(*layers)
 
 
-def make_head(kind: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
-    """A fresh head of ``kind`` (``"linear"``/``"logreg"`` or ``"mlp"``) with its settings.
+def make_head(head: str = "", seed: int = 0, **params: Any) -> LinearHead | MLPHead:
+    """A fresh head, ``head`` ``"linear"`` (or its old name ``"logreg"``) or ``"mlp"``, with its settings.
+
+    ``kind=`` is the old keyword of ``head`` (a DeprecationWarning; it goes in the next release).
 
     Raises:
-        ValueError: an unknown kind, naming the known ones; a seed outside [0, 2**32 - 1] (naming ``seed``).
+        ValueError: an unknown head, naming the known ones; a seed outside [0, 2**32 - 1] (naming ``seed``).
     """
+    if "kind" in params:
+        if head:
+            raise TypeError("make_head() got both head and its old name kind=; give head only")
+        warnings.warn(
+            "make_head(kind=...) is renamed make_head(head=...); the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        head = params.pop("kind")
     seed = check_seed(seed, "make_head")
-    if kind in ("linear", "logreg"):
+    if head in ("linear", "logreg"):
         allowed = {"C", "max_iter", "standardize", "class_weight", "device"}
         return LinearHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
-    if kind == "mlp":
+    if head == "mlp":
         allowed = {"hidden", "epochs", "batch_size", "lr", "weight_decay", "device"}
         return MLPHead(seed=seed, **{k: v for k, v in params.items() if k in allowed})
-    raise ValueError(f"unknown head {kind!r}; choose one of {HEADS} ('logreg' is an alias of 'linear')")
+    raise ValueError(f"unknown head {head!r}; choose one of {HEADS} ('logreg' is an alias of 'linear')")
 
 
 def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) -> None:
@@ -394,7 +408,7 @@ def save_head(head: LinearHead | MLPHead, folder: Path, meta: dict[str, Any]) ->
         from safetensors.torch import save
 
         files["head.safetensors"] = save({k: v.detach().cpu().contiguous() for k, v in head.net.state_dict().items()})
-    record = {"kind": head.kind, "settings": head.settings(), "k": getattr(head, "k", 0), **meta}
+    record = {"kind": head.head, "settings": head.settings(), "k": getattr(head, "k", 0), **meta}
     write_record(folder / "head.json", json.loads(json.dumps(record, default=str)), files)
 
 
@@ -415,7 +429,7 @@ def load_head(folder: Path) -> tuple[LinearHead | MLPHead, dict[str, Any]] | Non
         warnings.warn(f"mtlib cache: damaged head {folder} ({err}); retraining", stacklevel=2)
         return None
     settings = dict(record["settings"])
-    if record["kind"] == "linear":
+    if record["kind"] == "linear":  # the key a saved head has always had (its files are read, not renamed)
         head: LinearHead | MLPHead = LinearHead(**settings)
     else:
         from safetensors.torch import load_file

@@ -56,8 +56,8 @@ def test_every_setting_keeps_its_invariants(datasets, task, setting):
     if (task, setting) == (2, "non-trivial"):
         assert (cg.test["label"] == 0).all(), "Task 2 non-trivial tests rules ② and ③ only: all non-entailment"
     trained = pd.concat([cg.train, cg.dev])
-    types = trained["kind"].value_counts()
-    if trained["kind"].nunique() == 2:
+    types = trained[seti_tasks.ITEM_TYPE].value_counts()
+    if trained[seti_tasks.ITEM_TYPE].nunique() == 2:
         assert types.iloc[0] - types.iloc[1] <= 1, f"training types balanced (Appendix B): {types.to_dict()}"
     rules = seti_tasks.TEST_RULES[(task, setting)]
     assert len(cg.few) == 32 and set(cg.few["rule"]) == rules
@@ -67,13 +67,13 @@ def test_every_setting_keeps_its_invariants(datasets, task, setting):
         assert not (set(cg.test["s"]) | set(cg.test["hypothesis"])) & seen
     # In-Distribution: the same items, randomly split with the same sizes (its own D_few is not reserved)
     assert (len(iid.train), len(iid.dev), len(iid.few)) == (len(cg.train), len(cg.dev), 0)
-    assert set(iid.test["kind"]) >= {"CI"}
+    assert set(iid.test[seti_tasks.ITEM_TYPE]) >= {"CI"}
     assert repr(cg).startswith(f"SetiData(task{task}/{setting}/cg: train {len(cg.train)}")
 
 
 def test_invariant_checks_catch_a_broken_label(datasets):
     data = datasets[(2, "trivial", "cg")]
-    broken = seti_tasks.SetiData(data.task, data.setting, data.config, data.train.copy(), data.dev, data.test)
+    broken = seti_tasks.SetiData(data.task, data.setup, data.config, data.train.copy(), data.dev, data.test)
     broken.train.loc[broken.train.index[broken.train["rule"] == 2][0], "label"] = 1
     with pytest.raises(AssertionError, match="breaks its rule"):
         seti_tasks.check_invariants(broken)
@@ -92,7 +92,7 @@ def test_invariant_checks_catch_a_leaked_sentence(datasets):
 def test_task1_non_trivial_reuses_the_substitution_rules(datasets):
     data = datasets[(1, "non-trivial", "cg")]
     trained = pd.concat([data.train, data.dev])
-    known = set(trained.loc[trained["kind"] == "PI_lex", "nat_rule"])
+    known = set(trained.loc[trained[seti_tasks.ITEM_TYPE] == "PI_lex", "nat_rule"])
     assert set(data.test["nat_rule"]) <= known and len(set(data.test["nat_rule"])) > 10
 
 

@@ -99,9 +99,10 @@ def test_table1_layout_puts_ours_in_percent_above_the_papers_rows():
             "relative": [0.7, np.nan],
             "source": ["ours", "ours"],
         },
-        index=pd.Index(["enc/linear/FB", "enc/mlp/FB"], name="setting"),
+        index=pd.Index(["enc/linear/FB", "enc/mlp/FB"], name="condition"),
     )
     layout = pss.table1_layout(ours)
+    assert layout.index.name == "condition" and pss.paper_table1().index.name == "condition"
     assert len(layout) == 2 + 14 and list(layout.index[:2]) == ["enc/linear/FB", "enc/mlp/FB"]
     row = layout.loc["enc/linear/FB"]
     assert row["Test Accuracy"] == "62.5 ± 12.5 [50.0, 75.0]" and row["PSS"] == "43.8 [25.0, 62.5]"

@@ -205,7 +205,7 @@ def test_subsample_pool_keeps_both_directions_of_a_pair(pool):
 
 
 def test_paper_table5():
-    table = seti.PAPER_TABLE5.set_index(["task", "setting", "type"])
+    table = seti.PAPER_TABLE5.set_index(["task", "setup", "type"])
     assert table.loc[(2, "non-trivial", "CI"), "cg_test"] == 31620 and len(table) == 12
 
 
@@ -281,8 +281,18 @@ def test_old_seti_names_still_work_for_one_release_with_a_deprecation_warning():
         ("FEWSHOT_SETTINGS", "FEWSHOT_SETUPS"),
         ("parse_settings", "parse_setups"),
     ):
-        with pytest.warns(DeprecationWarning, match=f"seti.{old} moved to .*{new}"):
+        with pytest.warns(DeprecationWarning, match=f"seti.{old} (moved to|is renamed) .*{new}"):
             assert getattr(seti, old) is getattr(seti, new)
     for old, new in (("SETTINGS", "TASK_SETUPS"), ("KINDS", "ITEM_TYPES")):
         with pytest.warns(DeprecationWarning, match=f"seti_tasks.{old} is renamed {new}"):
             assert getattr(seti_tasks, old) is getattr(seti_tasks, new)
+    data = seti_tasks.SetiData(1, "trivial", "cg", pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    with pytest.warns(DeprecationWarning, match="SetiData.setting is renamed SetiData.setup"):
+        assert data.setting == data.setup == "trivial"
+    pool = pd.DataFrame(columns=["premise", "hypothesis", "label", "type", "pair_ID"])
+    for step, more in ((seti_tasks.recipe, {}), (seti_tasks.build, {"config": "cg"})):
+        with pytest.warns(DeprecationWarning, match=rf"seti_tasks.{step.__name__}\(setting=...\) is renamed setup="):
+            with pytest.raises(seti_tasks.SetiError, match=r"unknown task setup \(9, 'nowhere'\)"):
+                step(9, setting="nowhere", pool=pool, verbs=pd.DataFrame(), **more)
+        with pytest.raises(TypeError, match="both setup= and its old name setting="):
+            step(9, setup="a", setting="b", pool=pool, verbs=pd.DataFrame(), **more)

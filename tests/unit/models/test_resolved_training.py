@@ -96,7 +96,10 @@ def test_train_head_is_a_deprecated_alias_of_the_factory_with_the_same_key():
         old = train_head(X, y, use_cache=False)
     new = models.classifier(X, y, how="head", head="linear", heldout_fraction=0.2, use_cache=False)
     assert isinstance(new, Head) and new.key == old.key == "e705ae686faf40df5d77fc72"  # the former key
-    assert (new.head, new.kind) == ("linear", "logreg")
+    assert (new.head, new.recorded_head) == ("linear", "logreg")
+    with pytest.warns(DeprecationWarning, match="Head.kind is renamed Head.recorded_head"):
+        assert new.kind == "logreg"  # the old name gives the value it gave
+    assert new.summary()["kind"] == "logreg" and new.settings["kind"] == "logreg"  # metrics and cache key unchanged
     np.testing.assert_array_equal(new.predict_proba(X), old.predict_proba(X))
     with pytest.warns(DeprecationWarning):
         mlp = train_head(X, y, kind="mlp", seed=1, epochs=3, use_cache=False)
@@ -119,3 +122,28 @@ def test_a_head_on_features_refuses_what_it_cannot_do():
         models.classifier(X, y, how="finetune")
     with pytest.raises(ValueError, match="C .* must be a finite number > 0"):
         models.classifier(X, y, how="head", C=0.0)
+
+
+def test_head_reads_the_old_head_name_logreg_as_linear_and_refuses_an_unknown_one():
+    X, y = _blobs()
+    trained = models.classifier(X, y, how="head", head="mlp", heldout_fraction=0.2, use_cache=False)
+    assert (trained.head, trained.recorded_head, trained.summary()["kind"]) == ("mlp", "mlp", "mlp")
+    fields = {f.name: getattr(trained, f.name) for f in dataclasses.fields(Head)}
+    assert dataclasses.replace(trained, head="logreg").head == "linear"
+    with pytest.raises(ValueError, match="Head: head must be one of linear, mlp .*got 'svm'"):
+        Head(**{**fields, "head": "svm"})
+
+
+def test_the_head_estimators_name_their_head_and_keep_kind_and_make_head_kind_for_one_release():
+    from mtlib.models.training.heads import LinearHead, MLPHead, make_head
+
+    assert (LinearHead.head, MLPHead.head) == ("linear", "mlp")
+    for cls in (LinearHead, MLPHead):
+        with pytest.warns(DeprecationWarning, match=f"{cls.__name__}.kind is renamed {cls.__name__}.head"):
+            assert make_head(cls.head).kind == cls.head
+    with pytest.warns(DeprecationWarning, match=r"make_head\(kind=...\) is renamed make_head\(head=...\)"):
+        assert isinstance(make_head(kind="logreg", seed=1), LinearHead)
+    with pytest.raises(TypeError, match="both head and its old name kind="):
+        make_head("mlp", kind="mlp")
+    with pytest.raises(ValueError, match="unknown head 'svm'"):
+        make_head("svm")
