@@ -18,7 +18,7 @@ from mtlib.models.weights.resolve import Resolved, resolve
 from mtlib.utils.choices import AUTO
 from mtlib.utils.context import RunContext
 
-__all__ = ["build", "load", "load_context"]
+__all__ = ["build", "load"]
 
 _LOADED: dict[tuple[str, bool, str, str, str, str], Model] = {}
 

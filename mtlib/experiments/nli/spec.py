@@ -20,7 +20,7 @@ from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
 from mtlib.models.training.settings import ClassifierSettings
 
-__all__ = ["EXTERNAL_SETS", "Spec", "training_label", "training_sets"]
+__all__ = ["Spec", "training_label", "training_sets"]
 
 #: The external training sets an ablation entry can name, in the order they are joined.
 EXTERNAL_SETS = ("sick", "med")
