@@ -62,6 +62,11 @@ def test_05_and_07_blocks_keep_the_factorys_held_out_share():
     assert seti.Spec().finetune().heldout_fraction == ClassifierSettings().heldout_fraction
 
 
+def test_07_refuses_a_held_out_share_its_calls_would_override():
+    with pytest.raises(ValueError, match="heldout_fraction cannot be set in 07"):
+        seti.Spec(finetune_settings={"heldout_fraction": 0.2})
+
+
 def test_a_blocks_own_held_out_share_wins_and_is_checked():
     assert "heldout_fraction" in training_keys() and "seed" not in training_keys()
     assert sentiment.Spec(finetune_settings={"heldout_fraction": 0.3}).finetune().heldout_fraction == 0.3
