@@ -22,7 +22,7 @@ gone in 0.2: import from the wing (``mtlib.analysis.stats``,
 ``mtlib.experiments.sentiment``).
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 __version__ = "0.2.0"
 
@@ -32,5 +32,5 @@ WINGS = ("utils", "data", "models", "relations", "analysis", "experiments", "run
 #: Names of the suite wing reachable from the top: ``mtlib.compare`` (a function), ``mtlib.generate`` (a module).
 SHORTCUTS = {"compare": "mtlib.suite", "generate": "mtlib.suite"}
 
-_face = Face(__name__, {**{wing: [] for wing in WINGS}, "suite.comparison": ["compare"], "suite.generate": ["."]})
+_face = Face(__name__, {**{wing: [] for wing in WINGS}, "suite.comparison": ALL, "suite.generate": ["."]})
 __all__, __getattr__, __dir__ = ["SHORTCUTS", "WINGS", "__version__", *_face.names], _face.getattr, _face.dir

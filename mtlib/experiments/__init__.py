@@ -26,12 +26,12 @@ faces are lazy, so importing one (or every spec) does not load the others.
 
 import pkgutil as _pkgutil
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 # every sub-package is an experiment (its face lazy too), found by its folder: none is listed by hand
 _EXPERIMENTS = [m.name for m in _pkgutil.iter_modules(__path__) if m.ispkg and not m.name.startswith("_")]
 _face = Face(
     __name__,
-    {"spec": ["Spec", "param"], "catalog": ["spec_for", "specs"], **{name: [] for name in _EXPERIMENTS}},
+    {"spec": ["Spec", "param"], "catalog": ALL, **{name: [] for name in _EXPERIMENTS}},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mtlib.experiments.spec import Spec
 
-__all__ = ["experiment_packages", "spec_for", "specs"]
+__all__ = ["spec_for", "specs"]
 
 _PACKAGE = __name__.rpartition(".")[0]
 _FOLDER = str(Path(__file__).parent)

@@ -76,9 +76,10 @@ CHECKED_ENV = "MTLIB_PARAMS_CHECKED"
 #: Parameters the runner sets for every notebook (from ``--profile`` and ``--out-dir``); a profile cannot.
 RUNNER_SET = ("profile", "out_dir")
 
-#: Fields of :class:`~mtlib.models.ClassifierSettings` that an experiment sets itself (its data split, seed,
-#: device, cache): a profile's training block may set every other one.
-SET_BY_EXPERIMENT = ("labels", "valid", "heldout_fraction", "seed", "device", "use_cache", "init")
+#: Fields of :class:`~mtlib.models.ClassifierSettings` that an experiment sets itself (its labels, validation
+#: data, seed, device, cache): a profile's training block may set every other one, ``heldout_fraction`` included
+#: (a block that leaves it out takes its spec's :meth:`Spec.training_defaults`).
+SET_BY_EXPERIMENT = ("labels", "valid", "seed", "device", "use_cache", "init")
 
 
 S = TypeVar("S", bound="Spec")
@@ -89,12 +90,17 @@ def training_keys() -> list[str]:
     return [f.name for f in fields(ClassifierSettings) if f.name not in SET_BY_EXPERIMENT]
 
 
-def training_settings(value: Mapping[str, Any], where: str) -> ClassifierSettings:
+def training_settings(
+    value: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | None = None
+) -> ClassifierSettings:
     """A training block of a spec as one :class:`~mtlib.models.ClassifierSettings`, checked once, here.
 
     Args:
-        value: The block, e.g. ``{"lr": 3e-5, "epochs": 1}``; keys it leaves out take the factory's defaults.
+        value: The block, e.g. ``{"lr": 3e-5, "epochs": 1}``; keys it leaves out take ``defaults``, then the
+            factory's defaults.
         where: The parameter's name, for messages.
+        defaults: What the spec declares for keys the block leaves out (:meth:`Spec.training_defaults`: its
+            ``seed``, its held-out share); they may include fields a block cannot set (``seed``).
 
     Raises:
         ParameterError: a key that is not a training setting (the known ones are listed), or a bad value.
@@ -115,7 +121,7 @@ def training_settings(value: Mapping[str, Any], where: str) -> ClassifierSetting
             [f"{where}: unknown key(s) {unknown}; the training settings are {', '.join(sorted(keys))}"], where
         )
     try:
-        return ClassifierSettings.from_options(where, dict(value))
+        return ClassifierSettings.from_options(where, {**(defaults or {}), **value})
     except (TypeError, ValueError) as err:
         raise ParameterError([f"{where}: {err}"], where) from None
 
@@ -210,7 +216,8 @@ class Spec:
     model_keyed: ClassVar[tuple[str, ...]] = ()
     #: Dict parameters that are training blocks, checked as ClassifierSettings by :meth:`validate`.
     training_blocks: ClassVar[tuple[str, ...]] = ()
-    #: The held-out share of a classifier's training data without a validation split (:data:`CLASSIFIER_HELDOUT`).
+    #: The held-out share of a classifier's training data without a validation split (:data:`CLASSIFIER_HELDOUT`):
+    #: the notebooks read it through :meth:`classifier_settings` and the experiment's :meth:`training_defaults`.
     classifier_heldout: ClassVar[float] = CLASSIFIER_HELDOUT
 
     profile: str = param("quick", "non-empty", "run profile: smoke, quick, real or paper (selects sizes and models)")
@@ -300,18 +307,57 @@ class Spec:
         return found
 
     def training(self, name: str) -> ClassifierSettings:
-        """The training block ``name`` (a dict parameter) as :class:`~mtlib.models.ClassifierSettings`."""
-        return self.typed_block(getattr(self, name), name)
+        """The training block ``name`` (a dict parameter) as :class:`~mtlib.models.ClassifierSettings`.
 
-    def typed_block(self, block: Mapping[str, Any], where: str) -> ClassifierSettings:
+        The keys the block leaves out take :meth:`training_defaults` (the spec's seed, the experiment's
+        held-out share), then the factory's defaults; so a notebook's classifier call passes ``settings=`` and
+        writes neither ``seed=`` nor ``heldout_fraction=``, and a profile's block may set ``heldout_fraction``.
+        """
+        block = getattr(self, name)
+        return self.typed_block(block, name, self.training_defaults(name, block))
+
+    def training_defaults(self, name: str, block: Mapping[str, Any]) -> dict[str, Any]:
+        """What the training block ``name`` takes for the keys it leaves out, before the factory's defaults.
+
+        Here: ``seed``, the spec's (a call that trains with another seed, e.g. one per repetition, passes
+        ``seed=``). An experiment whose notebook holds out a share of the training data adds its
+        ``heldout_fraction`` (e.g. :attr:`classifier_heldout`); one that adds nothing keeps the factory's.
+
+        Args:
+            name: The block's parameter, e.g. ``"finetune_settings"``.
+            block: Its value (a default may depend on it, e.g. early stopping asked for).
+        """
+        return {"seed": self.seed}
+
+    def classifier_settings(self) -> ClassifierSettings:
+        """The settings of a classifier this spec has no training block for (a head, a probe, a prompt).
+
+        The spec's ``seed`` and held-out share (:attr:`classifier_heldout`); the call adds its own options
+        (``head=``, ``valid=``...) over them.
+
+        Example:
+            >>> from mtlib.experiments.sentiment import Spec
+            >>> s = Spec(seed=3).classifier_settings()
+            >>> (s.seed, s.heldout_fraction)
+            (3, 0.2)
+        """
+        typed: dict[str, ClassifierSettings] = self.__dict__.setdefault("_typed", {})
+        if "" not in typed:
+            typed[""] = ClassifierSettings(seed=self.seed, heldout_fraction=self.classifier_heldout)
+        return typed[""]
+
+    def typed_block(
+        self, block: Mapping[str, Any], where: str, defaults: Mapping[str, Any] | None = None
+    ) -> ClassifierSettings:
         """A training block of this spec in its final typed form, parsed once per spec (:func:`training_settings`).
 
         Construction checks every block (:meth:`validate` parses it); later calls return the same object, so
-        code below the entry takes the typed settings and never parses the block again.
+        code below the entry takes the typed settings and never parses the block again. ``defaults`` fill the
+        keys the block leaves out (:meth:`training_defaults`).
         """
         typed: dict[str, ClassifierSettings] = self.__dict__.setdefault("_typed", {})
         if where not in typed:
-            typed[where] = training_settings(block, where)
+            typed[where] = training_settings(block, where, defaults)
         return typed[where]
 
     def validate(self) -> list[str]:

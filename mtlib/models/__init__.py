@@ -24,7 +24,7 @@ the model itself (``finetune``) or, for a causal LM, by prompting (``prompt``).
 # The adapters register the model families on import, and resolution asks them which family a folder
 # is: every import of mtlib.models (or of any module in it) registers them first.
 from mtlib.models import adapters as _families  # noqa: F401
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
@@ -32,10 +32,10 @@ _face = Face(
         "weights": [],
         "inference": [],
         "training": [],
-        "weights.registry": ["ModelNotFoundError", "ModelSpec", "REGISTRY", "register"],
+        "weights.registry": ALL,
         "weights.resolve": ["Resolved", "registered", "resolve"],
         "weights.identity": ["file_digest", "model_identity"],
-        "inference.spans": ["SpanRequest", "find_substring", "substring_token_mask"],
+        "inference.spans": ALL,
         "inference.prompts": ["PromptTemplate", "TEMPLATES"],
         "inference.oov": ["coverage_metrics", "coverage_note", "coverage_summary", "model_token_counts"],
         "base": ["Features", "Model", "label_position", "log_odds", "masked_mean", "softmax"],
@@ -54,19 +54,19 @@ _face = Face(
             "WordPieceStaticModel",
             "wrap",
         ],
-        "loading": ["build", "load"],
-        "training.baseline": ["majority_baseline"],
+        "loading": ALL,
+        "training.baseline": ALL,
         "training.heads": ["LinearHead", "MLPHead", "pair_features"],
         "training.settings": ["ClassifierSettings", "Training"],
-        "training.resolved": ["ResolvedTraining"],
+        "training.resolved": ALL,
         "training.native": ["NativeClassifier"],
         "training.prompt": ["PromptClassifier"],
         "training.frozen": ["HeadClassifier", "frozen_features"],
         "training.finetune": ["FineTunedClassifier", "parse_model_name"],
-        "training.siamese": ["pair_logit_matrix"],
-        "training.pair_matrix": ["pair_probability_matrix"],
+        "training.siamese": ALL,
+        "training.pair_matrix": ALL,
         "factory": ["classifier", "train_head"],
-        "catalog": ["available"],
+        "catalog": ALL,
     },
     moved={"split_name": "mtlib.models:parse_model_name", "folder_kind": "mtlib.models:folder_family"},
 )

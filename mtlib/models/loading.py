@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from mtlib.models.base import Model
 from mtlib.models.capabilities import ADAPTERS
+from mtlib.models.weights.identity import digests_in
 from mtlib.models.weights.registry import ModelNotFoundError
 from mtlib.models.weights.resolve import Resolved, resolve
 from mtlib.utils.choices import AUTO
 from mtlib.utils.context import RunContext
 
-__all__ = ["build", "load", "load_context"]
+__all__ = ["build", "load"]
 
 _LOADED: dict[tuple[str, bool, str, str, str, str], Model] = {}
 
@@ -59,7 +60,8 @@ def build(
         raise ModelNotFoundError(
             f"no adapter for kind {resolved.kind!r} of {resolved.name!r}; known kinds: {sorted(ADAPTERS)}"
         )
-    model = ADAPTERS[resolved.kind](resolved, ctx.device, use_cache)
+    with digests_in(ctx.cache_dir):  # the adapter hashes its weight files while constructed: memo in ctx's folder
+        model = ADAPTERS[resolved.kind](resolved, ctx.device, use_cache)
     model.run_in(ctx)  # its one place of numerics: the run's precision, backend and cache folder, its own device
     return model
 

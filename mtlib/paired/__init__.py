@@ -10,16 +10,16 @@ Benjamini-Hochberg-adjusted p-values, the minimum detectable effect (:mod:`~mtli
 and zstandard, no torch; the plot uses matplotlib when it is installed.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "inspect_logs": ["read_inspect"],
+        "inspect_logs": ALL,
         "readers": ["read_items"],
-        "stats": ["paired_stats"],
-        "power": ["mcnemar_items", "mcnemar_mde", "mcnemar_power", "paired_t_items", "paired_t_mde", "power_columns"],
-        "comparison": ["Comparison", "compare_runs", "pair_items", "verdicts"],
+        "stats": ALL,
+        "power": ALL,
+        "comparison": ALL,
         "plot": ["forest_png"],
         "cli": ["main", "shown"],
     },

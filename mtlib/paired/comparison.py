@@ -39,7 +39,7 @@ from mtlib.paired.stats import paired_stats
 from mtlib.relations.errors import MtlibInputError
 from mtlib.suite.outcome import plain
 
-__all__ = ["ADJUSTMENTS", "REQUIREMENTS", "Comparison", "compare_runs", "pair_items", "verdicts"]
+__all__ = ["Comparison", "compare_runs", "pair_items", "verdicts"]
 
 #: ``adjust`` -> the column of adjusted p-values the verdicts read.
 ADJUSTMENTS = {"holm": "p_holm", "bh": "p_bh"}

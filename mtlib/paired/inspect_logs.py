@@ -41,7 +41,7 @@ import zstandard
 from mtlib.relations.errors import MtlibInputError
 from mtlib.utils.provenance import record_input
 
-__all__ = ["INSPECT_VALUES", "frame_of", "inspect_files", "is_inspect_json", "read_inspect"]
+__all__ = ["read_inspect"]
 
 #: inspect's letter values as numbers (``inspect_ai/scorer/_metric.py``, ``value_to_float``).
 INSPECT_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -28,15 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-__all__ = [
-    "mcnemar_items",
-    "mcnemar_mde",
-    "mcnemar_power",
-    "paired_t_items",
-    "paired_t_mde",
-    "paired_t_power",
-    "power_columns",
-]
+__all__ = ["mcnemar_items", "mcnemar_mde", "mcnemar_power", "paired_t_items", "paired_t_mde", "power_columns"]
 
 
 def _mcnemar_power_of(n_items: int, psi: float, alpha: float) -> Callable[[float], float]:

@@ -21,17 +21,10 @@ from mtlib.utils.faces import ALL, Face
 _face = Face(
     __name__,
     {
-        "counting": [
-            "EXPECTED_DIRECTIONS",
-            "OrderCount",
-            "TransitivityCount",
-            "count_order_violations",
-            "count_transitivity_violations",
-            "sample_triples",
-        ],
+        "counting": ALL,
         "counting_torch": ALL,
         "sampling": ALL,
-        "replicates": ["ReplicateCounts", "order_replicates", "transitivity_replicates", "weighted_sums"],
+        "replicates": ALL,
         "errors": ["MtlibInputError"],
         "scorers": ["Scorer", "as_scorer", "unique_outputs"],
         "bootstrap": [],

@@ -52,7 +52,6 @@ __all__ = [
     "TransitivityCount",
     "count_order_violations",
     "count_transitivity_violations",
-    "integer_weights",
     "sample_triples",
 ]
 

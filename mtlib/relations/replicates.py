@@ -46,15 +46,7 @@ from mtlib.relations.errors import MtlibInputError
 from mtlib.relations.exactness import INT64_LIMIT, check_int64_total
 from mtlib.utils.arrays import namespace
 
-__all__ = [
-    "DENSE_ORDER_MAX",
-    "ReplicateCounts",
-    "as_weight_matrix",
-    "exact_total",
-    "order_replicates",
-    "transitivity_replicates",
-    "weighted_sums",
-]
+__all__ = ["ReplicateCounts", "order_replicates", "transitivity_replicates", "weighted_sums"]
 
 #: Largest item count whose order replicates use the dense quadratic form on the host.
 DENSE_ORDER_MAX = 2500

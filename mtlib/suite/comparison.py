@@ -34,7 +34,7 @@ from mtlib.relations.errors import MtlibInputError
 from mtlib.relations.result import RelationResult
 from mtlib.suite.outcome import TestOutcome
 
-__all__ = ["compare", "compare_outcomes"]
+__all__ = ["compare"]
 
 
 def _paired_boot(a: TestOutcome, b: TestOutcome, n_boot: int, seed: int) -> tuple[float, float]:

@@ -28,17 +28,7 @@ from mtlib.relations.single import SingleInput
 from mtlib.relations.transformations.base import Composed, FunctionTransformation, Transformation, as_transformation
 from mtlib.suite.mft import MFT
 
-__all__ = [
-    "NotSerializable",
-    "TRANSFORMATIONS",
-    "read_json",
-    "register",
-    "relation_from_json",
-    "relation_to_json",
-    "suite_from_json",
-    "transformation_from_json",
-    "transformation_to_json",
-]
+__all__ = ["NotSerializable", "TRANSFORMATIONS", "register"]
 
 
 class NotSerializable(TypeError):

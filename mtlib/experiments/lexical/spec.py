@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
@@ -116,3 +118,19 @@ class Spec(base.Spec):
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned pair classifier."""
         return self.training("finetune_settings")
+
+    def training_defaults(self, name: str, block: Mapping[str, Any]) -> dict[str, Any]:
+        """The spec's seed and the held-out share of each block, unless the block sets its own ``heldout_fraction``.
+
+        ``head_settings``: :attr:`classifier_heldout` (the heads train on every training pair and are measured
+        on the test pairs, given as ``valid``). ``finetune_settings``: with early stopping (``eval_every``),
+        ``finetune_heldout_fraction`` of the training pairs (a notebook with validgold pairs passes them as
+        ``valid`` instead); without it 0, every training pair trains.
+        """
+        out = super().training_defaults(name, block)
+        if name == "finetune_settings":
+            return {
+                **out,
+                "heldout_fraction": self.finetune_heldout_fraction if block.get("eval_every") is not None else 0,
+            }
+        return {**out, "heldout_fraction": self.classifier_heldout}

@@ -10,12 +10,12 @@ the split), ``_external`` (SICK and MED as extra training pairs, SICK TEST) and 
 conclusion, stated from its tests). The paper's values are :data:`mtlib.data.papers.MANINO_S51`.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "spec": ["Spec", "training_label", "training_sets"],
+        "spec": ALL,
         "_data": ["NLIData", "load_data"],
         "_external": ["ExternalNLI", "load_external", "subset_external"],
         "_claims": ["conclusion"],

@@ -12,13 +12,15 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.spec import param
 from mtlib.models.training.settings import ClassifierSettings
 
-__all__ = ["EXTERNAL_SETS", "Spec", "training_label", "training_sets"]
+__all__ = ["Spec", "training_label", "training_sets"]
 
 #: The external training sets an ablation entry can name, in the order they are joined.
 EXTERNAL_SETS = ("sick", "med")
@@ -137,3 +139,8 @@ class Spec(base.Spec):
     def finetune(self) -> ClassifierSettings:
         """``finetune_settings`` as the settings of the fine-tuned cross-encoder."""
         return self.training("finetune_settings")
+
+    def training_defaults(self, name: str, block: Mapping[str, Any]) -> dict[str, Any]:
+        """The spec's seed and, without a validation set, the held-out share :attr:`classifier_heldout` of the
+        training data (a block's own ``heldout_fraction`` wins)."""
+        return {**super().training_defaults(name, block), "heldout_fraction": self.classifier_heldout}

@@ -89,6 +89,11 @@ class Spec(base.Spec):
         among ``finetune_tasks``; the few-shot choices go together (``continue`` needs an MLP head or
         fine-tuning)."""
         problems = super().validate()
+        if "heldout_fraction" in self.finetune_settings:  # the notebook's calls pass heldout_fraction=0.0 over it
+            problems.append(
+                "finetune_settings: heldout_fraction cannot be set in 07: its fine-tunings train on every training "
+                "item and are measured on the test items (remove the key)"
+            )
         try:
             self.tasks()
         except SetiError as err:

@@ -26,28 +26,20 @@ from mtlib.models.adapters import (  # noqa: F401
     transformer,
     wordpiece_static,
 )
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "transformer": ["TransformerModel"],
-        "causal_lm": ["CausalLMModel"],
-        "sentence_transformers": ["SentenceTransformerModel"],
-        "hf_encoder": ["HFEncoderModel"],
-        "hf_classifier": ["HFClassifierModel"],
-        "wordpiece_static": ["WordPieceStaticModel"],
+        "transformer": ALL,
+        "causal_lm": ALL,
+        "sentence_transformers": ALL,
+        "hf_encoder": ALL,
+        "hf_classifier": ALL,
+        "wordpiece_static": ALL,
         "static_vectors": ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"],
-        "lexicon": ["LexiconModel"],
-        "objects": [
-            "OBJECT_ADAPTERS",
-            "ObjectModel",
-            "SklearnTextModel",
-            "TextClassificationPipelineModel",
-            "is_sklearn_classifier",
-            "is_text_classification_pipeline",
-            "wrap",
-        ],
+        "lexicon": ALL,
+        "objects": ALL,
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -49,7 +49,7 @@ from mtlib.models.weights.resolve import Resolved
 from mtlib.utils.batching import resolve_device
 from mtlib.utils.cache import cached_rows
 
-__all__ = ["CausalLMModel", "gguf_path", "gguf_status", "is_causal_folder", "resolve_gguf"]
+__all__ = ["CausalLMModel"]
 
 #: The first four bytes of every GGUF file.
 GGUF_MAGIC = b"GGUF"

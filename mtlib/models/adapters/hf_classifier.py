@@ -8,7 +8,7 @@ from pathlib import Path
 from mtlib.models.adapters.transformer import TransformerModel
 from mtlib.models.capabilities import Capabilities, register_adapter
 
-__all__ = ["HFClassifierModel", "is_classifier_folder"]
+__all__ = ["HFClassifierModel"]
 
 
 def is_classifier_folder(folder: Path) -> bool:

@@ -21,7 +21,7 @@ from mtlib.models.weights.registry import ModelNotFoundError, ModelSpec
 from mtlib.models.weights.resolve import Resolved, module_installed
 from mtlib.utils.cache import cached_rows
 
-__all__ = ["LexiconModel", "SCORERS", "lexicon_status", "resolve_lexicon"]
+__all__ = ["LexiconModel"]
 
 
 def _vader():

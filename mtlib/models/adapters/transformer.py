@@ -24,7 +24,7 @@ from mtlib.models.weights.resolve import Resolved
 from mtlib.utils.batching import Prefetcher, resolve_device, run_batched, to_device
 from mtlib.utils.cache import CHUNK_SIZE, cached_rows, input_key
 
-__all__ = ["FEATURES", "TransformerModel"]
+__all__ = ["TransformerModel"]
 
 #: What :meth:`TransformerModel.features` outputs, as a non-finite refusal names it.
 FEATURES = "forward-pass outputs (pooled states, logits, spans)"

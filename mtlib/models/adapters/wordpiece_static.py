@@ -14,7 +14,7 @@ from mtlib.models.weights.registry import REGISTRY, ModelNotFoundError, ModelSpe
 from mtlib.models.weights.resolve import Resolved, offline_status, resolve
 from mtlib.utils.cache import cached_rows
 
-__all__ = ["WordPieceStaticModel", "resolve_wordpiece_static", "wordpiece_static_status"]
+__all__ = ["WordPieceStaticModel"]
 
 
 def resolve_wordpiece_static(spec: ModelSpec, allow_pickle: bool = False) -> Resolved:

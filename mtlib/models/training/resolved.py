@@ -24,7 +24,7 @@ from mtlib.models.training.settings import (
 )
 from mtlib.utils.cache import stable_hash
 
-__all__ = ["ResolvedTraining", "cache_settings"]
+__all__ = ["ResolvedTraining"]
 
 
 @dataclass(frozen=True)

@@ -58,9 +58,10 @@ SELECT_BY = ("accuracy", "macro_f1")
 #: Old names of heads, still accepted with a DeprecationWarning: one vocabulary, ``linear`` and ``mlp``.
 OLD_HEADS = {"logreg": "linear"}
 #: The share of ``train`` the notebooks' classifiers and every head on a feature matrix (a probe) hold out for
-#: their held-out accuracy when there is no validation split (notebooks read it as ``spec.classifier_heldout``):
-#: one value, declared here. The factory's default for a user's classifier over a model is
-#: ``ClassifierSettings.heldout_fraction`` (0.1).
+#: their held-out accuracy when there is no validation split: one value, declared here. A notebook's spec hands
+#: it to its classifiers in their settings (``Spec.classifier_heldout``, ``Spec.training_defaults``,
+#: ``Spec.classifier_settings``); no notebook writes it. The factory's default for a user's classifier over a
+#: model is ``ClassifierSettings.heldout_fraction`` (0.1).
 CLASSIFIER_HELDOUT = 0.2
 #: A fine-tune's defaults (epochs, batch size); its learning rate is its family's (``Capabilities.finetune_lr``).
 FINETUNE_EPOCHS, FINETUNE_BATCH = 3, 32

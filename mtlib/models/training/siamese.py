@@ -19,7 +19,7 @@ import numpy as np
 
 from mtlib.models.training.networks import pair_features_torch
 
-__all__ = ["linear_layer", "pair_logit_matrix"]
+__all__ = ["pair_logit_matrix"]
 
 
 def linear_layer(head: Any) -> Any:

@@ -9,6 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -17,16 +20,33 @@ from mtlib.models.weights.resolve import Resolved
 from mtlib.utils.cache import atomic_write_bytes, cache_root
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".json", ".txt", ".model", ".npy", ".parquet")
+#: The cache folder a load in progress was given (:func:`digests_in`): an adapter computes its identity while it is
+#: constructed, before the model gets its context, so the loader names the folder here for the memo of digests.
+_DIGEST_DIR: ContextVar[Path | None] = ContextVar("mtlib_digest_dir", default=None)
+
+
+@contextmanager
+def digests_in(cache_dir: str | Path | None) -> Iterator[None]:
+    """Within the block, :func:`file_digest` without a ``cache_dir`` memoises in ``cache_dir`` (the load's folder).
+
+    :func:`mtlib.models.loading.build` wraps an adapter's construction in it with its context's ``cache_dir``,
+    so loading with ``context=RunContext(cache_dir=tmp)`` writes the memo of weight digests under ``tmp`` only.
+    """
+    token = _DIGEST_DIR.set(Path(cache_dir) if cache_dir is not None else None)
+    try:
+        yield
+    finally:
+        _DIGEST_DIR.reset(token)
 
 
 def file_digest(path: Path, cache_dir: str | Path | None = None) -> str:
     """SHA-256 of a file (head, tail and size for files over 256 MB), memoised by path, size and mtime.
 
-    The memo is ``weights-hashes.json`` in the cache folder ``cache_dir`` (None: the default,
-    :func:`mtlib.utils.cache.default_cache_dir`).
+    The memo is ``weights-hashes.json`` in the cache folder ``cache_dir`` (None: the folder of the load in
+    progress, :func:`digests_in`, else the default, :func:`mtlib.utils.cache.default_cache_dir`).
     """
     stat = path.stat()
-    memo_file = cache_root(cache_dir) / "weights-hashes.json"
+    memo_file = cache_root(cache_dir if cache_dir is not None else _DIGEST_DIR.get()) / "weights-hashes.json"
     try:
         memo = json.loads(memo_file.read_text())
     except (OSError, ValueError):
@@ -88,4 +108,4 @@ def package_identity(resolved: Resolved) -> str:
         return f"{resolved.name}@unknown-version"
 
 
-__all__ = ["file_digest", "model_identity", "package_identity"]
+__all__ = ["digests_in", "file_digest", "model_identity", "package_identity"]

@@ -349,3 +349,17 @@ def test_weight_digests_are_memoised_in_the_cache_folder_given(tmp_path):
     digest = file_digest(weights, tmp_path / "run-cache")
     memo = json.loads((tmp_path / "run-cache" / "weights-hashes.json").read_text())
     assert list(memo.values()) == [digest] and digest == hashlib.sha256(b"weights").hexdigest()
+
+
+def test_a_load_with_a_context_memoises_weight_digests_in_its_folder_only(tmp_path, monkeypatch):
+    from mtlib.utils.context import RunContext
+
+    default, run = tmp_path / "default-cache", tmp_path / "run-cache"
+    monkeypatch.setenv("MTLIB_CACHE", str(default))
+    path = tmp_path / "vectors.txt"
+    path.write_text("3 3\nred 1 0 0\ndog 0 1 0\nbig 0 0 1\n")
+    model = models.load(str(path), context=RunContext(cache_dir=run))
+    model.embed(["red dog"])
+    assert not default.exists() or not any(default.rglob("*"))  # nothing under the default folder
+    memo = json.loads((run / "weights-hashes.json").read_text())
+    assert list(memo.values()) == [hashlib.sha256(path.read_bytes()).hexdigest()]
