@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from mtlib.experiments import spec as base
 from mtlib.experiments.seti._facts import (
@@ -35,6 +37,9 @@ class Spec(base.Spec):
 
     notebook = "07_seti"
     training_blocks = ("finetune_settings",)
+    #: 07's classifiers train on every training item (nothing held out) and are measured on the test items; a
+    #: block's own ``heldout_fraction`` (e.g. with ``eval_every``) wins.
+    classifier_heldout: ClassVar[float] = 0.0
 
     seed: int = param(
         0, ">= 0", "seeds the pool subsample; run k of every model uses seed k for data sampling and training"
@@ -84,16 +89,15 @@ class Spec(base.Spec):
     fewshot_epochs: int = param(3, ">= 1", "epochs on D_few alone in the continue mode")
     shots: list[int] = param([0, 1, 2, 4, 8, 16, 32, 64, 128], "each int; each >= 0", "sizes of D_few")
 
+    def training_defaults(self, name: str, block: Mapping[str, Any]) -> dict[str, Any]:
+        """The spec's seed and :attr:`classifier_heldout` (0: every training item trains)."""
+        return {**super().training_defaults(name, block), "heldout_fraction": self.classifier_heldout}
+
     def validate(self) -> list[str]:
         """The fine-tuning block is a valid :class:`~mtlib.models.ClassifierSettings`; ``all`` stands alone
         among ``finetune_tasks``; the few-shot choices go together (``continue`` needs an MLP head or
         fine-tuning)."""
         problems = super().validate()
-        if "heldout_fraction" in self.finetune_settings:  # the notebook's calls pass heldout_fraction=0.0 over it
-            problems.append(
-                "finetune_settings: heldout_fraction cannot be set in 07: its fine-tunings train on every training "
-                "item and are measured on the test items (remove the key)"
-            )
         try:
             self.tasks()
         except SetiError as err:
