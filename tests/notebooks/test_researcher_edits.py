@@ -74,7 +74,7 @@ def edited_run(tmp_path: Path, stem: str, old: str, new: str, *, fails: bool = F
 
 def test_02_with_a_strongly_regularised_probe(tmp_path):
     """Another probe: C = 1e-4 instead of 1 (the logistic probe on the states of the two insertions)."""
-    metrics = edited_run(tmp_path, "02_nli_probe_compositionality", "head=\"linear\", C=1.0,", "head=\"linear\", C=1e-4,")
+    metrics = edited_run(tmp_path, "02_nli_probe_compositionality", 'head="linear", C=1.0,', 'head="linear", C=1e-4,')
     assert 0.0 <= metrics["probe_accuracy"] <= 1.0
     assert metrics["probe_accuracy"] != pytest.approx(0.9970845481049563)  # the unedited smoke run's
 
