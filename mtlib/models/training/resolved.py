@@ -35,7 +35,9 @@ class ResolvedTraining:
     way that trains (a head on frozen features, a fine-tune); they read its attributes and check nothing
     again. :meth:`keyed` is the settings dict of the cache key and of the :class:`Training` record, the same
     keys as before this object existed (an option off its default adds its key; a default adds none), so
-    every cached training keeps its key.
+    every cached training keeps its key. No field has a default of its own: :meth:`resolve` passes every one,
+    from the request's :class:`ClassifierSettings` fields and :func:`resolved_hyper`, where each default is
+    written once.
 
     Attributes:
         how: ``"head"`` or ``"finetune"``.
@@ -73,19 +75,19 @@ class ResolvedTraining:
     max_length: int
     pooling: str
     seed: int
-    train_embeddings: bool = False
-    train_layers: int | str = "all"
-    C: float = 1.0
-    class_weight: str | None = None
-    head_lr: float | None = None
-    eval_every: float | None = None
-    patience: int | None = None
-    select_by: str = "accuracy"
-    architecture: str = "cross"
-    init: str | None = None
-    backend: str | None = None
-    numerics: Mapping[str, Any] | None = None
-    request: ClassifierSettings | None = field(default=None, compare=False, repr=False)
+    train_embeddings: bool
+    train_layers: int | str
+    C: float
+    class_weight: str | None
+    head_lr: float | None
+    eval_every: float | None
+    patience: int | None
+    select_by: str
+    architecture: str
+    init: str | None
+    backend: str | None
+    numerics: Mapping[str, Any] | None
+    request: ClassifierSettings | None = field(compare=False, repr=False)
 
     @classmethod
     def resolve(
@@ -195,9 +197,9 @@ class ResolvedTraining:
                 settings["head_lr"] = self.head_lr
             if self.eval_every is not None:
                 settings.update(eval_every=self.eval_every, patience=self.patience, select_by=self.select_by)
-            if self.architecture != "cross":
+            if self.architecture != _DEFAULTS["architecture"]:
                 settings["architecture"] = self.architecture
-        if self.how == "head" and self.head == "linear" and (self.C != 1.0 or self.class_weight is not None):
+        if self.how == "head" and self.head == "linear" and (self.C != _DEFAULTS["C"] or self.class_weight is not None):
             # only when asked for: the keys of every default linear head (and their caches) stay as they were
             settings.update(C=self.C, class_weight=self.class_weight)
         if self.init is not None:
@@ -250,6 +252,7 @@ class ResolvedTraining:
             init=raw.get("init"),
             backend=raw.get("backend"),
             numerics=raw.get("numerics"),
+            request=None,
         )
 
 

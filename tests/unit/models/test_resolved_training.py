@@ -85,6 +85,19 @@ def test_a_recorded_dict_reads_back_as_the_same_resolved_training():
     assert again == plan and again.keyed() == plan.keyed()
 
 
+def test_a_resolved_training_writes_no_default_of_its_own():
+    # every field is passed by ``resolve`` (or ``from_record``): the defaults live in ClassifierSettings and
+    # resolved_hyper only, so a field left out is an error, not a second copy of a default
+    defaulted = [
+        f.name
+        for f in dataclasses.fields(ResolvedTraining)
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    ]
+    assert defaulted == []
+    with pytest.raises(TypeError, match="missing"):
+        ResolvedTraining(how="head", head="linear")  # type: ignore[call-arg]
+
+
 def _blobs() -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
     return rng.normal(size=(60, 4)).astype(np.float32), np.array([0, 1] * 30)
