@@ -38,7 +38,7 @@ from mtlib.data.trees import Tree
 from mtlib.models.inference.oov import known_rows
 from mtlib.relations.errors import check_count, refuse
 from mtlib.utils.batching import resolve_device
-from mtlib.utils.faces import renamed, renamed_attribute
+from mtlib.utils.faces import renamed, renamed_attribute, renamed_keywords
 from mtlib.utils.threads import limit_threads
 
 __all__ = [
@@ -232,6 +232,7 @@ def compose_batched(enc: EncodedTrees, prim: torch.Tensor, weight: torch.Tensor 
     return table[enc.roots]
 
 
+@renamed_keywords(settings="options")
 @dataclass
 class TREModel:
     """Trained primitives (and composition matrix) with the loss curve.
@@ -243,7 +244,7 @@ class TREModel:
         losses: Summed δ over the training sentences before each step, ``(steps,)``.
         train_tre: δ of each training sentence after the last step, ``(n_train,)``.
         options: The fit's options (composition, steps, lr, init_scale, seed, dtype); ``settings`` is its
-            deprecated name (a :class:`DeprecationWarning`; goes in the next release).
+            deprecated name, as a keyword and an attribute (a :class:`DeprecationWarning`; goes in the next release).
     """
 
     vocab: list[str]

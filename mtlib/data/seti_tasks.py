@@ -8,18 +8,17 @@ the pool (``premise``, ``hypothesis``, ``label`` 1/0, ``type`` lexical/structura
 
 from __future__ import annotations
 
-import functools
 import string
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mtlib.data.errors import DataArgumentError, check_count
-from mtlib.utils.faces import renamed_attribute
+from mtlib.utils.faces import renamed_attribute, renamed_keywords
 
 __all__ = [
     "INVARIANTS",
@@ -255,13 +254,14 @@ def split_by_sentences(
     return pairs.iloc[sorted(train_idx)].reset_index(drop=True), pairs.iloc[sorted(test_idx)].reset_index(drop=True)
 
 
+@renamed_keywords(setting="setup")
 @dataclass
 class SetiData:
     """One task setup in one configuration.
 
     Attributes:
         task, setup, config: e.g. ``2``, ``"non-trivial"``, ``"cg"`` (``setting``: the old name of ``setup``,
-            read-only, a DeprecationWarning; it goes in the next release).
+            as a keyword and a read-only attribute, a DeprecationWarning; it goes in the next release).
         train, dev, test: Item frames (:data:`COLUMNS`).
         few: Few-shot candidates D_few (§5.2): compositional, built like the test set, sharing no sentence with
             it, ordered so that the first shots cycle through the test's rules; empty unless asked for.
@@ -320,28 +320,6 @@ def subsample(frame: pd.DataFrame, n: int, seed: int, by: Any) -> pd.DataFrame:
         return frame
     order = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
     return order.iloc[np.argsort(order.groupby(by).cumcount().to_numpy(), kind="stable")[:n]].sort_index()
-
-
-_F = TypeVar("_F", bound=Any)
-
-
-def _setting_keyword(func: _F) -> _F:
-    """Accept the old keyword ``setting=`` of ``func``'s ``setup`` for one release (a DeprecationWarning)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if "setting" in kwargs:
-            if "setup" in kwargs:
-                raise TypeError(f"{func.__name__}() got both setup= and its old name setting=; give setup= only")
-            warnings.warn(
-                f"seti_tasks.{func.__name__}(setting=...) is renamed setup=...; the old name goes in the next release",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            kwargs["setup"] = kwargs.pop("setting")
-        return func(*args, **kwargs)
-
-    return cast(_F, wrapper)
 
 
 def _recipe(
@@ -416,7 +394,7 @@ def _few_candidates(test: pd.DataFrame, n_few: int, rng: np.random.Generator) ->
     return test.iloc[order].reset_index(drop=True), test[keep].reset_index(drop=True)
 
 
-@_setting_keyword
+@renamed_keywords(setting="setup")
 def recipe(
     task: int,
     setup: str,
@@ -514,7 +492,7 @@ def shuffle_in_distribution(
     return train, dev, test
 
 
-@_setting_keyword
+@renamed_keywords(setting="setup")
 def build(
     task: int,
     setup: str,

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal, cast
 
-from mtlib.utils.faces import renamed_attribute
+from mtlib.utils.faces import renamed_attribute, renamed_keywords
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib import patches as mpatches
@@ -90,14 +90,13 @@ MARGIN = 0.12  # around the whole drawing
 _SIMPLE_SYMBOL = re.compile(r"^[A-Za-z](_(\{[A-Za-z0-9]+\}|[A-Za-z0-9]))?'*$")
 
 
-# --------------------------------------------------------------------------
-# Data model
-# --------------------------------------------------------------------------
+# ---- Data model -----------------------------------------------------------
+@renamed_keywords(kind="node_type")
 @dataclass(frozen=True)
 class Node:
     """A variable of the relation: ``node_type`` ``"text"`` (a circle) or ``"number"`` (a square) at ``xy``.
 
-    ``xy`` is the centre in layout units; ``source`` nodes are shaded grey; ``kind``: old name of ``node_type``.
+    ``xy`` is the centre in layout units; ``source`` nodes are shaded grey; ``kind``: ``node_type``'s old name (warns).
     """
 
     id: str

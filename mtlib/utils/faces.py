@@ -36,6 +36,7 @@ import ast
 import functools
 import importlib
 import importlib.util
+import inspect
 import pkgutil
 import re
 import sys
@@ -44,7 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-__all__ = ["ALL", "MODULE", "Face", "renamed", "renamed_attribute"]
+__all__ = ["ALL", "MODULE", "Face", "renamed", "renamed_attribute", "renamed_keywords"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -181,6 +182,67 @@ def renamed_attribute(old: str, new: str) -> property:
         return getattr(self, new)
 
     return property(read, doc=f"Deprecated name of ``{new}`` (a DeprecationWarning; goes in the next release).")
+
+
+def renamed_keywords(**renames: str) -> Callable[[_F], _F]:
+    """Keep old keyword names of a function or a class's constructor for one release: ``old="new"``.
+
+    A call with an old keyword gives a :class:`DeprecationWarning` (``"Typos(): kind= is renamed typo=; ..."``)
+    and does what the new keyword does. On a class (a dataclass too: put it above ``@dataclass``) it wraps the
+    class's ``__init__`` in place, so its fields, ``fields()`` and ``replace()`` (new names) are unchanged; a function
+    keeps its signature for introspection (``inspect.signature`` follows the wrapper).
+
+    Args:
+        renames: Old keyword -> the new keyword it is now.
+
+    Raises:
+        ValueError: (when decorating) a new keyword the callable does not take, or an old one it still takes.
+        TypeError: (on a call) both an old keyword and its new one given.
+
+    Example:
+        >>> @renamed_keywords(kind="typo")
+        ... def typos(typo="swap", n=1):
+        ...     return typo, n
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     typos(kind="delete"), str(caught[0].message)
+        (('delete', 1), 'typos(): kind= is renamed typo=; the old keyword goes in the next release')
+    """
+
+    def decorate(target: _F) -> _F:
+        is_class = isinstance(target, type)
+        call: Callable[..., Any] = target.__init__ if is_class else target
+        name = target.__qualname__
+        signature = inspect.signature(call)
+        params = signature.parameters
+        for old, new in renames.items():
+            if new not in params or old in params:
+                raise ValueError(
+                    f"renamed_keywords on {name}: {old}= -> {new}= needs {new!r} among its parameters "
+                    f"({', '.join(params)}) and {old!r} not"
+                )
+
+        @functools.wraps(call)
+        def accepting(*args: Any, **kwargs: Any) -> Any:
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs or new in signature.bind_partial(*args).arguments:
+                        raise TypeError(f"{name}() got both {new}= and its old name {old}=; give {new}= only")
+                    warnings.warn(
+                        f"{name}(): {old}= is renamed {new}=; the old keyword goes in the next release",
+                        DeprecationWarning,
+                        stacklevel=2,
+                    )
+                    kwargs[new] = kwargs.pop(old)
+            return call(*args, **kwargs)
+
+        accepting.__renamed_keywords__ = dict(renames)  # type: ignore[attr-defined]
+        if is_class:
+            setattr(target, "__init__", accepting)  # noqa: B010 (mypy refuses assigning to a method)
+            return target
+        return cast(_F, accepting)
+
+    return decorate
 
 
 def _submodules(package: str) -> set[str]:

@@ -42,7 +42,7 @@ from mtlib.models.training.resolved import ResolvedTraining
 from mtlib.models.training.settings import CLASSIFIER_HELDOUT, Training, json_safe
 from mtlib.models.training.store import cached_training, evaluate, folder_of, read_entry, write_entry
 from mtlib.utils.cache import cache_root, stable_hash
-from mtlib.utils.faces import renamed_attribute
+from mtlib.utils.faces import renamed_attribute, renamed_keywords
 
 __all__ = [
     "KINDS",
@@ -253,6 +253,7 @@ def head_classifier(base: Model, task: Task, plan: ResolvedTraining, key: str, d
 KINDS = ("logreg", "linear", "mlp")
 
 
+@renamed_keywords(kind="head")
 @dataclass
 class Head:
     """A trained classifier on frozen features and its held-out evaluation.

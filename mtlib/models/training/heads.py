@@ -32,7 +32,7 @@ from mtlib.models.base import softmax
 from mtlib.models.training.logistic import binary_logistic_dual
 from mtlib.models.training.loop import fit, seed_everything
 from mtlib.utils.cache import read_record, record_file, write_record
-from mtlib.utils.faces import renamed_attribute
+from mtlib.utils.faces import renamed_attribute, renamed_keywords
 from mtlib.utils.inputs import check_seed
 from mtlib.utils.threads import limit_threads, threads_for_device
 
@@ -365,7 +365,8 @@ def mlp(d_in: int, hidden: tuple[int, ...], k: int, dropout: float = 0.0):
     return nn.Sequential(*layers)
 
 
-def make_head(head: str = "", seed: int = 0, **params: Any) -> LinearHead | MLPHead:
+@renamed_keywords(kind="head")
+def make_head(head: str, seed: int = 0, **params: Any) -> LinearHead | MLPHead:
     """A fresh head, ``head`` ``"linear"`` (or its old name ``"logreg"``) or ``"mlp"``, with its settings.
 
     ``kind=`` is the old keyword of ``head`` (a DeprecationWarning; it goes in the next release).
@@ -373,15 +374,6 @@ def make_head(head: str = "", seed: int = 0, **params: Any) -> LinearHead | MLPH
     Raises:
         ValueError: an unknown head, naming the known ones; a seed outside [0, 2**32 - 1] (naming ``seed``).
     """
-    if "kind" in params:
-        if head:
-            raise TypeError("make_head() got both head and its old name kind=; give head only")
-        warnings.warn(
-            "make_head(kind=...) is renamed make_head(head=...); the old name goes in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        head = params.pop("kind")
     seed = check_seed(seed, "make_head")
     if head in ("linear", "logreg"):
         allowed = {"C", "max_iter", "standardize", "class_weight", "device"}

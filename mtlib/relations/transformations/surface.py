@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-import warnings
 from dataclasses import dataclass
 
 from mtlib.relations.transformations.base import NotApplicable, Transformation, check_choice, check_int, rng_for
@@ -16,12 +15,13 @@ from mtlib.relations.transformations.scripts import (
     script_name,
     unspaced_script,
 )
-from mtlib.utils.faces import renamed_attribute
+from mtlib.utils.faces import renamed_attribute, renamed_keywords
 from mtlib.utils.inputs import check_seed
 
 __all__ = ["Casing", "Punctuation", "Typos"]
 
 
+@renamed_keywords(kind="typo")
 @dataclass(frozen=True, init=False)
 class Typos(Transformation):
     """Keyboard-free typos: swap two adjacent letters, or delete one, inside words of 4+ letters.
@@ -36,7 +36,8 @@ class Typos(Transformation):
         typo: Which typo: ``"swap"``, ``"delete"`` or ``"mixed"`` (each typo picks one).
         n: Typos per input (at distinct positions), an integer >= 1.
         seed: With the text, seeds the choice of positions (an integer).
-        kind: Deprecated name of ``typo`` (a :class:`DeprecationWarning`; goes in the next release).
+        kind: Deprecated name of ``typo``, as a keyword and an attribute (a :class:`DeprecationWarning`; goes in
+            the next release).
 
     Raises:
         MtlibInputError: a ``typo`` that is none of these, ``n`` or ``seed`` not an integer in [0, 2**32 - 1],
@@ -53,14 +54,7 @@ class Typos(Transformation):
     n: int = 1
     seed: int = 0
 
-    def __init__(self, typo: str = "swap", n: int = 1, seed: int = 0, *, kind: str | None = None) -> None:
-        if kind is not None:
-            warnings.warn(
-                "Typos(kind=...) is renamed Typos(typo=...); kind= goes in the next release",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            typo = kind
+    def __init__(self, typo: str = "swap", n: int = 1, seed: int = 0) -> None:
         object.__setattr__(self, "typo", typo)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "seed", seed)

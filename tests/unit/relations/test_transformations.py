@@ -113,7 +113,7 @@ def test_presets_and_bad_settings():
 
 
 def test_typos_old_keyword_kind_still_works_for_one_release_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match=r"Typos\(typo=\.\.\.\)"):
+    with pytest.warns(DeprecationWarning, match=r"Typos\(\): kind= is renamed typo="):
         old = T.Typos(kind="delete", seed=2)
     assert old == T.Typos("delete", seed=2) and old.typo == "delete"
     with pytest.warns(DeprecationWarning, match=r"Typos\.typo"):
