@@ -13,7 +13,7 @@
 - :mod:`~mtlib.analysis.class_scores`: per-class precision, recall, F1, balanced accuracy, a shared task's F1.
 """
 
-from mtlib.utils.faces import ALL, Face
+from mtlib.utils.faces import ALL, MODULE, Face
 
 _face = Face(
     __name__,
@@ -24,7 +24,7 @@ _face = Face(
         "polarity_sensitivity": [],
         "paired_tests": ALL,
         "type_difference": ALL,
-        "rank_correlation": [".", "partial_spearman", "spearman_ci", "undefined_reason"],
+        "rank_correlation": [MODULE, ALL],
         "tree_reconstruction": [
             ".",
             "TREModel",

@@ -30,8 +30,6 @@ _face = Face(
         "bootstrap": [],
         "notation": [],
         "transformations": [],
-        "transformations.base": ["NotApplicable"],
-        "transformations.concatenation": ["Concatenation"],
         "result": ["RelationResult"],
         "base": ["Relation"],
         "single": ALL,
@@ -39,6 +37,11 @@ _face = Face(
         "transitivity": ALL,
         "distance_order": ALL,
     },
-    moved={"consistency": "mtlib.relations:consistency_scores"},
+    moved={
+        "consistency": "mtlib.relations:consistency_scores",
+        # given by the transformations face only (each name on one face); the old place warns for one release
+        "NotApplicable": "mtlib.relations.transformations:NotApplicable",
+        "Concatenation": "mtlib.relations.transformations:Concatenation",
+    },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

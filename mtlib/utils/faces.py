@@ -26,6 +26,8 @@ importing it), so each name is written once, in its module.
     ['cosine_matrix']
     >>> Face("mtlib.utils", {"paths": ALL}).names
     ['project_root']
+    >>> Face("mtlib.utils", {"paths": [MODULE, ALL]}).names
+    ['paths', 'project_root']
     >>> face.getattr("cosine_matrix").__name__
     'cosine_matrix'
 """
@@ -62,7 +64,8 @@ class Face:
     Args:
         package: The package's ``__name__``.
         exports: Module name (relative to the package, dotted for a module of a sub-package) -> the names
-            it gives the face, or :data:`ALL` for every name of the module's own ``__all__``.
+            it gives the face, or :data:`ALL` for every name of the module's own ``__all__`` (``[MODULE, ALL]``:
+            the module itself as well).
         moved: Names that moved elsewhere or were renamed, kept for one release: old name -> ``"package:name"``
             (the package itself for a rename). Asking for one gives a :class:`DeprecationWarning` and the new
             object; they are not in ``names``. A module listed
@@ -87,7 +90,7 @@ class Face:
         self.where: dict[str, tuple[str, str | None]] = {}
         modules = _submodules(package)
         for module, listed in exports.items():
-            names = _declared_all(package, module) if listed == ALL else listed
+            names = [n for entry in ([ALL] if listed == ALL else listed) for n in _expanded(package, module, entry)]
             own = module.rsplit(".", 1)[-1]
             for name in [own if n == MODULE else n for n in names or [MODULE]]:
                 if name in self.where:
@@ -243,6 +246,11 @@ def renamed_keywords(**renames: str) -> Callable[[_F], _F]:
         return cast(_F, accepting)
 
     return decorate
+
+
+def _expanded(package: str, module: str, entry: str) -> list[str]:
+    """One entry of a module's names in a face's exports: :data:`ALL` as the module's own ``__all__``."""
+    return _declared_all(package, module) if entry == ALL else [entry]
 
 
 def _submodules(package: str) -> set[str]:

@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mtlib import relations as R
-from mtlib.relations import MtlibInputError, NotApplicable
+from mtlib.relations import MtlibInputError
 from mtlib.relations import transformations as T
+from mtlib.relations.transformations import NotApplicable
 from mtlib.testing import gate_message
 
 

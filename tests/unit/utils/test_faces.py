@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mtlib.utils.faces import ALL, Face
+from mtlib.utils.faces import ALL, MODULE, Face
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -27,7 +27,7 @@ def _declared_all(path: Path) -> list[str]:
 
 def test_all_gives_the_modules_own_names_without_importing_it() -> None:
     code = (
-        "import sys; from mtlib.utils.faces import ALL, Face; "
+        "import sys; from mtlib.utils.faces import ALL, MODULE, Face; "
         "f = Face('mtlib.relations', {'distance_order': ALL}); "
         "print(f.names, 'mtlib.relations.distance_order' in sys.modules)"
     )
@@ -47,7 +47,7 @@ def test_every_face_entry_marked_all_matches_its_module() -> None:
             for node in ast.walk(tree)
             if isinstance(node, ast.Dict)
             for key, value in zip(node.keys, node.values)
-            if key is not None and isinstance(value, ast.Name) and value.id == "ALL"
+            if key is not None and _takes_all(value)
         ]
         if not whole:
             continue
@@ -61,6 +61,38 @@ def test_every_face_entry_marked_all_matches_its_module() -> None:
                 assert getattr(package, name) is getattr(importlib.import_module(f"{package.__name__}.{module}"), name)
             checked += 1
     assert checked >= 20
+
+
+def _takes_all(value: ast.expr) -> bool:
+    """Whether a face entry is ``ALL`` or a list with ``ALL`` in it (``[MODULE, ALL]``)."""
+    entries = value.elts if isinstance(value, ast.List) else [value]
+    return any(isinstance(e, ast.Name) and e.id == "ALL" for e in entries)
+
+
+def test_module_and_all_give_the_module_itself_and_its_names() -> None:
+    face = Face("mtlib.analysis", {"rank_correlation": [MODULE, ALL]})
+    declared = _declared_all(ROOT / "mtlib/analysis/rank_correlation.py")
+    assert face.names == sorted(["rank_correlation", *declared])
+    assert face.getattr("rank_correlation") is importlib.import_module("mtlib.analysis.rank_correlation")
+    assert face.getattr("spearman_ci") is importlib.import_module("mtlib.analysis.rank_correlation").spearman_ci
+
+
+def test_each_object_is_given_by_one_face_but_for_the_roots_shortcuts() -> None:
+    import mtlib
+
+    faces = {"mtlib": mtlib._face}
+    for init in sorted((ROOT / "mtlib").rglob("__init__.py")):
+        package = importlib.import_module(".".join(init.parent.relative_to(ROOT).parts))
+        if isinstance(getattr(package, "_face", None), Face):
+            faces[package.__name__] = package._face
+    givers: dict[tuple[str, str], list[str]] = {}
+    for package_name, face in faces.items():
+        for name, (module, attr) in face.where.items():
+            if attr is not None:  # a module given as an attribute is not a name of its own
+                givers.setdefault((f"{package_name}.{module}", attr), []).append(f"{package_name}.{name}")
+    twice = {home: names for home, names in givers.items() if len(names) > 1}
+    assert all(names[0] in {f"mtlib.{s}" for s in mtlib.SHORTCUTS} for names in twice.values()), twice
+    assert len(faces) >= 20
 
 
 def test_a_module_without_a_literal_all_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
