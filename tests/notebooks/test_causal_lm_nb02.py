@@ -10,8 +10,6 @@ beside its majority baseline, Tables 3-4 saved under its row, and the primary ro
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -20,6 +18,7 @@ from mtlib.run.layout import RunLayout
 from mtlib.utils import model_slug
 from tests.smoke_runs import ROOT, smoke_env
 from tests.unit.models.tiny_lm import make_tiny_lm
+from tests.warm import run_python
 
 pytest.importorskip("transformers")
 
@@ -30,9 +29,9 @@ NOTEBOOK = ROOT / "notebooks" / "02_nli_probe_compositionality.ipynb"
 def test_02_gives_a_causal_lm_its_rows_beside_the_encoder(tmp_path):
     folder = make_tiny_lm(tmp_path / "tiny-lm")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtrun.script", str(NOTEBOOK), "--profile", "smoke", "--out-dir", str(out),
+    cmd = ["-m", "mtrun.script", str(NOTEBOOK), "--profile", "smoke", "--out-dir", str(out),
            "-p", f"models=[minilm,{folder}]", "--quiet", "--cwd", str(ROOT / "notebooks")]  # fmt: skip
-    done = subprocess.run(cmd, env=smoke_env(), text=True, capture_output=True)
+    done = run_python(cmd, env=smoke_env())
     assert done.returncode == 0, done.stderr[-3000:]
     layout = RunLayout(out, "smoke", NOTEBOOK.stem)
     metrics = json.loads(layout.metrics_path.read_text())

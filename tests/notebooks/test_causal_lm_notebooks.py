@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from mtlib.run.layout import RunLayout
 from mtlib.utils import model_slug
 from tests.smoke_runs import ROOT, smoke_env
 from tests.unit.models.tiny_lm import make_tiny_lm
+from tests.warm import run_python
 
 pytest.importorskip("transformers")
 pytestmark = [pytest.mark.notebook, pytest.mark.xdist_group("causal_lm")]
@@ -42,8 +41,8 @@ def run_with(tmp_path: Path, stem: str, *overrides: str) -> tuple[dict[str, Any]
     copy.write_text(notebook.read_text(encoding="utf-8"), encoding="utf-8")
     out = tmp_path / "out"
     params = [arg for p in overrides for arg in ("-p", p)]
-    cmd = [sys.executable, "-m", "mtrun.script", str(copy), "--profile", "smoke", *params, "--out-dir", str(out)]
-    done = subprocess.run([*cmd, "--cwd", str(ROOT / "notebooks")], env=smoke_env(), text=True, capture_output=True)
+    cmd = ["-m", "mtrun.script", str(copy), "--profile", "smoke", *params, "--out-dir", str(out)]
+    done = run_python([*cmd, "--cwd", str(ROOT / "notebooks")], env=smoke_env())
     assert done.returncode == 0, done.stderr[-3000:]
     layout = RunLayout(out, "smoke", stem)
     return json.loads(layout.metrics_path.read_text()), layout, done.stdout
@@ -101,11 +100,9 @@ NB03 = "03_cogalex_transitivity"
 def test_03_gives_a_causal_lm_s_rows_beside_the_encoder_s(tmp_path, lm_dir):
     lm = str(lm_dir)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtrun", "--profile", "smoke", "--only", "03", "--root", str(ROOT)]
+    cmd = ["-m", "mtrun", "--profile", "smoke", "--only", "03", "--root", str(ROOT)]
     overrides = ["-p", f"03.models=[minilm,{lm}]", "-p", "03.n_boot=5"]
-    done = subprocess.run(
-        [*cmd, "--out-dir", str(out), *overrides], env=smoke_env(tmp_path / "cache"), capture_output=True, text=True
-    )
+    done = run_python([*cmd, "--out-dir", str(out), *overrides], env=smoke_env(tmp_path / "cache"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     layout = RunLayout(out, "smoke", NB03)
     metrics = json.loads(layout.metrics_path.read_text())

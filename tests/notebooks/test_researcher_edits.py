@@ -13,8 +13,6 @@ The smoke values the edits are compared with (``BASE``) are the unedited noteboo
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ import pytest
 
 from mtlib.run.layout import RunLayout
 from tests.smoke_runs import ROOT, smoke_env
+from tests.warm import run_python
 
 NOTEBOOK = ROOT / "notebooks" / "01_pairwise_sentiment_systematicity.ipynb"
 #: The README's edit: one line added to the list of transformations, after T6.
@@ -38,9 +37,8 @@ def test_01_with_one_more_transformation_runs_and_counts_it(tmp_path):
     copy = tmp_path / NOTEBOOK.name
     copy.write_text(json.dumps(nb), encoding="utf-8")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtrun.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
-    done = subprocess.run([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env(), text=True,
-                          capture_output=True)  # fmt: skip
+    cmd = ["-m", "mtrun.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
+    done = run_python([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env())
     assert done.returncode == 0, done.stderr[-3000:]
     metrics = json.loads(RunLayout(out, "smoke", NOTEBOOK.stem).metrics_path.read_text())
     assert metrics["n_transformations"] == 7
@@ -62,9 +60,8 @@ def edited_run(tmp_path: Path, stem: str, old: str, new: str, *, fails: bool = F
     copy = tmp_path / notebook.name
     copy.write_text(json.dumps(nb), encoding="utf-8")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtrun.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
-    done = subprocess.run([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env(), text=True,
-                          capture_output=True)  # fmt: skip
+    cmd = ["-m", "mtrun.script", str(copy), "--profile", "smoke", "--out-dir", str(out)]
+    done = run_python([*cmd, "--quiet", "--cwd", str(ROOT / "notebooks")], env=smoke_env())
     if fails:
         assert done.returncode != 0, "the edit should have been refused"
         return {"stderr": done.stderr + done.stdout}

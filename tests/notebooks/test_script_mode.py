@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -12,6 +10,7 @@ from mtlib.run.layout import RunLayout
 from mtlib.run.results import RUN_KEYS
 from mtrun.script import code_cells, run_cells
 from tests.smoke_runs import ROOT, smoke_command, smoke_env
+from tests.warm import run_python
 
 
 def _comparable(metrics: dict) -> dict:
@@ -23,9 +22,7 @@ def _comparable(metrics: dict) -> dict:
 def test_the_tour_as_a_script_records_the_papermill_runs_metrics(tmp_path, smoke_runs):
     smoke = smoke_runs.get("00")
     assert smoke.returncode == 0, smoke.log[-3000:]
-    done = subprocess.run(
-        [*smoke_command("00_tour", tmp_path), "--as-script"], env=smoke_env(), capture_output=True, text=True
-    )
+    done = run_python([*smoke_command("00_tour", tmp_path)[1:], "--as-script"], env=smoke_env())
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     ours = RunLayout(tmp_path, "smoke", "00_tour")
     theirs = RunLayout(smoke.out_dir, "smoke", "00_tour")
@@ -62,6 +59,6 @@ def test_every_notebook_has_one_parameters_cell_and_no_jupyter_only_syntax():
 
 def test_the_script_command_refuses_an_unknown_parameter(tmp_path):
     nb = ROOT / "notebooks" / "00_tour.ipynb"
-    cmd = [sys.executable, "-m", "mtrun.script", str(nb), "--profile", "smoke", "-p", "n_bots=3"]
-    done = subprocess.run(cmd, env=smoke_env(), capture_output=True, text=True, cwd=tmp_path)
+    cmd = ["-m", "mtrun.script", str(nb), "--profile", "smoke", "-p", "n_bots=3"]
+    done = run_python(cmd, env=smoke_env(), cwd=tmp_path)
     assert done.returncode == 2 and "n_bots" in done.stderr and "n_boot" in done.stderr
