@@ -49,16 +49,22 @@ notebooks-fix: install
 	$(PY) -m mtrun.notebooks --fix notebooks/*.ipynb
 	$(PY) -m mtrun.notebooks --docs notebooks/PARAMETERS.md
 
-# lint, format and types of mtlib, of the tool beside it and of the notebooks' code (rules in pyproject.toml); make test runs it first
+# lint, format and types of mtlib, of the tool beside it and of the notebooks' code (rules in pyproject.toml); make test runs it beside pytest
 check: install
 	$(VENV)/bin/ruff check mtlib tools tests benchmarks notebooks
 	$(VENV)/bin/ruff format --check mtlib tools tests benchmarks
 	$(VENV)/bin/mypy
 	$(VENV)/bin/nbqa mypy notebooks
 
-# two workers (2-core CI): each smoke run made once, shared by both (tests/smoke_runs.py); xdist groups
-test: install check
-	$(PY) -m pytest -q -n 2 --dist loadgroup
+# two workers (2-core CI): each smoke run made once, shared by both (tests/smoke_runs.py); xdist groups.
+# make check runs beside pytest (its log printed after pytest's): mypy's minute of one core fills the cores pytest
+# leaves idle at its start and its end; either failing fails make test
+test: install
+	@$(MAKE) --no-print-directory check > $(VENV)/check.log 2>&1 & checking=$$!; \
+	$(PY) -m pytest -q -n 2 --dist loadgroup; tested=$$?; \
+	wait $$checking; checked=$$?; echo "== make check (ruff, mypy)"; cat $(VENV)/check.log; \
+	if [ $$checked -ne 0 ]; then echo "make check failed: see above"; fi; \
+	exit $$(( tested || checked ))
 
 reproduce: install
 	$(PY) -m mtrun --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach x,$(PARAMS),-p $(x))
