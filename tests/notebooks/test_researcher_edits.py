@@ -13,6 +13,7 @@ The smoke values the edits are compared with (``BASE``) are the unedited noteboo
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +50,32 @@ def test_01_with_one_more_transformation_runs_and_counts_it(tmp_path):
 # --- one more edit per notebook 02-07 -------------------------------------------------------------------------
 
 
-def edited_run(tmp_path: Path, stem: str, old: str, new: str, *, fails: bool = False) -> dict[str, Any]:
+def edited_run(
+    tmp_path: Path, stem: str, old: str | re.Pattern[str], new: str, *, fails: bool = False, where: str = ""
+) -> dict[str, Any]:
     """Notebook ``stem`` with ``old`` replaced by ``new`` in the one code cell holding it, run on a copy in the smoke
-    profile; its metrics (or, with ``fails``, the failed run's stderr under ``"stderr"``)."""
+    profile; its metrics (or, with ``fails``, the failed run's stderr under ``"stderr"``).
+
+    ``old`` is a text, or a pattern that must match exactly once in that cell (``new`` may name its groups: a
+    reformatted cell still matches); ``where``, a text the edited cell must also hold (the definition of the
+    function the edit is about), so that the cell is found by what it defines. An edit that changes nothing fails.
+    """
     notebook = ROOT / "notebooks" / f"{stem}.ipynb"
     nb = json.loads(notebook.read_text(encoding="utf-8"))
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and old in "".join(c["source"])]
+
+    def holds(source: str) -> bool:
+        return where in source and bool(old.search(source) if isinstance(old, re.Pattern) else old in source)
+
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and holds("".join(c["source"]))]
     assert len(cells) == 1, f"{stem}: the edited text is in one code cell, found {len(cells)}"
-    cells[0]["source"] = "".join(cells[0]["source"]).replace(old, new)
+    source = "".join(cells[0]["source"])
+    if isinstance(old, re.Pattern):
+        edited, count = old.subn(new, source)
+        assert count == 1, f"{stem}: {old.pattern!r} matches once in the edited cell, found {count}"
+    else:
+        edited = source.replace(old, new)
+    assert edited != source, f"{stem}: the edit changes nothing"
+    cells[0]["source"] = edited
     copy = tmp_path / notebook.name
     copy.write_text(json.dumps(nb), encoding="utf-8")
     out = tmp_path / "out"
@@ -69,11 +88,28 @@ def edited_run(tmp_path: Path, stem: str, old: str, new: str, *, fails: bool = F
     return {**json.loads(RunLayout(out, "smoke", stem).metrics_path.read_text()), "_out": out}
 
 
+#: The probe's regularisation in 02's probe cell: ``C=1.0`` of its linear head, in any spacing, line breaks or quotes
+#: (group 1 keeps everything before the value).
+PROBE_C = re.compile(r"""(head\s*=\s*["']linear["']\s*,\s*C\s*=\s*)1(?:\.0+)?(?![\w.])""")
+
+
 def test_02_with_a_strongly_regularised_probe(tmp_path):
     """Another probe: C = 1e-4 instead of 1 (the logistic probe on the states of the two insertions)."""
-    metrics = edited_run(tmp_path, "02_nli_probe_compositionality", 'head="linear", C=1.0,', 'head="linear", C=1e-4,')
+    metrics = edited_run(tmp_path, "02_nli_probe_compositionality", PROBE_C, r"\g<1>1e-4", where="def hypernymy_probe(")
     assert 0.0 <= metrics["probe_accuracy"] <= 1.0
     assert metrics["probe_accuracy"] != pytest.approx(0.9970845481049563)  # the unedited smoke run's
+
+
+def test_02_probe_edit_finds_the_probe_s_c_however_the_call_is_laid_out():
+    """The 02 edit's pattern matches once in the whole notebook, in the probe's cell, and still matches the call
+    reflowed one keyword per line with single quotes (as a formatter may lay it out), replacing only the value."""
+    nb = json.loads((ROOT / "notebooks" / "02_nli_probe_compositionality.ipynb").read_text(encoding="utf-8"))
+    sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    matched = [s for s in sources if PROBE_C.search(s)]
+    assert len(matched) == 1 and len(PROBE_C.findall(matched[0])) == 1 and "def hypernymy_probe(" in matched[0]
+    reflowed = "classifier(\n    z_train,\n    how='head',\n    head='linear',\n    C=1.0,\n    settings=s,\n)"
+    assert PROBE_C.subn(r"\g<1>1e-4", reflowed) == (reflowed.replace("C=1.0", "C=1e-4"), 1)
+    assert PROBE_C.search(reflowed.replace("C=1.0", "C=1.05")) is None  # another value is not the probe's C=1
 
 
 def test_03_with_cosine_threshold_heads_the_readme_edit(tmp_path):
