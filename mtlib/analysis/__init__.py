@@ -25,16 +25,8 @@ _face = Face(
         "paired_tests": ALL,
         "type_difference": ALL,
         "rank_correlation": [MODULE, ALL],
-        "tree_reconstruction": [
-            ".",
-            "TREModel",
-            "build_vocabulary",
-            "encode_trees",
-            "heldout_split",
-            "fit_tre_heldout",
-            "init_parameters",
-        ],
-        "class_scores": [".", "accuracy_by_group", "f1_summary", "per_class_scores", "shared_task_table"],
+        "tree_reconstruction": [MODULE, ALL],
+        "class_scores": [MODULE, ALL],
     },
     moved={"tre_by_split": "mtlib.analysis:fit_tre_heldout", "kinds_of": "mtlib.analysis:distinct_rows"},
 )

@@ -27,7 +27,7 @@ import pandas as pd
 from mtlib.models.training.baseline import majority_baseline
 from mtlib.utils.inputs import MtlibInputError
 
-__all__ = ["RANDOM", "accuracy_by_group", "f1_summary", "learnt_p", "per_class_scores", "shared_task_table"]
+__all__ = ["accuracy_by_group", "f1_summary", "per_class_scores", "shared_task_table"]
 
 #: The control class of the shared tasks: left out of the summary F1.
 RANDOM = "RANDOM"

@@ -41,20 +41,7 @@ from mtlib.utils.batching import resolve_device
 from mtlib.utils.faces import renamed, renamed_attribute, renamed_keywords
 from mtlib.utils.threads import limit_threads
 
-__all__ = [
-    "COMPOSITIONS",
-    "UNSEEN",
-    "EncodedTrees",
-    "TREModel",
-    "build_vocabulary",
-    "compose_batched",
-    "cosine_distance",
-    "encode_trees",
-    "fit_tre",
-    "fit_tre_heldout",
-    "heldout_split",
-    "init_parameters",
-]
+__all__ = ["TREModel", "build_vocabulary", "encode_trees", "fit_tre_heldout", "heldout_split", "init_parameters"]
 
 COMPOSITIONS = ("add", "linear")
 UNSEEN = ("zero", "exclude")

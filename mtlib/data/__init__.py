@@ -16,23 +16,23 @@ byte-order mark dropped, line numbers) and rejects malformed input with
 expected: another encoding, an empty or header-only file, a cut row.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, MODULE, Face
 
 _face = Face(
     __name__,
     {
-        "errors": ["DataFormatError", "data_dir"],
-        "papers": [".", "BHATHENA_TABLE2_SOURCE", "COGALEX_VI_WINNER"],
+        "errors": ALL,
+        "papers": [MODULE, ALL],
         "sample": [],
-        "trees": [".", "tree_impurity", "weighted_node_switching"],
+        "trees": [MODULE, ALL],
         "tsv": [],
         "adjectives": [],
         "cogalex": [],
         "monotonicity": [],
         "sick": [],
         "sst": [],
-        "yelp": [".", "DIRECTIONS"],
-        "seti_tasks": [".", "entailment_predictions", "pair_frame", "rule_groups", "verb_shortcut_right"],
+        "yelp": [MODULE, ALL],
+        "seti_tasks": [MODULE, ALL],
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

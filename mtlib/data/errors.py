@@ -168,15 +168,4 @@ def resolve_data_path(path: str | os.PathLike) -> Path:
     raise FileNotFoundError(f"{path}: no such file (looked at {p.resolve()} and {q})")
 
 
-__all__ = [
-    "DataFormatError",
-    "DataArgumentError",
-    "check_count",
-    "check_choice",
-    "check_fraction",
-    "check_finite",
-    "path_component",
-    "check_path",
-    "data_dir",
-    "resolve_data_path",
-]
+__all__ = ["DataFormatError", "data_dir"]

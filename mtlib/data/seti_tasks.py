@@ -20,29 +20,7 @@ import pandas as pd
 from mtlib.data.errors import DataArgumentError, check_count
 from mtlib.utils.faces import renamed_attribute, renamed_keywords
 
-__all__ = [
-    "INVARIANTS",
-    "ITEM_TYPES",
-    "TABLE3_LABELS",
-    "TASK_SETUPS",
-    "TEMPLATE",
-    "TEST_RULES",
-    "SetiData",
-    "SetiError",
-    "balance_types",
-    "build",
-    "check_invariants",
-    "composed_labels",
-    "entailment_predictions",
-    "pair_frame",
-    "recipe",
-    "reserve_few",
-    "rule_groups",
-    "shuffle_in_distribution",
-    "split_dev",
-    "subsample",
-    "verb_shortcut_right",
-]
+__all__ = ["entailment_predictions", "pair_frame", "rule_groups", "verb_shortcut_right"]
 
 #: §3.1: the premise template of veridical and compositional inferences.
 TEMPLATE = "Someone {verb} that {s}"

@@ -316,14 +316,4 @@ def weighted_node_switching(tree: Tree, *, weight: str = "height", average: str 
     return float(total / (sum(w) if average == "weighted" else len(nodes)))
 
 
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_TOKENS",
-    "Tree",
-    "parse_tree",
-    "WNS_WEIGHTS",
-    "WNS_AVERAGES",
-    "node_value",
-    "tree_impurity",
-    "weighted_node_switching",
-]
+__all__ = ["tree_impurity", "weighted_node_switching"]

@@ -237,16 +237,4 @@ def load_reference_pairs(directory: str | os.PathLike = BUNDLED_DIR, fmt: str = 
     return pd.concat(frames, ignore_index=True)
 
 
-__all__ = [
-    "BUNDLED_DIR",
-    "SPLITS",
-    "LABELS",
-    "DIRECTIONS",
-    "REFERENCE_FORMATS",
-    "read_sentences",
-    "load_sentences",
-    "read_tab_pairs",
-    "read_aligned_pairs",
-    "reference_format",
-    "load_reference_pairs",
-]
+__all__ = ["DIRECTIONS"]

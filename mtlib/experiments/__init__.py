@@ -32,6 +32,6 @@ from mtlib.utils.faces import ALL, Face
 _EXPERIMENTS = [m.name for m in _pkgutil.iter_modules(__path__) if m.ispkg and not m.name.startswith("_")]
 _face = Face(
     __name__,
-    {"spec": ["Spec", "param"], "catalog": ALL, **{name: [] for name in _EXPERIMENTS}},
+    {"spec": ALL, "catalog": ALL, **{name: [] for name in _EXPERIMENTS}},
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

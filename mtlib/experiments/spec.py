@@ -54,19 +54,7 @@ from mtlib.utils.choices import AUTO
 from mtlib.utils.context import PRECISION_VALUES, RunContext
 from mtlib.utils.rules import ParameterError, Rule, compile_rule, type_problem
 
-__all__ = [
-    "CELL_HEADER",
-    "CHECKED_ENV",
-    "CLASSIFIER_HELDOUT",
-    "RUNNER_SET",
-    "SET_BY_EXPERIMENT",
-    "Parameter",
-    "ParameterError",
-    "Spec",
-    "param",
-    "training_keys",
-    "training_settings",
-]
+__all__ = ["Spec", "param"]
 
 #: First line of every generated ``parameters`` cell.
 CELL_HEADER = "# Parameters: papermill injects the profile's values after this cell."

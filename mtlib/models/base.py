@@ -313,4 +313,4 @@ class Model:
         return label_position(self.labels, label, self.name)
 
 
-__all__ = ["CALLS_LOG_ENV", "TEXT_ENTRIES", "log_odds", "softmax", "masked_mean", "label_position", "Features", "Model"]
+__all__ = ["log_odds", "softmax", "masked_mean", "label_position", "Features", "Model"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["ADAPTERS", "FINETUNE_WAYS", "Capabilities", "folder_family", "register_adapter"]
+__all__ = ["ADAPTERS", "folder_family"]
 
 A = TypeVar("A", bound=type)
 

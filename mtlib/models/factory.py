@@ -47,34 +47,25 @@ from mtlib.models.training.frozen import (
     Head,
     HeadClassifier,
     feature_head,
-    frozen_features,
     head_classifier,
 )
+from mtlib.models.training.frozen import frozen_features as frozen_features
 from mtlib.models.training.heads import MLPHead
 from mtlib.models.training.labelled import parse_labelled, prepare
-from mtlib.models.training.native import NativeClassifier, native_classifier
-from mtlib.models.training.prompt import PromptClassifier, prompt_classifier
+from mtlib.models.training.native import NativeClassifier as NativeClassifier
+from mtlib.models.training.native import native_classifier
+from mtlib.models.training.prompt import PromptClassifier as PromptClassifier
+from mtlib.models.training.prompt import prompt_classifier
 from mtlib.models.training.resolved import ResolvedTraining
-from mtlib.models.training.settings import CLASSIFIER_HELDOUT, HOWS, OLD_HEADS, ClassifierSettings, Training
+from mtlib.models.training.settings import CLASSIFIER_HELDOUT, HOWS, OLD_HEADS, ClassifierSettings
+from mtlib.models.training.settings import Training as Training
 from mtlib.models.training.store import _MEMO as _MEMO  # the in-process memo; tests clear it through this name
 from mtlib.models.training.store import data_digest, memo, remember
 from mtlib.utils.context import RunContext
 from mtlib.utils.inputs import check_seed
 
-__all__ = [
-    "HOWS",
-    "ClassifierSettings",
-    "FineTunedClassifier",
-    "HeadClassifier",
-    "NativeClassifier",
-    "PromptClassifier",
-    "ResolvedTraining",
-    "Training",
-    "classifier",
-    "frozen_features",
-    "numerics_key",
-    "train_head",
-]
+# An import "as" itself is a re-export: other modules import that name from here (it is not on the face).
+__all__ = ["classifier", "train_head"]
 
 
 @overload

@@ -16,12 +16,12 @@ _face = Face(
     __name__,
     {
         "inspect_logs": ALL,
-        "readers": ["read_items"],
+        "readers": ALL,
         "stats": ALL,
         "power": ALL,
         "comparison": ALL,
-        "plot": ["forest_png"],
-        "cli": ["main", "shown"],
+        "plot": ALL,
+        "cli": ALL,
     },
     moved={name: f"mtlib.analysis:{name}" for name in ("holm", "paired_replicates", "sign_flip_p")},
 )

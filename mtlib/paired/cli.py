@@ -38,7 +38,7 @@ from mtlib.suite.cli import junit_option
 from mtlib.suite.junit import clean_xml
 from mtlib.suite.report import STYLE, table_html
 
-__all__ = ["EXIT_CODES", "GATE_HELP", "main", "markdown", "shown", "write_outputs"]
+__all__ = ["main", "shown"]
 
 #: The command's exit codes (the suite command's numbers).
 EXIT_CODES = {

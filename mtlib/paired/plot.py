@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COLOURS", "forest_png", "improvement"]
+__all__ = ["forest_png"]
 
 #: The colour of each verdict.
 COLOURS = {"better": "#1a7f37", "worse": "#cf222e", "equivalent": "#0969da", "inconclusive": "#6e7781"}

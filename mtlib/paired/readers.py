@@ -45,7 +45,7 @@ from mtlib.suite.predictions import JSONL_SUFFIXES, checked_lines, csv_records, 
 from mtlib.suite.result import FORMAT as SUITE_FORMAT
 from mtlib.utils.provenance import record_input
 
-__all__ = ["COLUMNS", "read_items"]
+__all__ = ["read_items"]
 
 #: The columns every reader returns.
 COLUMNS = ["task", "metric", "id", "group", "value", "n", "line"]

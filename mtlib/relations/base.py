@@ -67,7 +67,7 @@ from mtlib.relations.result import RelationResult, interval_from_boot, item_rati
 from mtlib.relations.scorers import as_scorer, unique_outputs
 from mtlib.relations.transformations.base import Transformation, apply, as_transformation
 
-__all__ = ["MtlibInputError", "Relation", "as_scorer", "notation_safe", "unique_outputs"]
+__all__ = ["Relation"]
 
 #: Old keyword names of ``check`` (one release, with a DeprecationWarning).
 _PROTOCOL_KEYWORDS = ("per_item", "n_boot", "seed")

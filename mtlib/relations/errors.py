@@ -18,20 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mtlib.utils.inputs import MtlibInputError, check_text, check_texts, refuse
+from mtlib.utils.inputs import MtlibInputError, refuse
+from mtlib.utils.inputs import check_text as check_text
+from mtlib.utils.inputs import check_texts as check_texts
 
-__all__ = [
-    "MtlibInputError",
-    "check_count",
-    "check_frame",
-    "check_open_unit",
-    "check_rate",
-    "check_scores",
-    "check_seeds",
-    "check_text",
-    "check_texts",
-    "refuse",
-]
+# An import "as" itself is a re-export: other modules import that name from here (it is not on the face).
+__all__ = ["MtlibInputError"]
 
 
 def check_scores(value: Any, where: str, argument: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:

@@ -38,18 +38,7 @@ from mtlib.relations.exactness import violation_rate
 from mtlib.relations.replicates import weighted_sums
 from mtlib.utils.inputs import check_output_file
 
-__all__ = [
-    "RelationResult",
-    "examples",
-    "groups_html",
-    "interval_from_boot",
-    "item_ratio_boot",
-    "per_item_frame",
-    "single_result",
-    "summary_html",
-    "worst_partners",
-    "write_html",
-]
+__all__ = ["RelationResult"]
 
 
 @dataclass(kw_only=True)

@@ -29,7 +29,7 @@ import numpy as np
 
 from mtlib.relations.errors import MtlibInputError, check_texts, refuse
 
-__all__ = ["NEEDS", "Scorer", "as_scorer", "check_outputs", "positive_column", "unique_outputs"]
+__all__ = ["Scorer", "as_scorer", "unique_outputs"]
 
 #: What a relation may ask a scorer for: a score per text, class probabilities, or an embedding.
 NEEDS = ("score", "probs", "embedding")

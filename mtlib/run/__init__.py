@@ -15,15 +15,15 @@ Modules, lowest first: ``params`` (the parameter check), ``layout`` (paths),
 (what a notebook uses). This face imports none of them eagerly.
 """
 
-from mtlib.utils.faces import Face
+from mtlib.utils.faces import ALL, Face
 
 _face = Face(
     __name__,
     {
-        "params": ["check_run"],
-        "layout": ["RunLayout", "read_metrics"],
-        "manifest": ["notebook_manifest", "read_manifest"],
-        "results": ["Run"],
+        "params": ALL,
+        "layout": ALL,
+        "manifest": ALL,
+        "results": ALL,
     },
 )
 __all__, __getattr__, __dir__ = _face.names, _face.getattr, _face.dir

@@ -17,17 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mtlib.utils.paths import project_root
+from mtlib.utils.paths import project_root as project_root
 
-__all__ = [
-    "FIGURES_INDEX",
-    "MetricsError",
-    "RunLayout",
-    "project_root",
-    "read_figures",
-    "read_metrics",
-    "safe_component",
-]
+# An import "as" itself is a re-export: other modules import that name from here (it is not on the face).
+__all__ = ["RunLayout", "read_metrics"]
 
 #: File name of the figures index in a run folder.
 FIGURES_INDEX = "figures.json"

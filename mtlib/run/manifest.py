@@ -52,25 +52,7 @@ from mtlib.run.environment import CODE_ROOT, code_record, environment_record, ma
 from mtlib.run.layout import read_json_object
 from mtlib.utils import provenance
 
-__all__ = [
-    "GROUPS",
-    "MANIFEST",
-    "OUTPUT_PARAMS",
-    "SCHEMA",
-    "cache_records",
-    "input_name",
-    "input_records",
-    "loaded_models",
-    "model_record",
-    "notebook_digest",
-    "notebook_manifest",
-    "private_value",
-    "read_manifest",
-    "rewrite_manifest",
-    "start_run",
-    "used_models",
-    "write_manifest",
-]
+__all__ = ["notebook_manifest", "read_manifest"]
 
 #: File name of a manifest (a notebook's in its run folder, an invocation's in the profile folder).
 MANIFEST = "manifest.json"

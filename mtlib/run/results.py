@@ -60,7 +60,10 @@ import numpy as np
 from mtlib.analysis.plots import describe_figure
 from mtlib.experiments.spec import Spec
 from mtlib.models.inference.numerics import device_name
-from mtlib.run.layout import FIGURES_INDEX, RunLayout, read_figures, read_metrics
+from mtlib.run.layout import FIGURES_INDEX as FIGURES_INDEX
+from mtlib.run.layout import RunLayout
+from mtlib.run.layout import read_figures as read_figures
+from mtlib.run.layout import read_metrics as read_metrics
 from mtlib.run.manifest import notebook_manifest, rewrite_manifest, start_run
 from mtlib.run.params import check_run, kernel_namespace, namespace_values
 from mtlib.utils.cache import atomic_write_bytes
@@ -70,24 +73,8 @@ from mtlib.utils.keys import TIMING_PREFIX, model_keys, model_slug, skipped_of, 
 from mtlib.utils.paths import project_root
 from mtlib.utils.threads import kernel_threads
 
-__all__ = [
-    "FIGURES_INDEX",
-    "OUT_ENV",
-    "RUN_KEYS",
-    "SKIPPED_KEY",
-    "TIMING_PREFIX",
-    "NonFiniteMetricError",
-    "Report",
-    "Run",
-    "RunLayout",
-    "model_slug",
-    "output_root",
-    "project_root",
-    "first_non_finite",
-    "read_figures",
-    "read_metrics",
-    "timing_key",
-]
+# An import "as" itself is a re-export: other modules import that name from here (it is not on the face).
+__all__ = ["Run"]
 
 #: keys a Run records about itself (not an experiment's result): the summary's headline, the
 #: frozen-encoder backend and the numerics (device, its name, precision)

@@ -30,7 +30,7 @@ from typing import Any
 from mtlib.suite.outcome import TestOutcome
 from mtlib.suite.result import SuiteResult
 
-__all__ = ["RunError", "clean_xml", "failure_message", "junit_xml", "write_junit"]
+__all__ = ["junit_xml", "write_junit"]
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 

@@ -41,18 +41,7 @@ from mtlib.models.loading import load
 from mtlib.relations.errors import MtlibInputError, check_texts, refuse
 from mtlib.relations.scorers import check_outputs
 
-__all__ = [
-    "EXTRAS",
-    "ModelTimeout",
-    "ScoreMemo",
-    "as_model",
-    "LabelledFunction",
-    "call_with_deadline",
-    "check_labels",
-    "check_timeout",
-    "load_by_name",
-    "positive_column",
-]
+__all__ = ["ModelTimeout", "ScoreMemo", "as_model"]
 
 #: Top-level package -> the extra of mtlib that installs it (for the message when one is missing).
 EXTRAS = {

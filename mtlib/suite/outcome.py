@@ -22,7 +22,7 @@ import pandas as pd
 
 from mtlib.relations.result import RelationResult
 
-__all__ = ["TestOutcome", "frame_from_json", "frame_to_json", "inputs_digest", "plain"]
+__all__ = ["TestOutcome"]
 
 #: Summary columns, in order.
 COLUMNS = (

@@ -48,19 +48,7 @@ from mtlib.relations.transformations.base import apply
 from mtlib.suite.mft import MFT
 from mtlib.suite.suite import Suite
 
-__all__ = [
-    "JSONL_SUFFIXES",
-    "SUM_TOLERANCE",
-    "PredictedScores",
-    "PredictionsModel",
-    "checked_lines",
-    "csv_records",
-    "finite_number",
-    "jsonl_records",
-    "needed_texts",
-    "read_predictions",
-    "refused",
-]
+__all__ = ["needed_texts", "read_predictions"]
 
 #: How far a row of class probabilities may sum from 1: a row written with two decimals over two or three
 #: classes is off by at most 0.015 by rounding alone, a softmax written in full by about 1e-7.

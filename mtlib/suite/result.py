@@ -21,7 +21,7 @@ from mtlib.suite.comparison import compare
 from mtlib.suite.outcome import COLUMNS, TestOutcome, plain
 from mtlib.utils.inputs import check_output_file
 
-__all__ = ["FORMAT", "SuiteFailure", "SuiteResult"]
+__all__ = ["SuiteFailure", "SuiteResult"]
 
 #: Format tag of a saved result.
 FORMAT = "mtlib.suite-result/1"

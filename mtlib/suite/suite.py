@@ -60,7 +60,7 @@ from mtlib.suite.outcome import TestOutcome
 from mtlib.suite.result import SuiteResult
 from mtlib.suite.serialize import relation_from_json, relation_to_json, suite_from_json
 
-__all__ = ["FORMAT", "Suite", "SuiteTest", "TooFewInputs", "inputs_needed", "too_few_reason"]
+__all__ = ["Suite", "SuiteTest", "TooFewInputs", "inputs_needed"]
 
 #: Format tag of a saved suite.
 FORMAT = "mtlib.suite/1"

@@ -17,14 +17,14 @@ _face = Face(
     __name__,
     {
         "paths": ALL,
-        "batching": ["inference_context", "progress_bar", "resolve_device", "run_batched"],
+        "batching": ALL,
         "similarity": ALL,
         "provenance": [],
-        "cache": ["ArrayCache", "cache_root", "cached_rows", "stable_hash"],
-        "threads": ["limit_threads", "threads_for_device"],
+        "cache": ALL,
+        "threads": ALL,
         "contracts": ALL,
         "timing": ALL,
-        "keys": ["model_keys", "model_slug"],
+        "keys": ALL,
     },
     moved={"cpu_threads": "mtlib.utils:threads_for_device", "scheme": "mtlib.utils:model_keys"},
 )

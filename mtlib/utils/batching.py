@@ -296,17 +296,4 @@ def run_batched(
     return out
 
 
-__all__ = [
-    "PROGRESS_DELAY_S",
-    "PROGRESS_MIN_ITEMS",
-    "TEXT_MININTERVAL_S",
-    "Prefetcher",
-    "progress_sink",
-    "report_progress",
-    "resolve_device",
-    "inference_context",
-    "length_sorted_batches",
-    "progress_bar",
-    "run_batched",
-    "to_device",
-]
+__all__ = ["resolve_device", "inference_context", "progress_bar", "run_batched"]

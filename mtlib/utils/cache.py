@@ -582,23 +582,4 @@ def cached_rows(
     return table[[where[k] for k in keys]]
 
 
-__all__ = [
-    "cache_disk_error",
-    "folder_error",
-    "CACHE_ENV",
-    "cache_root",
-    "default_cache_dir",
-    "stable_hash",
-    "input_key",
-    "atomic_write_bytes",
-    "sha256_hex",
-    "file_sha256",
-    "write_record",
-    "addressed_name",
-    "record_file",
-    "read_record",
-    "read_record_digest",
-    "ArrayCache",
-    "CHUNK_SIZE",
-    "cached_rows",
-]
+__all__ = ["cache_root", "stable_hash", "ArrayCache", "cached_rows"]

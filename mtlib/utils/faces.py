@@ -17,8 +17,9 @@ Example (what an ``__init__.py`` holds)::
 
 Modules behind a face are private (``_method.py``); code inside mtlib imports
 them directly, so its types stay checked; a face is for users. A public module
-whose every name belongs on the face is listed with :data:`ALL` instead of its
-names: the face reads the module's own ``__all__`` from its source (without
+is listed with :data:`ALL` instead of its names: its ``__all__`` is exactly what
+the face shows (a name other modules import from it by name, but users need not
+see, stays out), and the face reads it from the module's source (without
 importing it), so each name is written once, in its module.
 
     >>> face = Face("mtlib.utils", {"similarity": ["cosine_matrix"]})

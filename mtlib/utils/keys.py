@@ -26,7 +26,7 @@ from typing import Any
 
 from mtlib.utils.faces import renamed
 
-__all__ = ["TIMING_PREFIX", "missing", "model_keys", "model_slug", "skipped_of", "timing_key"]
+__all__ = ["model_keys", "model_slug"]
 
 #: Prefix of every timing metric: a determinism check compares all other keys exactly.
 TIMING_PREFIX = "timing/"

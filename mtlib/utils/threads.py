@@ -105,10 +105,4 @@ def kernel_threads() -> dict[str, object]:
     return out
 
 
-__all__ = [
-    "POOL_VARS",
-    "THREADS_ENV",
-    "threads_for_device",
-    "kernel_threads",
-    "limit_threads",
-]
+__all__ = ["threads_for_device", "limit_threads"]

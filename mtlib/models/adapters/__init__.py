@@ -37,7 +37,7 @@ _face = Face(
         "hf_encoder": ALL,
         "hf_classifier": ALL,
         "wordpiece_static": ALL,
-        "static_vectors": ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"],
+        "static_vectors": ALL,
         "lexicon": ALL,
         "objects": ALL,
     },

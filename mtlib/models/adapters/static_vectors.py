@@ -94,17 +94,7 @@ def packaged_vectors_status(spec: ModelSpec) -> str:
     return "packaged" if spec.packaged and packaged_path(spec.packaged) else "missing"
 
 
-__all__ = [
-    "NOT_TUNABLE",
-    "GensimModel",
-    "PackagedVectorsModel",
-    "StaticVectorsModel",
-    "first_non_finite",
-    "gensim_status",
-    "packaged_vectors_status",
-    "resolve_gensim",
-    "resolve_packaged_vectors",
-]
+__all__ = ["GensimModel", "PackagedVectorsModel", "StaticVectorsModel"]
 
 
 class StaticVectorsModel(Model):

@@ -173,13 +173,4 @@ def _percent(x: float) -> str:
     return {"0.00%": "<0.01%", "100.00%": ">99.99%"}.get(text, text)
 
 
-__all__ = [
-    "count_skipped",
-    "coverage_metrics",
-    "coverage_note",
-    "coverage_summary",
-    "known_rows",
-    "model_token_counts",
-    "pool_known_tokens",
-    "token_counts",
-]
+__all__ = ["coverage_metrics", "coverage_note", "coverage_summary", "model_token_counts"]

@@ -31,16 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = [
-    "TEMPLATES",
-    "PromptPlan",
-    "PromptTemplate",
-    "fill",
-    "plan",
-    "template_for",
-    "template_named",
-    "verbaliser_of",
-]
+__all__ = ["TEMPLATES", "PromptTemplate"]
 
 #: Stands for the query while a chat template renders, so its text splits into prefix and tail.
 _QUERY_MARK = "\u2063QUERY\u2063"

@@ -31,15 +31,7 @@ from mtlib.utils.batching import run_batched
 from mtlib.utils.cache import addressed_name, cached_rows, record_file, sha256_hex
 from mtlib.utils.faces import renamed
 
-__all__ = [
-    "FINETUNE_SUFFIX",
-    "FineTunedClassifier",
-    "finetune_network",
-    "finetuned_classifier",
-    "held_score",
-    "parse_model_name",
-    "weights_bytes",
-]
+__all__ = ["FineTunedClassifier", "parse_model_name"]
 
 #: A model name ending in this suffix (``minilm-ft``) is its base model fine-tuned (its own row in a report).
 FINETUNE_SUFFIX = "-ft"

@@ -44,18 +44,7 @@ from mtlib.models.training.store import cached_training, evaluate, folder_of, re
 from mtlib.utils.cache import cache_root, stable_hash
 from mtlib.utils.faces import renamed_attribute, renamed_keywords
 
-__all__ = [
-    "KINDS",
-    "Head",
-    "HeadClassifier",
-    "class_shares",
-    "data_hash",
-    "fit_head",
-    "FEATURE_HEAD_OPTIONS",
-    "feature_head",
-    "frozen_features",
-    "head_classifier",
-]
+__all__ = ["HeadClassifier", "frozen_features"]
 
 
 def frozen_features(model: Model, texts: list[str], pairs: list[str] | None) -> np.ndarray:

@@ -36,21 +36,7 @@ from mtlib.utils.faces import renamed_attribute, renamed_keywords
 from mtlib.utils.inputs import check_seed
 from mtlib.utils.threads import limit_threads, threads_for_device
 
-__all__ = [
-    "FORMAT",
-    "HEADS",
-    "MLP_BATCH",
-    "MLP_EPOCHS",
-    "MLP_LR",
-    "LinearHead",
-    "MLPHead",
-    "load_head",
-    "make_head",
-    "mlp",
-    "pair_features",
-    "save_head",
-    "stable_features",
-]
+__all__ = ["LinearHead", "MLPHead", "pair_features"]
 
 HEADS = ("linear", "mlp")
 

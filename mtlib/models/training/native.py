@@ -17,7 +17,7 @@ from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.labelled import parse_labelled
 from mtlib.models.training.settings import Training, json_safe
 
-__all__ = ["NativeClassifier", "native_classifier"]
+__all__ = ["NativeClassifier"]
 
 
 class NativeClassifier(Model):

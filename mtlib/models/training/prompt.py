@@ -35,7 +35,7 @@ from mtlib.models.training.baseline import majority_baseline
 from mtlib.models.training.labelled import parse_labelled, prepare
 from mtlib.models.training.settings import ClassifierSettings, Training, json_safe
 
-__all__ = ["CALIBRATION_SIZE", "CONTENT_FREE", "PromptClassifier", "fit_bias", "prompt_classifier"]
+__all__ = ["PromptClassifier"]
 
 #: At most this many training examples calibrate the bias (drawn with the seed): a small LM scores a few
 #: hundred prompts a minute on a 2-core CPU, and 256 examples pin k <= 5 intercepts well.

@@ -24,25 +24,7 @@ from mtlib.models.capabilities import Capabilities
 from mtlib.models.training.heads import HEADS, MLP_BATCH, MLP_EPOCHS, MLP_LR
 from mtlib.utils.inputs import check_seed
 
-__all__ = [
-    "ARCHITECTURES",
-    "CALIBRATIONS",
-    "CLASSIFIER_HELDOUT",
-    "HOWS",
-    "SELECT_BY",
-    "OLD_HEADS",
-    "POOLINGS",
-    "ClassifierSettings",
-    "FINETUNE_BATCH",
-    "FINETUNE_EPOCHS",
-    "FitRecord",
-    "KeyedSettings",
-    "Training",
-    "finetune_extras",
-    "json_safe",
-    "resolved_hyper",
-    "trains_embeddings",
-]
+__all__ = ["ClassifierSettings", "Training"]
 
 HOWS = ("auto", "native", "head", "finetune", "prompt")
 #: How a prompt classifier (``how="prompt"``) is calibrated: a per-label bias fitted on the training split by

@@ -108,4 +108,4 @@ def package_identity(resolved: Resolved) -> str:
         return f"{resolved.name}@unknown-version"
 
 
-__all__ = ["digests_in", "file_digest", "model_identity", "package_identity"]
+__all__ = ["file_digest", "model_identity"]

@@ -356,21 +356,4 @@ def registered() -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("name")
 
 
-__all__ = [
-    "VECTOR_FORMATS",
-    "PICKLE_ENV",
-    "PickleRefusedError",
-    "vector_format",
-    "pickle_allowed",
-    "refuse_pickle",
-    "Resolved",
-    "family",
-    "gensim_data_path",
-    "is_offline",
-    "module_installed",
-    "offline_status",
-    "packaged_path",
-    "resolve_file",
-    "resolve",
-    "registered",
-]
+__all__ = ["Resolved", "resolve", "registered"]

@@ -43,7 +43,7 @@ from mtlib.utils.faces import ALL, Face
 _face = Face(
     __name__,
     {
-        "base": ["Composed", "FunctionTransformation", "NotApplicable", "Transformation", "apply", "as_transformation"],
+        "base": ALL,
         "concatenation": ALL,
         "surface": ALL,
         "lexical": ALL,

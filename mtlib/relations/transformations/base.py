@@ -26,22 +26,7 @@ import numpy as np
 
 from mtlib.relations.errors import MtlibInputError, check_text, check_texts, refuse
 
-__all__ = [
-    "EXPECTED",
-    "Composed",
-    "FunctionTransformation",
-    "NotApplicable",
-    "Transformation",
-    "apply",
-    "as_transformation",
-    "check_choice",
-    "check_int",
-    "check_name",
-    "check_table",
-    "check_word",
-    "match_case",
-    "rng_for",
-]
+__all__ = ["Composed", "FunctionTransformation", "NotApplicable", "Transformation", "apply", "as_transformation"]
 
 #: The relations a transformation may keep.
 EXPECTED = ("same", "opposite")

@@ -69,6 +69,30 @@ def _takes_all(value: ast.expr) -> bool:
     return any(isinstance(e, ast.Name) and e.id == "ALL" for e in entries)
 
 
+def test_a_module_with_an_all_is_on_its_face_as_all_never_name_by_name() -> None:
+    """A face lists names by hand only for a module without ``__all__`` (a private one): each name is written once."""
+    by_hand, checked = [], 0
+    for init in sorted((ROOT / "mtlib").rglob("__init__.py")):
+        for node in ast.walk(ast.parse(init.read_text())):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Face" and len(node.args) > 1):
+                continue
+            if not isinstance(node.args[1], ast.Dict):
+                continue
+            for key, value in zip(node.args[1].keys, node.args[1].values):
+                names = [
+                    e.value for e in getattr(value, "elts", []) if isinstance(e, ast.Constant) and e.value != MODULE
+                ]
+                if key is None or _takes_all(value) or not names:
+                    continue
+                source = init.parent.joinpath(*ast.literal_eval(key).split("."))
+                source = source.with_suffix(".py") if source.with_suffix(".py").exists() else source / "__init__.py"
+                checked += 1
+                if "\n__all__ = [" in "\n" + source.read_text():
+                    by_hand.append(f"{init.relative_to(ROOT)}: {ast.literal_eval(key)} lists {names}")
+    assert not by_hand, "entries to write as ALL (the module's __all__ as the face shows it):\n" + "\n".join(by_hand)
+    assert checked >= 15
+
+
 def test_module_and_all_give_the_module_itself_and_its_names() -> None:
     face = Face("mtlib.analysis", {"rank_correlation": [MODULE, ALL]})
     declared = _declared_all(ROOT / "mtlib/analysis/rank_correlation.py")
