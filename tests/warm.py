@@ -101,7 +101,7 @@ class _Server:
         return line.decode()
 
     def fits(self, env: Mapping[str, str]) -> bool:
-        return self.proc.poll() is None and all(env.get(k) == self.env.get(k) for k in AT_IMPORT)
+        return self.proc.poll() is None and _same_imports(env, self.env)
 
     def run(self, argv: Sequence[str], env: Mapping[str, str], cwd: str, timeout: float | None) -> tuple[int, str, str]:
         assert self.proc.stdin
@@ -123,6 +123,18 @@ class _Server:
             assert self.proc.stdin
             self.proc.stdin.close()
             self.proc.wait(timeout=30)
+
+
+def _same_imports(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    """Whether two environments import alike: equal :data:`AT_IMPORT` values, ``PYTHONPATH`` compared by its first
+    occurrences (``A:B:A:B`` finds what ``A:B`` finds; the tests' ``smoke_env`` puts this checkout first again)."""
+
+    def value(env: Mapping[str, str], key: str) -> object:
+        if key != "PYTHONPATH":
+            return env.get(key)
+        return list(dict.fromkeys(p for p in env.get(key, "").split(os.pathsep) if p))
+
+    return all(value(a, k) == value(b, k) for k in AT_IMPORT)
 
 
 def _read(path: str) -> str:
@@ -155,7 +167,7 @@ def run_python(
     cwd = str(cwd if cwd is not None else os.getcwd())
     here = dict(os.environ)  # a server is this worker's: its environment at start
     warm = os.environ.get("MTLIB_TEST_WARM") != "0" and bool(args) and (args[0] in ("-m", "-c") or args[0][:1] != "-")
-    if not warm or not all(env.get(k) == here.get(k) for k in AT_IMPORT):  # a fresh interpreter
+    if not warm or not _same_imports(env, here):  # a fresh interpreter
         return subprocess.run(
             [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
         )
