@@ -76,12 +76,9 @@ def test_notebook_contract(path):
 #: A step is a cell of a few lines (DESIGN.md, "The run contract"): at most this many non-blank lines in a code cell,
 #: the parameters cell aside; a longer loop or function is split into helpers, each in its own cell.
 MAX_CELL_LINES = 20
-#: Notebooks whose cells are not all split yet (each still has code cells over MAX_CELL_LINES): drop one once it is.
-CELLS_NOT_YET_SPLIT = ("05", "06")
-SPLIT_INTO_CELLS = [nb for nb in NOTEBOOKS if nb.stem[:2] not in CELLS_NOT_YET_SPLIT]
 
 
-@pytest.mark.parametrize("path", SPLIT_INTO_CELLS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_code_cells_are_a_few_lines(path):
     nb = nbformat.read(path, as_version=4)
     lines = {
