@@ -21,9 +21,9 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 # Every process a test starts (the runner, its papermill processes, a notebook's kernel, a script) imports this
 # checkout's mtlib and the tool beside it (tools/mtrun), whatever is installed.
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (str(ROOT), str(ROOT / "tools" / "mtrun"), os.environ.get("PYTHONPATH", "")) if p
-)
+_PATH = [str(ROOT), str(ROOT / "tools" / "mtrun"), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+# each folder once: tests/warm.py compares a command's PYTHONPATH with this one
+os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in _PATH if p))
 
 SENTENCES = [
     "There was no cherry tree in the garden.",

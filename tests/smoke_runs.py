@@ -60,6 +60,12 @@ def smoke_command(only: str, out: Path) -> list[str]:
     ]
 
 
+def first_on_path(*paths: str) -> str:
+    """``paths`` joined as one ``PYTHONPATH``, each folder once where it first appears (``A:B`` + ``A:C``: ``A:B:C``);
+    a process given it imports what the same path with repeats would, and it compares equal to this process's own."""
+    return os.pathsep.join(dict.fromkeys(f for p in paths for f in p.split(os.pathsep) if f))
+
+
 def smoke_env(cache: Path | None = None, changes: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's environment for a runner call: ``changes`` set, this checkout first on ``PYTHONPATH``.
 
@@ -70,7 +76,7 @@ def smoke_env(cache: Path | None = None, changes: Mapping[str, str] | None = Non
     env = {**os.environ, **(changes or {})}
     if cache is not None:
         env["MTLIB_CACHE"] = str(cache)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (CODE_PATH, os.environ.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = first_on_path(CODE_PATH, os.environ.get("PYTHONPATH", ""))
     return env
 
 

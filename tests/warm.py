@@ -126,15 +126,9 @@ class _Server:
 
 
 def _same_imports(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
-    """Whether two environments import alike: equal :data:`AT_IMPORT` values, ``PYTHONPATH`` compared by its first
-    occurrences (``A:B:A:B`` finds what ``A:B`` finds; the tests' ``smoke_env`` puts this checkout first again)."""
-
-    def value(env: Mapping[str, str], key: str) -> object:
-        if key != "PYTHONPATH":
-            return env.get(key)
-        return list(dict.fromkeys(p for p in env.get(key, "").split(os.pathsep) if p))
-
-    return all(value(a, k) == value(b, k) for k in AT_IMPORT)
+    """Whether two environments import alike: equal :data:`AT_IMPORT` values (the tests build ``PYTHONPATH`` with
+    each folder once, ``tests/conftest.py`` and ``tests.smoke_runs.first_on_path``)."""
+    return all(a.get(k) == b.get(k) for k in AT_IMPORT)
 
 
 def _read(path: str) -> str:
