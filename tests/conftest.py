@@ -13,6 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from mtrun._startup import skip_unused_imports
+
+# jsonschema's RFC 3987 grammar, built when nbformat is imported (about 2 s of CPU a process; no test uses it):
+# each pytest worker imports nbformat while collecting, as the runner's processes do, which skip it too
+skip_unused_imports()
+
 # Two pytest workers share the 2-core machine (`make test` runs `-n 2`), and each notebook kernel they start
 # inherits this: one thread per process, instead of torch/BLAS pools spinning against each other.
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):

@@ -167,8 +167,12 @@ class SmokeRuns:
 
     def get_all(self, numbers: Sequence[str]) -> dict[str, SmokeRun]:
         """Run ``a`` of every notebook of ``numbers``: first those no other worker is making (made or read here),
-        then, waiting, the others; a reader of all the runs (the book) never waits while it could make one."""
-        pending = list(dict.fromkeys(numbers))
+        then, waiting, the others; a reader of all the runs (the book) never waits while it could make one.
+
+        It takes them from the last: the other worker's readers ask for the notebooks in order, from the first, so
+        the two workers make runs side by side and meet in the middle. Taken in order, each would ask for the run
+        the other was making, and the runs would be made one at a time (measured: 8 runs in 190 s, not 100 s)."""
+        pending = list(dict.fromkeys(numbers))[::-1]
         while pending:
             number = pending.pop(0)
             if (number, "a") in self.done:

@@ -83,6 +83,7 @@ def _alive(pid: int) -> bool:
         return True
 
 
+@pytest.mark.slow
 def test_sigterm_to_the_runner_stops_children_and_writes_the_report(tmp_path):
     sig = signal.SIGTERM
     root = _project(tmp_path / "p", {"01_sleep": SLEEP, "02_after": QUICK})
@@ -147,6 +148,7 @@ def test_signals_raise_turns_sigterm_into_an_exception():
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the old handler is back
 
 
+@pytest.mark.slow
 def test_killed_papermill_failed_notebook_params_and_refused_parameters(tmp_path):
     """One runner call: SIGKILL to papermill, a notebook failing before any metric, one that runs, one refused."""
     root = _project(
@@ -229,6 +231,7 @@ if "ipykernel_launcher" in sys.orig_argv and not marker.exists():
 """
 
 
+@pytest.mark.slow
 def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path, capfd):
     """A kernel that dies before its first cell (seen once on a loaded CI machine) is retried; nothing ran."""
     root = _project(tmp_path / "p", {"01_ok": QUICK})
@@ -253,6 +256,7 @@ def test_a_kernel_that_dies_while_starting_is_started_again(tmp_path, capfd):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+@pytest.mark.slow
 def test_a_kernel_killed_by_a_signal_is_reported_as_such(tmp_path, sig):
     """SIGKILL to the kernel (as the out-of-memory killer sends) or SIGTERM: the report says which signal killed
     the kernel and that the notebook stopped, not a bare "DeadKernelError: Kernel died" (issue 43: nor "killed by

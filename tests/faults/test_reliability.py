@@ -56,6 +56,7 @@ def _main(root: Path, *args: str) -> int:
 
 
 # (a) a refused override or a failing run never deletes the last good outputs ------------------------------------
+@pytest.mark.slow
 def test_refused_or_failed_run_keeps_the_previous_good_outputs(tmp_path):
     root = _project(tmp_path / "p", ("01_a",))
     layout = RunLayout(root, "t", "01_a")
@@ -80,6 +81,7 @@ def test_refused_or_failed_run_keeps_the_previous_good_outputs(tmp_path):
 
 
 # (b) --only keeps the other notebooks' rows in REPORT.md ---------------------------------------------------------
+@pytest.mark.slow
 def test_report_merges_rows_of_notebooks_not_run_this_time(tmp_path):
     root = _project(tmp_path / "p")
     assert _main(root) == 0

@@ -26,6 +26,7 @@ NOTEBOOK = ROOT / "notebooks" / "02_nli_probe_compositionality.ipynb"
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_02_gives_a_causal_lm_its_rows_beside_the_encoder(tmp_path):
     folder = make_tiny_lm(tmp_path / "tiny-lm")
     out = tmp_path / "out"

@@ -26,7 +26,7 @@ from tests.unit.models.tiny_lm import make_tiny_lm
 from tests.warm import run_python
 
 pytest.importorskip("transformers")
-pytestmark = [pytest.mark.notebook, pytest.mark.xdist_group("causal_lm")]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow, pytest.mark.xdist_group("causal_lm")]
 
 
 @pytest.fixture(scope="module")

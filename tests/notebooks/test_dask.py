@@ -155,6 +155,7 @@ def _comparable(metrics: dict) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_fan_out_gather_gives_the_sequential_metrics_exactly(runs):
     sequential, results, _, _, (seq_out, dask_out), _ = runs
     assert sorted(results) == sorted(sequential) == ["01_pairwise_sentiment_systematicity", "04_montague_adjectives"]
@@ -167,6 +168,7 @@ def test_fan_out_gather_gives_the_sequential_metrics_exactly(runs):
         assert _comparable(dask_metrics) == _comparable(seq_metrics)
 
 
+@pytest.mark.slow
 def test_same_output_files_and_no_fan_out_leftovers(runs):
     _, _, _, _, (seq_out, dask_out), _ = runs
     files = [sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) for out in (seq_out, dask_out)]
@@ -174,6 +176,7 @@ def test_same_output_files_and_no_fan_out_leftovers(runs):
     assert any(f.endswith("metrics.json") for f in files[1])
 
 
+@pytest.mark.slow
 def test_gather_jobs_make_no_model_forward_calls(runs):
     _, _, executor, _, _, _ = runs
     by_type = {}
@@ -191,6 +194,7 @@ def test_gather_jobs_make_no_model_forward_calls(runs):
     assert [(o.name, o.forward_calls) for o in by_type["gather"]] == [(o.name, 0) for o in by_type["gather"]]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_job_is_retried_and_the_run_completes(runs):
     _, results, executor, killed, _, _ = runs
     assert killed, "no fan-out job of 04 was running long enough to be killed"
@@ -202,6 +206,7 @@ def test_a_killed_worker_job_is_retried_and_the_run_completes(runs):
         assert len(job) == 1 and job[0].result.status == "ok"
 
 
+@pytest.mark.slow
 def test_a_cache_a_worker_cannot_write_names_path_and_worker(runs, tmp_path):
     from distributed import Client
 

@@ -49,6 +49,7 @@ def test_metric_differences_skips_only_timing():
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
+@pytest.mark.slow
 def test_two_smoke_runs_with_fresh_caches_agree(path, smoke_runs):
     number = path.stem[:2]
     a, b = smoke_runs.get(number, "a"), smoke_runs.get(number, "b")

@@ -42,7 +42,7 @@ SMALLEST = {
     "06": {"max_sentences": 16, "steps": 2, "sweep_steps": "[1]", "n_boot": 2, "n_examples": 1},
     "07": {"n_lexical": 8, "n_structural": 6, "max_train": 40, "seeds": "[0]", "shots": "[0]"},
 }
-#: The notebooks ``make test`` runs (measured: 36 s of CPU, 105 s wall on a loaded 2-core machine): the two
+#: The notebooks ``make test-slow`` runs (measured: 36 s of CPU, 105 s wall on a loaded 2-core machine): the two
 #: whose exercises skip on their smallest data.
 #: ``MTLIB_TEST_EXERCISES=all`` runs all eight in one runner call (measured: 124 s of CPU, 213 s wall).
 DEFAULT = ("00", "01")
@@ -96,6 +96,7 @@ def test_every_notebook_with_exercises_is_covered():
 
 
 @pytest.mark.parametrize("number", _numbers())
+@pytest.mark.slow
 def test_exercises_on_the_smallest_data_record_a_value_or_a_skip_with_its_reason(small_run, number):
     out, proc = small_run
     layout = RunLayout(out, "smoke", _stems()[number])

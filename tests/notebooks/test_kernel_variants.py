@@ -7,13 +7,13 @@ and ``notebooks/profiles/expected.yaml`` pins model-dependent values with a
 tolerance in items measured across such settings (``benchmarks/pin_spread.py``).
 This test runs the smoke profile with a fresh ``MTLIB_CACHE`` (so every
 embedding is recomputed under the variant) and checks every pin of the
-notebooks it ran with :mod:`mtrun.expected`:
+notebooks it ran with :mod:`mtrun.expected` (marked slow: ``make test-slow``, which CI runs after ``make test``):
 
 - variant ``sse42-1thread``: ``ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2``, one thread
   (``OMP_NUM_THREADS=MKL_NUM_THREADS=OPENBLAS_NUM_THREADS=1``): notebooks 02, 03, 05, 06, 07;
 - variant ``avx2-2threads``: ``ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2``, two threads:
   notebooks 01, 04 (the two cheapest: two threads beside the other pytest worker contend for the two
-  cores, which made 06 and 07 under this variant the longest test of ``make test``, 256 s; their pins'
+  cores, which made 06 and 07 under this variant the longest test of the suite, 256 s; their pins'
   spread under two threads was measured with ``benchmarks/pin_spread.py``).
 
 Each notebook runs under one variant, so the two together cost one smoke pass
@@ -58,6 +58,7 @@ def test_every_notebook_runs_under_one_variant():
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.slow
 def test_pinned_smoke_values_hold_under_other_cpu_kernels(variant, tmp_path):
     env_changes, numbers = VARIANTS[variant]
     if os.environ.get("MTLIB_TEST_VARIANTS") == "full":

@@ -37,6 +37,7 @@ hypernym = items["hypernym"].to_numpy()"""
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_02_refuses_a_probe_whose_score_is_not_a_probability(tmp_path):
     failed = edited_run(tmp_path, "02_nli_probe_compositionality", AFTER_THE_PROBE, MARGIN_PROBE, fails=True)
     assert "hypernymy_probe(...).score (minilm) must return finite values in [0.0, 1.0]" in failed["stderr"]

@@ -30,6 +30,7 @@ AFTER = '    Concatenation("Here is my review:", "start", name="T6"),\n'
 ADDED = '    Concatenation("The cinema was cold.", "end", name="T7"),\n'
 
 
+@pytest.mark.slow
 def test_01_with_one_more_transformation_runs_and_counts_it(tmp_path):
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     cells = [c for c in nb["cells"] if c["cell_type"] == "code" and AFTER in c["source"]]
@@ -93,6 +94,7 @@ def edited_run(
 PROBE_C = re.compile(r"""(head\s*=\s*["']linear["']\s*,\s*C\s*=\s*)1(?:\.0+)?(?![\w.])""")
 
 
+@pytest.mark.slow
 def test_02_with_a_strongly_regularised_probe(tmp_path):
     """Another probe: C = 1e-4 instead of 1 (the logistic probe on the states of the two insertions)."""
     metrics = edited_run(tmp_path, "02_nli_probe_compositionality", PROBE_C, r"\g<1>1e-4", where="def hypernymy_probe(")
@@ -112,6 +114,7 @@ def test_02_probe_edit_finds_the_probe_s_c_however_the_call_is_laid_out():
     assert PROBE_C.search(reflowed.replace("C=1.0", "C=1.05")) is None  # another value is not the probe's C=1
 
 
+@pytest.mark.slow
 def test_03_with_cosine_threshold_heads_the_readme_edit(tmp_path):
     """The README's 03 edit: heads that threshold the cosine of the two words' vectors, per relation the threshold
     with the highest balanced accuracy on the training pairs; every later cell uses them unchanged."""
@@ -148,6 +151,7 @@ def test_03_with_cosine_threshold_heads_the_readme_edit(tmp_path):
         assert 0.0 <= rate <= 1.0 and rate != pytest.approx(trained)
 
 
+@pytest.mark.slow
 def test_03_refuses_a_head_that_returns_a_margin_at_the_cell_that_calls_it(tmp_path):
     """A broken contract: score returns a logit instead of a probability; the run stops naming the function."""
     old = "return {rel: h.classify(list(words1), list(words2))[:, h.label_index(True)]"
@@ -156,6 +160,7 @@ def test_03_refuses_a_head_that_returns_a_margin_at_the_cell_that_calls_it(tmp_p
     assert "ContractError: score of minilm (english, syn) must return finite values in [0.0, 1.0]" in failed["stderr"]
 
 
+@pytest.mark.slow
 def test_04_with_a_word_list_of_ones_own_kept_under_the_smoke_caps(tmp_path):
     """Another word list: two adjectives and a noun of one's own; the smoke caps (2 per type, 3 nouns) keep them."""
     mine = tmp_path / "mine.tsv"
@@ -170,6 +175,7 @@ def test_04_with_a_word_list_of_ones_own_kept_under_the_smoke_caps(tmp_path):
     assert "glorious" in shown and "fake" in shown, "the user's adjectives reach the tables"
 
 
+@pytest.mark.slow
 def test_05_with_another_encoder_and_one_listed_twice(tmp_path):
     """The README's 05 cell edit (one more encoder: glove-50d, not in the smoke profile's encoders), and the same
     edit with a name already listed, refused there."""
@@ -182,6 +188,7 @@ def test_05_with_another_encoder_and_one_listed_twice(tmp_path):
     assert "encoders lists 'minilm-static' twice (entries [0] and [1])" in failed["stderr"]
 
 
+@pytest.mark.slow
 def test_05_refuses_a_classifier_that_returns_margins_at_the_cell_that_calls_it(tmp_path):
     """A broken contract: train_classifier's FB head answers margins (minus and plus its log-odds) instead of class
     probabilities; the run stops at the labelling cell, naming the setting and what was expected."""
@@ -202,6 +209,7 @@ def test_05_refuses_a_classifier_that_returns_margins_at_the_cell_that_calls_it(
     assert f"{want} [0.0, 1.0] of shape (2, 2)" in failed["stderr"]
 
 
+@pytest.mark.slow
 def test_06_with_another_distance(tmp_path):
     """Another distance: the angle between the vectors (scaled to [0, 2]) instead of 1 - cos."""
     old = "    return 1.0 - dot / (composed.norm(dim=-1) * target.norm(dim=-1)).clamp_min(1e-12)"
@@ -212,6 +220,7 @@ def test_06_with_another_distance(tmp_path):
     assert metrics["tre_mean/train"] != pytest.approx(0.005704415696007865)  # 1 - cos's smoke value
 
 
+@pytest.mark.slow
 def test_07_with_another_composition_rule(tmp_path):
     """Another rule: F∧T→T (rule 3 entails). Task 2 non-trivial's CG test set (rules 2 and 3) is then no longer all
     non-entailment, so its majority baseline falls below 1."""

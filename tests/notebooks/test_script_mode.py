@@ -19,6 +19,7 @@ def _comparable(metrics: dict) -> dict:
 
 @pytest.mark.notebook
 @pytest.mark.xdist_group("smoke")  # the session's smoke run of 00, on the worker that holds them (not made twice)
+@pytest.mark.slow
 def test_the_tour_as_a_script_records_the_papermill_runs_metrics(tmp_path, smoke_runs):
     smoke = smoke_runs.get("00")
     assert smoke.returncode == 0, smoke.log[-3000:]

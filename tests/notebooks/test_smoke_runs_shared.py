@@ -37,7 +37,7 @@ def test_a_run_made_by_one_worker_is_read_by_the_other_not_made_again(tmp_path, 
     assert json.loads((tmp_path / "a-02.json").read_text())["out_dir"] == str(tmp_path / "a" / "02")
 
 
-def test_get_all_makes_first_what_the_other_worker_is_not_making(tmp_path, monkeypatch):
+def test_get_all_makes_first_from_the_last_what_the_other_worker_is_not_making(tmp_path, monkeypatch):
     made: list[tuple[str, str]] = []
     monkeypatch.setattr(SmokeRuns, "_start", _fake_runner(made))
     record = SmokeRun("02", tmp_path / "a" / "02", 0, "made elsewhere")
@@ -58,16 +58,16 @@ def test_get_all_makes_first_what_the_other_worker_is_not_making(tmp_path, monke
     finally:
         if other.poll() is None:
             other.kill()
-    assert made == [("03", "a"), ("04", "a")]  # 02 skipped while locked, then read from its record
+    assert made == [("04", "a"), ("03", "a")]  # from the last; 02 skipped while locked, then read from its record
     assert got["02"] == record and sorted(got) == ["02", "03", "04"]
 
 
 def _releasing(make, other: subprocess.Popen):
-    """``SmokeRuns._make`` that lets the other worker finish 02 once this one has made 04 (the last free one)."""
+    """``SmokeRuns._make`` that lets the other worker finish 02 once this one has made 03 (the last free one)."""
 
     def wrapped(self, number, which):
         make(self, number, which)
-        if number == "04":
+        if number == "03":
             assert other.stdin is not None
             other.stdin.write("go\n")
             other.stdin.flush()

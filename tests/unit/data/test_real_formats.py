@@ -355,6 +355,7 @@ def test_bad_profile_arguments() -> None:
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("number", ["02", "03", "04"])
+@pytest.mark.slow
 def test_notebooks_run_on_real_format_fixtures_through_a_profile_file(number: str, tmp_path: Path) -> None:
     status = runner.main(["--profile", str(PROFILE), "--only", number, "--root", str(ROOT), "--out-dir", str(tmp_path)])
     runs = tmp_path / "papermill_runs" / "real_formats"

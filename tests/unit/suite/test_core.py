@@ -1,9 +1,9 @@
 """The light core: ``import mtlib.relations`` and ``mtlib.suite`` need neither torch nor the model wing's extras.
 
 ``pip install`` of the wheel installs numpy, scipy, pandas, scikit-learn,
-pyyaml and tqdm only (pyproject.toml). Two cheap checks run on every
-``make test``: a fresh interpreter's ``sys.modules`` after the imports, and a
-suite plus the CLI run on an sklearn pipeline in a subprocess where every
+pyyaml and tqdm only (pyproject.toml). Two cheap checks: a fresh interpreter's
+``sys.modules`` after the imports (``make test``), and a
+suite plus the CLI run on an sklearn pipeline in a subprocess (``make test-slow``, about 10 s) where every
 optional package (torch, transformers, gensim, matplotlib, statsmodels,
 onnx, vaderSentiment...) is blocked from importing, as in a core-only
 environment. The real thing (build the wheel, a fresh virtualenv, ``pip
@@ -55,6 +55,7 @@ def test_importing_the_core_imports_no_torch(module: str) -> None:
         assert not [m for m in loaded if m.startswith("mtlib.models")]
 
 
+@pytest.mark.slow
 def test_a_suite_and_the_cli_run_on_an_sklearn_pipeline_with_every_extra_blocked(tmp_path: Path) -> None:
     script = (ROOT / "tests/unit/suite/core_install.py").read_text()
     suite_code = script.split('SCRIPT = r"""', 1)[1].split('"""', 1)[0]

@@ -135,6 +135,7 @@ def test_other_weights_under_the_same_name_are_named_first(home, baseline, monke
     assert {c.group for c in result.causes} == {"models"}, result.render()
 
 
+@pytest.mark.slow
 def test_another_kernel_set_is_named_first(home, tmp_path):
     """Two fresh processes, the same everything but ``ATEN_CPU_CAPABILITY`` and ``MKL_ENABLE_INSTRUCTIONS``."""
     data, model = home / "data" / "pairs.tsv", home / "models" / "tiny-encoder"

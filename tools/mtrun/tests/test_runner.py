@@ -68,6 +68,7 @@ def test_profile_parameters_are_merged_and_filtered(project):
     assert jobs[0].env["HF_HUB_OFFLINE"] in ("1", "0") and jobs[0].env["MPLBACKEND"] == "Agg"
 
 
+@pytest.mark.slow
 def test_run_keeps_going_after_a_failure_and_reports(project, capsys):
     status = runner.main(["--profile", "smoke", "--root", str(project)])
     out = capsys.readouterr().out
@@ -88,6 +89,7 @@ def test_run_keeps_going_after_a_failure_and_reports(project, capsys):
     assert "this notebook fails on purpose" in report
 
 
+@pytest.mark.slow
 def test_only_selects_notebooks_and_exit_code_is_zero_when_all_pass(project, capsys):
     assert runner.main(["--profile", "smoke", "--root", str(project), "--only", "01"]) == 0
     assert "02_fail" not in capsys.readouterr().out
@@ -102,6 +104,7 @@ def test_list_and_bad_arguments(project, capsys):
         runner.build_jobs("quick", root=project)
 
 
+@pytest.mark.slow
 def test_backend_flag_reaches_the_notebooks_and_their_metrics(project, capsys, monkeypatch):
     from mtlib.models.inference.backends import BACKEND_ENV
 
