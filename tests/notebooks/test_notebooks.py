@@ -258,6 +258,7 @@ def test_notebook_runs_in_the_smoke_profile(path, smoke_runs):
     figures = list(layout.figures_dir.glob("*.png"))
     assert figures and all(f.with_suffix(".pdf").exists() for f in figures)
     assert layout.report_path.exists()
+    assert layout.notebook_path.exists() and not layout.notebook_path.with_suffix(".html").exists()  # --no-html
     # the pinned smoke values of notebooks/profiles/expected.yaml (every notebook's block, when it has one)
     mismatches = expected.check(number, "smoke", metrics)
     assert not mismatches, "pinned smoke values not reproduced:\n" + "\n".join(map(str, mismatches))

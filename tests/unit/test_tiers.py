@@ -1,8 +1,9 @@
 """``make test`` and ``make test-slow`` split the suite in two, and CI runs both.
 
-``make test`` is the gate a developer runs (every test not marked ``slow``, ``make check`` beside it); the tests
-marked ``slow`` run a notebook again under another condition or load the real SmolLM2 (``make test-slow``).
-A test left out of both, or a CI that runs one tier only, would drop tests from CI without a word.
+``make test`` is the gate a developer runs (every test not marked ``slow``); the tests marked ``slow`` run a
+notebook again under another condition, kill the runner's processes or load the real SmolLM2 (``make test-slow``,
+with ``make check`` beside them). A test left out of both, or a CI that runs one tier only, would drop tests (or
+the linters) from CI without a word.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ def _marker_expression(target: str) -> str:
     return args[args.index("-m", args.index("pytest")) + 1]
 
 
-def test_make_test_and_make_test_slow_partition_the_suite_by_the_slow_marker():
+def test_make_test_and_make_test_slow_partition_the_suite_by_the_slow_marker_and_lint_beside_the_slow_tier():
     assert _marker_expression("test") == "not slow"
     assert _marker_expression("test-slow") == "slow"
+    assert re.search(r"\$\(MAKE\)[^;&|]* check\b", _recipe("test-slow")), "make test-slow runs make check"
     markers = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^\s*"slow: ', markers, re.M), "the slow marker is declared (pytest --strict-markers)"
 
