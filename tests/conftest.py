@@ -62,11 +62,13 @@ def _isolated_environment(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def smoke_runs(request, tmp_path_factory):
-    """Smoke runs of the notebooks, once per session (tests/smoke_runs.py); paired when determinism is tested."""
+    """Smoke runs of the notebooks, once per session (tests/smoke_runs.py); paired when determinism is tested
+    (`make test-slow`: under `make test` the fast tests of test_determinism.py need no run `b`)."""
     from tests.smoke_runs import SmokeRuns
 
-    pairs = any(
+    pairs = any(  # a determinism test that reads the runs is selected (make test-slow), not merely its module
         getattr(getattr(item, "module", None), "__name__", "").endswith("test_determinism")
+        and "smoke_runs" in getattr(item, "fixturenames", ())
         for item in request.session.items
     )
     if hasattr(request.config, "workerinput"):  # pytest -n 2: both workers share the runs (made once, under locks)

@@ -81,3 +81,11 @@ def test_get_all_of_one_notebook_waits_for_it(tmp_path, monkeypatch, numbers):
     monkeypatch.setattr(SmokeRuns, "_start", _fake_runner(made))
     assert SmokeRuns(tmp_path).get_all(numbers)["00"].log.strip() == "ran a 00"
     assert made == [("00", "a")]
+
+
+@pytest.mark.xdist_group("smoke")  # a reader of the smoke_runs fixture (it makes no run here)
+def test_run_b_is_made_only_when_the_determinism_comparison_is_selected(request, smoke_runs):
+    """``make test`` selects test_determinism.py's fast tests but not its comparison: no run ``b`` (a second
+    smoke pass, about 100 s of CPU) may be made there."""
+    compared = any(i.name.startswith("test_two_smoke_runs_with_fresh_caches_agree") for i in request.session.items)
+    assert smoke_runs.pairs is compared
