@@ -38,19 +38,20 @@ PAIRED_IN_TEST_DASK = ("01", "04")
 UNPAIRED = ("00", *PAIRED_IN_TEST_DASK)
 
 
-def smoke_command(only: str, out: Path) -> list[str]:
+def smoke_command(only: str, out: Path, profile: str = "smoke") -> list[str]:
     """``python -m mtrun --profile smoke --only ONLY`` on this checkout, its outputs under ``out``.
 
     Args:
         only: Notebook numbers, comma-separated (``"01"``, ``"01,04"``).
         out: The runner's ``--out-dir``.
+        profile: Another profile to run (``"quick"``).
     """
     return [
         sys.executable,
         "-m",
         "mtrun",
         "--profile",
-        "smoke",
+        profile,
         "--only",
         only,
         "--root",

@@ -9,12 +9,11 @@ them. The smoke profile's word lists are too small to give those cells, so this 
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from mtrun import expected
-from tests.smoke_runs import ROOT, smoke_env
+from tests.smoke_runs import smoke_command, smoke_env
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow, pytest.mark.xdist_group("quick-04")]
 
@@ -24,9 +23,7 @@ def test_notebook_04_reproduces_its_published_cells_in_the_quick_profile(tmp_pat
     exact = [key for key, pin in pinned.items() if pin.pin_type == "exact"]
     assert len(exact) >= 35, f"expected.yaml pins {len(exact)} exact quick values of notebook 04, not its 35 cells"
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "mtrun", "--profile", "quick", "--only", "04", "--root", str(ROOT),
-           "--out-dir", str(out)]  # fmt: skip
-    proc = subprocess.run(cmd, env=smoke_env(), capture_output=True, text=True)
+    proc = subprocess.run(smoke_command("04", out, profile="quick"), env=smoke_env(), capture_output=True, text=True)
     assert proc.returncode == 0, f"the quick run of 04 failed\n{(proc.stdout + proc.stderr)[-3000:]}"
     checked, mismatches = expected.check_runs("quick", out, only=["04"])
     assert [c[:2] for c in checked] == ["04"]
